@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "LabelStore",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "EventLog", targets: ["EventLog"]),
+        .library(name: "LabelProjection", targets: ["LabelProjection"]),
+        .executable(name: "labelreplay", targets: ["labelreplay"]),
+    ],
+    targets: [
+        .target(name: "EventLog"),
+        .target(name: "LabelProjection", dependencies: ["EventLog"]),
+        .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,163 @@
+/// Little-endian and LEB128 writing into a growable byte array (the codec's output side).
+struct ByteWriter {
+    var bytes: [UInt8]
+
+    init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    mutating func u16(_ v: UInt16) {
+        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+    }
+
+    mutating func u32(_ v: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+    }
+
+    mutating func u64(_ v: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+
+    mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func zigzag(_ v: Int64) {
+        varint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
+    }
+
+    mutating func string(_ s: String) {
+        var copy = s
+        copy.withUTF8 { utf8 in
+            varint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func id(_ id: LabelID) {
+        withUnsafeBytes(of: id.uuid.uuid) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// Why a byte sequence could not be decoded; turned into an ``EventLogError``
+/// with the path and offset by the caller.
+struct DecodeFailure: Error, Sendable {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// Bounds-checked reading of little-endian and LEB128 values from a byte
+/// buffer (the codec's input side). Never traps and never allocates more than
+/// the bytes actually present.
+struct ByteReader {
+    let base: UnsafeRawBufferPointer
+    var position: Int
+
+    init(_ base: UnsafeRawBufferPointer, position: Int = 0) {
+        self.base = base
+        self.position = position
+    }
+
+    var remaining: Int { base.count - position }
+    var isAtEnd: Bool { position >= base.count }
+
+    mutating func u8() throws(DecodeFailure) -> UInt8 {
+        guard position < base.count else { throw DecodeFailure("unexpected end of record") }
+        defer { position += 1 }
+        return base[position]
+    }
+
+    mutating func u16() throws(DecodeFailure) -> UInt16 {
+        guard remaining >= 2 else { throw DecodeFailure("unexpected end of record") }
+        defer { position += 2 }
+        return UInt16(base[position]) | UInt16(base[position + 1]) << 8
+    }
+
+    mutating func u32() throws(DecodeFailure) -> UInt32 {
+        guard remaining >= 4 else { throw DecodeFailure("unexpected end of record") }
+        defer { position += 4 }
+        return base.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian
+    }
+
+    mutating func u64() throws(DecodeFailure) -> UInt64 {
+        guard remaining >= 8 else { throw DecodeFailure("unexpected end of record") }
+        defer { position += 8 }
+        return base.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
+    }
+
+    mutating func varint() throws(DecodeFailure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < base.count else { throw DecodeFailure("unexpected end of record in a varint") }
+            let byte = base[position]
+            position += 1
+            if shift == 63 && byte > 1 { throw DecodeFailure("varint overflows 64 bits") }
+            result |= UInt64(byte & 0x7f) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw DecodeFailure("varint longer than 10 bytes") }
+        }
+    }
+
+    mutating func zigzag() throws(DecodeFailure) -> Int64 {
+        let v = try varint()
+        return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+    }
+
+    mutating func count(max: Int, what: String) throws(DecodeFailure) -> Int {
+        let v = try varint()
+        guard v <= UInt64(max) else { throw DecodeFailure("\(what) \(v) exceeds the limit \(max)") }
+        return Int(v)
+    }
+
+    mutating func bool(_ what: String) throws(DecodeFailure) -> Bool {
+        switch try u8() {
+        case 0: return false
+        case 1: return true
+        case let other: throw DecodeFailure("\(what) byte is \(other), expected 0 or 1")
+        }
+    }
+
+    mutating func string(maxBytes: Int, what: String) throws(DecodeFailure) -> String {
+        let length = try count(max: maxBytes, what: "\(what) length")
+        guard length <= remaining else { throw DecodeFailure("\(what) length \(length) runs past the end of the record") }
+        let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
+        position += length
+        guard let s = String(validating: slice, as: UTF8.self) else {
+            throw DecodeFailure("\(what) is not valid UTF-8")
+        }
+        return s
+    }
+
+    mutating func id() throws(DecodeFailure) -> LabelID {
+        guard remaining >= 16 else { throw DecodeFailure("unexpected end of record in a label id") }
+        let b = base
+        let p = position
+        position += 16
+        return LabelID(bytes: (b[p], b[p + 1], b[p + 2], b[p + 3], b[p + 4], b[p + 5], b[p + 6], b[p + 7],
+                               b[p + 8], b[p + 9], b[p + 10], b[p + 11], b[p + 12], b[p + 13], b[p + 14], b[p + 15]))
+    }
+
+    mutating func bytes(_ n: Int) throws(DecodeFailure) -> UnsafeRawBufferPointer {
+        guard n <= remaining else { throw DecodeFailure("unexpected end of data") }
+        defer { position += n }
+        return UnsafeRawBufferPointer(rebasing: base[position..<position + n])
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for bodies that throw ``EventLogError`` (keeps the typed throw).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(EventLogError) -> R) throws(EventLogError) -> R {
+        try withUnsafeBytes { raw in Result { () throws(EventLogError) -> R in try body(raw) } }.get()
+    }
+}

@@ -1,0 +1,70 @@
+/// An error from the event log: a code, a readable message that names the
+/// thing (path, byte offset, seq), and, where there is one, the OS cause.
+public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable machine-readable code.
+    public enum Code: String, Sendable, Hashable, Codable {
+        /// The file does not exist (and creation was not requested).
+        case fileNotFound
+        /// The file exists where a new log was to be created.
+        case fileExists
+        /// The file is empty (a log always has a header).
+        case emptyFile
+        /// The file does not start with the log magic.
+        case notALog
+        /// The log was written by a newer format version.
+        case unsupportedVersion
+        /// The file header fails its checksum or has impossible fields.
+        case corruptHeader
+        /// A record before the tail is damaged: checksum, length, or content.
+        case corruptRecord
+        /// A record's seq is not the one after the record before it.
+        case seqGap
+        /// Another writer holds the log's lock.
+        case logInUse
+        /// An event cannot be encoded: a title too long, an index out of range, …
+        case invalidEvent
+        /// An append's expected last seq did not match the log.
+        case seqConflict
+        /// An earlier failed write or sync left the log in an unknown state;
+        /// the writer refuses appends until it is reopened.
+        case poisoned
+        /// The writer was closed.
+        case closed
+        /// An operating-system call failed.
+        case ioError
+    }
+
+    /// The stable code.
+    public var code: Code
+    /// A sentence naming what and where.
+    public var message: String
+    /// The file concerned, if any.
+    public var path: String?
+    /// The byte offset in the file, if any.
+    public var offset: Int64?
+    /// The last seq known to be good, if any.
+    public var lastGoodSeq: UInt64?
+    /// The `errno` of the failing OS call, if any.
+    public var errno: Int32?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
+                lastGoodSeq: UInt64? = nil, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.lastGoodSeq = lastGoodSeq
+        self.errno = errno
+    }
+
+    /// `message`, followed by the path, offset and last good seq where known.
+    public var description: String {
+        var parts = [message]
+        if let path { parts.append("path: \(path)") }
+        if let offset { parts.append("byte offset: \(offset)") }
+        if let lastGoodSeq { parts.append("last good seq: \(lastGoodSeq)") }
+        if let errno { parts.append("cause: \(SystemFile.describe(errno: errno))") }
+        return parts.joined(separator: "; ")
+    }
+}

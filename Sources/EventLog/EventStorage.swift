@@ -1,0 +1,38 @@
+/// The small protocol through which a store reaches its log.
+///
+/// A file (``LogWriter``), memory (``InMemoryEventLog``), or a table in a
+/// database server can implement it; the projection never knows which.
+///
+/// Requirements:
+/// - seqs are gapless, start at 1, and are assigned by the storage;
+/// - `append` is all-or-nothing and returns only when the records are as
+///   durable as the storage promises;
+/// - `read(from:maxCount:)` returns records in seq order and never a partial one.
+///   Following new records is polling `read` from the next seq.
+public protocol EventStorage: AnyObject, Sendable {
+    /// The seq of the last record (0 when empty).
+    var lastSeq: UInt64 { get }
+    /// Appends entries after `expectedLastSeq` (when given), all or nothing.
+    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?) throws(EventLogError) -> [EventRecord]
+    /// Up to `maxCount` records from `seq` on, in seq order.
+    func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord]
+}
+
+extension EventStorage {
+    /// Calls `body` for every record from `seq` through `last` (inclusive; `nil` means the end), in order,
+    /// reading in batches. `body` returns `false` to stop early.
+    public func forEachRecord(from seq: UInt64 = 1, through last: UInt64? = nil, batch: Int = 4096,
+                              _ body: (EventRecord) throws -> Bool) throws {
+        var next = max(seq, 1)
+        while true {
+            if let last, next > last { return }
+            let records = try read(from: next, maxCount: batch)
+            if records.isEmpty { return }
+            for record in records {
+                if let last, record.seq > last { return }
+                if try !body(record) { return }
+            }
+            next = records[records.count - 1].seq + 1
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A point in time with millisecond precision, as stored in the log.
+///
+/// The log stores whole milliseconds since 1970-01-01T00:00:00Z, so a
+/// timestamp survives encode → decode and JSON export → import unchanged.
+public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// Milliseconds since the Unix epoch (may be negative for dates before 1970).
+    public var millisecondsSince1970: Int64
+
+    /// Creates a timestamp from milliseconds since the Unix epoch.
+    public init(millisecondsSince1970: Int64) {
+        self.millisecondsSince1970 = millisecondsSince1970
+    }
+
+    /// Creates a timestamp from a `Date`, rounded down to the millisecond.
+    public init(_ date: Date) {
+        let ms = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        if ms >= Double(Int64.max) {
+            self.millisecondsSince1970 = .max
+        } else if ms <= Double(Int64.min) {
+            self.millisecondsSince1970 = .min
+        } else {
+            self.millisecondsSince1970 = Int64(ms)
+        }
+    }
+
+    /// The current time, to the millisecond.
+    public static func now() -> EventTimestamp { EventTimestamp(Date()) }
+
+    /// The timestamp as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
+
+    /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-30T09:15:02.125Z`.
+    public var iso8601: String {
+        var ms = millisecondsSince1970
+        var seconds = ms / 1000
+        ms %= 1000
+        if ms < 0 { ms += 1000; seconds -= 1 }
+        var days = seconds / 86_400
+        var secOfDay = seconds % 86_400
+        if secOfDay < 0 { secOfDay += 86_400; days -= 1 }
+        let (y, m, d) = Self.civilFromDays(days)
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        let year = y < 0 ? "-" + pad(-y, 4) : pad(y, 4)
+        return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
+    }
+
+    /// Parses ISO 8601 date-times: `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`, or a
+    /// bare date `YYYY-MM-DD` (midnight UTC). Returns `nil` for anything else.
+    public init?(iso8601 text: String) {
+        let scalars = Array(text.utf8)
+        var i = 0
+        func number(_ digits: Int) -> Int64? {
+            guard i + digits <= scalars.count else { return nil }
+            var v: Int64 = 0
+            for _ in 0..<digits {
+                let c = scalars[i]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int64(c - 48)
+                i += 1
+            }
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < scalars.count, scalars[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, millis: Int64 = 0, offset: Int64 = 0
+        if i < scalars.count {
+            guard expect(84) || expect(116) || expect(32) else { return nil }  // T, t or space
+            guard let h = number(2), expect(58), let mi = number(2), h < 24, mi < 60 else { return nil }
+            hour = h; minute = mi
+            if expect(58) {
+                guard let s = number(2), s < 61 else { return nil }
+                second = s
+                if expect(46) {
+                    var digits = 0
+                    var frac: Int64 = 0
+                    while i < scalars.count, scalars[i] >= 48, scalars[i] <= 57 {
+                        if digits < 3 { frac = frac * 10 + Int64(scalars[i] - 48) }
+                        digits += 1
+                        i += 1
+                    }
+                    guard digits > 0 else { return nil }
+                    for _ in digits..<3 where digits < 3 { frac *= 10 }
+                    millis = frac
+                }
+            }
+            if expect(90) || expect(122) {  // Z
+            } else if i < scalars.count, scalars[i] == 43 || scalars[i] == 45 {
+                let sign: Int64 = scalars[i] == 45 ? -1 : 1
+                i += 1
+                guard let oh = number(2) else { return nil }
+                _ = expect(58)
+                guard let om = number(2), oh < 24, om < 60 else { return nil }
+                offset = sign * (oh * 3600 + om * 60)
+            }
+            guard i == scalars.count else { return nil }
+        }
+        let days = Self.daysFromCivil(year, month, day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        self.millisecondsSince1970 = seconds * 1000 + millis
+    }
+
+    /// The ISO 8601 text.
+    public var description: String { iso8601 }
+
+    /// Orders by time.
+    public static func < (lhs: EventTimestamp, rhs: EventTimestamp) -> Bool {
+        lhs.millisecondsSince1970 < rhs.millisecondsSince1970
+    }
+
+    // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian).
+    static func daysFromCivil(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}

@@ -1,0 +1,115 @@
+/// Sequential, buffered reading of frames from an open log file.
+///
+/// The cursor never consumes a partial or damaged frame: on any problem it
+/// stays at the frame's start offset, so a follower can retry after the
+/// writer has finished, and recovery can report the exact offset.
+struct FrameCursor {
+    /// What the cursor found at its offset.
+    enum Step {
+        /// A whole record; the cursor moved past it.
+        case record(EventRecord, offset: Int64)
+        /// The file ends exactly at the cursor.
+        case end
+        /// The bytes at `offset` are not a good next record.
+        case problem(FrameProblem)
+    }
+
+    let file: SystemFile
+    /// File offset of the next frame.
+    private(set) var offset: Int64
+    /// The seq the next record must have.
+    private(set) var expectedSeq: UInt64
+    private var buffer: [UInt8] = []
+    /// File offset of `buffer[0]`.
+    private var bufferStart: Int64
+    private let chunk: Int
+
+    init(file: SystemFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20) {
+        self.file = file
+        self.offset = offset
+        self.expectedSeq = expectedSeq
+        self.bufferStart = offset
+        self.chunk = chunk
+    }
+
+    /// Reads more bytes so that at least `count` bytes from `offset` are buffered,
+    /// or the file ends. Returns the bytes available from `offset`.
+    private mutating func fill(atLeast count: Int) throws(EventLogError) -> Int {
+        let consumed = Int(offset - bufferStart)
+        if consumed > 0 {
+            buffer.removeFirst(consumed)
+            bufferStart = offset
+        }
+        if buffer.count >= count { return buffer.count }
+        let want = max(count - buffer.count, chunk)
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: want))
+        let start = bufferStart + Int64(old)
+        let file = self.file
+        let got = try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(EventLogError) -> Int in
+                try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]))
+            }
+        }.get()
+        buffer.removeLast(want - got)
+        return buffer.count
+    }
+
+    /// Reads the next record, or says why there is none.
+    mutating func next() throws(EventLogError) -> Step {
+        var available = Int(Int64(buffer.count) - (offset - bufferStart))
+        if available < LogFormat.frameHeaderLength {
+            available = try fill(atLeast: LogFormat.frameHeaderLength)
+            if available == 0 { return .end }
+        }
+        while true {
+            let position = Int(offset - bufferStart)
+            let result = buffer.withUnsafeBytes { raw in
+                Frame.decode(UnsafeRawBufferPointer(rebasing: raw[position...]), at: 0)
+            }
+            switch result {
+            case .record(let record, let length):
+                guard record.seq == expectedSeq else {
+                    return .problem(FrameProblem(offset: offset, kind: .seqGap,
+                                                 reason: "record has seq \(record.seq) where seq \(expectedSeq) was expected"))
+                }
+                let at = offset
+                offset += Int64(length)
+                expectedSeq += 1
+                return .record(record, offset: at)
+            case .incomplete(let needed):
+                let before = available
+                available = try fill(atLeast: needed)
+                if available < needed && available == before {
+                    return .problem(FrameProblem(offset: offset, kind: .incomplete,
+                                                 reason: "the last record is incomplete: \(available) of \(needed) bytes present"))
+                }
+            case .damaged(let reason):
+                return .problem(FrameProblem(offset: offset, kind: .damaged, reason: reason))
+            case .invalidContent(let reason):
+                return .problem(FrameProblem(offset: offset, kind: .invalidContent,
+                                             reason: "record with a valid checksum has invalid content: \(reason)"))
+            }
+        }
+    }
+}
+
+/// A frame that is not a good next record.
+struct FrameProblem: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
+        /// The frame runs past the end of the file.
+        case incomplete
+        /// Impossible length or checksum mismatch.
+        case damaged
+        /// Checksum right, content undecodable.
+        case invalidContent
+        /// A good record with the wrong seq.
+        case seqGap
+    }
+    var offset: Int64
+    var kind: Kind
+    var reason: String
+
+    /// Whether this kind of problem can be left by an interrupted write.
+    var canBeTornWrite: Bool { kind == .incomplete || kind == .damaged }
+}

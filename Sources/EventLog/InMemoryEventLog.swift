@@ -1,0 +1,52 @@
+import Synchronization
+
+/// An ``EventStorage`` in memory: for tests, previews and throwaway stores.
+///
+/// Appends are validated like the file log's (limits, seq conflict) but
+/// nothing is durable. Thread safety: state is behind a `Mutex`.
+public final class InMemoryEventLog: EventStorage, Sendable {
+    private let records: Mutex<[EventRecord]>
+    private let clock: @Sendable () -> EventTimestamp
+
+    /// Creates an empty log, or one holding `records` (which must have seqs 1, 2, 3, …).
+    public init(records: [EventRecord] = [], clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
+        precondition(records.enumerated().allSatisfy { UInt64($0.offset + 1) == $0.element.seq }, "records must have seqs 1, 2, 3, …")
+        self.records = Mutex(records)
+        self.clock = clock
+    }
+
+    /// The seq of the last record.
+    public var lastSeq: UInt64 { records.withLock { UInt64($0.count) } }
+
+    /// All records, in order.
+    public var allRecords: [EventRecord] { records.withLock { $0 } }
+
+    /// Appends entries after `expectedLastSeq` (when given), all or nothing.
+    @discardableResult
+    public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        let now = clock()
+        return try records.withLock { (all) throws(EventLogError) -> [EventRecord] in
+            let last = UInt64(all.count)
+            if let expectedLastSeq, expectedLastSeq != last {
+                throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(last)", lastGoodSeq: last)
+            }
+            var new: [EventRecord] = []
+            for (i, entry) in entries.enumerated() {
+                let record = entry.record(seq: last + 1 + UInt64(i), now: now)
+                try record.validateForEncoding()
+                new.append(record)
+            }
+            all.append(contentsOf: new)
+            return new
+        }
+    }
+
+    /// Up to `maxCount` records from `seq` on.
+    public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        records.withLock { all in
+            let start = Int(max(seq, 1) - 1)
+            guard start < all.count, maxCount > 0 else { return [] }
+            return Array(all[start..<min(all.count, start + maxCount)])
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import Synchronization
+
+/// The single writer of a log file: appends records durably, one process at a time.
+///
+/// - Exclusivity: opening takes an exclusive `flock` on the file; a second
+///   writer (another process, or another `LogWriter` in this one) gets
+///   ``EventLogError/Code/logInUse``. Readers (``LogReader``) need no lock.
+/// - Durability: an append returns only when its ``Durability`` holds.
+/// - Atomicity: the records of one `append` call are written with one
+///   `pwrite`; after a crash, recovery keeps a prefix of whole records.
+/// - Thread safety: every method may be called from any thread. Appends are
+///   serialized by a `Mutex`; seqs are assigned in the order appends take it.
+/// - Failure: a failed write is cut back so the file ends at the last
+///   good record; if that, or a sync, fails, the writer is poisoned (see
+///   ``Durability``) and must be reopened.
+public final class LogWriter: EventStorage, Sendable {
+    /// How to open a log for writing.
+    public struct Options: Sendable {
+        /// When an append is acknowledged. Default: ``Durability/syncEachAppend``.
+        public var durability: Durability
+        /// What to do with damage found when opening. Default: ``RecoveryMode/tolerateCorruptedTail``.
+        public var recovery: RecoveryMode
+        /// Create the log when the file does not exist. Default: `false`.
+        public var createIfMissing: Bool
+        /// The clock that stamps entries without a timestamp.
+        public var clock: @Sendable () -> EventTimestamp
+
+        /// Creates options; every parameter has the documented default.
+        public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
+                    createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
+            self.durability = durability
+            self.recovery = recovery
+            self.createIfMissing = createIfMissing
+            self.clock = clock
+        }
+    }
+
+    private struct State {
+        var file: SystemFile?
+        var end: Int64
+        var lastSeq: UInt64
+        var index: SparseIndex
+        var poisoned: EventLogError?
+    }
+
+    /// The log file's path.
+    public let path: String
+    /// The file header.
+    public let header: LogHeader
+    /// What opening found and cut.
+    public let recoveryReport: RecoveryReport
+    /// The options the log was opened with.
+    public let options: Options
+    /// Whether opening created the file.
+    public let created: Bool
+
+    private let state: Mutex<State>
+    private let groupCommit: GroupCommit
+
+    /// Opens (or, with `createIfMissing`, creates) the log at `path`, recovers
+    /// it under `options.recovery`, and calls `replay` for each good record in
+    /// seq order while it scans (so a projection can be built in the same pass).
+    ///
+    /// A torn tail is cut (and the cut made durable) before this returns; with
+    /// ``RecoveryMode/pointInTime``, bytes cut after damage are first saved to
+    /// `PATH.salvaged-<ms>` (reported in ``RecoveryReport/savedTailPath``).
+    public static func open(path: String, options: Options = Options(),
+                            replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
+        var created = false
+        if !SystemFile.exists(path) {
+            guard options.createIfMissing else {
+                throw EventLogError(.fileNotFound, "no log at this path (pass createIfMissing to create one)", path: path)
+            }
+            created = try LogCreation.createAtomically(path: path, createdAt: options.clock())
+        }
+        let file = try SystemFile.open(path, .readWrite)
+        do {
+            guard try file.tryLockExclusive() else {
+                throw EventLogError(.logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path)
+            }
+            let size = try file.size()
+            let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+            var scan = try Recovery.scan(file: file, mode: options.recovery, visit: replay)
+            if scan.report.droppedBytes > 0 {
+                if let damage = scan.report.damage, !damage.isTornTail {
+                    scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path)
+                }
+                try file.truncate(to: scan.report.validLength)
+                try file.syncAll()
+            }
+            return LogWriter(path: path, file: file, header: header, scan: scan, options: options, created: created)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    private init(path: String, file: SystemFile, header: LogHeader, scan: ScanResult, options: Options, created: Bool) {
+        self.path = path
+        self.header = header
+        self.recoveryReport = scan.report
+        self.options = options
+        self.created = created
+        self.state = Mutex(State(file: file, end: scan.report.validLength, lastSeq: scan.report.lastSeq, index: scan.index))
+        self.groupCommit = GroupCommit(syncedSeq: scan.report.lastSeq)
+    }
+
+    deinit {
+        state.withLock { s in
+            s.file?.close()
+            s.file = nil
+        }
+    }
+
+    /// The seq of the last appended record (0 for an empty log).
+    public var lastSeq: UInt64 { state.withLock { $0.lastSeq } }
+
+    /// The byte length of the header plus all records.
+    public var byteLength: Int64 { state.withLock { $0.end } }
+
+    /// Appends `entries` as consecutive records and returns them with their seqs.
+    ///
+    /// If `expectedLastSeq` is given and the log's last seq differs, nothing
+    /// is written and ``EventLogError/Code/seqConflict`` is thrown. Every
+    /// entry is validated before anything is written: an invalid one rejects
+    /// the whole call. Returns when the ``Durability`` guarantee holds.
+    @discardableResult
+    public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        guard !entries.isEmpty else { return [] }
+        let now = options.clock()
+        let mode = options.durability
+        let records = try state.withLock { (s) throws(EventLogError) -> [EventRecord] in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            if let poisoned = s.poisoned { throw poisoned }
+            if let expectedLastSeq, expectedLastSeq != s.lastSeq {
+                throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
+            }
+            var records: [EventRecord] = []
+            records.reserveCapacity(entries.count)
+            var out = ByteWriter(capacity: entries.count * 64)
+            var offsets: [Int64] = []
+            offsets.reserveCapacity(entries.count)
+            for (i, entry) in entries.enumerated() {
+                let record = entry.record(seq: s.lastSeq + 1 + UInt64(i), now: now)
+                try record.validateForEncoding()
+                offsets.append(s.end + Int64(out.bytes.count))
+                Frame.encode(record, into: &out)
+                records.append(record)
+            }
+            do throws(EventLogError) {
+                try out.bytes.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
+            } catch {
+                // Cut back whatever part of the write landed, so the file ends at the last good record.
+                do throws(EventLogError) { try file.truncate(to: s.end) } catch {
+                    s.poisoned = EventLogError(.poisoned, "a failed write could not be cut back; reopen the log to recover (\(error))", path: path, offset: s.end, lastGoodSeq: s.lastSeq)
+                }
+                throw error
+            }
+            for (record, offset) in zip(records, offsets) { s.index.note(seq: record.seq, offset: offset) }
+            s.end += Int64(out.bytes.count)
+            s.lastSeq += UInt64(records.count)
+            if mode == .syncEachAppend {
+                do throws(EventLogError) { try file.syncData() } catch {
+                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(s.lastSeq - UInt64(records.count)) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: s.lastSeq - UInt64(records.count), errno: error.errno)
+                    throw error
+                }
+            }
+            return records
+        }
+        if mode == .groupCommit {
+            try groupCommit.waitDurable(records[records.count - 1].seq,
+                                        writtenSeq: { lastSeq },
+                                        sync: { () throws(EventLogError) in try syncOrPoison() })
+        }
+        return records
+    }
+
+    /// Appends one entry; see ``append(_:expectedLastSeq:)``.
+    @discardableResult
+    public func append(_ entry: LogEntry, expectedLastSeq: UInt64? = nil) throws(EventLogError) -> EventRecord {
+        try append([entry], expectedLastSeq: expectedLastSeq)[0]
+    }
+
+    /// Makes every record appended so far durable (useful in ``Durability/noSync`` mode).
+    public func sync() throws(EventLogError) {
+        let seq = lastSeq
+        try syncOrPoison()
+        groupCommit.markDurable(seq)
+    }
+
+    private func syncOrPoison() throws(EventLogError) {
+        let file = try state.withLock { (s) throws(EventLogError) -> SystemFile in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            if let poisoned = s.poisoned { throw poisoned }
+            return file
+        }
+        do throws(EventLogError) { try file.syncData() } catch {
+            state.withLock { s in
+                s.poisoned = EventLogError(.poisoned, "a sync failed, so recent records may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: s.lastSeq, errno: error.errno)
+            }
+            throw error
+        }
+    }
+
+    /// Reads up to `maxCount` records starting at `seq` (1-based), in order.
+    /// Returns fewer (or none) at the end of the log.
+    public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        let (file, start, end, lastSeq) = try state.withLock { (s) throws(EventLogError) in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            return (file, s.index.start(for: max(seq, 1)), s.end, s.lastSeq)
+        }
+        let first = max(seq, 1)
+        guard first <= lastSeq, maxCount > 0, let start else { return [] }
+        var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
+        var result: [EventRecord] = []
+        while result.count < maxCount, cursor.offset < end {
+            guard case .record(let record, _) = try cursor.next() else {
+                throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
+            }
+            if record.seq >= first { result.append(record) }
+        }
+        return result
+    }
+
+    /// Releases the file and its lock. Later calls fail with ``EventLogError/Code/closed``.
+    /// Do not call it while other threads still use the writer.
+    public func close() {
+        state.withLock { s in
+            s.file?.close()
+            s.file = nil
+        }
+    }
+
+    private static func saveTail(of file: SystemFile, from offset: Int64, length: Int64, path: String) throws(EventLogError) -> String {
+        let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
+        let out = try SystemFile.open(savePath, .createExclusive)
+        defer { out.close() }
+        var done: Int64 = 0
+        while done < length {
+            let bytes = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
+            if bytes.isEmpty { break }
+            try bytes.withBytes { (raw) throws(EventLogError) in try out.write(raw, at: done) }
+            done += Int64(bytes.count)
+        }
+        try out.syncAll()
+        try SystemFile.syncDirectory(containing: savePath)
+        return savePath
+    }
+}
+
+/// Creating a log so that a crash never leaves a half-made file at its path.
+enum LogCreation {
+    /// Writes the header to a temporary file, syncs it, then links it into
+    /// place (never replacing an existing file) and syncs the directory.
+    /// Returns `false` if another process created the log first.
+    static func createAtomically(path: String, createdAt: EventTimestamp) throws(EventLogError) -> Bool {
+        let temporary = "\(path).creating-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let file = try SystemFile.open(temporary, .createExclusive)
+        defer { SystemFile.unlink(temporary) }
+        do {
+            let header = LogHeader(createdAt: createdAt).encoded()
+            try header.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
+            try file.syncAll()
+            file.close()
+        } catch {
+            file.close()
+            throw error
+        }
+        do {
+            try SystemFile.link(temporary, to: path)
+        } catch where error.code == .fileExists {
+            return false
+        }
+        try SystemFile.syncDirectory(containing: path)
+        return true
+    }
+}

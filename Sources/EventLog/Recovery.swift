@@ -1,0 +1,151 @@
+/// What opening a log does with damage it finds, modelled on RocksDB's WAL
+/// recovery modes.
+///
+/// | mode | RocksDB | torn tail | damage before the tail |
+/// |---|---|---|---|
+/// | ``tolerateCorruptedTail`` (default) | `kTolerateCorruptedTailRecords` | cut and reported | open fails |
+/// | ``absoluteConsistency`` | `kAbsoluteConsistency` | open fails | open fails |
+/// | ``pointInTime`` (salvage) | `kPointInTimeRecovery` | cut and reported | the good prefix is kept, the rest cut and reported |
+///
+/// RocksDB's `kSkipAnyCorruptedRecords` is deliberately not offered: a log
+/// whose seqs are gapless cannot skip a record without inventing history.
+public enum RecoveryMode: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Cut an incomplete or damaged last record (what a crash leaves); fail on anything else.
+    case tolerateCorruptedTail
+    /// Fail on any damage, even a torn tail.
+    case absoluteConsistency
+    /// Salvage: keep every record before the first damage, wherever it is.
+    case pointInTime
+}
+
+/// What a scan of a log found: how much is good, and what was cut.
+public struct RecoveryReport: Sendable, Hashable {
+    /// Damage found at the end of the good records.
+    public struct Damage: Sendable, Hashable {
+        /// Byte offset of the first bad frame.
+        public var offset: Int64
+        /// What is wrong there.
+        public var reason: String
+        /// Whether it is a torn tail (no good record follows it) rather than damage before the tail.
+        public var isTornTail: Bool
+    }
+
+    /// The seq of the last good record (0 when there is none).
+    public var lastSeq: UInt64
+    /// The byte length of the header plus all good records.
+    public var validLength: Int64
+    /// The file's length when it was scanned.
+    public var fileLength: Int64
+    /// The damage after the good records, if any.
+    public var damage: Damage?
+    /// Where the cut bytes were saved before a salvage cut them, if they were.
+    public var savedTailPath: String?
+
+    /// Bytes after the good records (dropped on a writer's open).
+    public var droppedBytes: Int64 { fileLength - validLength }
+
+    /// A one-line summary, e.g. `recovered to seq 41; dropped 17 bytes from offset 2048 (torn tail: …)`.
+    public var summary: String {
+        guard let damage else { return "log is sound: \(lastSeq) records, \(fileLength) bytes" }
+        let kind = damage.isTornTail ? "torn tail" : "corruption"
+        return "good up to seq \(lastSeq); \(droppedBytes) bytes from offset \(damage.offset) dropped (\(kind): \(damage.reason))"
+    }
+}
+
+/// The result of scanning a file: the report plus a sparse seq → offset index.
+struct ScanResult {
+    var report: RecoveryReport
+    var index: SparseIndex
+}
+
+/// Every `SparseIndex.stride`-th record's offset, to start reads near a seq.
+struct SparseIndex: Sendable {
+    static let stride: UInt64 = 1024
+    /// `offsets[k]` is the offset of seq `k * stride + 1`.
+    private(set) var offsets: [Int64] = []
+
+    mutating func note(seq: UInt64, offset: Int64) {
+        if (seq - 1) % Self.stride == 0 && Int((seq - 1) / Self.stride) == offsets.count {
+            offsets.append(offset)
+        }
+    }
+
+    /// The closest indexed (seq, offset) at or before `seq`, or nil for an empty index.
+    func start(for seq: UInt64) -> (seq: UInt64, offset: Int64)? {
+        guard !offsets.isEmpty, seq >= 1 else { return nil }
+        let k = min(Int((seq - 1) / Self.stride), offsets.count - 1)
+        return (UInt64(k) * Self.stride + 1, offsets[k])
+    }
+
+    mutating func truncate(after lastSeq: UInt64) {
+        let keep = lastSeq == 0 ? 0 : Int((lastSeq - 1) / Self.stride) + 1
+        if offsets.count > keep { offsets.removeLast(offsets.count - keep) }
+    }
+}
+
+enum Recovery {
+    /// Scans every frame after the header, calling `visit` for each good record in
+    /// order, and decides what the first problem is under `mode`.
+    /// Throws for damage the mode does not tolerate; never modifies the file.
+    static func scan(file: SystemFile, mode: RecoveryMode,
+                     visit: (EventRecord) throws -> Void) throws -> ScanResult {
+        let fileLength = try file.size()
+        var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+        var index = SparseIndex()
+        var lastSeq: UInt64 = 0
+        while true {
+            switch try cursor.next() {
+            case .record(let record, let offset):
+                index.note(seq: record.seq, offset: offset)
+                lastSeq = record.seq
+                try visit(record)
+            case .end:
+                let report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength)
+                return ScanResult(report: report, index: index)
+            case .problem(let problem):
+                var tornTail = false
+                if problem.canBeTornWrite {
+                    tornTail = try !hasValidFrame(in: file, after: problem.offset, fileLength: fileLength)
+                }
+                let damage = RecoveryReport.Damage(offset: problem.offset, reason: problem.reason, isTornTail: tornTail)
+                let report = RecoveryReport(lastSeq: lastSeq, validLength: problem.offset, fileLength: fileLength, damage: damage)
+                switch mode {
+                case .pointInTime:
+                    break
+                case .tolerateCorruptedTail where tornTail:
+                    break
+                case .tolerateCorruptedTail, .absoluteConsistency:
+                    let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
+                    let what = tornTail ? "the log ends in a torn record (absolute-consistency mode refuses to cut it)"
+                                        : "the log is corrupt before its tail"
+                    throw EventLogError(code, "\(what): \(problem.reason); records after it would be lost, so nothing was changed (open with recovery mode pointInTime to salvage the good prefix)",
+                                        path: file.path, offset: problem.offset, lastGoodSeq: lastSeq)
+                }
+                return ScanResult(report: report, index: index)
+            }
+        }
+    }
+
+    /// Whether any checksummed frame starts after `offset` (at any byte).
+    /// Used to tell a torn tail (nothing good follows) from damage in the middle.
+    static func hasValidFrame(in file: SystemFile, after offset: Int64, fileLength: Int64) throws(EventLogError) -> Bool {
+        let start = offset + 1
+        guard start < fileLength else { return false }
+        let window = 8 << 20
+        var blockStart = start
+        while blockStart < fileLength {
+            // Read a window plus room for one maximal frame that begins inside it.
+            let count = Int(min(Int64(window + LogFormat.frameHeaderLength + LogLimits.maxPayloadBytes), fileLength - blockStart))
+            let bytes = try file.read(at: blockStart, count: min(count, window + 1 << 20))
+            let found = bytes.withUnsafeBytes { raw -> Bool in
+                let limit = min(window, raw.count)
+                for position in 0..<limit where Frame.looksValid(raw, at: position) { return true }
+                return false
+            }
+            if found { return true }
+            // Frames larger than the extra megabyte are rare; re-check those starts with exact reads.
+            blockStart += Int64(window)
+        }
+        return false
+    }
+}

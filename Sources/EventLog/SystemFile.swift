@@ -1,0 +1,252 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("SystemFile needs Darwin, Glibc or Musl")
+#endif
+
+/// Every operating-system call the log makes, in one place.
+///
+/// An open file descriptor with the few operations a log needs. Errors are
+/// ``EventLogError`` values with code `ioError`, the path, and the `errno`.
+/// `SystemFile` is a plain value; whoever opens one closes it.
+public struct SystemFile: Sendable {
+    /// The file descriptor.
+    public let descriptor: Int32
+    /// The path it was opened with (for messages).
+    public let path: String
+
+    /// How to open a file.
+    public enum Mode: Sendable {
+        /// Read only.
+        case readOnly
+        /// Read and write; the file must exist.
+        case readWrite
+        /// Read and write; create the file, failing if it exists.
+        case createExclusive
+    }
+
+    /// Opens `path`. A missing file gives code `fileNotFound`; an existing
+    /// one under `.createExclusive` gives `fileExists`.
+    public static func open(_ path: String, _ mode: Mode) throws(EventLogError) -> SystemFile {
+        var flags: Int32
+        switch mode {
+        case .readOnly: flags = O_RDONLY
+        case .readWrite: flags = O_RDWR
+        case .createExclusive: flags = O_RDWR | O_CREAT | O_EXCL
+        }
+        flags |= O_CLOEXEC
+        let fd = retryingInterrupts { path.withCString { Glue.open($0, flags, 0o644) } }
+        if fd < 0 {
+            let e = currentErrno()
+            if e == ENOENT { throw EventLogError(.fileNotFound, "no such file", path: path, errno: e) }
+            if e == EEXIST { throw EventLogError(.fileExists, "a file already exists", path: path, errno: e) }
+            throw EventLogError(.ioError, "cannot open the file", path: path, errno: e)
+        }
+        return SystemFile(descriptor: fd, path: path)
+    }
+
+    /// Closes the descriptor (errors are ignored: nothing can be done about them).
+    public func close() { _ = Glue.close(descriptor) }
+
+    /// The file's size in bytes.
+    public func size() throws(EventLogError) -> Int64 {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0 else { throw failure("cannot stat the file") }
+        return Int64(st.st_size)
+    }
+
+    /// Reads up to `count` bytes at `offset`; fewer only at end of file.
+    public func read(at offset: Int64, count: Int) throws(EventLogError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        let got = try result.withUnsafeMutableBytes { buffer in
+            Result { () throws(EventLogError) -> Int in try read(at: offset, into: buffer) }
+        }.get()
+        if got < count { result.removeLast(count - got) }
+        return result
+    }
+
+    /// Reads into `buffer` at `offset` until it is full or the file ends; returns the bytes read.
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = retryingInterrupts {
+                pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            if n < 0 { throw failure("cannot read", offset: offset + Int64(done)) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) {
+        var done = 0
+        while done < bytes.count {
+            let n = retryingInterrupts {
+                pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            if n < 0 { throw failure("cannot write", offset: offset + Int64(done)) }
+            done += n
+        }
+    }
+
+    /// Makes written data durable: `fdatasync` on Linux, `F_FULLFSYNC` on
+    /// Apple platforms (plain `fsync` there does not flush the drive cache).
+    public func syncData() throws(EventLogError) {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        guard fsync(descriptor) == 0 else { throw failure("cannot sync the file") }
+        #else
+        guard retryingInterrupts({ fdatasync(descriptor) }) == 0 else { throw failure("cannot sync the file") }
+        #endif
+    }
+
+    /// Makes data and metadata durable (`fsync`, or `F_FULLFSYNC` on Apple platforms).
+    public func syncAll() throws(EventLogError) {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        #endif
+        guard retryingInterrupts({ fsync(descriptor) }) == 0 else { throw failure("cannot sync the file") }
+    }
+
+    /// Cuts or extends the file to `length` bytes.
+    public func truncate(to length: Int64) throws(EventLogError) {
+        guard retryingInterrupts({ ftruncate(descriptor, off_t(length)) }) == 0 else {
+            throw failure("cannot truncate the file", offset: length)
+        }
+    }
+
+    /// Takes the exclusive advisory lock without waiting (`flock`). Returns
+    /// `false` when another open file description holds it.
+    public func tryLockExclusive() throws(EventLogError) -> Bool {
+        if retryingInterrupts({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        let e = currentErrno()
+        if e == EWOULDBLOCK || e == EAGAIN { return false }
+        throw EventLogError(.ioError, "cannot lock the file", path: path, errno: e)
+    }
+
+    /// Syncs the directory that holds `path`, so that a create or rename in it is durable.
+    public static func syncDirectory(containing path: String) throws(EventLogError) {
+        let dir = directoryName(of: path)
+        let fd = retryingInterrupts { dir.withCString { Glue.open($0, O_RDONLY | O_CLOEXEC, 0) } }
+        guard fd >= 0 else { throw EventLogError(.ioError, "cannot open the directory to sync it", path: dir, errno: currentErrno()) }
+        defer { _ = Glue.close(fd) }
+        if fsync(fd) != 0 {
+            let e = currentErrno()
+            // Some file systems refuse fsync on directories; that is not data loss.
+            if e != EINVAL && e != EBADF { throw EventLogError(.ioError, "cannot sync the directory", path: dir, errno: e) }
+        }
+    }
+
+    /// Creates a hard link `to` for `from`; fails with `fileExists` if `to` exists (never overwrites).
+    public static func link(_ from: String, to: String) throws(EventLogError) {
+        guard Glue.link(from, to) == 0 else {
+            let e = currentErrno()
+            if e == EEXIST { throw EventLogError(.fileExists, "a file already exists", path: to, errno: e) }
+            throw EventLogError(.ioError, "cannot link \(from)", path: to, errno: e)
+        }
+    }
+
+    /// Renames `from` to `to`, replacing `to` atomically.
+    public static func rename(_ from: String, to: String) throws(EventLogError) {
+        guard Glue.rename(from, to) == 0 else {
+            throw EventLogError(.ioError, "cannot rename \(from)", path: to, errno: currentErrno())
+        }
+    }
+
+    /// Removes a file; a missing file is not an error.
+    public static func unlink(_ path: String) {
+        _ = Glue.unlink(path)
+    }
+
+    /// Whether something exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// The current process id (used to name temporary files).
+    public static var processID: Int32 { getpid() }
+
+    /// A readable name for an `errno` value, e.g. `ENOSPC (No space left on device)`.
+    public static func describe(errno e: Int32) -> String {
+        let text = strerror(e).map { String(cString: $0) } ?? "unknown error"
+        return "errno \(e) (\(text))"
+    }
+
+    /// The directory part of a path (`.` when there is none).
+    public static func directoryName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let dir = String(path[..<slash])
+        return dir.isEmpty ? "/" : dir
+    }
+
+    private func failure(_ what: String, offset: Int64? = nil) -> EventLogError {
+        EventLogError(.ioError, what, path: path, offset: offset, errno: currentErrno())
+    }
+}
+
+@inline(__always)
+private func currentErrno() -> Int32 { errno }
+
+private func retryingInterrupts<T: FixedWidthInteger>(_ call: () -> T) -> T {
+    while true {
+        let result = call()
+        if result < 0 && errno == EINTR { continue }
+        return result
+    }
+}
+
+/// Disambiguates the C functions from `SystemFile`'s own method names.
+private enum Glue {
+    static func open(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.open(path, flags, mode)
+        #elseif canImport(Glibc)
+        Glibc.open(path, flags, mode)
+        #else
+        Musl.open(path, flags, mode)
+        #endif
+    }
+    static func close(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.close(fd)
+        #elseif canImport(Glibc)
+        Glibc.close(fd)
+        #else
+        Musl.close(fd)
+        #endif
+    }
+    static func link(_ a: String, _ b: String) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.link(a, b)
+        #elseif canImport(Glibc)
+        Glibc.link(a, b)
+        #else
+        Musl.link(a, b)
+        #endif
+    }
+    static func rename(_ a: String, _ b: String) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.rename(a, b)
+        #elseif canImport(Glibc)
+        Glibc.rename(a, b)
+        #else
+        Musl.rename(a, b)
+        #endif
+    }
+    static func unlink(_ a: String) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.unlink(a)
+        #elseif canImport(Glibc)
+        Glibc.unlink(a)
+        #else
+        Musl.unlink(a)
+        #endif
+    }
+}
