@@ -43,16 +43,31 @@ struct FrameCursor {
         if buffer.count >= count { return buffer.count }
         let want = max(count - buffer.count, chunk)
         let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: want))
         let start = bufferStart + Int64(old)
         let file = self.file
-        let got = try buffer.withUnsafeMutableBytes { raw in
-            Result { () throws(EventLogError) -> Int in
-                try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[old...]))
+        let previous = buffer
+        var failure: EventLogError?
+        // Read straight into uninitialized capacity: no zero-filling of the chunk.
+        buffer = [UInt8](unsafeUninitializedCapacity: old + want) { raw, initialized in
+            let base = UnsafeMutableRawBufferPointer(raw)
+            previous.withUnsafeBytes { base.copyMemory(from: $0) }
+            do throws(EventLogError) {
+                let got = try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: base[old...]))
+                initialized = old + got
+            } catch {
+                failure = error
+                initialized = old
             }
-        }.get()
-        buffer.removeLast(want - got)
+        }
+        if let failure { throw failure }
         return buffer.count
+    }
+
+    /// Forgets buffered bytes from the cursor on, so the next read sees the
+    /// file as it is now (a follower retrying a frame still being written).
+    mutating func discardBuffer() {
+        buffer.removeAll(keepingCapacity: true)
+        bufferStart = offset
     }
 
     /// Reads the next record, or says why there is none.

@@ -1,0 +1,97 @@
+/// Reads a log file without locking it: from any seq, once or following a writer.
+///
+/// A reader never returns a partial record: a frame still being written (or
+/// torn) at the end of the file is simply "not there yet". Damage followed by
+/// good records is corruption and throws.
+///
+/// Thread safety: a `LogReader` is for one thread or task at a time (it
+/// holds a cursor); open one per consumer. Any number may read a log while
+/// one ``LogWriter`` appends to it.
+public final class LogReader {
+    /// The file's path.
+    public let path: String
+    /// The file header.
+    public let header: LogHeader
+    private let file: SystemFile
+    private var cursor: FrameCursor
+
+    /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
+    public init(path: String) throws(EventLogError) {
+        let file = try SystemFile.open(path, .readOnly)
+        do {
+            let size = try file.size()
+            header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+        } catch {
+            file.close()
+            throw error
+        }
+        self.path = path
+        self.file = file
+        self.cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+    }
+
+    deinit { file.close() }
+
+    /// The seq the next record read will have.
+    public var nextSeq: UInt64 { cursor.expectedSeq }
+
+    /// The byte offset the next record is read from.
+    public var offset: Int64 { cursor.offset }
+
+    /// The file's current size in bytes.
+    public func fileSize() throws(EventLogError) -> Int64 { try file.size() }
+
+    /// The next whole record, or `nil` if none is complete yet (end of file,
+    /// or a frame still being written or torn at the end). Throws on damage
+    /// that good records follow, on content that fails to decode, and on a seq gap.
+    public func next() throws(EventLogError) -> EventRecord? {
+        switch try cursor.next() {
+        case .record(let record, _):
+            return record
+        case .end:
+            cursor.discardBuffer()
+            return nil
+        case .problem(let problem):
+            let laterFrame = try Recovery.hasValidFrame(in: file, after: problem.offset, fileLength: try file.size())
+            if problem.canBeTornWrite && !laterFrame {
+                cursor.discardBuffer()
+                return nil
+            }
+            let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
+            throw EventLogError(code, "the log is corrupt: \(problem.reason)", path: path, offset: problem.offset,
+                                lastGoodSeq: cursor.expectedSeq - 1)
+        }
+    }
+
+    /// Every record that is complete now, up to `maxCount`; empty when caught up.
+    public func poll(maxCount: Int = .max) throws(EventLogError) -> [EventRecord] {
+        var result: [EventRecord] = []
+        while result.count < maxCount, let record = try next() { result.append(record) }
+        return result
+    }
+
+    /// Skips forward so that the next record read is `seq` (or the end, if the log is shorter).
+    public func skip(toSeq seq: UInt64) throws(EventLogError) {
+        while cursor.expectedSeq < seq, try next() != nil {}
+    }
+
+    /// Scans a whole log under `mode`, calling `visit` for each good record,
+    /// and reports what it found. Never changes the file (a writer's open cuts
+    /// torn tails; a reader only reports them).
+    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail,
+                            visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
+        let file = try SystemFile.open(path, .readOnly)
+        defer { file.close() }
+        let size = try file.size()
+        let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+        let result = try Recovery.scan(file: file, mode: mode, visit: visit)
+        return (header, result.report)
+    }
+
+    /// Reads every good record of a log (tolerating a torn tail), with the report.
+    public static func readAll(path: String, mode: RecoveryMode = .tolerateCorruptedTail) throws -> (records: [EventRecord], report: RecoveryReport) {
+        var records: [EventRecord] = []
+        let (_, report) = try scan(path: path, mode: mode) { records.append($0) }
+        return (records, report)
+    }
+}

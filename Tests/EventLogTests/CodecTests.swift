@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import EventLog
+
+@Suite("Codec")
+struct CodecTests {
+    @Test func crc32cMatchesTheStandardCheckValues() {
+        #expect(CRC32C.checksum("123456789") == 0xE306_9283)
+        #expect(CRC32C.checksum([UInt8]()) == 0)
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xff, count: 32)) == 0x62A8_AB43)
+        #expect(CRC32C.checksum(Array(0..<32)) == 0x46DD_794E)
+    }
+
+    @Test func crc32cIsTheSameInOneCallOrInPieces() {
+        var rng = SeededGenerator(seed: 7)
+        let bytes = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let whole = CRC32C.checksum(bytes)
+        for split in [0, 1, 7, 8, 9, 500, 999, 1000] {
+            let first = Array(bytes[..<split]).withUnsafeBytes { CRC32C.update(0, $0) }
+            let both = Array(bytes[split...]).withUnsafeBytes { CRC32C.update(first, $0) }
+            #expect(both == whole, "split at \(split)")
+        }
+    }
+
+    @Test func everyEventKindRoundTrips() throws {
+        let records = sampleEntries().enumerated().map { i, entry in
+            entry.record(seq: UInt64(i + 1), now: EventTimestamp(millisecondsSince1970: -5_000 + Int64(i) * 1_000_003))
+        }
+        #expect(Set(records.map(\.event.kind)) == Set(LabelEvent.Kind.allCases))
+        for record in records {
+            let decoded = try EventRecord.decode(payload: try record.encodedPayload())
+            #expect(decoded == record)
+        }
+    }
+
+    /// Titles by name, so the test log stays readable.
+    static let titles: [String: String] = [
+        "empty": "", "one letter": "a", "ascii": "Ring Two", "japanese": "日本語のラベル",
+        "emoji, combining mark, RTL override": "👩🏽‍💻 e\u{301} \u{202E}rtl",
+        "16 KiB of two-byte characters": String(repeating: "ü", count: LogLimits.maxTitleBytes / 2),
+    ]
+
+    @Test(arguments: titles.keys.sorted())
+    func titlesRoundTripExactly(name: String) throws {
+        let title = Self.titles[name]!
+        let record = EventRecord(seq: 9, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: title.isEmpty ? nil : "actor \(title.prefix(3))",
+                                 note: title, event: .renamed(id: fixedID(3), oldTitle: title, newTitle: title + "!").self)
+        // The note limit is smaller than the title limit; use it only when it fits.
+        var r = record
+        if title.utf8.count > LogLimits.maxNoteBytes { r.note = nil }
+        if title.utf8.count + 1 > LogLimits.maxTitleBytes { r.event = .renamed(id: fixedID(3), oldTitle: title, newTitle: "x") }
+        #expect(try EventRecord.decode(payload: try r.encodedPayload()) == r)
+    }
+
+    @Test func aTitleOverTheLimitIsRejectedBeforeEncoding() {
+        let title = String(repeating: "x", count: LogLimits.maxTitleBytes + 1)
+        let record = EventRecord(seq: 1, timestamp: .now(), event: .added(id: fixedID(1), title: title, isEnabled: true, index: 0))
+        #expect(throws: EventLogError.self) { try record.encodedPayload() }
+        do {
+            _ = try record.encodedPayload()
+        } catch {
+            #expect(error.code == .invalidEvent)
+            #expect(error.message.contains("16384"))
+        }
+    }
+
+    @Test func invalidUTF8InATitleIsAClearDecodeError() throws {
+        let record = EventRecord(seq: 1, timestamp: EventTimestamp(millisecondsSince1970: 0),
+                                 event: .added(id: fixedID(1), title: "abc", isEnabled: true, index: 0))
+        var payload = try record.encodedPayload()
+        let at = payload.count - 2  // inside "abc"
+        payload[at] = 0xff
+        do {
+            _ = try EventRecord.decode(payload: payload)
+            Issue.record("decoded invalid UTF-8")
+        } catch {
+            #expect(error.code == .corruptRecord)
+            #expect(error.message.contains("UTF-8"))
+        }
+    }
+
+    @Test func truncatedOrPaddedPayloadsNeverDecode() throws {
+        for entry in sampleEntries() {
+            let payload = try entry.record(seq: 3, now: EventTimestamp(millisecondsSince1970: 77)).encodedPayload()
+            for cut in 0..<payload.count {
+                #expect(throws: EventLogError.self) { try EventRecord.decode(payload: payload[..<cut]) }
+            }
+            #expect(throws: EventLogError.self) { try EventRecord.decode(payload: payload + [0]) }
+        }
+    }
+
+    @Test func anAbsurdReorderCountIsRefusedWithoutAllocating() throws {
+        var w = ByteWriter()
+        w.varint(1); w.zigzag(0); w.u8(LabelEvent.Kind.reordered.code); w.u8(0)
+        w.varint(UInt64(Int32.max))  // claims two billion ids in a few bytes
+        do {
+            _ = try EventRecord.decode(payload: w.bytes)
+            Issue.record("decoded an absurd reorder")
+        } catch {
+            #expect(error.message.contains("reorder count"))
+        }
+    }
+
+    @Test func kindNamesAndCodesAreStable() {
+        #expect(LabelEvent.Kind.allCases.map(\.rawValue) == ["added", "renamed", "toggled", "removed", "moved", "reordered", "rejected"])
+        #expect(LabelEvent.Kind.allCases.map(\.code) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(LabelEvent.Kind(code: 0) == nil && LabelEvent.Kind(code: 8) == nil)
+    }
+
+    @Test func timestampsFormatAndParseAsISO8601() {
+        let t = EventTimestamp(millisecondsSince1970: 1_764_495_302_125)
+        #expect(t.iso8601 == "2025-11-30T09:35:02.125Z")
+        #expect(EventTimestamp(iso8601: t.iso8601) == t)
+        #expect(EventTimestamp(iso8601: "2025-11-30T10:35:02.125+01:00") == t)
+        #expect(EventTimestamp(iso8601: "1970-01-01T00:00:00Z")?.millisecondsSince1970 == 0)
+        #expect(EventTimestamp(iso8601: "1969-12-31T23:59:59.999Z")?.millisecondsSince1970 == -1)
+        #expect(EventTimestamp(millisecondsSince1970: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+        #expect(EventTimestamp(iso8601: "2025-11-30")?.iso8601 == "2025-11-30T00:00:00.000Z")
+        for bad in ["", "yesterday", "2025-13-01", "2025-11-30T25:00", "2025-11-30T10:00:00.Z", "2025-11-30T10:00:00Zjunk"] {
+            #expect(EventTimestamp(iso8601: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func eventRecordsAndIDsAreCodableValues() throws {
+        let id = fixedID(5)
+        let data = try JSONEncoder().encode(id)
+        #expect(String(decoding: data, as: UTF8.self) == "\"\(id.description)\"")
+        #expect(try JSONDecoder().decode(LabelID.self, from: data) == id)
+        #expect(LabelID(id.description.uppercased()) == id)
+        #expect(LabelID("not-a-uuid") == nil)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import EventLog
+
+@Suite("Log file")
+struct LogFileTests {
+    @Test func appendedRecordsReadBackAfterReopen() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let written = try writeLog(path)
+        #expect(written.map(\.seq) == Array(1...UInt64(written.count)))
+        var replayed: [EventRecord] = []
+        let writer = try LogWriter.open(path: path, replay: { replayed.append($0) })
+        defer { writer.close() }
+        #expect(replayed == written)
+        #expect(writer.lastSeq == UInt64(written.count))
+        #expect(writer.recoveryReport.damage == nil)
+        #expect(try writer.read(from: 1, maxCount: 100) == written)
+        #expect(try LogReader.readAll(path: path).records == written)
+    }
+
+    @Test func aBatchAppendIsOneAtomicWriteWithConsecutiveSeqs() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path, batch: true)
+        #expect(records.map(\.seq) == Array(1...UInt64(sampleEntries().count)))
+        #expect(try LogReader.readAll(path: path).records == records)
+    }
+
+    @Test func readFromAnySeqUsesTheSparseIndex() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let entries = (0..<3000).map { LogEntry(.added(id: LabelID(), title: "label \($0)", isEnabled: $0 % 2 == 0, index: $0)) }
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
+        defer { writer.close() }
+        try writer.append(Array(entries[..<1000]))
+        try writer.append(Array(entries[1000...]))
+        for seq: UInt64 in [1, 2, 1024, 1025, 1026, 2048, 2049, 2999, 3000] {
+            let got = try writer.read(from: seq, maxCount: 2)
+            #expect(got.first?.seq == seq)
+            #expect(got.first?.event == entries[Int(seq) - 1].event)
+        }
+        #expect(try writer.read(from: 3001, maxCount: 5).isEmpty)
+        #expect(try writer.read(from: 2999, maxCount: 5).count == 2)
+        var count = 0
+        try writer.forEachRecord(from: 10, through: 2010, batch: 333) { record in
+            count += 1
+            return true
+        }
+        #expect(count == 2001)
+    }
+
+    @Test func callerTimestampsActorsAndNotesArePreserved() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        let t = EventTimestamp(iso8601: "2024-02-29T12:00:00.500Z")!
+        let r = try writer.append(LogEntry(.toggled(id: fixedID(1), isEnabled: true), timestamp: t, actor: "importer", note: "ticket-42"))
+        writer.close()
+        let back = try LogReader.readAll(path: path).records
+        #expect(back == [r])
+        #expect(back[0].timestamp == t && back[0].actor == "importer" && back[0].note == "ticket-42")
+    }
+
+    @Test func aMissingFileIsCreatedOnlyWhenAsked() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            _ = try LogWriter.open(path: path)
+            Issue.record("opened a missing file")
+        } catch let error as EventLogError {
+            #expect(error.code == .fileNotFound)
+            #expect(error.description.contains(path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        #expect(writer.created)
+        #expect(writer.lastSeq == 0)
+        writer.close()
+        // Creation left no temporary file behind, and the new log opens as an empty log.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["test.labellog"])
+        #expect(try LogReader.readAll(path: path).records.isEmpty)
+        #expect(readBytes(path).count == LogFormat.headerLength)
+        let again = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        #expect(!again.created)
+        again.close()
+    }
+
+    @Test func foreignAndDamagedFilesGiveClearErrors() throws {
+        let dir = TemporaryDirectory()
+        let cases: [(String, [UInt8], EventLogError.Code)] = [
+            ("empty", [], .emptyFile),
+            ("text", Array("hello, this is not a log at all, just some text bytes in a file..........".utf8), .notALog),
+            ("short magic", Array("LABEL".utf8), .notALog),
+            ("short header", Array("LABELLOG".utf8) + [1, 0, 0], .corruptHeader),
+        ]
+        for (name, bytes, code) in cases {
+            let path = dir.file(name)
+            writeBytes(path, bytes)
+            for open in [{ _ = try LogWriter.open(path: path) }, { _ = try LogReader(path: path) }] as [() throws -> Void] {
+                do {
+                    try open()
+                    Issue.record("\(name) opened")
+                } catch let error as EventLogError {
+                    #expect(error.code == code, "\(name): \(error)")
+                    #expect(error.path == path)
+                }
+            }
+            #expect(readBytes(path) == bytes, "\(name) was modified")
+        }
+    }
+
+    @Test func aHeaderBitFlipIsCorruptHeader() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        try writeLog(path)
+        let original = readBytes(path)
+        for byte in 8..<LogFormat.headerLength {
+            var bytes = original
+            bytes[byte] ^= 0x10
+            writeBytes(path, bytes)
+            do {
+                _ = try LogReader(path: path)
+                Issue.record("header flip at byte \(byte) not detected")
+            } catch {
+                #expect(error.code == .corruptHeader, "byte \(byte): \(error)")
+            }
+        }
+    }
+
+    @Test func aLogFromANewerFormatVersionIsRefusedByName() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        var header = LogHeader(createdAt: .now())
+        header.version = LogFormat.currentVersion + 1
+        writeBytes(path, header.encoded())
+        do {
+            _ = try LogWriter.open(path: path)
+            Issue.record("opened a newer version")
+        } catch let error as EventLogError {
+            #expect(error.code == .unsupportedVersion)
+            #expect(error.message.contains("version \(LogFormat.currentVersion + 1)"))
+        }
+    }
+
+    @Test func anEntryOverTheLimitsRejectsTheWholeAppend() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        defer { writer.close() }
+        let good = LogEntry(.added(id: fixedID(1), title: "ok", isEnabled: true, index: 0))
+        let bad = LogEntry(.added(id: fixedID(2), title: String(repeating: "x", count: LogLimits.maxTitleBytes + 1), isEnabled: true, index: 1))
+        #expect(throws: EventLogError.self) { try writer.append([good, bad]) }
+        #expect(writer.lastSeq == 0)
+        #expect(writer.byteLength == Int64(LogFormat.headerLength))
+        #expect(throws: EventLogError.self) { try writer.append(LogEntry(.toggled(id: fixedID(1), isEnabled: true), actor: String(repeating: "a", count: 2000))) }
+        #expect(throws: EventLogError.self) { try writer.append(LogEntry(.moved(id: fixedID(1), from: -1, to: 0))) }
+        try writer.append(good)
+        #expect(writer.lastSeq == 1)
+    }
+
+    @Test func anExpectedLastSeqThatDoesNotMatchAppendsNothing() throws {
+        let dir = TemporaryDirectory()
+        let writer = try LogWriter.open(path: dir.file(), options: .init(durability: .noSync, createIfMissing: true))
+        defer { writer.close() }
+        try writer.append(sampleEntries()[0], expectedLastSeq: 0)
+        do {
+            try writer.append(sampleEntries()[1], expectedLastSeq: 0)
+            Issue.record("appended after a stale seq")
+        } catch {
+            #expect(error.code == .seqConflict)
+            #expect(error.lastGoodSeq == 1)
+        }
+        #expect(writer.lastSeq == 1)
+    }
+
+    @Test func aClosedWriterRefusesAppends() throws {
+        let dir = TemporaryDirectory()
+        let writer = try LogWriter.open(path: dir.file(), options: .init(createIfMissing: true))
+        writer.close()
+        #expect(throws: EventLogError.self) { try writer.append(sampleEntries()[0]) }
+    }
+
+    @Test(arguments: Durability.allCases)
+    func everyDurabilityModeAppendsAndReadsBack(mode: Durability) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true))
+        var written: [EventRecord] = []
+        for entry in sampleEntries() { written.append(try writer.append(entry)) }
+        written += try writer.append(sampleEntries())
+        try writer.sync()
+        writer.close()
+        #expect(try LogReader.readAll(path: path).records == written)
+    }
+}

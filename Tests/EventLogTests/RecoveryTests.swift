@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+@testable import EventLog
+
+@Suite("Recovery")
+struct RecoveryTests {
+    @Test func truncatingInsideTheLastRecordsRecoversExactlyTheWholeRecordsBeforeIt() throws {
+        let dir = TemporaryDirectory()
+        let original = dir.file("original")
+        let records = try writeLog(original)
+        let bytes = readBytes(original)
+        let offsets = frameOffsets(bytes)
+        #expect(offsets.count == records.count)
+        // Every cut from the start of the third-last record to the end of the file.
+        for cut in offsets[offsets.count - 3]...bytes.count {
+            let path = dir.file("cut-\(cut)")
+            writeBytes(path, Array(bytes[..<cut]))
+            let whole = offsets.filter { $0 + 8 <= cut }.enumerated().filter { i, start in
+                (i + 1 < offsets.count ? offsets[i + 1] : bytes.count) <= cut
+            }.count
+            // A reader reports; a writer cuts the tail and makes the file end at the last whole record.
+            let (read, report) = try LogReader.readAll(path: path)
+            #expect(read == Array(records[..<whole]), "cut at \(cut)")
+            #expect(report.lastSeq == UInt64(whole))
+            #expect(report.droppedBytes == Int64(cut - (whole < offsets.count ? offsets[whole] : bytes.count)))
+            if report.droppedBytes > 0 {
+                #expect(report.damage?.isTornTail == true)
+                #expect(report.damage?.offset == Int64(offsets[whole]))
+            }
+            let writer = try LogWriter.open(path: path)
+            #expect(writer.lastSeq == UInt64(whole))
+            #expect(writer.recoveryReport == report)
+            // The log accepts appends after recovery, with the next seq.
+            let next = try writer.append(LogEntry(.toggled(id: fixedID(9), isEnabled: true)))
+            #expect(next.seq == UInt64(whole) + 1)
+            writer.close()
+            #expect(try LogReader.readAll(path: path).records == Array(records[..<whole]) + [next])
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    @Test func everySingleBitFlipInARecordIsDetected() throws {
+        let dir = TemporaryDirectory()
+        let original = dir.file("original")
+        let records = try writeLog(original)
+        let bytes = readBytes(original)
+        let offsets = frameOffsets(bytes)
+        let path = dir.file("flipped")
+        var tails = 0, corruptions = 0
+        for byte in LogFormat.headerLength..<bytes.count {
+            let record = offsets.lastIndex(where: { $0 <= byte })!
+            for bit in 0..<8 {
+                var flipped = bytes
+                flipped[byte] ^= 1 << bit
+                writeBytes(path, flipped)
+                do {
+                    let (read, report) = try LogReader.readAll(path: path)
+                    // Accepted only as a torn *last* record: everything before it intact, the damage reported.
+                    #expect(record == records.count - 1, "flip at \(byte):\(bit) in record \(record + 1) was taken as a torn tail")
+                    #expect(read == Array(records[..<record]))
+                    #expect(report.damage?.offset == Int64(offsets[record]))
+                    tails += 1
+                } catch let error as EventLogError {
+                    #expect(error.code == .corruptRecord || error.code == .seqGap, "\(error)")
+                    #expect(error.offset == Int64(offsets[record]), "flip at \(byte):\(bit): \(error)")
+                    #expect(error.lastGoodSeq == UInt64(record))
+                    corruptions += 1
+                }
+            }
+        }
+        #expect(tails > 0 && corruptions > 0)
+        #expect(tails + corruptions == (bytes.count - LogFormat.headerLength) * 8)
+    }
+
+    @Test(arguments: ["zeros", "garbage", "half a frame header", "a frame with a wrong checksum", "an absurd length"])
+    func junkAfterTheLastRecordIsATornTail(kind: String) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path)
+        let good = readBytes(path)
+        var rng = SeededGenerator(seed: 42)
+        let junk: [UInt8]
+        switch kind {
+        case "zeros": junk = [UInt8](repeating: 0, count: 4096)
+        case "garbage": junk = (0..<3000).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        case "half a frame header": junk = [0x20, 0, 0]
+        case "a frame with a wrong checksum": junk = [6, 0, 0, 0, 1, 2, 3, 4, 11, 0, 1, 0, 0, 0]
+        default: junk = [0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0, 1, 2, 3]
+        }
+        writeBytes(path, good + junk)
+        let writer = try LogWriter.open(path: path)
+        #expect(writer.lastSeq == UInt64(records.count))
+        #expect(writer.recoveryReport.droppedBytes == Int64(junk.count))
+        #expect(writer.recoveryReport.damage?.offset == Int64(good.count))
+        #expect(writer.recoveryReport.damage?.isTornTail == true)
+        writer.close()
+        #expect(readBytes(path) == good)
+    }
+
+    @Test func absoluteConsistencyRefusesEvenATornTailAndChangesNothing() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        try writeLog(path)
+        let torn = readBytes(path).dropLast(3)
+        writeBytes(path, Array(torn))
+        do {
+            _ = try LogWriter.open(path: path, options: .init(recovery: .absoluteConsistency))
+            Issue.record("opened a torn log in absolute-consistency mode")
+        } catch let error as EventLogError {
+            #expect(error.code == .corruptRecord)
+            #expect(error.message.contains("torn"))
+        }
+        #expect(readBytes(path) == Array(torn))
+    }
+
+    @Test func corruptionBeforeTheTailFailsByDefaultAndSalvageKeepsTheGoodPrefix() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path)
+        var bytes = readBytes(path)
+        let offsets = frameOffsets(bytes)
+        bytes[offsets[4] + 10] ^= 0xff  // inside record 5
+        writeBytes(path, bytes)
+        for mode in [RecoveryMode.tolerateCorruptedTail, .absoluteConsistency] {
+            do {
+                _ = try LogWriter.open(path: path, options: .init(recovery: mode))
+                Issue.record("\(mode) opened a log corrupt in the middle")
+            } catch let error as EventLogError {
+                #expect(error.code == .corruptRecord)
+                #expect(error.offset == Int64(offsets[4]))
+                #expect(error.lastGoodSeq == 4)
+                #expect(error.description.contains("byte offset: \(offsets[4])"))
+                #expect(error.description.contains("last good seq: 4"))
+            }
+            #expect(readBytes(path) == bytes, "a refused open modified the file")
+        }
+        let writer = try LogWriter.open(path: path, options: .init(recovery: .pointInTime))
+        #expect(writer.lastSeq == 4)
+        #expect(writer.recoveryReport.damage?.isTornTail == false)
+        let saved = try #require(writer.recoveryReport.savedTailPath)
+        #expect(readBytes(saved) == Array(bytes[offsets[4]...]), "salvage must keep the bytes it cut")
+        writer.close()
+        #expect(try LogReader.readAll(path: path).records == Array(records[..<4]))
+    }
+
+    @Test func aValidFrameWithTheWrongSeqIsASeqGap() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path, Array(sampleEntries()[..<3]))
+        var out = ByteWriter()
+        var skipped = records[2]
+        skipped.seq = 5
+        Frame.encode(skipped, into: &out)
+        writeBytes(path, readBytes(path) + out.bytes)
+        do {
+            _ = try LogWriter.open(path: path)
+            Issue.record("opened a log with a seq gap")
+        } catch let error as EventLogError {
+            #expect(error.code == .seqGap)
+            #expect(error.lastGoodSeq == 3)
+            #expect(error.message.contains("seq 5"))
+        }
+        // Duplicated record: same seq twice.
+        let dup = dir.file("dup")
+        try writeLog(dup, Array(sampleEntries()[..<3]))
+        let b = readBytes(dup)
+        let offsets = frameOffsets(b)
+        writeBytes(dup, b + Array(b[offsets[2]...]))
+        #expect(throws: EventLogError.self) { _ = try LogReader.readAll(path: dup) }
+    }
+
+    @Test func aValidChecksumOverUndecodableContentIsCorruptionNotATornTail() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        try writeLog(path, Array(sampleEntries()[..<2]))
+        // A well-framed record whose kind byte is 99.
+        var payload = ByteWriter()
+        payload.varint(3); payload.zigzag(0); payload.u8(99); payload.u8(0)
+        var frame = ByteWriter()
+        frame.u32(UInt32(payload.bytes.count))
+        let crc = CRC32C.update(CRC32C.checksum(frame.bytes), payload.bytes.withUnsafeBytes { $0 })
+        frame.u32(crc)
+        frame.bytes += payload.bytes
+        writeBytes(path, readBytes(path) + frame.bytes)
+        do {
+            _ = try LogWriter.open(path: path)
+            Issue.record("opened a log with an unknown kind")
+        } catch let error as EventLogError {
+            #expect(error.code == .corruptRecord)
+            #expect(error.message.contains("unknown event kind 99"))
+        }
+    }
+}
