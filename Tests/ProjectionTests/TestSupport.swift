@@ -108,3 +108,15 @@ struct ModelList: Equatable {
             && list.knownIDs == Set(rows.map(\.id)).union(removed.keys)
     }
 }
+
+/// A store over a fresh in-memory log, with a stepping clock.
+func makeStore(_ log: InMemoryEventLog = InMemoryEventLog(), recordRejections: Bool = false) throws -> LabelStore {
+    try LabelStore(storage: log, options: .init(recordRejections: recordRejections, clock: StepClock().now))
+}
+
+/// Subscribes and collects every notification (delivery is synchronous in single-threaded tests).
+func record(_ store: LabelStore, _ dependency: Dependency) -> (Subscription, Collector<ChangeNotification>) {
+    let collector = Collector<ChangeNotification>()
+    let subscription = store.subscribe(to: dependency) { collector.append($0) }
+    return (subscription, collector)
+}
