@@ -1,0 +1,131 @@
+import EventLog
+
+extension LabelList {
+    /// The events `commands` become when applied in order to this state (each
+    /// validated against the state the previous ones leave), after which
+    /// `expectation` is checked against this (initial) state.
+    ///
+    /// Returns `[]` when the commands change nothing. Throws the first refusal;
+    /// for more than one command the error carries its ``StoreError/batchIndex``.
+    func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
+        var events: [LabelEvent] = []
+        if commands.count == 1 {
+            events = try self.events(for: commands[0])
+        } else if !commands.isEmpty {
+            var work = self
+            for (i, command) in commands.enumerated() {
+                do throws(StoreError) {
+                    let next = try work.events(for: command)
+                    for event in next {
+                        do throws(ProjectionError) {
+                            try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
+                        } catch {
+                            throw StoreError.inconsistent(error)
+                        }
+                    }
+                    events += next
+                } catch {
+                    var error = error
+                    error.batchIndex = i
+                    throw error
+                }
+            }
+        }
+        if let expectation { try check(expectation) }
+        return events
+    }
+
+    /// The events one command becomes in this state, or why it is refused.
+    func events(for command: LabelCommand) throws(StoreError) -> [LabelEvent] {
+        switch command {
+        case .add(let title, let isEnabled, let id, let at):
+            try checkTitle(title)
+            let id = id ?? LabelID()
+            if byID[id] != nil { throw StoreError.duplicate(id, at: order.position(of: id) ?? -1) }
+            let index = at ?? count
+            guard index >= 0, index <= count else { throw StoreError.position(index, count: count, valid: "0...\(count)", id: id) }
+            return [.added(id: id, title: title, isEnabled: isEnabled, index: index)]
+
+        case .rename(let id, let title):
+            let label = try resolve(id)
+            try checkTitle(title)
+            return label.title == title ? [] : [.renamed(id: id, oldTitle: label.title, newTitle: title)]
+
+        case .setEnabled(let id, let isEnabled):
+            let label = try resolve(id)
+            return label.isEnabled == isEnabled ? [] : [.toggled(id: id, isEnabled: isEnabled)]
+
+        case .toggle(let id):
+            let label = try resolve(id)
+            return [.toggled(id: id, isEnabled: !label.isEnabled)]
+
+        case .remove(let id):
+            let label = try resolve(id)
+            let index = order.position(of: id)!
+            return [.removed(id: id, index: index, title: label.title, isEnabled: label.isEnabled)]
+
+        case .move(let id, let to):
+            _ = try resolve(id)
+            guard to >= 0, to < count else { throw StoreError.position(to, count: count, valid: "0..<\(count)", id: id) }
+            let from = order.position(of: id)!
+            return from == to ? [] : [.moved(id: id, from: from, to: to)]
+
+        case .reverse:
+            return count < 2 ? [] : [.reordered(order: order.ids.reversed())]
+
+        case .reorder(let newOrder):
+            try checkPermutation(newOrder)
+            return newOrder == order.ids ? [] : [.reordered(order: newOrder)]
+        }
+    }
+
+    /// The live label `id`, or the error for a removed or never-seen id.
+    func resolve(_ id: LabelID) throws(StoreError) -> Label {
+        if let label = byID[id] { return label }
+        if let seq = removedAt[id] { throw StoreError.removed(id, at: seq) }
+        throw StoreError.unknown(id)
+    }
+
+    /// Throws ``StoreError/Code/staleVersion(expected:current:)`` if what `expectation` names changed.
+    func check(_ expectation: VersionExpectation) throws(StoreError) {
+        switch expectation {
+        case .label(let id, let expected):
+            let label = try resolve(id)
+            if label.version != expected {
+                throw StoreError(.staleVersion(expected: expected, current: label.version),
+                                 "Stale write: label \(id) changed at seq \(label.version) (version \(label.version)); the writer saw version \(expected).",
+                                 id: id, seq: label.version)
+            }
+        case .list(let expected):
+            if listVersion != expected {
+                throw StoreError(.staleVersion(expected: expected, current: listVersion),
+                                 "Stale write: the list's membership or order changed at seq \(listVersion) (version \(listVersion)); the writer saw version \(expected).",
+                                 seq: listVersion)
+            }
+        }
+    }
+
+    private func checkTitle(_ title: String) throws(StoreError) {
+        let bytes = title.utf8.count
+        if bytes > LogLimits.maxTitleBytes {
+            throw StoreError(.invalidCommand, "A title of \(bytes) bytes of UTF-8 is longer than the limit of \(LogLimits.maxTitleBytes).")
+        }
+    }
+
+    private func checkPermutation(_ newOrder: [LabelID]) throws(StoreError) {
+        var seen = Set<LabelID>(minimumCapacity: newOrder.count)
+        for id in newOrder {
+            if byID[id] == nil {
+                if let seq = removedAt[id] { throw StoreError(.invalidCommand, "The new order names label \(id), which was removed at seq \(seq).", id: id, seq: seq) }
+                throw StoreError(.invalidCommand, "The new order names label \(id), which is not in the list.", id: id)
+            }
+            guard seen.insert(id).inserted else {
+                throw StoreError(.invalidCommand, "The new order names label \(id) twice.", id: id)
+            }
+        }
+        if newOrder.count != count {
+            let missing = order.ids.first { !seen.contains($0) }
+            throw StoreError(.invalidCommand, "The new order lists \(newOrder.count) of \(count) labels" + (missing.map { "; label \($0) is missing." } ?? "."), id: missing)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import EventLog
+import Synchronization
+
+/// The embedded label store: a log, its projection, commands and subscriptions.
+///
+/// It opens a log (``open(path:options:)`` for a file, ``init(storage:options:)``
+/// for any ``EventStorage``), folds it into a ``LabelList``, and then accepts
+/// commands: each is validated against the current state, turned into events,
+/// appended to the log, applied to the projection, and then published.
+///
+/// ## Threading and ordering
+/// A store can be used from any thread or task (it is `Sendable`).
+/// - All state (the projection, the subscriber registry, the maintained
+///   views) is behind one `Mutex`. A write holds it while it validates,
+///   appends (including the log's sync, per its durability) and applies, so
+///   writes are linearizable: they take effect one at a time in seq order,
+///   and a read sees either all or none of a write (a batch included).
+/// - Reads take the same lock briefly and return values (snapshots).
+/// - Notifications are delivered *outside* the lock, one at a time, in seq
+///   order, through a FIFO drained by whichever writer finds it idle (see
+///   ``subscribe(to:_:)``). A callback may re-enter the store, including
+///   writing; such a write's notifications follow the current callback.
+/// - The store must be its log's only writer. If another writer appends
+///   (e.g. a second store over a shared storage), the next write fails with
+///   a seq conflict, catches up (``refresh()``) and retries, at most twice.
+public final class LabelStore: Sendable {
+    /// How a store opens its log and records writes.
+    public struct Options: Sendable {
+        /// When an append is acknowledged (file logs only). Default: ``Durability/syncEachAppend``.
+        public var durability: Durability
+        /// What to do with damage found when opening a file log. Default: ``RecoveryMode/tolerateCorruptedTail``.
+        public var recovery: RecoveryMode
+        /// Create the file log when it does not exist. Default: `false`.
+        public var createIfMissing: Bool
+        /// Append a `rejected` audit record for every refused write. Default: `false`.
+        public var recordRejections: Bool
+        /// The clock that stamps writes without an explicit timestamp.
+        public var clock: @Sendable () -> EventTimestamp
+
+        /// Creates options; every parameter has the documented default.
+        public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
+                    createIfMissing: Bool = false, recordRejections: Bool = false,
+                    clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
+            self.durability = durability
+            self.recovery = recovery
+            self.createIfMissing = createIfMissing
+            self.recordRejections = recordRejections
+            self.clock = clock
+        }
+    }
+
+    /// Everything behind the store's lock.
+    struct State {
+        var list: LabelList
+        var hub = SubscriptionHub()
+        var closed = false
+        /// Set when a stored record could not be applied; the store refuses writes from then on.
+        var broken: StoreError?
+    }
+
+    /// The log the store reads and appends to.
+    public let storage: any EventStorage
+    /// The options the store was opened with.
+    public let options: Options
+    /// The file log, when the store opened it itself (``close()`` closes it).
+    let ownedWriter: LogWriter?
+    let state: Mutex<State>
+    let delivery = DeliveryQueue()
+    /// The source of subscriber ids (registration order).
+    let subscriberIDs = Atomic<UInt64>(0)
+
+    /// Opens (or, with ``Options/createIfMissing``, creates) the file log at
+    /// `path` and folds it into the projection in the same pass as recovery.
+    ///
+    /// Throws ``StoreError/Code/storage(_:)`` for log failures and
+    /// ``StoreError/Code/inconsistentEvent(_:)`` if a stored record contradicts
+    /// the records before it.
+    public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
+        var list = LabelList()
+        let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
+                                              createIfMissing: options.createIfMissing, clock: options.clock)
+        let writer: LogWriter
+        do {
+            writer = try LogWriter.open(path: path, options: writerOptions) { record in try list.apply(record) }
+        } catch let error as EventLogError {
+            throw StoreError.storage(error)
+        } catch let error as ProjectionError {
+            throw StoreError.inconsistent(error)
+        } catch {
+            throw StoreError.storage(EventLogError(.ioError, "opening the log failed: \(error)", path: path))
+        }
+        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options)
+    }
+
+    /// Opens a store over any storage (e.g. an ``InMemoryEventLog``), folding
+    /// its records. The caller keeps ownership of `storage`.
+    public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
+        var list = LabelList()
+        try Self.forEachRecord(in: storage, from: 1, through: nil) { (record) throws(StoreError) in
+            do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+            return true
+        }
+        self.init(storage: storage, ownedWriter: nil, list: list, options: options)
+    }
+
+    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options) {
+        self.storage = storage
+        self.ownedWriter = ownedWriter
+        self.options = options
+        self.state = Mutex(State(list: list))
+    }
+
+    deinit {
+        let boxes = state.withLock { $0.hub.removeAll() }
+        for box in boxes { box.finish() }
+    }
+
+    /// Closes the store: finishes every subscription (async streams end),
+    /// refuses later writes with ``StoreError/Code/closed``, and closes the
+    /// file log if the store opened it. Reads keep returning the last state.
+    /// Call it when no other thread is writing.
+    public func close() {
+        let boxes = state.withLock { s in
+            s.closed = true
+            return s.hub.removeAll()
+        }
+        for box in boxes { box.finish() }
+        ownedWriter?.close()
+    }
+
+    /// Calls `body` for each stored record from `seq` through `last` (`nil`: the end), in order;
+    /// `body` returns `false` to stop.
+    static func forEachRecord(in storage: any EventStorage, from seq: UInt64, through last: UInt64?,
+                              _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
+        var next = max(seq, 1)
+        while last.map({ next <= $0 }) ?? true {
+            let records: [EventRecord]
+            do { records = try storage.read(from: next, maxCount: 4096) } catch { throw StoreError.storage(error) }
+            if records.isEmpty { return }
+            for record in records {
+                if let last, record.seq > last { return }
+                if try !body(record) { return }
+            }
+            next = records[records.count - 1].seq + 1
+        }
+    }
+}
