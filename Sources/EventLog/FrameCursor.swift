@@ -14,7 +14,7 @@ struct FrameCursor {
         case problem(FrameProblem)
     }
 
-    let file: SystemFile
+    let file: any LogFile
     /// File offset of the next frame.
     private(set) var offset: Int64
     /// The seq the next record must have.
@@ -24,7 +24,7 @@ struct FrameCursor {
     private var bufferStart: Int64
     private let chunk: Int
 
-    init(file: SystemFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20) {
+    init(file: any LogFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20) {
         self.file = file
         self.offset = offset
         self.expectedSeq = expectedSeq

@@ -12,12 +12,13 @@ public final class LogReader {
     public let path: String
     /// The file header.
     public let header: LogHeader
-    private let file: SystemFile
+    private let file: any LogFile
     private var cursor: FrameCursor
 
     /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
-    public init(path: String) throws(EventLogError) {
-        let file = try SystemFile.open(path, .readOnly)
+    /// `fileSystem` is the real one unless a test injects faults.
+    public init(path: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws(EventLogError) {
+        let file = try fileSystem.open(path, .readOnly)
         do {
             let size = try file.size()
             header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
@@ -78,9 +79,9 @@ public final class LogReader {
     /// Scans a whole log under `mode`, calling `visit` for each good record,
     /// and reports what it found. Never changes the file (a writer's open cuts
     /// torn tails; a reader only reports them).
-    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail,
+    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = PosixFileSystem(),
                             visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
-        let file = try SystemFile.open(path, .readOnly)
+        let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }
         let size = try file.size()
         let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)

@@ -24,19 +24,23 @@ public final class LogWriter: EventStorage, Sendable {
         public var createIfMissing: Bool
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
+        /// The file system to use: the real one unless a test injects faults.
+        public var fileSystem: any LogFileSystem
 
         /// Creates options; every parameter has the documented default.
         public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
-                    createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
+                    createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() },
+                    fileSystem: any LogFileSystem = PosixFileSystem()) {
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
             self.clock = clock
+            self.fileSystem = fileSystem
         }
     }
 
     private struct State {
-        var file: SystemFile?
+        var file: (any LogFile)?
         var end: Int64
         var lastSeq: UInt64
         var index: SparseIndex
@@ -66,14 +70,15 @@ public final class LogWriter: EventStorage, Sendable {
     /// `PATH.salvaged-<ms>` (reported in ``RecoveryReport/savedTailPath``).
     public static func open(path: String, options: Options = Options(),
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
+        let fs = options.fileSystem
         var created = false
-        if !SystemFile.exists(path) {
+        if !fs.exists(path) {
             guard options.createIfMissing else {
                 throw EventLogError(.fileNotFound, "no log at this path (pass createIfMissing to create one)", path: path)
             }
-            created = try LogCreation.createAtomically(path: path, createdAt: options.clock())
+            created = try LogCreation.createAtomically(path: path, createdAt: options.clock(), fileSystem: fs)
         }
-        let file = try SystemFile.open(path, .readWrite)
+        let file = try fs.open(path, .readWrite)
         do {
             guard try file.tryLockExclusive() else {
                 throw EventLogError(.logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path)
@@ -83,7 +88,7 @@ public final class LogWriter: EventStorage, Sendable {
             var scan = try Recovery.scan(file: file, mode: options.recovery, visit: replay)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
-                    scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path)
+                    scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
                 }
                 try file.truncate(to: scan.report.validLength)
                 try file.syncAll()
@@ -95,7 +100,7 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 
-    private init(path: String, file: SystemFile, header: LogHeader, scan: ScanResult, options: Options, created: Bool) {
+    private init(path: String, file: any LogFile, header: LogHeader, scan: ScanResult, options: Options, created: Bool) {
         self.path = path
         self.header = header
         self.recoveryReport = scan.report
@@ -189,7 +194,7 @@ public final class LogWriter: EventStorage, Sendable {
     }
 
     private func syncOrPoison() throws(EventLogError) {
-        let file = try state.withLock { (s) throws(EventLogError) -> SystemFile in
+        let file = try state.withLock { (s) throws(EventLogError) -> any LogFile in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = s.poisoned { throw poisoned }
             return file
@@ -231,9 +236,10 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 
-    private static func saveTail(of file: SystemFile, from offset: Int64, length: Int64, path: String) throws(EventLogError) -> String {
+    private static func saveTail(of file: any LogFile, from offset: Int64, length: Int64, path: String,
+                                 fileSystem: any LogFileSystem) throws(EventLogError) -> String {
         let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
-        let out = try SystemFile.open(savePath, .createExclusive)
+        let out = try fileSystem.open(savePath, .createExclusive)
         defer { out.close() }
         var done: Int64 = 0
         while done < length {
@@ -243,7 +249,7 @@ public final class LogWriter: EventStorage, Sendable {
             done += Int64(bytes.count)
         }
         try out.syncAll()
-        try SystemFile.syncDirectory(containing: savePath)
+        try fileSystem.syncDirectory(containing: savePath)
         return savePath
     }
 }
@@ -253,10 +259,10 @@ enum LogCreation {
     /// Writes the header to a temporary file, syncs it, then links it into
     /// place (never replacing an existing file) and syncs the directory.
     /// Returns `false` if another process created the log first.
-    static func createAtomically(path: String, createdAt: EventTimestamp) throws(EventLogError) -> Bool {
+    static func createAtomically(path: String, createdAt: EventTimestamp, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
         let temporary = "\(path).creating-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try SystemFile.open(temporary, .createExclusive)
-        defer { SystemFile.unlink(temporary) }
+        let file = try fileSystem.open(temporary, .createExclusive)
+        defer { fileSystem.unlink(temporary) }
         do {
             let header = LogHeader(createdAt: createdAt).encoded()
             try header.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
@@ -267,11 +273,11 @@ enum LogCreation {
             throw error
         }
         do {
-            try SystemFile.link(temporary, to: path)
+            try fileSystem.link(temporary, to: path)
         } catch where error.code == .fileExists {
             return false
         }
-        try SystemFile.syncDirectory(containing: path)
+        try fileSystem.syncDirectory(containing: path)
         return true
     }
 }

@@ -87,7 +87,7 @@ enum Recovery {
     /// Scans every frame after the header, calling `visit` for each good record in
     /// order, and decides what the first problem is under `mode`.
     /// Throws for damage the mode does not tolerate; never modifies the file.
-    static func scan(file: SystemFile, mode: RecoveryMode,
+    static func scan(file: any LogFile, mode: RecoveryMode,
                      visit: (EventRecord) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
         var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
@@ -128,7 +128,7 @@ enum Recovery {
 
     /// Whether any checksummed frame starts after `offset` (at any byte).
     /// Used to tell a torn tail (nothing good follows) from damage in the middle.
-    static func hasValidFrame(in file: SystemFile, after offset: Int64, fileLength: Int64) throws(EventLogError) -> Bool {
+    static func hasValidFrame(in file: any LogFile, after offset: Int64, fileLength: Int64) throws(EventLogError) -> Bool {
         let start = offset + 1
         guard start < fileLength else { return false }
         let window = 8 << 20

@@ -13,7 +13,7 @@ import Musl
 /// An open file descriptor with the few operations a log needs. Errors are
 /// ``EventLogError`` values with code `ioError`, the path, and the `errno`.
 /// `SystemFile` is a plain value; whoever opens one closes it.
-public struct SystemFile: Sendable {
+public struct SystemFile: LogFile {
     /// The file descriptor.
     public let descriptor: Int32
     /// The path it was opened with (for messages).
@@ -57,16 +57,6 @@ public struct SystemFile: Sendable {
         var st = stat()
         guard fstat(descriptor, &st) == 0 else { throw failure("cannot stat the file") }
         return Int64(st.st_size)
-    }
-
-    /// Reads up to `count` bytes at `offset`; fewer only at end of file.
-    public func read(at offset: Int64, count: Int) throws(EventLogError) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: count)
-        let got = try result.withUnsafeMutableBytes { buffer in
-            Result { () throws(EventLogError) -> Int in try read(at: offset, into: buffer) }
-        }.get()
-        if got < count { result.removeLast(count - got) }
-        return result
     }
 
     /// Reads into `buffer` at `offset` until it is full or the file ends; returns the bytes read.

@@ -1,0 +1,73 @@
+/// An open file, as the log uses it. ``SystemFile`` is the real one; tests
+/// wrap it to inject I/O errors and simulate power loss (the idea of
+/// LevelDB's `Env` and SQLite's VFS).
+///
+/// Implementations must be safe to call from several threads at once for
+/// positional reads; the writer serializes everything else.
+public protocol LogFile: Sendable {
+    /// The path it was opened with (for messages).
+    var path: String { get }
+    /// The file's size in bytes.
+    func size() throws(EventLogError) -> Int64
+    /// Reads into `buffer` at `offset` until it is full or the file ends; returns the bytes read.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int
+    /// Writes all of `bytes` at `offset`.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError)
+    /// Makes written data durable.
+    func syncData() throws(EventLogError)
+    /// Makes data and metadata (size) durable.
+    func syncAll() throws(EventLogError)
+    /// Cuts or extends the file to `length` bytes.
+    func truncate(to length: Int64) throws(EventLogError)
+    /// Takes the exclusive lock without waiting; `false` if another holder has it.
+    func tryLockExclusive() throws(EventLogError) -> Bool
+    /// Releases the file (and its lock).
+    func close()
+}
+
+extension LogFile {
+    /// Reads up to `count` bytes at `offset`; fewer only at end of file.
+    public func read(at offset: Int64, count: Int) throws(EventLogError) -> [UInt8] {
+        var failure: EventLogError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            do throws(EventLogError) {
+                initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(raw))
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+}
+
+/// The file-system operations the log needs beyond an open file.
+public protocol LogFileSystem: Sendable {
+    /// Opens a file; `fileNotFound` / `fileExists` as ``SystemFile/open(_:_:)``.
+    func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile
+    /// Whether something exists at `path`.
+    func exists(_ path: String) -> Bool
+    /// Hard-links `from` to `to`, never replacing `to`.
+    func link(_ from: String, to: String) throws(EventLogError)
+    /// Removes a file (a missing one is not an error).
+    func unlink(_ path: String)
+    /// Makes a create, link or rename in the directory of `path` durable.
+    func syncDirectory(containing path: String) throws(EventLogError)
+}
+
+/// The real file system, through ``SystemFile``.
+public struct PosixFileSystem: LogFileSystem {
+    /// Creates the real file system.
+    public init() {}
+    /// Opens `path` with ``SystemFile/open(_:_:)``.
+    public func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile { try SystemFile.open(path, mode) }
+    /// ``SystemFile/exists(_:)``.
+    public func exists(_ path: String) -> Bool { SystemFile.exists(path) }
+    /// ``SystemFile/link(_:to:)``.
+    public func link(_ from: String, to: String) throws(EventLogError) { try SystemFile.link(from, to: to) }
+    /// ``SystemFile/unlink(_:)``.
+    public func unlink(_ path: String) { SystemFile.unlink(path) }
+    /// ``SystemFile/syncDirectory(containing:)``.
+    public func syncDirectory(containing path: String) throws(EventLogError) { try SystemFile.syncDirectory(containing: path) }
+}
