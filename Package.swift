@@ -13,6 +13,8 @@ let package = Package(
         .target(name: "EventLog"),
         .target(name: "LabelProjection", dependencies: ["EventLog"]),
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
+        // The child process of the crash and multi-process tests; not a product.
+        .executableTarget(name: "logtorture", dependencies: ["EventLog"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog"]),
     ],

@@ -1,0 +1,83 @@
+// logtorture: the child process of the reliability tests (Tests/EventLogTests/ProcessTests.swift).
+// It is not part of the library. Usage:
+//   logtorture append PATH DURABILITY SEED   append forever, printing "ack FIRST LAST" after each acknowledged append
+//   logtorture hold PATH                     open PATH as the writer, print "locked", then sleep until killed
+//   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
+import EventLog
+import Foundation
+
+/// The title of the record at `seq`: the parent checks every acknowledged record against it.
+func expectedTitle(_ seq: UInt64) -> String {
+    "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61))
+}
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("logtorture: \(message)\n".utf8))
+    exit(code)
+}
+
+let args = CommandLine.arguments
+guard args.count >= 3 else { fail("usage: logtorture append|hold|follow PATH …", code: 64) }
+let path = args[2]
+/// Writes a whole line to stdout at once, unbuffered, so a kill never leaves a half-reported ack.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+switch args[1] {
+case "append":
+    guard args.count == 5, let durability = Durability(rawValue: args[3]), let seed = UInt64(args[4]) else {
+        fail("usage: logtorture append PATH DURABILITY SEED", code: 64)
+    }
+    do {
+        let writer = try LogWriter.open(path: path, options: .init(durability: durability, createIfMissing: true))
+        var state = seed | 1
+        while true {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            let n = Int(state % 3) + 1
+            let first = writer.lastSeq + 1
+            let entries = (0..<UInt64(n)).map { i in
+                LogEntry(.added(id: LabelID(), title: expectedTitle(first + i), isEnabled: true, index: 0), actor: "child")
+            }
+            let records = try writer.append(entries)
+            say("ack \(records[0].seq) \(records[records.count - 1].seq)")
+        }
+    } catch {
+        fail("\(error)")
+    }
+case "hold":
+    do {
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        say("locked \(writer.lastSeq)")
+        while true { sleep(60) }
+    } catch {
+        fail("\(error)")
+    }
+case "follow":
+    guard args.count == 4, let count = UInt64(args[3]) else { fail("usage: logtorture follow PATH COUNT", code: 64) }
+    do {
+        var reader: LogReader?
+        while reader == nil {
+            do { reader = try LogReader(path: path) } catch where error.code == .fileNotFound { usleep(1000) }
+        }
+        var seen: UInt64 = 0
+        var sum: UInt64 = 0
+        while seen < count {
+            let batch = try reader!.poll()
+            if batch.isEmpty { usleep(200); continue }
+            for record in batch {
+                guard record.seq == seen + 1 else { fail("saw seq \(record.seq) after \(seen)") }
+                guard case .added(_, let title, _, _) = record.event, title == expectedTitle(record.seq) else {
+                    fail("record \(record.seq) has the wrong content")
+                }
+                seen = record.seq
+                sum &+= record.seq
+            }
+        }
+        say("ok \(seen) \(sum)")
+    } catch {
+        fail("\(error)")
+    }
+default:
+    fail("unknown mode \(args[1])", code: 64)
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+@testable import EventLog
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The child-process helper `logtorture`, built next to the test bundle.
+func tortureExecutable() throws -> URL {
+    var candidates: [URL] = []
+    #if os(Linux)
+    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+    }
+    #endif
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        candidates.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    candidates.append(root.appendingPathComponent(".build/debug"))
+    for dir in candidates {
+        let url = dir.appendingPathComponent("logtorture")
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    throw EventLogError(.fileNotFound, "logtorture not found next to the tests; run `swift build` first", path: candidates.first?.path)
+}
+
+func expectedTitle(_ seq: UInt64) -> String {
+    "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61))
+}
+
+/// A running child process with its stdout collected.
+final class Child {
+    let process = Process()
+    let out = Pipe()
+    let err = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = try tortureExecutable()
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+    }
+
+    func kill() {
+        Glibc_or_Darwin_kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The complete lines the child printed (a line cut by the kill is dropped).
+    func lines() -> [String] {
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var lines = text.components(separatedBy: "\n")
+        lines.removeLast()  // empty after the final newline, or a cut line
+        return lines
+    }
+
+    func errorText() -> String { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+}
+
+@inline(__always)
+func Glibc_or_Darwin_kill(_ pid: Int32, _ signal: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.kill(pid, signal)
+    #else
+    _ = Darwin.kill(pid, signal)
+    #endif
+}
+
+@Suite("Processes")
+struct ProcessTests {
+    static let kills = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil ? 2_000 : 100
+
+    @Test(arguments: [Durability.syncEachAppend, .groupCommit])
+    func sigkillAtRandomMomentsNeverLosesAnAcknowledgedAppend(mode: Durability) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        var rng = SeededGenerator(seed: mode == .syncEachAppend ? 101 : 202)
+        var acknowledged: UInt64 = 0
+        var survivedKills = 0
+        for round in 0..<Self.kills {
+            let child = try Child(["append", path, mode.rawValue, "\(round)"])
+            usleep(UInt32.random(in: 2_000...40_000, using: &rng))
+            child.kill()
+            for line in child.lines() {
+                let parts = line.split(separator: " ")
+                guard parts.count == 3, parts[0] == "ack", let last = UInt64(parts[2]) else {
+                    Issue.record("unexpected child output: \(line)")
+                    continue
+                }
+                acknowledged = max(acknowledged, last)
+            }
+            guard FileManager.default.fileExists(atPath: path) else {
+                #expect(acknowledged == 0, "round \(round): the log vanished")
+                survivedKills += 1
+                continue
+            }
+            let (records, report) = try LogReader.readAll(path: path)
+            #expect(UInt64(records.count) >= acknowledged, "round \(round): acknowledged seq \(acknowledged) but the log has \(records.count)")
+            #expect(report.damage == nil || report.damage!.isTornTail, "round \(round): \(report.summary)")
+            for record in records {
+                guard case .added(_, let title, _, _) = record.event, title == expectedTitle(record.seq) else {
+                    Issue.record("round \(round): record \(record.seq) has the wrong content")
+                    break
+                }
+            }
+            survivedKills += 1
+        }
+        print("kill test (\(mode)): \(survivedKills) SIGKILLs survived, \(acknowledged) acknowledged records verified")
+        #expect(survivedKills == Self.kills)
+        #expect(acknowledged > 0, "the child never acknowledged anything; the test proves nothing")
+        let writer = try LogWriter.open(path: path)
+        #expect(writer.lastSeq >= acknowledged)
+        writer.close()
+    }
+
+    @Test func aSecondWriterProcessIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        // This process holds the log; the child's writer must be refused.
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        let child = try Child(["append", path, "syncEachAppend", "1"])
+        child.process.waitUntilExit()
+        #expect(child.process.terminationStatus == 1)
+        #expect(child.errorText().contains("in use"))
+        #expect(child.lines().isEmpty)
+        #expect(writer.lastSeq == 0)
+        writer.close()
+
+        // And the other way round: a child holds it, this process is refused.
+        let holder = try Child(["hold", path])
+        defer { holder.kill() }
+        var locked = false
+        for _ in 0..<500 where !locked {
+            do {
+                let probe = try LogWriter.open(path: path)
+                probe.close()
+                usleep(2_000)
+            } catch let error as EventLogError where error.code == .logInUse {
+                locked = true
+            }
+        }
+        #expect(locked, "the child's lock was never seen")
+    }
+
+    @Test func aReaderProcessFollowingAWriterSeesEveryRecordOnceInOrder() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let total: UInt64 = 100_000
+        let follower = try Child(["follow", path, "\(total)"])
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
+        var rng = SeededGenerator(seed: 5)
+        while writer.lastSeq < total {
+            let n = min(UInt64.random(in: 1...500, using: &rng), total - writer.lastSeq)
+            let first = writer.lastSeq + 1
+            try writer.append((0..<n).map { LogEntry(.added(id: LabelID(), title: expectedTitle(first + $0), isEnabled: true, index: 0)) })
+        }
+        follower.process.waitUntilExit()
+        let err = follower.errorText()
+        #expect(follower.process.terminationStatus == 0, "\(err)")
+        #expect(follower.lines() == ["ok \(total) \(total * (total + 1) / 2)"])
+        writer.close()
+    }
+}
