@@ -10,7 +10,9 @@ let package = Package(
         .executable(name: "labelreplay", targets: ["labelreplay"]),
     ],
     targets: [
-        .target(name: "EventLog"),
+        // Hardware CRC-32C (SSE 4.2 / ARMv8 CRC); EventLog falls back to portable Swift without it.
+        .target(name: "CCRC32C"),
+        .target(name: "EventLog", dependencies: ["CCRC32C"]),
         .target(name: "LabelProjection", dependencies: ["EventLog"]),
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
         // The child process of the crash and multi-process tests; not a product.

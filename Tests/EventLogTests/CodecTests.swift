@@ -131,3 +131,21 @@ struct CodecTests {
         #expect(LabelID("not-a-uuid") == nil)
     }
 }
+
+@Suite("CRC-32C implementations")
+struct CRCImplementationTests {
+    @Test func hardwareAndPortableChecksumsAgreeOnEveryLengthAndAlignment() {
+        var rng = SeededGenerator(seed: 99)
+        let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        bytes.withUnsafeBytes { raw in
+            for start in 0..<9 {
+                for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096 - start] {
+                    let slice = UnsafeRawBufferPointer(rebasing: raw[start..<start + length])
+                    let seed = UInt32(start * 7919)
+                    #expect(CRC32C.update(seed, slice) == CRC32C.portableUpdate(seed, slice), "start \(start) length \(length)")
+                }
+            }
+        }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.portableUpdate(0, $0) } == 0xE306_9283)
+    }
+}
