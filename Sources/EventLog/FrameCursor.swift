@@ -8,8 +8,9 @@ struct FrameCursor {
     enum Step {
         /// A whole record; the cursor moved past it.
         case record(EventRecord, offset: Int64)
-        /// The file ends exactly at the cursor.
-        case end
+        /// The records end at the cursor: the file ends there, or only
+        /// zero bytes follow (preallocated space, `preallocated` bytes of it).
+        case end(preallocated: Int64)
         /// The bytes at `offset` are not a good next record.
         case problem(FrameProblem)
     }
@@ -24,8 +25,13 @@ struct FrameCursor {
     private var bufferStart: Int64
     private let chunk: Int
 
-    init(file: any LogFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20) {
+    /// Whether a zero length word is checked to be followed by nothing but
+    /// zeros (recovery) or simply taken as the end for now (a follower).
+    let verifiesZeroTail: Bool
+
+    init(file: any LogFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20, verifiesZeroTail: Bool = true) {
         self.file = file
+        self.verifiesZeroTail = verifiesZeroTail
         self.offset = offset
         self.expectedSeq = expectedSeq
         self.bufferStart = offset
@@ -63,6 +69,27 @@ struct FrameCursor {
         return buffer.count
     }
 
+    /// Whether the bytes at the cursor begin with a zero length word.
+    private func startsWithZeroLength() -> Bool {
+        let position = Int(offset - bufferStart)
+        guard buffer.count - position >= 4 else { return false }
+        return buffer[position] == 0 && buffer[position + 1] == 0 && buffer[position + 2] == 0 && buffer[position + 3] == 0
+    }
+
+    /// The number of bytes from the cursor to the end of the file if they are
+    /// all zero (preallocated space), or `nil` if any is not.
+    private func zeroTailLength() throws(EventLogError) -> Int64? {
+        let size = try file.size()
+        var at = offset
+        while at < size {
+            let bytes = try file.read(at: at, count: Int(min(size - at, 1 << 20)))
+            if bytes.isEmpty { break }
+            if bytes.contains(where: { $0 != 0 }) { return nil }
+            at += Int64(bytes.count)
+        }
+        return size - offset
+    }
+
     /// Forgets buffered bytes from the cursor on, so the next read sees the
     /// file as it is now (a follower retrying a frame still being written).
     mutating func discardBuffer() {
@@ -75,7 +102,11 @@ struct FrameCursor {
         var available = Int(Int64(buffer.count) - (offset - bufferStart))
         if available < LogFormat.frameHeaderLength {
             available = try fill(atLeast: LogFormat.frameHeaderLength)
-            if available == 0 { return .end }
+            if available == 0 { return .end(preallocated: 0) }
+        }
+        if startsWithZeroLength() {
+            if !verifiesZeroTail { return .end(preallocated: 0) }
+            if let zeros = try zeroTailLength() { return .end(preallocated: zeros) }
         }
         while true {
             let position = Int(offset - bufferStart)

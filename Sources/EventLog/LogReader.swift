@@ -28,7 +28,7 @@ public final class LogReader {
         }
         self.path = path
         self.file = file
-        self.cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+        self.cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1, verifiesZeroTail: false)
     }
 
     deinit { file.close() }

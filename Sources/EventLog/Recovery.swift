@@ -36,13 +36,15 @@ public struct RecoveryReport: Sendable, Hashable {
     public var validLength: Int64
     /// The file's length when it was scanned.
     public var fileLength: Int64
+    /// Zero bytes after the records that the writer preallocated (not damage).
+    public var preallocatedBytes: Int64 = 0
     /// The damage after the good records, if any.
     public var damage: Damage?
     /// Where the cut bytes were saved before a salvage cut them, if they were.
     public var savedTailPath: String?
 
-    /// Bytes after the good records (dropped on a writer's open).
-    public var droppedBytes: Int64 { fileLength - validLength }
+    /// Bytes after the good records that are not preallocated space (dropped on a writer's open).
+    public var droppedBytes: Int64 { fileLength - validLength - preallocatedBytes }
 
     /// A one-line summary, e.g. `recovered to seq 41; dropped 17 bytes from offset 2048 (torn tail: …)`.
     public var summary: String {
@@ -99,8 +101,9 @@ enum Recovery {
                 index.note(seq: record.seq, offset: offset)
                 lastSeq = record.seq
                 try visit(record)
-            case .end:
-                let report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength)
+            case .end(let preallocated):
+                let report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
+                                            preallocatedBytes: preallocated)
                 return ScanResult(report: report, index: index)
             case .problem(let problem):
                 var tornTail = false

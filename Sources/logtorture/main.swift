@@ -1,6 +1,6 @@
 // logtorture: the child process of the reliability tests (Tests/EventLogTests/ProcessTests.swift).
 // It is not part of the library. Usage:
-//   logtorture append PATH DURABILITY SEED   append forever, printing "ack FIRST LAST" after each acknowledged append
+//   logtorture append PATH DURABILITY SEED   print "opened LASTSEQ", then append forever, printing "ack FIRST LAST" after each acknowledged append
 //   logtorture hold PATH                     open PATH as the writer, print "locked", then sleep until killed
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 import EventLog
@@ -31,6 +31,7 @@ case "append":
     }
     do {
         let writer = try LogWriter.open(path: path, options: .init(durability: durability, createIfMissing: true))
+        say("opened \(writer.lastSeq)")
         var state = seed | 1
         while true {
             state ^= state << 13; state ^= state >> 7; state ^= state << 17

@@ -15,6 +15,9 @@ import Darwin
 final class FaultyFileSystem: LogFileSystem {
     enum Op: String, CaseIterable, Sendable {
         case open, read, write, syncData, syncAll, truncate, link, syncDirectory
+        /// Writes that carry records, i.e. are not all zero bytes (preallocation). Every
+        /// such write counts as both `.write` and `.recordWrite`.
+        case recordWrite
     }
 
     /// A rule: fail calls of `op` number `first...` (1-based, counted per op), `times` times.
@@ -135,8 +138,12 @@ final class FaultyFileSystem: LogFileSystem {
         let torn = pending[survivors]
         let kept = Int.random(in: 0...torn.bytes.count, using: &rng)
         apply(torn, count: kept)
-        let sectorStart = max(Int(durable.count), (Int(torn.offset) + kept) / 512 * 512)
-        let sectorEnd = min(image.count, sectorStart + 512)
+        // Damage stays inside the bytes written since the sync (sectors are assumed to be written atomically
+        // with respect to earlier synced data).
+        let pendingStart = Int(pending.map(\.offset).min()!)
+        let pendingEnd = pending.map { Int($0.offset) + $0.bytes.count }.max()!
+        let sectorStart = max(pendingStart, (Int(torn.offset) + kept) / 512 * 512)
+        let sectorEnd = min(image.count, pendingEnd, sectorStart + 512)
         if sectorStart < sectorEnd {
             for i in sectorStart..<sectorEnd {
                 switch loss {
@@ -168,7 +175,9 @@ final class FaultyFile: LogFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) {
-        if let fault = fs.check(.write, path: path) {
+        let anyWriteFault = fs.check(.write, path: path)
+        let recordFault = bytes.contains(where: { $0 != 0 }) ? fs.check(.recordWrite, path: path) : nil
+        if let fault = anyWriteFault ?? recordFault {
             let landed = fault.afterWrite ? bytes.count : min(fault.partialBytes, bytes.count)
             if landed > 0 {
                 let part = UnsafeRawBufferPointer(rebasing: bytes[0..<landed])

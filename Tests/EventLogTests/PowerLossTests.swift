@@ -20,7 +20,7 @@ struct PowerLossTests {
             var acknowledged: [EventRecord] = []
             let appends = Int.random(in: 0...12, using: &rng)
             // The process "dies" after the write of append number `appends + 1`, before its sync.
-            fs.add(.init(op: .write, first: fs.calls(.write) + appends + 1, afterWrite: true))
+            fs.add(.init(op: .recordWrite, first: fs.calls(.recordWrite) + appends + 1, afterWrite: true))
             var inFlight: [LogEntry] = []
             for i in 0...appends {
                 let n = Int.random(in: 1...4, using: &rng)

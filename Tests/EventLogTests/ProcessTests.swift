@@ -51,9 +51,22 @@ final class Child {
         process.waitUntilExit()
     }
 
+    private var received = Data()
+
+    /// Blocks until the child has printed a whole first line (or exited); returns it.
+    func firstLine() -> String? {
+        while !received.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            received.append(chunk)
+        }
+        return String(decoding: received.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
+    }
+
     /// The complete lines the child printed (a line cut by the kill is dropped).
     func lines() -> [String] {
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        received.append(out.fileHandleForReading.readDataToEndOfFile())
+        let text = String(decoding: received, as: UTF8.self)
         var lines = text.components(separatedBy: "\n")
         lines.removeLast()  // empty after the final newline, or a cut line
         return lines
@@ -84,9 +97,16 @@ struct ProcessTests {
         var survivedKills = 0
         for round in 0..<Self.kills {
             let child = try Child(["append", path, mode.rawValue, "\(round)"])
-            usleep(UInt32.random(in: 2_000...40_000, using: &rng))
+            if round % 4 == 0 {
+                // Kill at any moment, recovery and creation included.
+                usleep(UInt32.random(in: 0...60_000, using: &rng))
+            } else {
+                // Kill while appending.
+                _ = child.firstLine()
+                usleep(UInt32.random(in: 0...20_000, using: &rng))
+            }
             child.kill()
-            for line in child.lines() {
+            for line in child.lines() where !line.hasPrefix("opened") {
                 let parts = line.split(separator: " ")
                 guard parts.count == 3, parts[0] == "ack", let last = UInt64(parts[2]) else {
                     Issue.record("unexpected child output: \(line)")

@@ -72,7 +72,59 @@ struct RecoveryTests {
         #expect(tails + corruptions == (bytes.count - LogFormat.headerLength) * 8)
     }
 
-    @Test(arguments: ["zeros", "garbage", "half a frame header", "a frame with a wrong checksum", "an absurd length"])
+    @Test func zeroBytesAfterTheLastRecordArePreallocatedSpaceNotDamage() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path)
+        let good = readBytes(path)
+        writeBytes(path, good + [UInt8](repeating: 0, count: 4096))
+        let (read, report) = try LogReader.readAll(path: path, mode: .absoluteConsistency)
+        #expect(read == records)
+        #expect(report.damage == nil)
+        #expect(report.preallocatedBytes == 4096)
+        #expect(report.droppedBytes == 0)
+        let writer = try LogWriter.open(path: path, options: .init(recovery: .absoluteConsistency))
+        let next = try writer.append(LogEntry(.toggled(id: fixedID(1), isEnabled: true)))
+        writer.close()
+        // A clean close trims the unused space.
+        #expect(try LogReader.readAll(path: path).records == records + [next])
+        let after = try LogReader.readAll(path: path).report
+        #expect(after.preallocatedBytes == 0)
+        #expect(after.validLength == Int64(readBytes(path).count))
+    }
+
+    @Test func zerosFollowedByAnythingElseAreATornTailNotPreallocation() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path)
+        let good = readBytes(path)
+        writeBytes(path, good + [UInt8](repeating: 0, count: 100) + [7] + [UInt8](repeating: 0, count: 100))
+        let (read, report) = try LogReader.readAll(path: path)
+        #expect(read == records)
+        #expect(report.damage?.isTornTail == true)
+        #expect(report.droppedBytes == 201)
+    }
+
+    @Test func aWriterPreallocatesAheadAndAppendsIntoTheZeros() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true, preallocation: 64 << 10))
+        let first = try writer.append(sampleEntries())
+        #expect(readBytes(path).count == 64 << 10, "the file is extended by whole preallocation steps")
+        // A reader sees exactly the records, and the zeros as preallocated space.
+        let (read, report) = try LogReader.readAll(path: path, mode: .absoluteConsistency)
+        #expect(read == first)
+        #expect(report.preallocatedBytes == Int64(64 << 10) - report.validLength)
+        let big = (0..<2000).map { LogEntry(.added(id: LabelID(), title: "label \($0)", isEnabled: true, index: $0)) }
+        let more = try writer.append(big)
+        #expect(readBytes(path).count % (64 << 10) == 0)
+        #expect(readBytes(path).count > 64 << 10)
+        writer.close()
+        #expect(try LogReader.readAll(path: path).records == first + more)
+        #expect(try LogReader.readAll(path: path).report.preallocatedBytes == 0, "close trims")
+    }
+
+    @Test(arguments: ["garbage", "half a frame header", "a frame with a wrong checksum", "an absurd length"])
     func junkAfterTheLastRecordIsATornTail(kind: String) throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
@@ -81,7 +133,6 @@ struct RecoveryTests {
         var rng = SeededGenerator(seed: 42)
         let junk: [UInt8]
         switch kind {
-        case "zeros": junk = [UInt8](repeating: 0, count: 4096)
         case "garbage": junk = (0..<3000).map { _ in UInt8.random(in: 0...255, using: &rng) }
         case "half a frame header": junk = [0x20, 0, 0]
         case "a frame with a wrong checksum": junk = [6, 0, 0, 0, 1, 2, 3, 4, 11, 0, 1, 0, 0, 0]
