@@ -103,7 +103,11 @@ struct ByteReader {
             position += 1
             if shift == 63 && byte > 1 { throw DecodeFailure("varint overflows 64 bits") }
             result |= UInt64(byte & 0x7f) << shift
-            if byte & 0x80 == 0 { return result }
+            if byte & 0x80 == 0 {
+                // The encoding is canonical: a zero final byte after others is an overlong varint.
+                if byte == 0 && shift > 0 { throw DecodeFailure("overlong varint") }
+                return result
+            }
             shift += 7
             if shift > 63 { throw DecodeFailure("varint longer than 10 bytes") }
         }

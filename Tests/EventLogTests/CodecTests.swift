@@ -90,6 +90,20 @@ struct CodecTests {
         }
     }
 
+    /// Regression (found by the fuzzer): an overlong varint decoded, so two byte strings meant the same record.
+    @Test func overlongVarintsAreRejectedSoTheEncodingIsCanonical() throws {
+        let record = EventRecord(seq: 5, timestamp: EventTimestamp(millisecondsSince1970: 0), event: .toggled(id: fixedID(1), isEnabled: true))
+        let payload = try record.encodedPayload()
+        #expect(payload[0] == 5)
+        let overlong = [0x85, 0x00] + payload.dropFirst()
+        do {
+            _ = try EventRecord.decode(payload: overlong)
+            Issue.record("decoded an overlong varint")
+        } catch {
+            #expect(error.message.contains("overlong varint"))
+        }
+    }
+
     @Test func anAbsurdReorderCountIsRefusedWithoutAllocating() throws {
         var w = ByteWriter()
         w.varint(1); w.zigzag(0); w.u8(LabelEvent.Kind.reordered.code); w.u8(0)
