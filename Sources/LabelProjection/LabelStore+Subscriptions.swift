@@ -57,6 +57,9 @@ extension LabelStore {
         return stream
     }
 
+    /// The number of registered subscribers (callbacks and streams, of every dependency).
+    public var subscriberCount: Int { state.withLock { $0.hub.count } }
+
     // MARK: - Registration
 
     private func nextSubscriberID() -> UInt64 {
