@@ -72,7 +72,7 @@ final class TrackedSubscriber {
 
     /// Runs `steps` random steps against `store` (which must be empty) and returns the model history.
     @discardableResult
-    static func run(_ store: LabelStore, seed: UInt64, steps: Int, recordRejections: Bool) throws -> [ModelList] {
+    static func run(_ store: LabelStore, seed: UInt64, steps: Int, recordRejections: Bool, catchUpEvery: Int = 97) throws -> [ModelList] {
         var generator = CommandGenerator(seed: seed)
         var model = ModelList()
         var history = [model]
@@ -127,7 +127,7 @@ final class TrackedSubscriber {
             // Every subscriber received exactly the model's changes.
             for subscriber in subscribers { subscriber.check(history: history, lastSeq: model.lastSeq) }
             // Now and then, a subscriber joins from an earlier seq (catch-up then live).
-            if step % 97 == 0, model.lastSeq > 0 {
+            if step % catchUpEvery == 0, model.lastSeq > 0 {
                 let from = UInt64(generator.int(1...Int(model.lastSeq + 1)))
                 let dependencies: [Dependency] = [.membership, .everything, .enabledCount, .label(generator.target(model)), .view(queries[step % queries.count])]
                 let subscriber = try TrackedSubscriber(store, dependencies[generator.int(0...4)], from: from, history: history)
