@@ -160,5 +160,6 @@ import Testing
         let error = #expect(throws: StoreError.self) { try store.add("B") }
         #expect(error?.code == .closed)
         #expect(store.labels.map(\.title) == ["A"])
+        #expect(store.subscribe(to: .everything) { _ in }.isCancelled)
     }
 }

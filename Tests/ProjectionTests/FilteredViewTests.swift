@@ -71,7 +71,7 @@ import Testing
         let ids = (1...5).map(testID)
         var events: [LabelEvent] = ids.enumerated().map { .added(id: $1, title: $0 % 2 == 0 ? "even" : "odd", isEnabled: true, index: $0) }
         events.append(.reordered(order: ids.reversed()))
-        events.append(.reordered(order: [ids[1], ids[0], ids[3], ids[4], ids[2]]))  // evens keep their relative order? 0,4,2 -> not
+        events.append(.reordered(order: [ids[1], ids[0], ids[3], ids[4], ids[2]]))  // visible "even" rows become 0, 4, 2
         let result = try changes(ViewQuery("even"), events)
         #expect(result[5].count == 2, "reversing three visible rows takes two moves")
         #expect(!result[6].isEmpty)
