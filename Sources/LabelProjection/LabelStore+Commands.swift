@@ -79,10 +79,11 @@ extension LabelStore {
     private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
                        _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
         defer { delivery.drain() }
-        let now = self.options.clock()
         return try state.withLock { (s) throws(StoreError) -> [EventRecord] in
             if s.closed { throw StoreError(.closed, "The store is closed.") }
             if let broken = s.broken { throw broken }
+            // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
+            let now = self.options.clock()
             var attempt = 0
             while true {
                 let entries: [LogEntry]

@@ -16,8 +16,9 @@ extension LabelStore {
     /// Keep the returned ``Subscription``: releasing it cancels.
     public func subscribe(to dependency: Dependency, _ handler: @escaping @Sendable (ChangeNotification) -> Void) -> Subscription {
         let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
-        register(box)
-        return subscription(for: box)
+        let token = subscription(for: box)
+        if !register(box) { token.cancel() }  // a closed store hands back a cancelled subscription
+        return token
     }
 
     /// Like ``subscribe(to:_:)``, but first replays the history from `seq`
@@ -40,7 +41,7 @@ extension LabelStore {
     /// task (or dropping the stream) unregisters it.
     public func changes(for dependency: Dependency) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
-        register(box)
+        register(box)  // a closed store finishes the stream at once
         return stream
     }
 
@@ -56,6 +57,9 @@ extension LabelStore {
         }
         return stream
     }
+
+    /// The number of registered subscribers (callbacks and streams, of every dependency).
+    public var subscriberCount: Int { state.withLock { $0.hub.count } }
 
     // MARK: - Registration
 
@@ -89,14 +93,16 @@ extension LabelStore {
         removed?.markCancelled()
     }
 
-    /// Registers `box` for live notifications only.
-    private func register(_ box: SubscriberBox) {
+    /// Registers `box` for live notifications only; returns `false` (and finishes it) if the store is closed.
+    @discardableResult
+    private func register(_ box: SubscriberBox) -> Bool {
         let registered = state.withLock { s in
             guard !s.closed else { return false }
             if !box.isCancelled { s.hub.insert(box, list: s.list) }
             return true
         }
         if !registered { box.finish() }
+        return registered
     }
 
     /// Registers `box` after replaying history from `seq`, atomically with

@@ -32,6 +32,8 @@ final class Collector<Element: Sendable>: Sendable {
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
     var count: Int { items.withLock { $0.count } }
+    /// The items from index `start` on.
+    func items(from start: Int) -> [Element] { items.withLock { Array($0[min(start, $0.count)...]) } }
     func removeAll() { items.withLock { $0.removeAll() } }
 }
 
@@ -51,6 +53,8 @@ struct ModelList: Equatable {
     var removedIDs: [LabelID] = []
     var listVersion: UInt64 = 0
     var lastSeq: UInt64 = 0
+    /// Precomputed view rows for this state (tests cache them once per state; not part of equality).
+    var cachedViews: [ViewQuery: [Label]] = [:]
 
     var enabledCount: Int { rows.filter(\.isEnabled).count }
     var ids: [LabelID] { rows.map(\.id) }
@@ -60,6 +64,7 @@ struct ModelList: Equatable {
     /// Applies an event the caller knows is consistent (the model never validates).
     mutating func apply(_ event: LabelEvent, seq: UInt64) {
         lastSeq = seq
+        cachedViews = [:]
         switch event {
         case .added(let id, let title, let isEnabled, let index):
             rows.insert(Label(id: id, title: title, isEnabled: isEnabled, version: seq), at: index)

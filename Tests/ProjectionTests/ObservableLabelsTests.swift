@@ -1,0 +1,96 @@
+import EventLog
+import Observation
+import Testing
+@testable import LabelProjection
+
+/// The `@Observable` model: observers are invalidated only by changes to what they read.
+@MainActor
+@Suite struct ObservableLabelsTests {
+    /// Registers one observation per name; `fired` collects the names whose reads changed.
+    func observe(_ fired: Collector<String>, _ reads: [String: () -> Void]) {
+        for (name, read) in reads {
+            withObservationTracking { read() } onChange: { fired.append(name) }
+        }
+    }
+
+    @Test func togglingLabelADoesNotFireObserversOfATitleOrAnythingOfB() throws {
+        let store = try makeStore()
+        let a = try store.add("A"), b = try store.add("B")
+        let model = ObservableLabels(store: store)
+        let rowA = try #require(model.row(a)), rowB = try #require(model.row(b))
+        let fired = Collector<String>()
+        observe(fired, [
+            "A.title": { _ = rowA.title }, "A.isEnabled": { _ = rowA.isEnabled },
+            "B.title": { _ = rowB.title }, "B.isEnabled": { _ = rowB.isEnabled }, "B.version": { _ = rowB.version },
+            "rows": { _ = model.rows }, "enabledCount": { _ = model.enabledCount },
+        ])
+        try store.toggle(a)
+        model.update()
+        #expect(Set(fired.all) == ["A.isEnabled", "enabledCount"])
+        #expect(rowA.isEnabled == false && model.enabledCount == 1)
+    }
+
+    @Test func renamingFiresOnlyThatTitleAndAddingFiresOnlyRows() throws {
+        let store = try makeStore()
+        let a = try store.add("A")
+        let model = ObservableLabels(store: store)
+        let rowA = try #require(model.row(a))
+        let fired = Collector<String>()
+        observe(fired, ["A.title": { _ = rowA.title }, "A.isEnabled": { _ = rowA.isEnabled }, "rows": { _ = model.rows }])
+        try store.rename(a, to: "A2")
+        model.update()
+        #expect(fired.all == ["A.title"])
+        fired.removeAll()
+        observe(fired, ["A.title": { _ = rowA.title }, "A.isEnabled": { _ = rowA.isEnabled }])
+        try store.add("B", at: 0)
+        model.update()
+        #expect(fired.all == ["rows"], "only the rows observer (registered before) fires; row A is untouched")
+        #expect(model.rows.map(\.title) == ["B", "A2"])
+    }
+
+    @Test func scenarioC_togglingOneOfFiftyRowsInvalidatesOnlyThatRowsIsEnabled() throws {
+        let store = try makeStore()
+        let ids = try (0..<50).map { try store.add("Label \($0)") }
+        let model = ObservableLabels(store: store)
+        let fired = Collector<String>()
+        for (n, row) in model.rows.enumerated() {
+            observe(fired, ["\(n).title": { _ = row.title }, "\(n).isEnabled": { _ = row.isEnabled }])
+        }
+        try store.toggle(ids[17])
+        model.update()
+        #expect(fired.all == ["17.isEnabled"])
+    }
+
+    @Test func modelMirrorsTheStoreThroughEveryKindOfEvent() throws {
+        let store = try makeStore(recordRejections: true)
+        let model = ObservableLabels(store: store)
+        var generator = CommandGenerator(seed: 7)
+        for _ in 0..<400 {
+            let list = store.snapshot
+            var mirror = ModelList()
+            mirror.rows = list.labels
+            mirror.removedIDs = Array(list.knownIDs.subtracting(list.ids)).sorted()
+            for id in mirror.removedIDs { mirror.removed[id] = list.removal(of: id) }
+            _ = try? store.execute(generator.command(mirror))
+            model.update()
+            #expect(model.rows.map(\.label) == store.labels)
+            #expect(model.enabledCount == store.enabledCount && model.appliedSeq == store.lastSeq)
+        }
+    }
+
+    @Test func followAppliesStreamedChangesUntilTheStoreCloses() async throws {
+        let store = try makeStore()
+        let a = try store.add("A")
+        let model = ObservableLabels(store: store)
+        let following = Task { await model.follow() }
+        while store.subscriberCount == 0 { await Task.yield() }  // wait until follow() is subscribed
+        try store.add("B")
+        try store.rename(a, to: "A2")
+        try store.move(a, to: 1)
+        store.close()
+        #expect(model.appliedSeq == 1, "nothing is applied until the stream is consumed")
+        await following.value
+        #expect(model.rows.map(\.title) == ["B", "A2"])
+        #expect(model.appliedSeq == store.lastSeq)
+    }
+}
