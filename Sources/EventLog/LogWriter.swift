@@ -263,6 +263,41 @@ public final class LogWriter: EventStorage, Sendable {
         return result
     }
 
+    /// Cuts every record after `seq` from the file (durably) and returns how
+    /// many bytes were cut. This rewrites history: it is for repair tools
+    /// that found a record the projection cannot apply, and must save a
+    /// backup first. `seq` must be in `0...lastSeq`.
+    @discardableResult
+    public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
+        try state.withLock { (s) throws(EventLogError) -> Int64 in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            if let poisoned = s.poisoned { throw poisoned }
+            guard seq <= s.lastSeq else {
+                throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
+            }
+            guard seq < s.lastSeq else { return 0 }
+            var cut = Int64(LogFormat.headerLength)
+            if seq > 0 {
+                guard let start = s.index.start(for: seq) else { return 0 }
+                var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
+                while cursor.expectedSeq <= seq {
+                    guard case .record = try cursor.next() else {
+                        throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
+                    }
+                }
+                cut = cursor.offset
+            }
+            let removed = s.end - cut
+            try file.truncate(to: cut)
+            try file.syncAll()
+            s.end = cut
+            s.allocated = cut
+            s.lastSeq = seq
+            s.index.truncate(after: seq)
+            return removed
+        }
+    }
+
     /// Releases the file and its lock. Later calls fail with ``EventLogError/Code/closed``.
     /// Do not call it while other threads still use the writer.
     public func close() {

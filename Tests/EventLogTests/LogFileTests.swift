@@ -194,3 +194,27 @@ struct LogFileTests {
         #expect(try LogReader.readAll(path: path).records == written)
     }
 }
+
+@Suite("Repair support")
+struct RepairSupportTests {
+    @Test func discardingRecordsAfterASeqKeepsExactlyThePrefix() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let entries = (0..<2500).map { LogEntry(.added(id: LabelID(), title: "label \($0)", isEnabled: true, index: $0)) }
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
+        let records = try writer.append(entries)
+        #expect(throws: EventLogError.self) { try writer.discardRecords(after: 2501) }
+        #expect(try writer.discardRecords(after: 2500) == 0)
+        let cut = try writer.discardRecords(after: 1500)
+        #expect(cut > 0)
+        #expect(writer.lastSeq == 1500)
+        let next = try writer.append(LogEntry(.toggled(id: records[0].event.labelID!, isEnabled: false)))
+        #expect(next.seq == 1501)
+        #expect(try writer.read(from: 1499, maxCount: 5).map(\.seq) == [1499, 1500, 1501])
+        try writer.discardRecords(after: 0)
+        #expect(writer.lastSeq == 0)
+        writer.close()
+        #expect(try LogReader.readAll(path: path).records.isEmpty)
+        #expect(readBytes(path).count == LogFormat.headerLength)
+    }
+}
