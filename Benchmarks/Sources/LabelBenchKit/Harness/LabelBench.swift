@@ -46,9 +46,12 @@ public enum LabelBench {
             return 1
         }
         defer { scratch.removeAll() }
-        let machine = MachineInfo.collect(scratchDirectory: settings.scratchBase)
         let context = BenchContext(settings: settings, scratch: scratch)
-        machine.lines.forEach { context.progress($0) }
+        context.progress("labelbench: \(settings.modeName) run, \(workloads.count) workloads, scratch in \(scratch.root)")
+        let probeDirectory = try? scratch.freshDirectory("probe")
+        let machine = MachineInfo.collect(scratchDirectory: settings.scratchBase, probeDirectory: probeDirectory ?? scratch.root)
+        if let probeDirectory { scratch.remove(probeDirectory) }
+        if settings.json { machine.lines.forEach { context.progress($0) } }
         if machine.fileSystem.hasPrefix("tmpfs") {
             context.progress("WARNING: the scratch directory is on tmpfs, where fdatasync does nothing; use --dir on a real disk")
         }

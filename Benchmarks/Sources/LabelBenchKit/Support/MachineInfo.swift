@@ -20,18 +20,22 @@ struct MachineInfo: Codable, Sendable {
     var scratchDirectory: String
     /// The file system type of that directory (from `/proc/mounts`), or "unknown".
     var fileSystem: String
+    /// The median time of a 4 KiB append + `fdatasync` in the scratch directory, in milliseconds (see ``SyncProbe``).
+    var syncMilliseconds: Double?
     /// The 1-minute load average when the run started (other work on the machine adds noise).
     var loadAverage: String
     /// Whether this binary was built with optimizations.
     var optimized: Bool
 
     /// Collects the description; every probe is cheap and failure-tolerant.
-    static func collect(scratchDirectory: String) -> MachineInfo {
-        MachineInfo(cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
-                    memoryBytes: ProcessInfo.processInfo.physicalMemory, os: operatingSystem(),
-                    swift: swiftVersion(), sqlite: String(cString: sqlite3_libversion()),
-                    scratchDirectory: scratchDirectory, fileSystem: fileSystem(of: scratchDirectory),
-                    loadAverage: loadAverage(), optimized: isOptimized)
+    /// `probeDirectory` is where the sync probe writes (a directory of the scratch space).
+    static func collect(scratchDirectory: String, probeDirectory: String) -> MachineInfo {
+        let sync = SyncProbe.medianSyncLatency(in: probeDirectory).map { Statistics.seconds($0) * 1000 }
+        return MachineInfo(cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
+                           memoryBytes: ProcessInfo.processInfo.physicalMemory, os: operatingSystem(),
+                           swift: swiftVersion(), sqlite: String(cString: sqlite3_libversion()),
+                           scratchDirectory: scratchDirectory, fileSystem: fileSystem(of: scratchDirectory),
+                           syncMilliseconds: sync, loadAverage: loadAverage(), optimized: isOptimized)
     }
 
     /// The header lines printed above the table.
@@ -40,7 +44,8 @@ struct MachineInfo: Codable, Sendable {
         return [
             "machine: \(cpu), \(cores) cores, \(String(format: "%.1f", gib)) GiB RAM, load \(loadAverage)",
             "os: \(os); \(swift); SQLite \(sqlite)",
-            "scratch: \(scratchDirectory) (\(fileSystem))",
+            "scratch: \(scratchDirectory) (\(fileSystem)); 4 KiB append + fdatasync: "
+                + (syncMilliseconds.map { String(format: "%.2f ms", $0) } ?? "unknown") + " (median of 20)",
         ]
     }
 
