@@ -6,7 +6,7 @@ enum TableReport {
     /// The whole report as text.
     static func render(machine: MachineInfo, settings: BenchSettings, results: [WorkloadResult]) -> String {
         var lines = ["labelbench — EventLog vs SQLite (WAL), \(settings.modeName) run, " +
-                     "\(settings.repetitions) repetitions per side (median), seed 0x\(String(settings.seed, radix: 16))"]
+                     "\(settings.repetitions) repetition\(settings.repetitions == 1 ? "" : "s") per side (median), seed 0x\(String(settings.seed, radix: 16))"]
         lines += machine.lines
         if !machine.optimized { lines.append("WARNING: debug build; these numbers mean nothing (use -c release)") }
         lines.append("")

@@ -52,10 +52,9 @@ final class SQLiteEventWriter {
 
     private func bind(_ entry: LogEntry) {
         let s = insertStatement
+        s.clearBindings()  // every column NULL but what is bound below
         s.bind(entry.timestamp?.millisecondsSince1970 ?? EventTimestamp.now().millisecondsSince1970, at: 1)
         s.bind(Int64(entry.event.kind.code), at: 2)
-        // Defaults: everything NULL but what the kind sets below.
-        for index: Int32 in 3...13 { s.bindNull(at: index) }
         s.bind(entry.actor, at: 10)
         s.bind(entry.note, at: 11)
         switch entry.event {

@@ -71,6 +71,11 @@ final class SQLiteStatement {
         }
     }
 
+    /// Sets every parameter to NULL.
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
     /// Makes the statement ready to run again (bindings are kept).
     func reset() {
         sqlite3_reset(handle)
