@@ -46,6 +46,7 @@ public enum LabelBench {
             return 1
         }
         defer { scratch.removeAll() }
+        InterruptCleanup.install(removing: scratch.root)
         let context = BenchContext(settings: settings, scratch: scratch)
         context.progress("labelbench: \(settings.modeName) run, \(workloads.count) workloads, scratch in \(scratch.root)")
         let probeDirectory = try? scratch.freshDirectory("probe")
