@@ -1,0 +1,76 @@
+/// The command line of `labelbench`.
+enum Arguments {
+    /// What the command line asks for.
+    enum Command: Equatable {
+        /// Run the selected workloads.
+        case run(BenchSettings)
+        /// List the workloads the settings select, without running them.
+        case list(BenchSettings)
+        /// Print the usage.
+        case help
+    }
+
+    /// The `--help` text.
+    static let usage = """
+        usage: swift run -c release --package-path Benchmarks labelbench [options]
+
+        Compares the EventLog with SQLite (WAL mode, through its C API) on the same
+        deterministic event stream and prints a table of medians and ratios.
+
+        options:
+          --quick         smaller workloads, 3 repetitions: the whole run in under a minute
+          --big           also replay 10,000,000 events (adds a few minutes)
+          --json          print the results as JSON on standard output (progress stays on stderr)
+          --filter NAME   run only workloads whose id contains NAME (repeatable, or comma-separated)
+          --reps N        repetitions per side (default: 5, quick: 3)
+          --dir PATH      where to put the scratch files (default: the temporary directory);
+                          use a directory on the disk you care about, never a tmpfs
+          --seed N        seed of the event stream (decimal or 0x-hex)
+          --list          list the workloads that would run, then exit
+          --allow-debug   run even if built without optimizations (the numbers mean nothing)
+          -h, --help      print this help
+
+        workloads: single-append, batch-append, concurrent-writers, replay-1m (replay-200k
+        with --quick), replay-10m (--big), bytes-per-event
+        """
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws -> Command {
+        var settings = BenchSettings()
+        var list = false
+        var rest = arguments[...]
+        func value(for option: String) throws -> String {
+            guard let value = rest.popFirst(), !value.hasPrefix("--") else {
+                throw BenchError("\(option) needs a value (see --help)")
+            }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help": return .help
+            case "--quick": settings.quick = true
+            case "--big": settings.big = true
+            case "--json": settings.json = true
+            case "--list": list = true
+            case "--allow-debug": settings.allowDebug = true
+            case "--filter":
+                settings.filters += try value(for: argument).split(separator: ",").map(String.init)
+            case "--reps":
+                let text = try value(for: argument)
+                guard let n = Int(text), n >= 1 else { throw BenchError("--reps needs a positive integer, not '\(text)'") }
+                settings.repetitionsOverride = n
+            case "--dir":
+                settings.scratchBase = try value(for: argument)
+            case "--seed":
+                let text = try value(for: argument)
+                let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+                guard let seed = parsed else { throw BenchError("--seed needs an unsigned integer, not '\(text)'") }
+                settings.seed = seed
+            default:
+                throw BenchError("unknown argument '\(argument)' (see --help)")
+            }
+        }
+        return list ? .list(settings) : .run(settings)
+    }
+}
+

@@ -1,0 +1,21 @@
+/// The list of workloads, in the order they run.
+///
+/// To add a workload, append it here (projection workloads go in
+/// ``projectionWorkloads(for:)``, in `Workloads/ProjectionWorkloads.swift`).
+enum WorkloadCatalog {
+    /// Every workload the settings select (`--quick` sizes, `--big`, `--filter`).
+    static func workloads(for settings: BenchSettings) -> [any Workload] {
+        var all: [any Workload] = [
+            SingleAppendWorkload(settings: settings),
+            BatchAppendWorkload(settings: settings),
+            ConcurrentWritersWorkload(settings: settings),
+            ReplayWorkload<DecodeOnlyConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings),
+        ]
+        if settings.big {
+            all.append(ReplayWorkload<DecodeOnlyConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))
+        }
+        all.append(BytesOnDiskWorkload(settings: settings))
+        all += projectionWorkloads(for: settings)
+        return all.filter { settings.includes($0.id) }
+    }
+}

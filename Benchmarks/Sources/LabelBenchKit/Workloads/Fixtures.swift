@@ -1,0 +1,49 @@
+import EventLog
+
+/// Creating and filling the two stores the way the workloads need, outside timed regions.
+enum Fixtures {
+    /// The log's file name in a measurement's directory.
+    static let logName = "events.labellog"
+    /// The SQLite database's file name in a measurement's directory.
+    static let databaseName = "events.sqlite"
+
+    /// Creates a new, empty log in `directory` with `durability`.
+    static func createLog(in directory: String, durability: Durability) throws -> LogWriter {
+        try LogWriter.open(path: "\(directory)/\(logName)",
+                           options: LogWriter.Options(durability: durability, createIfMissing: true))
+    }
+
+    /// Creates a new, empty SQLite database in `directory` (WAL, `synchronous`, the events table).
+    static func createDatabase(in directory: String, synchronous: SQLiteEventDatabase.Synchronous) throws -> SQLiteConnection {
+        try SQLiteEventDatabase.open(path: "\(directory)/\(databaseName)", synchronous: synchronous)
+    }
+
+    /// Writes the same `count` events of the stream for `seed` into a new log
+    /// at `logPath` and a new database at `databasePath`, generating the
+    /// stream once, `chunk` events at a time (so ten million events need not
+    /// be in memory at once). Fast settings: the log without syncs and one
+    /// sync at the end; SQLite with `synchronous=OFF`, one transaction per
+    /// chunk, then a checkpoint that empties the WAL.
+    static func writeBoth(count: Int, seed: UInt64, logPath: String, databasePath: String, chunk: Int = 10_000,
+                          progress: (Int) -> Void = { _ in }) throws {
+        let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+        defer { log.close() }
+        let db = try SQLiteEventDatabase.open(path: databasePath, synchronous: .off)
+        defer { db.close() }
+        let inserter = try SQLiteEventWriter(connection: db)
+        var stream = EventStream(seed: seed)
+        var written = 0
+        while written < count {
+            let entries = stream.next(min(chunk, count - written))
+            try log.append(entries)
+            try inserter.insertTransaction(entries)
+            written += entries.count
+            if written % 1_000_000 == 0 { progress(written) }
+        }
+        try log.sync()
+        try SQLiteEventDatabase.checkpoint(db)
+        guard log.lastSeq == UInt64(count), try SQLiteEventDatabase.rowCount(db) == count else {
+            throw BenchError("fixture: expected \(count) events, the log has \(log.lastSeq) and SQLite \(try SQLiteEventDatabase.rowCount(db))")
+        }
+    }
+}

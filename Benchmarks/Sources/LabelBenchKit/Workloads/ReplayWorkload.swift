@@ -1,0 +1,90 @@
+import EventLog
+
+/// Workload 4: open a store and replay its whole history.
+///
+/// Ours: `LogWriter.open(path:options:replay:)` (lock, recovery scan, CRC
+/// check and decode of every record), passing each record to the consumer.
+/// SQLite: open the database, `SELECT … ORDER BY seq`, decode every row into
+/// the same `EventRecord` and pass it to the consumer. Timed: open, read
+/// everything, close. Both files are freshly written, so both are read from
+/// the page cache. Metric: events/s.
+///
+/// The consumer is the generic parameter: ``DecodeOnlyConsumer`` now;
+/// a projection fold later (see `ProjectionWorkloads.swift`).
+final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
+    let metric = Metric.eventsPerSecond
+    let target = Target(minRatio: 3, minOurs: 10_000_000, metric: .eventsPerSecond)
+    let eventCount: Int
+    let repetitions: Int?
+    private let seed: UInt64
+    private var directory: String?
+    private var digests: [Side: String] = [:]
+
+    /// Replays `eventCount` events with `Consumer`; `repetitions` overrides the run's default.
+    init(eventCount: Int, settings: BenchSettings, repetitions: Int? = nil) {
+        self.eventCount = eventCount
+        self.seed = settings.seed
+        self.repetitions = settings.repetitionsOverride ?? repetitions
+    }
+
+    var id: String {
+        let size = eventCount % 1_000_000 == 0 ? "\(eventCount / 1_000_000)m" : "\(eventCount / 1_000)k"
+        return Consumer.name == DecodeOnlyConsumer.name ? "replay-\(size)" : "replay-\(Consumer.name)-\(size)"
+    }
+
+    var title: String { "open + replay (\(Consumer.name)), \(eventCount.grouped) events" }
+
+    private var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
+    private var databasePath: String { "\(directory ?? "")/\(Fixtures.databaseName)" }
+
+    func prepare(_ context: BenchContext) throws {
+        let directory = try context.scratch.freshDirectory(id)
+        self.directory = directory
+        context.progress("    writing \(eventCount.grouped) events to both stores (untimed)…")
+        try Fixtures.writeBoth(count: eventCount, seed: seed, logPath: logPath, databasePath: databasePath) { written in
+            context.progress("    … \(written.grouped)")
+        }
+        ScratchSpace.flushFileSystems()
+    }
+
+    func measure(_ side: Side, repetition: Int, context: BenchContext) throws -> Double {
+        var consumer = Consumer()
+        var count = 0
+        let path = side == .ours ? logPath : databasePath
+        let elapsed: Duration
+        switch side {
+        case .ours:
+            elapsed = try Statistics.time {
+                let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync)) { record in
+                    try consumer.consume(record)
+                    count += 1
+                }
+                // HOOK(LabelProjection): a fold consumer needs nothing more here; a workload that
+                // measures `LabelStore.open` instead would call it in place of `LogWriter.open`.
+                log.close()
+            }
+        case .sqlite:
+            elapsed = try Statistics.time {
+                let db = try SQLiteConnection(path: path)
+                count = try SQLiteEventReader.forEach(in: db) { record in try consumer.consume(record) }
+                db.close()
+            }
+        }
+        guard count == eventCount else { throw BenchError("\(id): \(side.rawValue) replayed \(count) of \(eventCount) events") }
+        try check(consumer.digest, side)
+        return Statistics.rate(events: count, in: elapsed)
+    }
+
+    func finish(_ context: BenchContext) {
+        if let directory { context.scratch.remove(directory) }
+        directory = nil
+    }
+
+    /// Both sides must have consumed the same records.
+    private func check(_ digest: String, _ side: Side) throws {
+        digests[side] = digest
+        if let ours = digests[.ours], let sqlite = digests[.sqlite], ours != sqlite {
+            throw BenchError("\(id): the two sides replayed different records:\n  ours:   \(ours)\n  sqlite: \(sqlite)")
+        }
+    }
+}

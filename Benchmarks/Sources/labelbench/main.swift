@@ -1,0 +1,4 @@
+import LabelBenchKit
+import Foundation
+
+exit(LabelBench.main(arguments: Array(CommandLine.arguments.dropFirst())))
