@@ -94,7 +94,17 @@ struct ByteReader {
         return base.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
     }
 
+    @inline(__always)
     mutating func varint() throws(DecodeFailure) -> UInt64 {
+        // Fast path: most varints (kinds, small indices, short lengths) are one byte.
+        if position < base.count, base[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(base[position])
+        }
+        return try longVarint()
+    }
+
+    private mutating func longVarint() throws(DecodeFailure) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -118,13 +128,13 @@ struct ByteReader {
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
 
-    mutating func count(max: Int, what: String) throws(DecodeFailure) -> Int {
+    mutating func count(max: Int, what: StaticString) throws(DecodeFailure) -> Int {
         let v = try varint()
         guard v <= UInt64(max) else { throw DecodeFailure("\(what) \(v) exceeds the limit \(max)") }
         return Int(v)
     }
 
-    mutating func bool(_ what: String) throws(DecodeFailure) -> Bool {
+    mutating func bool(_ what: StaticString) throws(DecodeFailure) -> Bool {
         switch try u8() {
         case 0: return false
         case 1: return true
@@ -132,15 +142,41 @@ struct ByteReader {
         }
     }
 
-    mutating func string(maxBytes: Int, what: String) throws(DecodeFailure) -> String {
-        let length = try count(max: maxBytes, what: "\(what) length")
+    mutating func string(maxBytes: Int, what: StaticString) throws(DecodeFailure) -> String {
+        let declared = try varint()
+        guard declared <= UInt64(maxBytes) else { throw DecodeFailure("\(what) length \(declared) exceeds the limit \(maxBytes)") }
+        let length = Int(declared)
         guard length <= remaining else { throw DecodeFailure("\(what) length \(length) runs past the end of the record") }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
         position += length
-        guard let s = String(validating: slice, as: UTF8.self) else {
+        guard let s = Self.validatedString(slice) else {
             throw DecodeFailure("\(what) is not valid UTF-8")
         }
         return s
+    }
+
+    /// The string of `bytes` if they are valid UTF-8. ASCII (the common case)
+    /// is checked eight bytes at a time and needs no further validation.
+    @inline(__always)
+    static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
+        if high & 0x8080_8080_8080_8080 == 0 {
+            return String(decoding: utf8, as: UTF8.self)
+        }
+        // Non-ASCII: decoding repairs invalid sequences with U+FFFD, so the
+        // bytes are valid exactly when the result holds the same bytes.
+        let decoded = String(decoding: utf8, as: UTF8.self)
+        return decoded.utf8.elementsEqual(utf8) ? decoded : nil
     }
 
     mutating func id() throws(DecodeFailure) -> LabelID {

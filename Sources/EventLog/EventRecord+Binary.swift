@@ -112,7 +112,7 @@ extension EventRecord {
         guard flags & ~(actorFlag | noteFlag) == 0 else { throw DecodeFailure("unknown flag bits 0x\(String(flags, radix: 16))") }
         let actor = flags & actorFlag != 0 ? try r.string(maxBytes: LogLimits.maxActorBytes, what: "actor") : nil
         let note = flags & noteFlag != 0 ? try r.string(maxBytes: LogLimits.maxNoteBytes, what: "note") : nil
-        func index(_ what: String) throws(DecodeFailure) -> Int {
+        func index(_ what: StaticString) throws(DecodeFailure) -> Int {
             try r.count(max: LogLimits.maxIndex, what: what)
         }
         let event: LabelEvent

@@ -1,17 +1,16 @@
-import Synchronization
 
 /// An ``EventStorage`` in memory: for tests, previews and throwaway stores.
 ///
 /// Appends are validated like the file log's (limits, seq conflict) but
-/// nothing is durable. Thread safety: state is behind a `Mutex`.
+/// nothing is durable. Thread safety: state is behind a ``Locked`` lock.
 public final class InMemoryEventLog: EventStorage, Sendable {
-    private let records: Mutex<[EventRecord]>
+    private let records: Locked<[EventRecord]>
     private let clock: @Sendable () -> EventTimestamp
 
     /// Creates an empty log, or one holding `records` (which must have seqs 1, 2, 3, …).
     public init(records: [EventRecord] = [], clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
         precondition(records.enumerated().allSatisfy { UInt64($0.offset + 1) == $0.element.seq }, "records must have seqs 1, 2, 3, …")
-        self.records = Mutex(records)
+        self.records = Locked(records)
         self.clock = clock
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The single writer of a log file: appends records durably, one process at a time.
 ///
@@ -9,7 +8,7 @@ import Synchronization
 /// - Atomicity: the records of one `append` call are written with one
 ///   `pwrite`; after a crash, recovery keeps a prefix of whole records.
 /// - Thread safety: every method may be called from any thread. Appends are
-///   serialized by a `Mutex`; seqs are assigned in the order appends take it.
+///   serialized by a lock (``Locked``); seqs are assigned in the order appends take it.
 /// - Failure: a failed write is cut back so the file ends at the last
 ///   good record; if that, or a sync, fails, the writer is poisoned (see
 ///   ``Durability``) and must be reopened.
@@ -66,7 +65,7 @@ public final class LogWriter: EventStorage, Sendable {
     /// Whether opening created the file.
     public let created: Bool
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let groupCommit: GroupCommit
 
     /// Opens (or, with `createIfMissing`, creates) the log at `path`, recovers
@@ -115,7 +114,7 @@ public final class LogWriter: EventStorage, Sendable {
         self.options = options
         self.created = created
         let allocated = scan.report.validLength + (scan.report.damage == nil ? scan.report.preallocatedBytes : 0)
-        self.state = Mutex(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq, index: scan.index))
+        self.state = Locked(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq, index: scan.index))
         self.groupCommit = GroupCommit(syncedSeq: scan.report.lastSeq)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import EventLog
 
 #if canImport(Glibc)
@@ -48,7 +47,7 @@ final class FaultyFileSystem: LogFileSystem {
     }
 
     let real = PosixFileSystem()
-    let state = Mutex(State())
+    let state = Locked(State())
 
     var injectedCount: Int { state.withLock { $0.injected } }
 
