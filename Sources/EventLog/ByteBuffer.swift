@@ -155,28 +155,50 @@ struct ByteReader {
         return s
     }
 
-    /// The string of `bytes` if they are valid UTF-8. ASCII (the common case)
-    /// is checked eight bytes at a time and needs no further validation.
+    /// The string of `bytes` if they are valid UTF-8 (well-formed per Unicode
+    /// Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF).
     @inline(__always)
     static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard isValidUTF8(bytes) else { return nil }
+        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
+    /// Whether `bytes` are well-formed UTF-8. ASCII runs are checked eight bytes at a time.
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
         var i = 0
-        var high: UInt64 = 0
-        while i + 8 <= bytes.count {
-            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
+        while i < n {
+            if i + 8 <= n, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
+            }
+            let b = bytes[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            @inline(__always) func continuation(_ k: Int) -> Bool { i + k < n && bytes[i + k] & 0xC0 == 0x80 }
+            switch b {
+            case 0xC2...0xDF:
+                guard continuation(1) else { return false }
+                i += 2
+            case 0xE0...0xEF:
+                guard continuation(1), continuation(2) else { return false }
+                let b1 = bytes[i + 1]
+                if b == 0xE0 && b1 < 0xA0 { return false }  // overlong
+                if b == 0xED && b1 > 0x9F { return false }  // surrogates
+                i += 3
+            case 0xF0...0xF4:
+                guard continuation(1), continuation(2), continuation(3) else { return false }
+                let b1 = bytes[i + 1]
+                if b == 0xF0 && b1 < 0x90 { return false }  // overlong
+                if b == 0xF4 && b1 > 0x8F { return false }  // above U+10FFFF
+                i += 4
+            default:
+                return false
+            }
         }
-        while i < bytes.count {
-            high |= UInt64(bytes[i])
-            i += 1
-        }
-        let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
-        if high & 0x8080_8080_8080_8080 == 0 {
-            return String(decoding: utf8, as: UTF8.self)
-        }
-        // Non-ASCII: decoding repairs invalid sequences with U+FFFD, so the
-        // bytes are valid exactly when the result holds the same bytes.
-        let decoded = String(decoding: utf8, as: UTF8.self)
-        return decoded.utf8.elementsEqual(utf8) ? decoded : nil
+        return true
     }
 
     mutating func id() throws(DecodeFailure) -> LabelID {

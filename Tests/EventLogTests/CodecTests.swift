@@ -163,3 +163,25 @@ struct CRCImplementationTests {
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.portableUpdate(0, $0) } == 0xE306_9283)
     }
 }
+
+@Suite("UTF-8 validation")
+struct UTF8ValidationTests {
+    /// The decoder's validator must agree with the standard library's on every input.
+    @Test func theValidatorAgreesWithTheStandardLibraryOnRandomAndTrickyBytes() {
+        var rng = SeededGenerator(seed: 8)
+        var inputs: [[UInt8]] = [
+            [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+            [0xE2, 0x82], [0xF0, 0x9F, 0x98], Array("e\u{301} 👩🏽‍💻 日本".utf8), [0x7F], [0xC2, 0x80], [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF],
+        ]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...24, using: &rng)
+            inputs.append((0..<length).map { _ in
+                Bool.random(using: &rng) ? UInt8.random(in: 0...0x7F, using: &rng) : UInt8.random(in: 0x80...0xFF, using: &rng)
+            })
+        }
+        for input in inputs {
+            let expected = String(validating: input, as: UTF8.self) != nil
+            #expect(input.withUnsafeBytes { ByteReader.isValidUTF8($0) } == expected, "\(input)")
+        }
+    }
+}
