@@ -1,0 +1,124 @@
+import Foundation
+import EventLog
+import LabelProjection
+
+/// What the write commands (`add`, `rename`, `toggle`, …, `revert`) share:
+/// opening the store, the envelope options, id resolution and the report.
+///
+/// Every write goes through ``LabelStore``: it validates the command against
+/// the current state, appends, and only then applies. The store holds the
+/// log's exclusive lock while the command runs, so a second writer fails
+/// with "in use" instead of interleaving.
+enum Writing {
+    /// `--actor`, `--note`, `--record-rejection` and `--json`, taken by every write command.
+    static let common: [ArgumentSpec] = [
+        .option("actor", value: "name", "Who makes the edit (stored in the record)."),
+        .option("note", value: "text", "A comment or correlation id (stored in the record)."),
+        .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why."),
+        .flag("json", "Print the appended records as JSON Lines (the form of 'log --json')."),
+    ]
+
+    /// `--expect-version` for commands addressed to one label (its version).
+    static let expectLabelVersion = ArgumentSpec.option("expect-version", value: "version",
+        "Refuse the edit unless the label's version (the seq that last added it or changed its title or state, as 'show' prints it) is still <version>.")
+
+    /// `--expect-version` for commands about membership or order (the list's version).
+    static let expectListVersion = ArgumentSpec.option("expect-version", value: "version",
+        "Refuse the edit unless the list's version (the seq that last changed membership or order) is still <version>.")
+
+    /// Opens the store over `path` (creating the log only when `create`),
+    /// runs `body`, prints what was appended (or, when nothing was, the
+    /// sentence `body` returned with the records), and closes the store.
+    /// `human`, when given, replaces the default one-line-per-record report.
+    static func perform(_ arguments: ParsedArguments, console: Console, create: Bool = false,
+                        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
+                        report human: (([EventRecord]) -> [String])? = nil) throws -> Int32 {
+        let path = arguments.positional("log")
+        let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
+        defer { store.close() }
+        let created = (store.storage as? LogWriter)?.created ?? false
+        let options = WriteOptions(actor: arguments.option("actor"), note: arguments.option("note"))
+        let outcome: (records: [EventRecord], unchanged: String)
+        do {
+            outcome = try body(store, options)
+        } catch {
+            if created && store.lastSeq == 0 {
+                // Only 'add' creates, and a refused first add leaves no empty log behind.
+                store.close()
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            throw error
+        }
+        let records = outcome.records
+        if records.isEmpty {
+            if arguments.flag("json") { return ExitStatus.success }
+            console.line(Escape.text("nothing changed: " + outcome.unchanged))
+            return ExitStatus.success
+        }
+        if let human, !arguments.flag("json") {
+            console.lines(human(records))
+        } else {
+            try report(records, store: store, json: arguments.flag("json"), console: console)
+        }
+        return ExitStatus.success
+    }
+
+    /// Opens the store for writing; warns when opening cut a torn tail.
+    static func open(_ path: String, create: Bool, recordRejections: Bool = false, console: Console) throws -> LabelStore {
+        let options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
+        let store = try openStore(path, options: options)
+        if let report = (store.storage as? LogWriter)?.recoveryReport, report.droppedBytes > 0 {
+            console.warning("\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))")
+        }
+        return store
+    }
+
+    private static func openStore(_ path: String, options: LabelStore.Options) throws -> LabelStore {
+        do {
+            return try LabelStore.open(path: path, options: options)
+        } catch {
+            if case .storage(let underlying) = error.code, underlying.code == .fileNotFound {
+                throw Failure("\(path): no such log (only 'add', 'import' and 'demo' create one)")
+            }
+            throw error
+        }
+    }
+
+    /// The id named by the positional `name`, resolved among every id the store has seen.
+    static func labelID(_ arguments: ParsedArguments, _ name: String = "id", in store: LabelStore) throws -> LabelID {
+        let display = arguments.spec.argument(named: name)?.display ?? "<\(name)>"
+        let text = arguments.optionalPositional(name) ?? arguments.option(name) ?? ""
+        return try LabelIDArgument.resolve(text, for: display, known: store.knownIDs, in: arguments.positional("log"),
+                                           allowUnknown: true) { id in describe(id, in: store) }
+    }
+
+    /// `3f2a9c1e "Amber"` unescaped (for messages, which are escaped when printed).
+    static func rawName(_ id: LabelID, in store: LabelStore) -> String {
+        EventText.shortID(id) + (store.label(id).map { " \"\($0.title)\"" } ?? "")
+    }
+
+    /// `"Amber" (on)`, or `removed at seq 17`, for listing candidates.
+    static func describe(_ id: LabelID, in store: LabelStore) -> String {
+        if let label = store.label(id) { return "\"\(label.title)\" (\(EventText.onOff(label.isEnabled)))" }
+        return store.removal(of: id).map { "removed at seq \($0)" } ?? "unknown"
+    }
+
+    /// The version given with `--expect-version`, if any.
+    static func expectedVersion(_ arguments: ParsedArguments) throws(UsageError) -> UInt64? {
+        try arguments.number("expect-version", what: "a version (a seq, as 'show' prints it)")
+    }
+
+    /// Prints appended records: one `log`-style line each, or JSON Lines.
+    static func report(_ records: [EventRecord], store: LabelStore, json: Bool, console: Console) throws {
+        if json {
+            let encoder = JSONLines()
+            for record in records { console.line(try encoder.line(record)) }
+            return
+        }
+        var table = Table([.right])
+        for record in records {
+            table.append(EventText.row(record) { store.label($0)?.title })
+        }
+        console.lines(table.render())
+    }
+}
