@@ -18,7 +18,7 @@ enum Tool {
 
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Command.Type] {
-        [Show.self,
+        [Demo.self, Show.self, Log.self, Diff.self, Trace.self,
          Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self,
          Help.self]
     }

@@ -18,6 +18,14 @@ enum EventText {
     /// `"Amber" (on)`.
     static func titled(_ label: Label) -> String { "\(Escape.quoted(label.title)) (\(onOff(label.isEnabled)))" }
 
+    /// `view "Ring"`, `view "Ring" enabled-only`, `view enabled-only` or `view (all)`.
+    static func viewName(_ query: ViewQuery) -> String {
+        var parts = ["view"]
+        if !query.text.isEmpty { parts.append(Escape.quoted(query.text)) }
+        if query.enabledOnly { parts.append("enabled-only") }
+        return parts.count == 1 ? "view (all)" : parts.joined(separator: " ")
+    }
+
     /// The header of ``row(_:title:)`` tables.
     static let header = ["seq", "time", "actor", "kind", "label", "change"]
 

@@ -33,16 +33,19 @@ final class Replay {
     private(set) var reachedEnd = false
     /// Whether a refused record throws (`true`) or only stops the fold (`false`, for listing events).
     private let strict: Bool
+    /// Whether records are folded at all (`trace` folds them itself).
+    private let folds: Bool
     private let reader: LogReader
     private let console: Console
     private let progress: Progress?
 
     /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
-    init(path: String, strict: Bool = true, console: Console, progress label: String? = nil) throws {
+    init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
         reader = try Self.openReader(path)
         self.path = path
         self.header = reader.header
         self.strict = strict
+        self.folds = folds
         self.console = console
         let size = try reader.fileSize()
         if let label {
@@ -91,7 +94,7 @@ final class Replay {
 
     /// Folds `record` into ``list``; a refusal throws (strict) or stops the fold with a warning.
     private func fold(_ record: EventRecord, at offset: Int64) throws -> LabelChange? {
-        guard foldFailure == nil else { return nil }
+        guard folds, foldFailure == nil else { return nil }
         do {
             return try list.apply(record)
         } catch {
@@ -110,13 +113,14 @@ final class Replay {
         return list
     }
 
-    /// Reads through record `seq` (0: nothing) and returns the state right after it.
-    /// A seq past the end is an error, never the latest state.
-    func fold(through seq: UInt64) throws -> LabelList {
+    /// Reads through record `seq` (0: nothing), showing each step to `visit`, and
+    /// returns the state right after it. A seq past the end is an error, never the latest state.
+    func fold(through seq: UInt64, visit: (Step) -> Void = { _ in }) throws -> LabelList {
         while list.lastSeq < seq {
-            guard try next() != nil else {
+            guard let step = try next() else {
                 throw Failure("\(path): there is no seq \(seq): the log ends at seq \(list.lastSeq)")
             }
+            visit(step)
         }
         progress?.finish()
         return list
@@ -134,6 +138,9 @@ final class Replay {
         warnAboutTail()
         return list
     }
+
+    /// The file's size now.
+    func fileSize() throws -> Int64 { try reader.fileSize() }
 
     /// The bytes after the last complete record, if any (a torn tail, or a write in progress).
     func tail() throws -> (offset: Int64, bytes: Int64)? {

@@ -1,0 +1,204 @@
+import EventLog
+import LabelProjection
+
+/// Prints what `trace` found for each event: the event, the subscribers the
+/// store notified (with old → new values and view row changes), and those it
+/// did not. Keeps a mirror of the view's rows, updated only from the view
+/// changes delivered (exactly what a table's data source would do).
+final class TracePrinter {
+    private let console: Console
+    private let query: ViewQuery?
+    private let json: Bool
+    private let encoder = JSONLines()
+    /// The view's rows as its subscriber knows them.
+    private var rows: [LabelID] = []
+
+    init(console: Console, query: ViewQuery?, json: Bool) {
+        self.console = console
+        self.query = query
+        self.json = json
+    }
+
+    /// Prints one event; `list` is the state right after it.
+    func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList) throws {
+        var sorted: [ChangeNotification] = []
+        var heard: Set<String> = []
+        for rank in 0..<5 {
+            sorted += notifications.filter { Self.rank(of: $0.dependency) == rank }
+        }
+        for notification in sorted {
+            if case .view = notification.dependency {
+                for viewChange in notification.viewChanges { viewChange.apply(to: &rows) }
+            }
+            heard.insert(Self.kind(of: notification.dependency))
+        }
+        let watched = query == nil ? ["membership", "enabledCount"] : ["membership", "view", "enabledCount"]
+        let quiet = watched.filter { !heard.contains($0) }
+        if json {
+            let event = TracedEvent(seq: change.seq, record: change.record, notified: sorted.map(traced),
+                                    notNotified: quiet, count: list.count, enabledCount: list.enabledCount)
+            console.line(try encoder.line(event))
+        } else {
+            text(change, sorted, quiet: quiet, list: list)
+        }
+    }
+
+    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [String], list: LabelList) {
+        let title: (LabelID) -> String? = { list.label($0)?.title }
+        let cells = EventText.row(change.record, title: title)
+        console.line("seq " + cells.filter { !$0.isEmpty }.joined(separator: "  "))
+        var table = Table()
+        for notification in notifications {
+            table.append(["→", name(notification.dependency), detail(notification, list: list)])
+        }
+        if !quiet.isEmpty {
+            let names = quiet.map { $0 == "view" ? EventText.viewName(query ?? .all) : $0 == "membership" ? "list" : "enabled count" }
+            table.append(["·", "not notified", names.joined(separator: ", ")])
+        }
+        if notifications.isEmpty && change.changesNothing {
+            table.append(["", "", "(the record changes nothing, so no subscriber is told)"])
+        }
+        console.lines(table.render(indent: "  "))
+    }
+
+    /// `list`, `title(3f2a9c1e)`, `view "ring" enabled-only`, `enabled count`.
+    private func name(_ dependency: Dependency) -> String {
+        switch dependency {
+        case .membership: "list"
+        case .title(let id): "title(\(EventText.shortID(id)))"
+        case .isEnabled(let id): "isEnabled(\(EventText.shortID(id)))"
+        case .label(let id): "label(\(EventText.shortID(id)))"
+        case .view(let query): EventText.viewName(query)
+        case .enabledCount: "enabled count"
+        case .everything: "everything"
+        }
+    }
+
+    private func detail(_ notification: ChangeNotification, list: LabelList) -> String {
+        let title: (LabelID) -> String? = { list.label($0)?.title }
+        switch notification.dependency {
+        case .membership:
+            return "\(list.count) label\(list.count == 1 ? "" : "s"): " + EventText.summary(list.ids, title: title)
+        case .title:
+            let value = notification.title
+            return "\(value?.old.map(Escape.quoted) ?? "(not live)") → \(value?.new.map(Escape.quoted) ?? "(removed)")"
+        case .isEnabled:
+            let value = notification.isEnabled
+            return "\(value?.old.map(EventText.onOff) ?? "(not live)") → \(value?.new.map(EventText.onOff) ?? "(removed)")"
+        case .view:
+            let changes = notification.viewChanges.map { change -> String in
+                let who = EventText.name(change.id, title: title(change.id) ?? notification.change.before?.title)
+                switch change {
+                case .inserted(_, let at): return "row \(at) inserted (\(who))"
+                case .removed(_, let at): return "row \(at) removed (\(who))"
+                case .moved(_, let from, let to): return "row \(from) moved to \(to) (\(who))"
+                case .updated(_, let at): return "row \(at) updated (\(who))"
+                }
+            }
+            return changes.joined(separator: "; ") + "; rows now: " + EventText.summary(rows, title: title)
+        case .enabledCount:
+            return "\(notification.enabledCount.old) → \(notification.enabledCount.new)"
+        case .label, .everything:
+            return ""
+        }
+    }
+
+    private static func rank(of dependency: Dependency) -> Int {
+        switch dependency {
+        case .membership: 0
+        case .title: 1
+        case .isEnabled: 2
+        case .view: 3
+        default: 4
+        }
+    }
+
+    private static func kind(of dependency: Dependency) -> String {
+        switch dependency {
+        case .membership: "membership"
+        case .title: "title"
+        case .isEnabled: "isEnabled"
+        case .label: "label"
+        case .view: "view"
+        case .enabledCount: "enabledCount"
+        case .everything: "everything"
+        }
+    }
+
+    private func traced(_ notification: ChangeNotification) -> TracedNotification {
+        var traced = TracedNotification(dependency: Self.kind(of: notification.dependency))
+        switch notification.dependency {
+        case .title(let id):
+            traced.id = id
+            traced.oldTitle = notification.title?.old
+            traced.newTitle = notification.title?.new
+        case .isEnabled(let id):
+            traced.id = id
+            traced.oldIsEnabled = notification.isEnabled?.old
+            traced.newIsEnabled = notification.isEnabled?.new
+        case .view(let query):
+            traced.query = query
+            traced.changes = notification.viewChanges.map(TracedViewChange.init)
+            traced.rows = rows
+        case .enabledCount:
+            traced.oldCount = notification.enabledCount.old
+            traced.newCount = notification.enabledCount.new
+        default:
+            break
+        }
+        return traced
+    }
+}
+
+/// One event of `trace --json`.
+struct TracedEvent: Encodable {
+    let seq: UInt64
+    /// The record, in its JSON form (as `log --json`).
+    let record: EventRecord
+    /// The subscribers told, in the order membership, title, isEnabled, view, enabledCount.
+    let notified: [TracedNotification]
+    /// Which of `membership`, `view` (when traced) and `enabledCount` were not told.
+    let notNotified: [String]
+    /// The list's length after the event.
+    let count: Int
+    /// The number of enabled labels after the event.
+    let enabledCount: Int
+}
+
+/// One notification in `trace --json`; only the fields of its dependency are present.
+struct TracedNotification: Encodable {
+    /// `membership`, `title`, `isEnabled`, `view` or `enabledCount`.
+    let dependency: String
+    var id: LabelID?
+    var oldTitle: String?
+    var newTitle: String?
+    var oldIsEnabled: Bool?
+    var newIsEnabled: Bool?
+    var query: ViewQuery?
+    var changes: [TracedViewChange]?
+    /// The view's rows (ids) after the event.
+    var rows: [LabelID]?
+    var oldCount: Int?
+    var newCount: Int?
+
+    init(dependency: String) { self.dependency = dependency }
+}
+
+/// One view row change in `trace --json`: `inserted`/`removed`/`updated` with `at`, `moved` with `from` and `to`.
+struct TracedViewChange: Encodable {
+    let change: String
+    let id: LabelID
+    var at: Int?
+    var from: Int?
+    var to: Int?
+
+    init(_ change: ViewChange) {
+        id = change.id
+        switch change {
+        case .inserted(_, let at): self.change = "inserted"; self.at = at
+        case .removed(_, let at): self.change = "removed"; self.at = at
+        case .updated(_, let at): self.change = "updated"; self.at = at
+        case .moved(_, let from, let to): self.change = "moved"; self.from = from; self.to = to
+        }
+    }
+}
