@@ -29,6 +29,8 @@ final class Replay {
     private(set) var titles: [LabelID: String] = [:]
     /// The first record the fold refused, in a non-strict replay.
     private(set) var foldFailure: ProjectionError?
+    /// The seq of the last record read (0 before the first).
+    private(set) var lastSeq: UInt64 = 0
     /// Whether a read found no further record.
     private(set) var reachedEnd = false
     /// Whether a refused record throws (`true`) or only stops the fold (`false`, for listing events).
@@ -79,6 +81,7 @@ final class Replay {
             progress?.finish()
             return nil
         }
+        lastSeq = record.seq
         progress?.update(reader.offset, detail: "seq \(record.seq)")
         if let (id, title) = Self.titleChange(record.event) { titles[id] = title }
         return (record, offset)
