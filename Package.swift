@@ -15,6 +15,7 @@ let package = Package(
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog"]),
+        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection"]),
     ],
     swiftLanguageModes: [.v6]
 )

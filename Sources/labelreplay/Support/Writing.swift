@@ -34,6 +34,9 @@ enum Writing {
                         _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
                         report human: (([EventRecord]) -> [String])? = nil) throws -> Int32 {
         let path = arguments.positional("log")
+        if let id = arguments.optionalPositional("id") ?? arguments.option("id"), let spec = arguments.spec.argument(named: "id") {
+            _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
+        }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
         defer { store.close() }
         let created = (store.storage as? LogWriter)?.created ?? false
