@@ -1,3 +1,8 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Synchronization
 import Testing
@@ -125,9 +130,12 @@ final class RunningCLI: @unchecked Sendable {
         return false
     }
 
-    /// Sends SIGTERM (as Ctrl-C would end it) and waits.
+    /// Sends SIGTERM (as Ctrl-C would end it) and waits; a process that outlives it by
+    /// about 10 s is killed, so a broken build fails the test instead of hanging the run.
     func interrupt() async throws -> CLIResult {
         if process.isRunning { process.terminate() }
+        for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         return try await wait()
     }
 

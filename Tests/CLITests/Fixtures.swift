@@ -44,13 +44,23 @@ func makeLog(at path: String, recordRejections: Bool = false, _ build: (LabelSto
     try build(store)
 }
 
-/// Scenario B's start: Grid (on) id 1, Tile (off) id 2, Ring (on) id 3, added at seqs 1, 2, 3 by `setup`.
+/// `seconds` after 2026-01-01T00:00:00Z.
+func at(_ seconds: Int64) -> EventTimestamp {
+    EventTimestamp(millisecondsSince1970: StepClock.start + seconds * 1000)
+}
+
+/// Write options stamping the record at `at(seconds)`.
+func stamped(_ seconds: Int64, actor: String? = nil, note: String? = nil) -> WriteOptions {
+    WriteOptions(actor: actor, note: note, timestamp: at(seconds))
+}
+
+/// Scenario B's start: Grid (on) id 1, Tile (off) id 2, Ring (on) id 3, added at seqs 1, 2, 3
+/// by `setup`, stamped 00:00:01, 00:00:02 and 00:00:03.
 func makeGridTileRing(at path: String) throws {
     try makeLog(at: path) { store in
-        let setup = WriteOptions(actor: "setup")
-        try store.add("Grid", isEnabled: true, id: testID(1), options: setup)
-        try store.add("Tile", isEnabled: false, id: testID(2), options: setup)
-        try store.add("Ring", isEnabled: true, id: testID(3), options: setup)
+        try store.add("Grid", isEnabled: true, id: testID(1), options: stamped(1, actor: "setup"))
+        try store.add("Tile", isEnabled: false, id: testID(2), options: stamped(2, actor: "setup"))
+        try store.add("Ring", isEnabled: true, id: testID(3), options: stamped(3, actor: "setup"))
     }
 }
 

@@ -81,6 +81,7 @@ enum Log: Command {
             if !printedAny && !json { console.line("(no matching events)") }
             return ExitStatus.success
         }
+        Platform.allowInterrupts()
         while more {
             Thread.sleep(forTimeInterval: 0.2)
             more = try drain()

@@ -14,7 +14,7 @@ final class Console {
     private(set) var outputFailed = false
 
     /// A console over the process's standard output and error.
-    init(stderrIsTerminal: Bool = TTY.stderrIsTerminal) {
+    init(stderrIsTerminal: Bool = Platform.stderrIsTerminal) {
         self.stderrIsTerminal = stderrIsTerminal
         buffer.reserveCapacity(1 << 16)
     }
