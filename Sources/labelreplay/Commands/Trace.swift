@@ -89,6 +89,7 @@ enum Trace: Command {
                 let record = step.record
                 let change = try display.apply(record)
                 let notes = bySeq[record.seq] ?? []
+                printer.follow(notes)
                 if record.seq >= from, label.map({ concerns(record, notes, $0) }) ?? true {
                     progress?.finish()
                     try printer.print(change, notifications: notes, list: display)

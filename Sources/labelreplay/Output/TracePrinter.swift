@@ -19,19 +19,18 @@ final class TracePrinter {
         self.json = json
     }
 
-    /// Prints one event; `list` is the state right after it.
+    /// Applies an event's view changes to the mirrored rows; call it for every event, printed or not.
+    func follow(_ notifications: [ChangeNotification]) {
+        for notification in notifications {
+            guard case .view = notification.dependency else { continue }
+            for viewChange in notification.viewChanges { viewChange.apply(to: &rows) }
+        }
+    }
+
+    /// Prints one event (after ``follow(_:)`` saw its notifications); `list` is the state right after it.
     func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList) throws {
-        var sorted: [ChangeNotification] = []
-        var heard: Set<String> = []
-        for rank in 0..<5 {
-            sorted += notifications.filter { Self.rank(of: $0.dependency) == rank }
-        }
-        for notification in sorted {
-            if case .view = notification.dependency {
-                for viewChange in notification.viewChanges { viewChange.apply(to: &rows) }
-            }
-            heard.insert(Self.kind(of: notification.dependency))
-        }
+        let sorted = notifications.sorted { Self.rank(of: $0.dependency) < Self.rank(of: $1.dependency) }
+        let heard = Set(sorted.map { Self.kind(of: $0.dependency) })
         let watched = query == nil ? ["membership", "enabledCount"] : ["membership", "view", "enabledCount"]
         let quiet = watched.filter { !heard.contains($0) }
         if json {
