@@ -98,12 +98,13 @@ enum Verify: Command {
             console.line("ok: framing, checksums, seq continuity and every event are sound" + (result.tornTail == nil ? "" : " (apart from the torn tail)"))
             return
         }
-        var where_ = problem.offset.map { "byte offset \($0)" } ?? ""
-        if let seq = problem.seq { where_ += (where_.isEmpty ? "" : ", ") + "seq \(seq)" }
-        let what = ["file": "cannot read the file", "header": "bad header", "frame": "damaged record",
-                    "seq": "seq out of order", "event": "event contradicts the state before it"][problem.kind] ?? problem.kind
+        var location = problem.offset.map { "byte offset \($0)" } ?? ""
+        if let seq = problem.seq { location += (location.isEmpty ? "" : ", ") + "seq \(seq)" }
+        let what = ["header": "bad header", "frame": "damaged record", "seq": "seq out of order",
+                    "event": "event contradicts the state before it"][problem.kind]
         let sound = result.header != nil && result.lastSeq > 0 ? "; seq 1…\(result.lastSeq) before it are sound" : ""
-        console.error("\(result.path): \(what)" + (where_.isEmpty ? "" : " at \(where_)") + ": \(problem.message)\(sound)")
+        let lead = what.map { $0 + (location.isEmpty ? "" : " at \(location)") + ": " } ?? ""
+        console.error("\(result.path): \(lead)\(problem.message)\(sound)")
     }
 }
 
