@@ -17,7 +17,7 @@ final class DemoScript {
 
     private let store: LabelStore
     private let console: Console
-    private let inbox = Trace.Inbox()
+    private let inbox = NotificationInbox()
     private var watches: [Subscription] = []
     private var viewWatch: Subscription?
     private(set) var marks = Marks()
@@ -144,7 +144,7 @@ final class DemoScript {
         var parts: [String] = []
         var membership = false
         for seq in bySeq.keys.sorted() {
-            let told = bySeq[seq]!.sorted { rank($0.dependency) < rank($1.dependency) }.map { notification -> String in
+            let told = bySeq[seq]!.sorted { $0.dependency.displayOrder < $1.dependency.displayOrder }.map { notification -> String in
                 if case .membership = notification.dependency { membership = true }
                 return describe(notification)
             }
@@ -166,16 +166,6 @@ final class DemoScript {
             let count = notification.viewChanges.count
             return "\(EventText.viewName(query)) (\(count) row change\(count == 1 ? "" : "s"))"
         default: return notification.dependency.description
-        }
-    }
-
-    private func rank(_ dependency: Dependency) -> Int {
-        switch dependency {
-        case .membership: 0
-        case .title: 1
-        case .isEnabled: 2
-        case .view: 3
-        default: 4
         }
     }
 

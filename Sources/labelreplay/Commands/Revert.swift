@@ -19,7 +19,7 @@ enum Revert: Command {
         arguments: [
             .positional("log", "The label log file."),
             .positional("seq", "The seq of the event to undo."),
-        ] + Writing.common,
+        ] + Writing.envelope,
         examples: ["revert labels.labellog 16 --actor support"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {

@@ -1,6 +1,5 @@
 import EventLog
 import LabelProjection
-import Synchronization
 
 /// `trace LOG`: replays the log step by step and shows, for each event, which
 /// subscribers the store notifies and with what — the stale-row debugger.
@@ -41,13 +40,6 @@ enum Trace: Command {
         examples: ["trace labels.labellog --query ring", "trace labels.labellog --enabled-only --from 13 --to 16",
                    "trace labels.labellog --label 3f2a --json"])
 
-    /// The notifications a subscription callback hands over, collected across threads.
-    final class Inbox: Sendable {
-        private let items = Mutex<[ChangeNotification]>([])
-        func append(_ item: ChangeNotification) { items.withLock { $0.append(item) } }
-        func take() -> [ChangeNotification] { items.withLock { items in defer { items = [] }; return items } }
-    }
-
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positional("log")
         let from = try arguments.seq("from") ?? 1
@@ -61,7 +53,7 @@ enum Trace: Command {
         let replay = try Replay(path: path, folds: false, console: console)
         let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.fileSize(), console: console) : nil
         let store = try LabelStore(storage: InMemoryEventLog())
-        let inbox = Inbox()
+        let inbox = NotificationInbox()
         var subscriptions = [store.subscribe(to: .membership) { inbox.append($0) },
                              store.subscribe(to: .enabledCount) { inbox.append($0) }]
         if let query { subscriptions.append(store.subscribe(to: .view(query)) { inbox.append($0) }) }

@@ -29,8 +29,8 @@ final class TracePrinter {
 
     /// Prints one event (after ``follow(_:)`` saw its notifications); `list` is the state right after it.
     func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList) throws {
-        let sorted = notifications.sorted { Self.rank(of: $0.dependency) < Self.rank(of: $1.dependency) }
-        let heard = Set(sorted.map { Self.kind(of: $0.dependency) })
+        let sorted = notifications.sorted { $0.dependency.displayOrder < $1.dependency.displayOrder }
+        let heard = Set(sorted.map(\.dependency.kindName))
         let watched = query == nil ? ["membership", "enabledCount"] : ["membership", "view", "enabledCount"]
         let quiet = watched.filter { !heard.contains($0) }
         if json {
@@ -102,30 +102,8 @@ final class TracePrinter {
         }
     }
 
-    private static func rank(of dependency: Dependency) -> Int {
-        switch dependency {
-        case .membership: 0
-        case .title: 1
-        case .isEnabled: 2
-        case .view: 3
-        default: 4
-        }
-    }
-
-    private static func kind(of dependency: Dependency) -> String {
-        switch dependency {
-        case .membership: "membership"
-        case .title: "title"
-        case .isEnabled: "isEnabled"
-        case .label: "label"
-        case .view: "view"
-        case .enabledCount: "enabledCount"
-        case .everything: "everything"
-        }
-    }
-
     private func traced(_ notification: ChangeNotification) -> TracedNotification {
-        var traced = TracedNotification(dependency: Self.kind(of: notification.dependency))
+        var traced = TracedNotification(dependency: notification.dependency.kindName)
         switch notification.dependency {
         case .title(let id):
             traced.id = id

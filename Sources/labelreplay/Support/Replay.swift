@@ -156,7 +156,4 @@ final class Replay {
         guard let tail = try? tail() else { return }
         console.warning("\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)")
     }
-
-    /// `3f2a9c1e "Amber"`: the short id and the label's last known title.
-    func name(_ id: LabelID) -> String { EventText.name(id, title: titles[id]) }
 }

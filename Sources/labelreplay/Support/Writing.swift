@@ -10,12 +10,16 @@ import LabelProjection
 /// log's exclusive lock while the command runs, so a second writer fails
 /// with "in use" instead of interleaving.
 enum Writing {
-    /// `--actor`, `--note`, `--record-rejection` and `--json`, taken by every write command.
-    static let common: [ArgumentSpec] = [
+    /// `--actor`, `--note` and `--json`, taken by every write command.
+    static let envelope: [ArgumentSpec] = [
         .option("actor", value: "name", "Who makes the edit (stored in the record)."),
         .option("note", value: "text", "A comment or correlation id (stored in the record)."),
-        .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why."),
         .flag("json", "Print the appended records as JSON Lines (the form of 'log --json')."),
+    ]
+
+    /// ``envelope`` plus `--record-rejection`, taken by the commands the store validates.
+    static let common: [ArgumentSpec] = envelope + [
+        .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why."),
     ]
 
     /// `--expect-version` for commands addressed to one label (its version).
