@@ -25,7 +25,9 @@ enum Import: Command {
         let source = arguments.optionalPositional("file") ?? "-"
         let data = try read(source)
         let name = source == "-" ? "standard input" : source
-        let (entries, lines) = try decode(data, from: name, console: console)
+        let progress = Progress("importing \(name)", total: Int64(data.count), console: console)
+        defer { progress.finish() }
+        let (entries, lines) = try decode(data, from: name, progress: progress)
         guard !entries.isEmpty else {
             console.line(Escape.text("nothing to import: \(name) holds no records"))
             return ExitStatus.success
@@ -34,6 +36,7 @@ enum Import: Command {
         defer { store.close() }
         let created = (store.storage as? LogWriter)?.created ?? false
         let records: [EventRecord]
+        progress.message("checking and appending \(entries.count) records")
         do {
             records = try store.append(entries: entries)
         } catch {
@@ -44,6 +47,7 @@ enum Import: Command {
             let index = error.batchIndex ?? 0
             throw Failure("\(name) line \(lines[index]): \(ErrorText.describe(error)); nothing was imported")
         }
+        progress.finish()
         let range = records.count == 1 ? "seq \(records[0].seq)" : "seq \(records[0].seq)…\(records[records.count - 1].seq)"
         console.line(Escape.text("imported \(records.count) record\(records.count == 1 ? "" : "s") into \(log) as \(range)"))
         return ExitStatus.success
@@ -59,10 +63,8 @@ enum Import: Command {
     }
 
     /// The entries of every non-empty line, with each entry's line number.
-    static func decode(_ data: Data, from name: String, console: Console) throws -> ([LogEntry], [Int]) {
+    static func decode(_ data: Data, from name: String, progress: Progress) throws -> ([LogEntry], [Int]) {
         let decoder = JSONDecoder()
-        let progress = Progress("reading \(name)", total: Int64(data.count), console: console)
-        defer { progress.finish() }
         var entries: [LogEntry] = []
         var lines: [Int] = []
         var lineNumber = 0

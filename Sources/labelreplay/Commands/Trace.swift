@@ -63,7 +63,7 @@ enum Trace: Command {
 
         reading: while true {
             var batch: [Replay.Step] = []
-            while batch.count < 256, let step = try replay.next() {
+            while batch.count < 4096, let step = try replay.next() {
                 batch.append(step)
                 progress?.update(step.offset, detail: "seq \(step.record.seq)")
                 if let to, step.record.seq >= to { break }

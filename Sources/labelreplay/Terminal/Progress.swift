@@ -50,6 +50,15 @@ final class Progress {
         drawn = true
     }
 
+    /// Shows `text` instead of figures (before one long call that reports no progress of its own),
+    /// if the work has already taken a second.
+    func message(_ text: String) {
+        guard enabled, clock.now >= start.advanced(by: .seconds(1)) else { return }
+        console.flush()
+        console.errorRaw("\r" + Escape.text("\(label): \(text)") + "\u{1B}[K")
+        drawn = true
+    }
+
     /// Erases the progress line, if one was drawn.
     func finish() {
         guard drawn else { return }
