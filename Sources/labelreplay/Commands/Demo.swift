@@ -78,7 +78,7 @@ enum Demo: Command {
     /// How the user can run this tool again: `swift run labelreplay` inside the
     /// package, the path it was started by when that is a build product, else `labelreplay`.
     static var invocation: String {
-        let executable = CommandLine.arguments.first ?? Tool.name
+        let executable = Bundle.main.executablePath ?? CommandLine.arguments.first ?? Tool.name
         guard executable.contains("/.build/") else { return Tool.name }
         if FileManager.default.fileExists(atPath: "Package.swift") { return "swift run \(Tool.name)" }
         return shellQuoted(executable)

@@ -44,16 +44,16 @@ enum Log: Command {
         let replay = try Replay(path: path, strict: false, console: console)
         let encoder = JSONLines()
         var printedAny = false
-        var pending: [EventRecord] = []
+        var pending: [[String]] = []  // text rows, or one JSON line each
 
-        func flush() throws {
+        func flush() {
             defer { pending.removeAll() }
             if json {
-                for record in pending { console.line(try encoder.line(record)) }
+                for line in pending { console.line(line[0]) }
             } else if !pending.isEmpty {
                 var table = Table([.right])
                 if !printedAny { table.append(EventText.header) }
-                for record in pending { table.append(EventText.row(record) { replay.titles[$0] }) }
+                for row in pending { table.append(row) }
                 console.lines(table.render())
             }
             printedAny = printedAny || !pending.isEmpty
@@ -68,14 +68,15 @@ enum Log: Command {
                       kinds.isEmpty || kinds.contains(record.event.kind),
                       actor == nil || record.actor == actor,
                       label.map({ LabelFilter.event(record.event, concerns: $0) }) ?? true else { continue }
-                pending.append(record)
-                if pending.count >= 1024 { try flush() }
+                // Rendered now, so labels are named as they were at this seq.
+                pending.append(json ? [try encoder.line(record)] : EventText.row(record) { replay.titles[$0] })
+                if pending.count >= 1024 { flush() }
             }
             return true
         }
 
         var more = try drain()
-        try flush()
+        flush()
         guard arguments.flag("follow") else {
             replay.warnAboutTail()
             if !printedAny && !json { console.line("(no matching events)") }
@@ -85,7 +86,7 @@ enum Log: Command {
         while more {
             Thread.sleep(forTimeInterval: 0.2)
             more = try drain()
-            try flush()
+            flush()
             if console.outputFailed { break }
         }
         return ExitStatus.success

@@ -59,6 +59,7 @@ enum Trace: Command {
         if let query { subscriptions.append(store.subscribe(to: .view(query)) { inbox.append($0) }) }
         var subscribed = Set<LabelID>()
         var display = LabelList()
+        var lastTitles: [LabelID: String] = [:]  // titles of removed labels, for naming them
         var printed = 0
 
         reading: while true {
@@ -80,11 +81,12 @@ enum Trace: Command {
             for step in batch {
                 let record = step.record
                 let change = try display.apply(record)
+                if let (id, title) = Replay.statedTitle(record.event) { lastTitles[id] = title }
                 let notes = bySeq[record.seq] ?? []
                 printer.follow(notes)
                 if record.seq >= from, label.map({ concerns(record, notes, $0) }) ?? true {
                     progress?.finish()
-                    try printer.print(change, notifications: notes, list: display)
+                    try printer.print(change, notifications: notes, list: display) { lastTitles[$0] }
                     printed += 1
                 }
                 if let to, record.seq >= to { break reading }

@@ -27,8 +27,10 @@ final class TracePrinter {
         }
     }
 
-    /// Prints one event (after ``follow(_:)`` saw its notifications); `list` is the state right after it.
-    func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList) throws {
+    /// Prints one event (after ``follow(_:)`` saw its notifications); `list` is the state right after it,
+    /// `lastTitle` names labels that are no longer in it.
+    func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList,
+               lastTitle: (LabelID) -> String?) throws {
         let sorted = notifications.sorted { $0.dependency.displayOrder < $1.dependency.displayOrder }
         let heard = Set(sorted.map(\.dependency.kindName))
         let watched = query == nil ? ["membership", "enabledCount"] : ["membership", "view", "enabledCount"]
@@ -38,17 +40,18 @@ final class TracePrinter {
                                     notNotified: quiet, count: list.count, enabledCount: list.enabledCount)
             console.line(try encoder.line(event))
         } else {
-            text(change, sorted, quiet: quiet, list: list)
+            text(change, sorted, quiet: quiet, list: list, lastTitle: lastTitle)
         }
     }
 
-    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [String], list: LabelList) {
-        let title: (LabelID) -> String? = { list.label($0)?.title }
+    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [String], list: LabelList,
+                      lastTitle: (LabelID) -> String?) {
+        let title: (LabelID) -> String? = { list.label($0)?.title ?? lastTitle($0) }
         let cells = EventText.row(change.record, title: title)
         console.line("seq " + cells.filter { !$0.isEmpty }.joined(separator: "  "))
         var table = Table()
         for notification in notifications {
-            table.append(["→", name(notification.dependency), detail(notification, list: list)])
+            table.append(["→", name(notification.dependency), detail(notification, list: list, title: title)])
         }
         if !quiet.isEmpty {
             let names = quiet.map { $0 == "view" ? EventText.viewName(query ?? .all) : $0 == "membership" ? "list" : "enabled count" }
@@ -73,8 +76,7 @@ final class TracePrinter {
         }
     }
 
-    private func detail(_ notification: ChangeNotification, list: LabelList) -> String {
-        let title: (LabelID) -> String? = { list.label($0)?.title }
+    private func detail(_ notification: ChangeNotification, list: LabelList, title: (LabelID) -> String?) -> String {
         switch notification.dependency {
         case .membership:
             return "\(list.count) label\(list.count == 1 ? "" : "s"): " + EventText.summary(list.ids, title: title)
@@ -86,7 +88,7 @@ final class TracePrinter {
             return "\(value?.old.map(EventText.onOff) ?? "(not live)") → \(value?.new.map(EventText.onOff) ?? "(removed)")"
         case .view:
             let changes = notification.viewChanges.map { change -> String in
-                let who = EventText.name(change.id, title: title(change.id) ?? notification.change.before?.title)
+                let who = EventText.name(change.id, title: title(change.id))
                 switch change {
                 case .inserted(_, let at): return "row \(at) inserted (\(who))"
                 case .removed(_, let at): return "row \(at) removed (\(who))"

@@ -83,12 +83,12 @@ final class Replay {
         }
         lastSeq = record.seq
         progress?.update(reader.offset, detail: "seq \(record.seq)")
-        if let (id, title) = Self.titleChange(record.event) { titles[id] = title }
+        if let (id, title) = Self.statedTitle(record.event) { titles[id] = title }
         return (record, offset)
     }
 
-    /// The id and title an event states, if it states a title.
-    private static func titleChange(_ event: LabelEvent) -> (LabelID, String)? {
+    /// The id and title an event states (added, renamed, removed), if it states one.
+    static func statedTitle(_ event: LabelEvent) -> (LabelID, String)? {
         switch event {
         case .added(let id, let title, _, _), .renamed(let id, _, let title), .removed(let id, _, let title, _): (id, title)
         default: nil
