@@ -60,7 +60,13 @@ enum Tool {
                 console.line(HelpText.render(spec))
                 return ExitStatus.success
             }
-            return try command.run(parsed, console: console)
+            let status = try command.run(parsed, console: console)
+            console.flush()
+            if console.outputFailed {
+                console.error("cannot write to standard output")
+                return ExitStatus.failure
+            }
+            return status
         } catch let error as UsageError {
             console.error(error.message)
             console.errorLine("usage: " + spec.usage)

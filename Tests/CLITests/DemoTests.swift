@@ -67,11 +67,14 @@ import Testing
         async let afterA = CLI.run(["show", log, "--at", "9", "--json"])
         async let afterB0 = CLI.run(["show", log, "--at", "12", "--json"])
         async let ringView = CLI.run(["show", log, "--at", "12", "--query", "ring", "--json"])
+        async let reverse = CLI.run(["log", log, "--from", "14", "--to", "14"])
         #expect(rows(try await afterA.json()).isEmpty)
         #expect(rows(try await afterB0.json()) == ["Grid (on)", "Tile (off)", "Ring (on)"])
         let view = try await ringView.json()
         #expect(rows(view) == ["Ring (on)"])
         #expect((view["labels"] as? [[String: Any]])?.first?["position"] as? Int == 2)
         #expect(view["count"] as? Int == 3)
+        // The log names labels as they were at each seq: Grid was renamed only at seq 15.
+        #expect(try await reverse.stdout.contains(#"order: "Ring Two" · "Tile" · "Grid"  # B.3 reverse"#))
     }
 }

@@ -88,6 +88,7 @@ import Testing
         #expect(try await kinds.jsonLines().map { $0["seq"] as? Int } == [4, 7])
         #expect(try await actor.jsonLines().map { $0["seq"] as? Int } == [6])
         #expect(try await range.jsonLines().map { $0["seq"] as? Int } == [2, 3, 4])
+        #expect(try await range.stderr.isEmpty, "stopping at --to says nothing about the log's tail")
         #expect(try await label.jsonLines().map { $0["seq"] as? Int } == [2, 5, 7], "Tile's add, the reverse that moved it, its removal")
     }
 

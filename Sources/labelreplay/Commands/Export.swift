@@ -29,7 +29,7 @@ enum Export: Command {
             if step.record.seq >= from { console.line(try encoder.line(step.record)) }
             if console.outputFailed { break }
         }
-        if replay.reachedEnd { replay.warnAboutTail() }
+        replay.warnAboutTail()
         return ExitStatus.success
     }
 }

@@ -95,7 +95,7 @@ enum Trace: Command {
         }
         progress?.finish()
         _ = subscriptions
-        if to == nil { replay.warnAboutTail() }
+        replay.warnAboutTail()
         if printed == 0 && !arguments.flag("json") { console.line("(no matching events)") }
         return ExitStatus.success
     }

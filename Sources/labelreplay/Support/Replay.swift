@@ -151,9 +151,10 @@ final class Replay {
         return size > reader.offset ? (reader.offset, size - reader.offset) : nil
     }
 
-    /// Warns on standard error when bytes follow the last complete record.
+    /// Warns on standard error when bytes follow the last complete record
+    /// (only once reading reached them: stopping early says nothing about the tail).
     func warnAboutTail() {
-        guard let tail = try? tail() else { return }
+        guard reachedEnd, let tail = try? tail() else { return }
         console.warning("\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)")
     }
 }
