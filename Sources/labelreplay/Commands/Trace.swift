@@ -94,7 +94,7 @@ enum Trace: Command {
             if let failure { throw failure }
         }
         progress?.finish()
-        _ = subscriptions
+        withExtendedLifetime(subscriptions) {}  // they were live for the whole replay
         replay.warnAboutTail()
         if printed == 0 && !arguments.flag("json") { console.line("(no matching events)") }
         return ExitStatus.success
