@@ -40,12 +40,11 @@ enum Import: Command {
         do {
             records = try store.append(entries: entries)
         } catch {
-            if created && store.lastSeq == 0 {
-                store.close()
-                try? FileManager.default.removeItem(atPath: log)
-            }
+            if created { Writing.discardNewLog(store, path: log) }
             let index = error.batchIndex ?? 0
-            throw Failure("\(name) line \(lines[index]): \(ErrorText.describe(error)); nothing was imported")
+            var reason = ErrorText.describe(error)
+            if case .inconsistentEvent(let refusal) = error.code { reason = "the record does not apply to the log: " + refusal.message }
+            throw Failure("\(name) line \(lines[index]): \(reason); nothing was imported")
         }
         progress.finish()
         let range = records.count == 1 ? "seq \(records[0].seq)" : "seq \(records[0].seq)…\(records[records.count - 1].seq)"
@@ -93,6 +92,7 @@ enum Import: Command {
         case .keyNotFound(let key, _):
             return "missing field '\(key.stringValue)'"
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            if context.codingPath.isEmpty { return "not a JSON object" }
             return "field '\(field(context.codingPath))' has the wrong type"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty { return "not a JSON object" }

@@ -49,11 +49,7 @@ enum Writing {
         do {
             outcome = try body(store, options)
         } catch {
-            if created && store.lastSeq == 0 {
-                // Only 'add' creates, and a refused first add leaves no empty log behind.
-                store.close()
-                try? FileManager.default.removeItem(atPath: path)
-            }
+            if created { discardNewLog(store, path: path) }
             throw error
         }
         let records = outcome.records
@@ -68,6 +64,14 @@ enum Writing {
             try report(records, store: store, json: arguments.flag("json"), console: console)
         }
         return ExitStatus.success
+    }
+
+    /// Closes and deletes a log this command just created, if nothing was written to it,
+    /// so that a refused first write leaves no empty log behind.
+    static func discardNewLog(_ store: LabelStore, path: String) {
+        guard store.lastSeq == 0 else { return }
+        store.close()
+        try? FileManager.default.removeItem(atPath: path)
     }
 
     /// Opens the store for writing; warns when opening cut a torn tail.
