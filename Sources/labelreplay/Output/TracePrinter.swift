@@ -33,18 +33,18 @@ final class TracePrinter {
                lastTitle: (LabelID) -> String?) throws {
         let sorted = notifications.sorted { $0.dependency.displayOrder < $1.dependency.displayOrder }
         let heard = Set(sorted.map(\.dependency.kindName))
-        let watched = query == nil ? ["membership", "enabledCount"] : ["membership", "view", "enabledCount"]
-        let quiet = watched.filter { !heard.contains($0) }
+        let watched: [Dependency] = [.membership] + (query.map { [.view($0)] } ?? []) + [.enabledCount]
+        let quiet = watched.filter { !heard.contains($0.kindName) }
         if json {
             let event = TracedEvent(seq: change.seq, record: change.record, notified: sorted.map(traced),
-                                    notNotified: quiet, count: list.count, enabledCount: list.enabledCount)
+                                    notNotified: quiet.map(\.kindName), count: list.count, enabledCount: list.enabledCount)
             console.line(try encoder.line(event))
         } else {
             text(change, sorted, quiet: quiet, list: list, lastTitle: lastTitle)
         }
     }
 
-    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [String], list: LabelList,
+    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [Dependency], list: LabelList,
                       lastTitle: (LabelID) -> String?) {
         let title: (LabelID) -> String? = { list.label($0)?.title ?? lastTitle($0) }
         let cells = EventText.row(change.record, title: title)
@@ -54,8 +54,7 @@ final class TracePrinter {
             table.append(["→", name(notification.dependency), detail(notification, list: list, title: title)])
         }
         if !quiet.isEmpty {
-            let names = quiet.map { $0 == "view" ? EventText.viewName(query ?? .all) : $0 == "membership" ? "list" : "enabled count" }
-            table.append(["·", "not notified", names.joined(separator: ", ")])
+            table.append(["·", "not notified", quiet.map(name).joined(separator: ", ")])
         }
         if notifications.isEmpty && change.changesNothing {
             table.append(["", "", "(the record changes nothing, so no subscriber is told)"])
