@@ -42,6 +42,8 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("longer than the limit"))
         #expect(scratch.files.isEmpty, "\(scratch.files)")
+        let nowhere = try await CLI.run(["add", scratch.path("no-such-dir/l.labellog"), "X"])
+        #expect(nowhere.status == 1 && nowhere.stderr.contains("cannot create the log: the directory"), "\(nowhere)")
     }
 
     @Test func everyEditChangesTheListByID() async throws {

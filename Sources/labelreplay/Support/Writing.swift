@@ -89,6 +89,9 @@ enum Writing {
             return try LabelStore.open(path: path, options: options)
         } catch {
             if case .storage(let underlying) = error.code, underlying.code == .fileNotFound {
+                if options.createIfMissing {
+                    throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
+                }
                 throw Failure("\(path): no such log (only 'add', 'import' and 'demo' create one)")
             }
             throw error
