@@ -1,4 +1,3 @@
-import EventLog
 import LabelProjection
 
 /// `disable LOG ID`: disables a label (nothing changes if it already is).
@@ -7,20 +6,12 @@ enum Disable: Command {
         name: "disable",
         abstract: "Disable a label (nothing changes if it already is disabled).",
         discussion: "Disabling a disabled label appends nothing, says so, and exits 0.",
-        arguments: [
-            .positional("log", "The label log file."),
-            .positional("id", "The label's id, or a unique prefix of at least 4 hex digits."),
-            Writing.expectLabelVersion,
-        ] + Writing.common,
+        arguments: Writing.labelArguments(),
         examples: ["disable labels.labellog 3f2a --actor row-ui"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let version = try Writing.expectedVersion(arguments)
-        return try Writing.perform(arguments, console: console) { store, options in
-            let id = try Writing.labelID(arguments, in: store)
-            var options = options
-            options.expectation = version.map { .label(id, version: $0) }
-            return (try store.setEnabled(id, false, options: options), "label \(Writing.rawName(id, in: store)) is already disabled")
+        try Writing.performOnLabel(arguments, console: console) { store, id, options in
+            (try store.setEnabled(id, false, options: options), "label \(Writing.rawName(id, in: store)) is already disabled")
         }
     }
 }

@@ -66,6 +66,27 @@ enum Writing {
         return ExitStatus.success
     }
 
+    /// The arguments of a command addressed to one label: `<log> <id>`, then `extra`,
+    /// then `--expect-version` (the label's version) and the ``common`` options.
+    static func labelArguments(_ extra: [ArgumentSpec] = []) -> [ArgumentSpec] {
+        [.positional("log", "The label log file."),
+         .positional("id", "The label's id, or a unique prefix of at least 4 hex digits.")]
+            + extra + [expectLabelVersion] + common
+    }
+
+    /// ``perform(_:console:create:_:report:)`` for a command addressed to one label: resolves
+    /// `<id>` and turns `--expect-version` into an expectation on that label's version.
+    static func performOnLabel(_ arguments: ParsedArguments, console: Console,
+                               _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)) throws -> Int32 {
+        let version = try expectedVersion(arguments)
+        return try perform(arguments, console: console) { store, options in
+            let id = try labelID(arguments, in: store)
+            var options = options
+            options.expectation = version.map { .label(id, version: $0) }
+            return try write(store, id, options)
+        }
+    }
+
     /// Closes and deletes a log this command just created, if nothing was written to it,
     /// so that a refused first write leaves no empty log behind.
     static func discardNewLog(_ store: LabelStore, path: String) {
