@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "logtorture", dependencies: ["EventLog"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog"]),
+        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,92 @@
+import Foundation
+import EventLog
+import LabelProjection
+
+/// `demo`: writes scenarios A and B of SCENARIOS.md into a new log, step by
+/// step, printing each step, what the store published, and the list after it.
+enum Demo: Command {
+    static let spec = CommandSpec(
+        name: "demo",
+        abstract: "Write scenarios A and B (SCENARIOS.md) into a new log, step by step.",
+        discussion: """
+        Scenario A edits rows of a list (actor row-ui); scenario B edits through a filtered view (actor filter-ui), \
+        ending with an edit aimed at a label that was removed meanwhile: the store refuses it and records the \
+        refusal as a 'rejected' audit record. Each step prints the records it appended, which subscribers the \
+        store told, and the list after it.
+
+        Without --log the log is a new file in the current directory, labels-demo-YYYYMMDD-HHMMSS.labellog; an \
+        existing file is never overwritten.
+        """,
+        arguments: [.option("log", value: "path", "Write the demo log here (the file must not exist).")],
+        examples: ["demo", "demo --log /tmp/demo.labellog"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path: String
+        if let given = arguments.option("log") {
+            if FileManager.default.fileExists(atPath: given) {
+                throw Failure("\(given): a file already exists there; the demo writes only to a new log")
+            }
+            path = given
+        } else {
+            path = defaultPath()
+        }
+        let store = try Writing.open(path, create: true, recordRejections: true, console: console)
+        defer { store.close() }
+        console.line(Escape.text("Writing scenarios A and B of SCENARIOS.md to \(path)"))
+        let script = DemoScript(store: store, console: console)
+        try script.scenarioA()
+        try script.scenarioB()
+        suggest(path: path, marks: script.marks, store: store, console: console)
+        return ExitStatus.success
+    }
+
+    /// `labels-demo-YYYYMMDD-HHMMSS.labellog` in the current directory, with `-2`, `-3`, … if taken.
+    static func defaultPath() -> String {
+        let now = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
+        func two(_ n: Int?) -> String { n.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        let stamp = "\(now.year ?? 0)\(two(now.month))\(two(now.day))-\(two(now.hour))\(two(now.minute))\(two(now.second))"
+        var path = "labels-demo-\(stamp).labellog"
+        var attempt = 2
+        while FileManager.default.fileExists(atPath: path) {
+            path = "labels-demo-\(stamp)-\(attempt).labellog"
+            attempt += 1
+        }
+        return path
+    }
+
+    /// The closing hints: commands that explore the log just written, with real seqs and ids.
+    static func suggest(path: String, marks: DemoScript.Marks, store: LabelStore, console: Console) {
+        let file = path.unicodeScalars.contains(where: Escape.needsEscape) ? Escape.quoted(path) : shellQuoted(path)
+        let tile = EventText.shortID(marks.tile)
+        let hints = [
+            ("who did what, one event per line", "log \(file)"),
+            ("the refused edit, and why", "log \(file) --kind rejected"),
+            ("everything that happened to Tile", "log \(file) --label \(tile)"),
+            ("who was told when Tile's row went away (the stale-row debugger)", "trace \(file) --query tile"),
+            ("the view just before Tile was removed", "show \(file) --at \(marks.tileRemoved - 1) --query tile"),
+            ("what scenario B changed, per label", "diff \(file) \(marks.scenarioBStart) \(store.lastSeq)"),
+            ("check every byte and every event", "verify \(file)"),
+        ]
+        console.line()
+        console.line(Escape.text("Done: \(store.lastSeq) records in \(path). Explore them:"))
+        for (what, command) in hints {
+            console.line("  # " + what)
+            console.line("  \(invocation) \(command)")
+        }
+    }
+
+    /// How the user can run this tool again: `swift run labelreplay` inside the
+    /// package, the path it was started by when that is a build product, else `labelreplay`.
+    static var invocation: String {
+        let executable = Bundle.main.executablePath ?? CommandLine.arguments.first ?? Tool.name
+        guard executable.contains("/.build/") else { return Tool.name }
+        if FileManager.default.fileExists(atPath: "Package.swift") { return "swift run \(Tool.name)" }
+        return shellQuoted(executable)
+    }
+
+    /// `path` as a shell word: unchanged when safe, else in single quotes.
+    static func shellQuoted(_ path: String) -> String {
+        let safe = path.unicodeScalars.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || "0123456789._/-+:@".unicodeScalars.contains($0) }
+        return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,166 @@
+import EventLog
+import LabelProjection
+
+/// `diff LOG FROM TO`: what changed between two seqs, per label.
+enum Diff: Command {
+    static let spec = CommandSpec(
+        name: "diff",
+        abstract: "Show what changed between two seqs, per label.",
+        discussion: """
+        Compares the list right after seq FROM with the list right after seq TO (0 is the empty list). Each label \
+        gets one entry per kind of change: added, removed, renamed (old → new), toggled, moved. A label counts as \
+        moved when its order relative to the other labels present at both seqs changed (the fewest labels that \
+        explain the new order), not when it merely shifted because others were added or removed.
+
+        JSON (--json): {"from", "to", "changes": [...]}, each change with id, change, title (at TO, or when \
+        removed) and its values: added isEnabled, to; removed isEnabled, from; renamed oldTitle, newTitle; \
+        toggled oldIsEnabled, isEnabled; moved from, to (positions in the full list at FROM and at TO).
+        """,
+        arguments: [
+            .positional("log", "The label log file."),
+            .positional("from", "The earlier seq (0: the empty list)."),
+            .positional("to", "The later seq."),
+            .flag("json", "Print one JSON object instead of text."),
+        ],
+        examples: ["diff labels.labellog 12 17", "diff labels.labellog 0 18 --json"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positional("log")
+        let from = try arguments.seq("from") ?? 0
+        let to = try arguments.seq("to") ?? 0
+        if from > to { throw UsageError("<from> (\(from)) must not be after <to> (\(to))") }
+
+        let replay = try Replay(path: path, console: console, progress: "reading \(path)")
+        let before = try replay.fold(through: from)
+        var removedAs: [LabelID: (title: String, isEnabled: Bool)] = [:]
+        let after = try replay.fold(through: to) { step in
+            if case .removed(let id, _, let title, let isEnabled) = step.record.event { removedAs[id] = (title, isEnabled) }
+        }
+        let changes = compare(before, after, removedAs: removedAs)
+
+        if arguments.flag("json") {
+            console.line(try JSONLines().line(ListDiff(from: from, to: to, changes: changes)))
+            return ExitStatus.success
+        }
+        console.line(Escape.text("\(path) seq \(from) → \(to): \(before.count) → \(after.count) labels, \(changes.count) change\(changes.count == 1 ? "" : "s")"))
+        if changes.isEmpty {
+            console.line("  (no changes)")
+            return ExitStatus.success
+        }
+        var table = Table()
+        for change in changes {
+            table.append([change.change.rawValue, EventText.name(change.id, title: change.title), describe(change)])
+        }
+        console.lines(table.render(indent: "  "))
+        return ExitStatus.success
+    }
+
+    /// The per-label changes from `a` to `b`: for each label in `b`'s order its
+    /// additions, renames, toggles and moves, then the removed labels in `a`'s order.
+    static func compare(_ a: LabelList, _ b: LabelList, removedAs: [LabelID: (title: String, isEnabled: Bool)]) -> [LabelDiffEntry] {
+        let aIDs = a.ids, bIDs = b.ids
+        let aPosition = Dictionary(uniqueKeysWithValues: aIDs.enumerated().map { ($1, $0) })
+        let bPosition = Dictionary(uniqueKeysWithValues: bIDs.enumerated().map { ($1, $0) })
+        let common = aIDs.filter { bPosition[$0] != nil }
+        let stayed = Set(longestIncreasingRun(common.map { bPosition[$0]! }).map { common[$0] })
+
+        var changes: [LabelDiffEntry] = []
+        for (position, id) in bIDs.enumerated() {
+            let new = b.label(id)!
+            guard let old = a.label(id), let oldPosition = aPosition[id] else {
+                changes.append(LabelDiffEntry(id: id, change: .added, title: new.title, isEnabled: new.isEnabled, to: position))
+                continue
+            }
+            if old.title != new.title {
+                changes.append(LabelDiffEntry(id: id, change: .renamed, title: new.title, oldTitle: old.title, newTitle: new.title))
+            }
+            if old.isEnabled != new.isEnabled {
+                changes.append(LabelDiffEntry(id: id, change: .toggled, title: new.title, oldIsEnabled: old.isEnabled, isEnabled: new.isEnabled))
+            }
+            if !stayed.contains(id) {
+                changes.append(LabelDiffEntry(id: id, change: .moved, title: new.title, from: oldPosition, to: position))
+            }
+        }
+        for (position, id) in aIDs.enumerated() where bPosition[id] == nil {
+            let old = a.label(id)!
+            let last = removedAs[id] ?? (old.title, old.isEnabled)
+            changes.append(LabelDiffEntry(id: id, change: .removed, title: last.title, isEnabled: last.isEnabled, from: position))
+        }
+        return changes
+    }
+
+    /// The indices of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []                 // index into values of the smallest tail of each run length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (i, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+            }
+            if low > 0 { previous[i] = tails[low - 1] }
+            if low == tails.count { tails.append(i) } else { tails[low] = i }
+        }
+        var run: [Int] = []
+        var i = tails.last ?? -1
+        while i >= 0 {
+            run.append(i)
+            i = previous[i]
+        }
+        return run.reversed()
+    }
+
+    /// The old → new part of a change, for text output.
+    static func describe(_ change: LabelDiffEntry) -> String {
+        switch change.change {
+        case .added: "new \(EventText.onOff(change.isEnabled ?? true)) at position \(change.to ?? 0)"
+        case .removed: "gone (was \(EventText.onOff(change.isEnabled ?? true)) at position \(change.from ?? 0))"
+        case .renamed: "\(Escape.quoted(change.oldTitle ?? "")) → \(Escape.quoted(change.newTitle ?? ""))"
+        case .toggled: "\(EventText.onOff(change.oldIsEnabled ?? false)) → \(EventText.onOff(change.isEnabled ?? false))"
+        case .moved: "position \(change.from ?? 0) → \(change.to ?? 0)"
+        }
+    }
+}
+
+/// `diff --json`.
+struct ListDiff: Encodable {
+    let from: UInt64
+    let to: UInt64
+    let changes: [LabelDiffEntry]
+}
+
+/// One change of one label in `diff --json`; only the fields of its kind are present.
+struct LabelDiffEntry: Encodable {
+    /// The kinds of change, with their JSON names.
+    enum Kind: String, Encodable {
+        case added, removed, renamed, toggled, moved
+    }
+
+    let id: LabelID
+    /// What changed.
+    let change: Kind
+    /// The title at TO, or when the label was removed.
+    let title: String
+    var oldTitle: String?
+    var newTitle: String?
+    var oldIsEnabled: Bool?
+    var isEnabled: Bool?
+    /// Position in the full list at FROM.
+    var from: Int?
+    /// Position in the full list at TO.
+    var to: Int?
+
+    init(id: LabelID, change: Kind, title: String, oldTitle: String? = nil, newTitle: String? = nil,
+         oldIsEnabled: Bool? = nil, isEnabled: Bool? = nil, from: Int? = nil, to: Int? = nil) {
+        self.id = id
+        self.change = change
+        self.title = title
+        self.oldTitle = oldTitle
+        self.newTitle = newTitle
+        self.oldIsEnabled = oldIsEnabled
+        self.isEnabled = isEnabled
+        self.from = from
+        self.to = to
+    }
+}

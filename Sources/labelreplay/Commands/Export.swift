@@ -1,0 +1,35 @@
+import EventLog
+
+/// `export LOG`: the records as JSON Lines, for `import`.
+enum Export: Command {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Write the records as JSON Lines to standard output (the input of 'import').",
+        discussion: """
+        One object per line, exactly the records' JSON form (as 'log --json'): seq, time (ISO 8601 UTC with \
+        milliseconds), kind, id, actor, note and the kind's fields. Importing the output into an empty log \
+        reproduces the same records: seqs, timestamps, actors and notes.
+        """,
+        arguments: [
+            .positional("log", "The label log file."),
+            .option("from", value: "seq", "Start at this seq."),
+            .option("to", value: "seq", "Stop after this seq (a seq past the end exports to the end)."),
+        ],
+        examples: ["export labels.labellog > labels.jsonl", "export labels.labellog --from 10 --to 18"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positional("log")
+        let from = try arguments.seq("from") ?? 1
+        let to = try arguments.seq("to")
+        if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
+        let replay = try Replay(path: path, folds: false, console: console)
+        let encoder = JSONLines()
+        while let step = try replay.next() {
+            if let to, step.record.seq > to { break }
+            if step.record.seq >= from { console.line(try encoder.line(step.record)) }
+            if console.outputFailed { break }
+        }
+        replay.warnAboutTail()
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,81 @@
+import EventLog
+import LabelProjection
+
+/// `repair LOG`: cuts a torn tail, keeping a backup; salvages mid-log corruption only when asked.
+enum Repair: Command {
+    static let spec = CommandSpec(
+        name: "repair",
+        abstract: "Cut a torn tail (keeping a backup); with --salvage, cut everything after mid-log damage.",
+        discussion: """
+        A torn tail (an incomplete or damaged last record with nothing good after it, what a crash mid-write \
+        leaves) is cut. Damage followed by good records is corruption: repair refuses to touch it unless --salvage \
+        is given, which keeps the good records before the damage and cuts the rest (the cut bytes are also saved \
+        to LOG.salvaged-<ms>). Either way the original file is first copied to LOG.bak-<ms>, which never \
+        overwrites an existing file. A sound log is left untouched. Writing commands need the log's lock, so \
+        repair fails while another writer has the log open.
+        """,
+        arguments: [
+            .positional("log", "The label log file."),
+            .flag("salvage", "Also cut corruption in the middle of the log (losing the records after it)."),
+        ],
+        examples: ["repair labels.labellog", "repair labels.labellog --salvage"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positional("log")
+        let salvage = arguments.flag("salvage")
+        guard SystemFile.exists(path) else { throw Failure("\(path): no such file") }
+        let found = try LogReader.scan(path: path, mode: .pointInTime).report
+        guard let damage = found.damage else {
+            console.line(Escape.text("\(path): nothing to repair: \(found.lastSeq) records, \(found.fileLength) bytes, no damage"))
+            return ExitStatus.success
+        }
+        if !damage.isTornTail && !salvage {
+            throw Failure("\(path): corruption at byte offset \(damage.offset), after seq \(found.lastSeq), is followed by good records (\(damage.reason)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(found.lastSeq) and cuts the \(found.droppedBytes) bytes after them (backed up first)")
+        }
+        let backup = try backupCopy(of: path)
+        let options = LogWriter.Options(recovery: damage.isTornTail ? .tolerateCorruptedTail : .pointInTime)
+        let writer = try LogWriter.open(path: path, options: options)
+        let report = writer.recoveryReport
+        writer.close()
+        let kind = report.damage?.isTornTail == false ? "corruption" : "torn tail"
+        console.line(Escape.text("\(path): cut \(report.droppedBytes) bytes at byte offset \(report.validLength) (\(kind): \(report.damage?.reason ?? damage.reason))"))
+        console.line(Escape.text("  the log now ends at seq \(report.lastSeq), \(report.validLength) bytes"))
+        console.line(Escape.text("  the original file is kept in \(backup)"))
+        if let saved = report.savedTailPath { console.line(Escape.text("  the cut bytes are also in \(saved)")) }
+        return ExitStatus.success
+    }
+
+    /// Copies `path` to a new `PATH.bak-<ms>` (never overwriting: `-2`, `-3`, … if taken), synced.
+    static func backupCopy(of path: String) throws -> String {
+        let stamp = "\(path).bak-\(EventTimestamp.now().millisecondsSince1970)"
+        var name = stamp
+        var attempt = 2
+        var copy: SystemFile
+        while true {
+            do {
+                copy = try SystemFile.open(name, .createExclusive)
+                break
+            } catch {
+                guard error.code == .fileExists else { throw error }
+                name = "\(stamp)-\(attempt)"
+                attempt += 1
+            }
+        }
+        defer { copy.close() }
+        let source = try SystemFile.open(path, .readOnly)
+        defer { source.close() }
+        var offset: Int64 = 0
+        while true {
+            let bytes = try source.read(at: offset, count: 1 << 20)
+            if bytes.isEmpty { break }
+            var failure: EventLogError?
+            bytes.withUnsafeBytes { raw in
+                do throws(EventLogError) { try copy.write(raw, at: offset) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            offset += Int64(bytes.count)
+        }
+        try copy.syncAll()
+        return name
+    }
+}

@@ -1,0 +1,84 @@
+import EventLog
+import LabelProjection
+
+/// `stats LOG`: counts and sizes of a log.
+enum Stats: Command {
+    static let spec = CommandSpec(
+        name: "stats",
+        abstract: "Count events by kind, labels live and removed, bytes, time span and actors.",
+        discussion: """
+        JSON (--json): {"path", "fileSize", "records", "bytesPerEvent", "kinds": {kind: count, every kind}, \
+        "labels": {"live", "enabled", "removed"}, "firstTime", "lastTime", "spanSeconds", "actors": {name: count}, \
+        "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header and tail) per \
+        record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
+        record (a torn tail).
+        """,
+        arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
+        examples: ["stats labels.labellog"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positional("log")
+        let replay = try Replay(path: path, strict: false, console: console, progress: "reading \(path)")
+        var kinds = Dictionary(uniqueKeysWithValues: LabelEvent.Kind.allCases.map { ($0.rawValue, 0) })
+        var actors: [String: Int] = [:]
+        var withoutActor = 0
+        var first: EventTimestamp?, last: EventTimestamp?
+        while let step = try replay.next() {
+            let record = step.record
+            kinds[record.event.kind.rawValue, default: 0] += 1
+            if let actor = record.actor { actors[actor, default: 0] += 1 } else { withoutActor += 1 }
+            first = first ?? record.timestamp
+            last = record.timestamp
+        }
+        let list = replay.list
+        let tail = try replay.tail()
+        let size = try replay.fileSize()
+        let records = list.lastSeq
+        let recordBytes = size - Int64(LogFormat.headerLength) - (tail?.bytes ?? 0)
+        let stats = LogStats(
+            path: path, fileSize: size, records: records,
+            bytesPerEvent: records == 0 ? 0 : (Double(recordBytes) / Double(records) * 10).rounded() / 10,
+            kinds: kinds, labels: .init(live: list.count, enabled: list.enabledCount, removed: list.knownIDs.count - list.count),
+            firstTime: first?.iso8601, lastTime: last?.iso8601,
+            spanSeconds: Double((last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)) / 1000,
+            actors: actors, withoutActor: withoutActor, tailBytes: tail?.bytes ?? 0)
+        if arguments.flag("json") {
+            console.line(try JSONLines().line(stats))
+            return ExitStatus.success
+        }
+        replay.warnAboutTail()
+        var table = Table()
+        table.append(["file", "\(size) bytes: header \(LogFormat.headerLength), \(records) records (\(stats.bytesPerEvent) bytes per event)"
+                      + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")])
+        table.append(["time", first.map { "\($0.iso8601) → \(last!.iso8601) (\(stats.spanSeconds) s)" } ?? "(no records)"])
+        table.append(["labels", "\(list.count) live (\(list.enabledCount) enabled), \(stats.labels.removed) removed"])
+        table.append(["events", LabelEvent.Kind.allCases.map { "\($0.rawValue) \(kinds[$0.rawValue] ?? 0)" }.joined(separator: " · ")])
+        let byActor = actors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\(Escape.text($0.key)) \($0.value)" } + (withoutActor > 0 ? ["(no actor) \(withoutActor)"] : [])
+        table.append(["actors", byActor.isEmpty ? "(none)" : byActor.joined(separator: " · ")])
+        console.line(Escape.text(path))
+        console.lines(table.render(indent: "  "))
+        return ExitStatus.success
+    }
+}
+
+/// `stats --json`.
+struct LogStats: Encodable {
+    struct Labels: Encodable {
+        let live: Int
+        let enabled: Int
+        let removed: Int
+    }
+    let path: String
+    let fileSize: Int64
+    let records: UInt64
+    let bytesPerEvent: Double
+    let kinds: [String: Int]
+    let labels: Labels
+    let firstTime: String?
+    let lastTime: String?
+    let spanSeconds: Double
+    let actors: [String: Int]
+    let withoutActor: Int
+    let tailBytes: Int64
+}

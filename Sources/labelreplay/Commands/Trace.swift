@@ -1,0 +1,124 @@
+import EventLog
+import LabelProjection
+
+/// `trace LOG`: replays the log step by step and shows, for each event, which
+/// subscribers the store notifies and with what — the stale-row debugger.
+///
+/// Who hears what is not computed here: the records are appended, in order,
+/// to a real ``LabelStore`` over an ``InMemoryEventLog`` with live
+/// subscriptions (the list's membership, each label's title and isEnabled,
+/// the filtered view, the enabled count), and what those subscriptions
+/// receive is printed. The projection's own dispatch decides.
+enum Trace: Command {
+    static let spec = CommandSpec(
+        name: "trace",
+        abstract: "Replay step by step, showing which subscribers each event notifies.",
+        discussion: """
+        For every event: the list's membership subscriber, the title and isEnabled subscribers of each label, the \
+        filtered view of --query/--enabled-only (how its rows changed, and the rows after it) and the enabled-count \
+        subscriber — notified or not. A row that shows stale data is a row whose subscriber was not told: find the \
+        event that changed its label and see who heard it.
+
+        The replay starts at seq 1 (the state needs every event); --from/--to only choose what is printed. --label \
+        prints only events that concern that label (its own events, reorders, and view rows of it).
+
+        JSON (--json): one object per event: {"seq", "record" (the record's JSON form), "notified": [...], \
+        "notNotified": [...], "count", "enabledCount"}; each notified entry has "dependency" (membership, title, \
+        isEnabled, view, enabledCount) and its values: title id, oldTitle, newTitle; isEnabled id, oldIsEnabled, \
+        newIsEnabled; view query, changes [{change, id, at | from, to}], rows (ids); enabledCount oldCount, \
+        newCount. Absent old/new values mean the label was not live.
+        """,
+        arguments: [
+            .positional("log", "The label log file."),
+            .option("query", value: "text", "Trace a filtered view whose titles contain <text>."),
+            .flag("enabled-only", "Trace a view of enabled labels only (with or without --query)."),
+            .option("label", value: "id", "Only print events concerning this label (id or unique prefix)."),
+            .option("from", value: "seq", "Print from this seq on."),
+            .option("to", value: "seq", "Stop after this seq."),
+            .flag("json", "Print one JSON object per event."),
+        ],
+        examples: ["trace labels.labellog --query ring", "trace labels.labellog --enabled-only --from 13 --to 16",
+                   "trace labels.labellog --label 3f2a --json"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positional("log")
+        let from = try arguments.seq("from") ?? 1
+        let to = try arguments.seq("to")
+        if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
+        let query: ViewQuery? = arguments.option("query") != nil || arguments.flag("enabled-only")
+            ? ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only")) : nil
+        let label = try LabelFilter.resolve(arguments, path: path, console: console)
+        let printer = TracePrinter(console: console, query: query, json: arguments.flag("json"))
+
+        let replay = try Replay(path: path, folds: false, console: console)
+        let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.fileSize(), console: console) : nil
+        let store = try LabelStore(storage: InMemoryEventLog())
+        let inbox = NotificationInbox()
+        var subscriptions = [store.subscribe(to: .membership) { inbox.append($0) },
+                             store.subscribe(to: .enabledCount) { inbox.append($0) }]
+        if let query { subscriptions.append(store.subscribe(to: .view(query)) { inbox.append($0) }) }
+        var subscribed = Set<LabelID>()
+        var display = LabelList()
+        var lastTitles: [LabelID: String] = [:]  // titles of removed labels, for naming them
+        var printed = 0
+
+        reading: while true {
+            var batch: [Replay.Step] = []
+            while batch.count < 4096, let step = try replay.next() {
+                batch.append(step)
+                progress?.update(step.offset, detail: "seq \(step.record.seq)")
+                if let to, step.record.seq >= to { break }
+            }
+            if batch.isEmpty { break }
+            // Subscribe to each label before the first event about it is appended.
+            for step in batch {
+                guard let id = step.record.event.labelID, label == nil || label == id, subscribed.insert(id).inserted else { continue }
+                subscriptions.append(store.subscribe(to: .title(id)) { inbox.append($0) })
+                subscriptions.append(store.subscribe(to: .isEnabled(id)) { inbox.append($0) })
+            }
+            let failure = append(&batch, to: store, path: path)
+            let bySeq = Dictionary(grouping: inbox.take(), by: \.seq)
+            for step in batch {
+                let record = step.record
+                let change = try display.apply(record)
+                if let (id, title) = Replay.statedTitle(record.event) { lastTitles[id] = title }
+                let notes = bySeq[record.seq] ?? []
+                printer.follow(notes)
+                if record.seq >= from, label.map({ concerns(record, notes, $0) }) ?? true {
+                    progress?.finish()
+                    try printer.print(change, notifications: notes, list: display) { lastTitles[$0] }
+                    printed += 1
+                }
+                if let to, record.seq >= to { break reading }
+            }
+            if let failure { throw failure }
+        }
+        progress?.finish()
+        withExtendedLifetime(subscriptions) {}  // they were live for the whole replay
+        replay.warnAboutTail()
+        if printed == 0 && !arguments.flag("json") { console.line("(no matching events)") }
+        return ExitStatus.success
+    }
+
+    /// Whether an event concerns `id`: it is about it, reorders it, or moves its view row.
+    private static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ id: LabelID) -> Bool {
+        LabelFilter.event(record.event, concerns: id) || notes.contains { $0.viewChanges.contains { $0.id == id } }
+    }
+
+    /// Appends the batch's records to the store (all or nothing). If the store
+    /// refuses one, appends those before it, drops it and the rest from `batch`,
+    /// and returns the failure to report after printing them.
+    private static func append(_ batch: inout [Replay.Step], to store: LabelStore, path: String) -> Failure? {
+        let entries = batch.map { LogEntry($0.record.event, timestamp: $0.record.timestamp, actor: $0.record.actor, note: $0.record.note) }
+        do {
+            try store.append(entries: entries)
+            return nil
+        } catch {
+            let index = error.batchIndex ?? 0
+            if index > 0 { _ = try? store.append(entries: Array(entries[..<index])) }
+            let bad = batch[index]
+            batch.removeSubrange(index...)
+            return Failure("\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Standard output and standard error for one run of the tool.
+///
+/// Standard output is buffered (flushed when the buffer grows, before
+/// anything is written to standard error, and at exit) so that printing
+/// thousands of lines costs few system calls. Standard error is written at
+/// once. Used from one thread only.
+final class Console {
+    private var buffer: [UInt8] = []
+    /// Whether standard error is a terminal (progress is drawn only then).
+    let stderrIsTerminal: Bool
+    /// Set when standard output could not be written (e.g. a closed pipe); later output is dropped.
+    private(set) var outputFailed = false
+
+    /// A console over the process's standard output and error.
+    init(stderrIsTerminal: Bool = Platform.stderrIsTerminal) {
+        self.stderrIsTerminal = stderrIsTerminal
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Writes `line` and a newline to standard output. The caller escapes untrusted parts.
+    func line(_ line: String = "") {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes every line of `lines`.
+    func lines(_ lines: [String]) { for text in lines { line(text) } }
+
+    /// Writes `error: message` to standard error, then each detail line indented.
+    /// Messages hold raw text: everything is escaped here, line breaks included.
+    func error(_ message: String, details: [String] = []) {
+        errorLine((["error: " + Escape.text(message)] + details.map { "  " + Escape.text($0) }).joined(separator: "\n"))
+    }
+
+    /// Writes `warning: message` to standard error, escaped.
+    func warning(_ message: String) { errorLine("warning: " + Escape.text(message)) }
+
+    /// Writes a line to standard error as is, after flushing standard output.
+    func errorLine(_ text: String) {
+        flush()
+        write(Data((text + "\n").utf8), to: .standardError)
+    }
+
+    /// Writes raw bytes to standard error (progress drawing); no newline, no flush of standard output.
+    func errorRaw(_ text: String) { write(Data(text.utf8), to: .standardError) }
+
+    /// Sends buffered standard output.
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !outputFailed else { return }
+        if !write(Data(buffer), to: .standardOutput) { outputFailed = true }
+    }
+
+    @discardableResult
+    private func write(_ data: Data, to handle: FileHandle) -> Bool {
+        do {
+            try handle.write(contentsOf: data)
+            return true
+        } catch {
+            return false
+        }
+    }
+}

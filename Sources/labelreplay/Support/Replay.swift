@@ -1,0 +1,160 @@
+import EventLog
+import LabelProjection
+
+/// Reads a log for the read-only commands: no lock is taken and the file is
+/// never changed, so it works while another process writes.
+///
+/// Records come from ``LogReader`` in seq order (a torn or still-being-written
+/// last frame is simply not there yet; damage before the tail throws, naming
+/// the byte offset) and are folded with ``LabelList/apply(_:)`` — the one fold
+/// the store itself uses. Progress is drawn on standard error when asked for.
+final class Replay {
+    /// One record read, with what folding it changed.
+    struct Step {
+        /// The record.
+        let record: EventRecord
+        /// What the record changed, or `nil` once folding stopped (non-strict replays of inconsistent logs).
+        let change: LabelChange?
+        /// The byte offset of the record's frame.
+        let offset: Int64
+    }
+
+    /// The log's path, as given.
+    let path: String
+    /// The log's header.
+    let header: LogHeader
+    /// The fold of every record read so far.
+    private(set) var list = LabelList()
+    /// The last title of every id the records named (live or removed), for naming labels in output.
+    private(set) var titles: [LabelID: String] = [:]
+    /// The first record the fold refused, in a non-strict replay.
+    private(set) var foldFailure: ProjectionError?
+    /// The seq of the last record read (0 before the first).
+    private(set) var lastSeq: UInt64 = 0
+    /// Whether a read found no further record.
+    private(set) var reachedEnd = false
+    /// Whether a refused record throws (`true`) or only stops the fold (`false`, for listing events).
+    private let strict: Bool
+    /// Whether records are folded at all (`trace` folds them itself).
+    private let folds: Bool
+    private let reader: LogReader
+    private let console: Console
+    private let progress: Progress?
+
+    /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
+    init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
+        reader = try Self.openReader(path)
+        self.path = path
+        self.header = reader.header
+        self.strict = strict
+        self.folds = folds
+        self.console = console
+        let size = try reader.fileSize()
+        if let label {
+            progress = Progress(label, total: size, console: console)
+        } else {
+            progress = nil
+        }
+    }
+
+    /// A reader on `path`; a missing file is a plain "no such file".
+    private static func openReader(_ path: String) throws -> LogReader {
+        do {
+            return try LogReader(path: path)
+        } catch {
+            if error.code == .fileNotFound { throw Failure("\(path): no such file") }
+            throw error
+        }
+    }
+
+    /// The next record, folded; `nil` at the end of the complete records.
+    func next() throws -> Step? {
+        guard let step = try read() else { return nil }
+        return Step(record: step.record, change: try fold(step.record, at: step.offset), offset: step.offset)
+    }
+
+    /// The next record, not yet folded.
+    private func read() throws -> (record: EventRecord, offset: Int64)? {
+        let offset = reader.offset
+        guard let record = try reader.next() else {
+            reachedEnd = true
+            progress?.finish()
+            return nil
+        }
+        lastSeq = record.seq
+        progress?.update(reader.offset, detail: "seq \(record.seq)")
+        if let (id, title) = Self.statedTitle(record.event) { titles[id] = title }
+        return (record, offset)
+    }
+
+    /// The id and title an event states (added, renamed, removed), if it states one.
+    static func statedTitle(_ event: LabelEvent) -> (LabelID, String)? {
+        switch event {
+        case .added(let id, let title, _, _), .renamed(let id, _, let title), .removed(let id, _, let title, _): (id, title)
+        default: nil
+        }
+    }
+
+    /// Folds `record` into ``list``; a refusal throws (strict) or stops the fold with a warning.
+    private func fold(_ record: EventRecord, at offset: Int64) throws -> LabelChange? {
+        guard folds, foldFailure == nil else { return nil }
+        do {
+            return try list.apply(record)
+        } catch {
+            let what = "\(path): record seq \(record.seq) at byte offset \(offset) contradicts the records before it"
+            if strict { throw Failure("\(what): \(error.message) (run '\(Tool.name) verify')") }
+            foldFailure = error
+            console.warning("\(what) (\(error.message)); labels after it are shown without their state")
+            return nil
+        }
+    }
+
+    /// Reads to the end and returns the final state; warns about a torn tail.
+    func foldAll() throws -> LabelList {
+        while try next() != nil {}
+        warnAboutTail()
+        return list
+    }
+
+    /// Reads through record `seq` (0: nothing), showing each step to `visit`, and
+    /// returns the state right after it. A seq past the end is an error, never the latest state.
+    func fold(through seq: UInt64, visit: (Step) -> Void = { _ in }) throws -> LabelList {
+        while list.lastSeq < seq {
+            guard let step = try next() else {
+                throw Failure("\(path): there is no seq \(seq): the log ends at seq \(list.lastSeq)")
+            }
+            visit(step)
+        }
+        progress?.finish()
+        return list
+    }
+
+    /// Reads in seq order up to, not including, the first record stamped later than `time`.
+    func fold(until time: EventTimestamp) throws -> LabelList {
+        while let step = try read() {
+            if step.record.timestamp > time {
+                progress?.finish()
+                return list
+            }
+            _ = try fold(step.record, at: step.offset)
+        }
+        warnAboutTail()
+        return list
+    }
+
+    /// The file's size now.
+    func fileSize() throws -> Int64 { try reader.fileSize() }
+
+    /// The bytes after the last complete record, if any (a torn tail, or a write in progress).
+    func tail() throws -> (offset: Int64, bytes: Int64)? {
+        let size = try reader.fileSize()
+        return size > reader.offset ? (reader.offset, size - reader.offset) : nil
+    }
+
+    /// Warns on standard error when bytes follow the last complete record
+    /// (only once reading reached them: stopping early says nothing about the tail).
+    func warnAboutTail() {
+        guard reachedEnd, let tail = try? tail() else { return }
+        console.warning("\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)")
+    }
+}

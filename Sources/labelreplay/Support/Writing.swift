@@ -1,0 +1,159 @@
+import Foundation
+import EventLog
+import LabelProjection
+
+/// What the write commands (`add`, `rename`, `toggle`, …, `revert`) share:
+/// opening the store, the envelope options, id resolution and the report.
+///
+/// Every write goes through ``LabelStore``: it validates the command against
+/// the current state, appends, and only then applies. The store holds the
+/// log's exclusive lock while the command runs, so a second writer fails
+/// with "in use" instead of interleaving.
+enum Writing {
+    /// `--actor`, `--note` and `--json`, taken by every write command.
+    static let envelope: [ArgumentSpec] = [
+        .option("actor", value: "name", "Who makes the edit (stored in the record)."),
+        .option("note", value: "text", "A comment or correlation id (stored in the record)."),
+        .flag("json", "Print the appended records as JSON Lines (the form of 'log --json')."),
+    ]
+
+    /// ``envelope`` plus `--record-rejection`, taken by the commands the store validates.
+    static let common: [ArgumentSpec] = envelope + [
+        .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why."),
+    ]
+
+    /// `--expect-version` for commands addressed to one label (its version).
+    static let expectLabelVersion = ArgumentSpec.option("expect-version", value: "version",
+        "Refuse the edit unless the label's version (the seq that last added it or changed its title or state, as 'show' prints it) is still <version>.")
+
+    /// `--expect-version` for commands about membership or order (the list's version).
+    static let expectListVersion = ArgumentSpec.option("expect-version", value: "version",
+        "Refuse the edit unless the list's version (the seq that last changed membership or order) is still <version>.")
+
+    /// Opens the store over `path` (creating the log only when `create`),
+    /// runs `body`, prints what was appended (or, when nothing was, the
+    /// sentence `body` returned with the records), and closes the store.
+    /// `human`, when given, replaces the default one-line-per-record report.
+    static func perform(_ arguments: ParsedArguments, console: Console, create: Bool = false,
+                        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
+                        report human: (([EventRecord]) -> [String])? = nil) throws -> Int32 {
+        let path = arguments.positional("log")
+        if let id = arguments.optionalPositional("id") ?? arguments.option("id"), let spec = arguments.spec.argument(named: "id") {
+            _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
+        }
+        let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
+        defer { store.close() }
+        let created = (store.storage as? LogWriter)?.created ?? false
+        let options = WriteOptions(actor: arguments.option("actor"), note: arguments.option("note"))
+        let outcome: (records: [EventRecord], unchanged: String)
+        do {
+            outcome = try body(store, options)
+        } catch {
+            if created { discardNewLog(store, path: path) }
+            throw error
+        }
+        let records = outcome.records
+        if records.isEmpty {
+            if arguments.flag("json") { return ExitStatus.success }
+            console.line(Escape.text("nothing changed: " + outcome.unchanged))
+            return ExitStatus.success
+        }
+        if let human, !arguments.flag("json") {
+            console.lines(human(records))
+        } else {
+            try report(records, store: store, json: arguments.flag("json"), console: console)
+        }
+        return ExitStatus.success
+    }
+
+    /// The arguments of a command addressed to one label: `<log> <id>`, then `extra`,
+    /// then `--expect-version` (the label's version) and the ``common`` options.
+    static func labelArguments(_ extra: [ArgumentSpec] = []) -> [ArgumentSpec] {
+        [.positional("log", "The label log file."),
+         .positional("id", "The label's id, or a unique prefix of at least 4 hex digits.")]
+            + extra + [expectLabelVersion] + common
+    }
+
+    /// ``perform(_:console:create:_:report:)`` for a command addressed to one label: resolves
+    /// `<id>` and turns `--expect-version` into an expectation on that label's version.
+    static func performOnLabel(_ arguments: ParsedArguments, console: Console,
+                               _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)) throws -> Int32 {
+        let version = try expectedVersion(arguments)
+        return try perform(arguments, console: console) { store, options in
+            let id = try labelID(arguments, in: store)
+            var options = options
+            options.expectation = version.map { .label(id, version: $0) }
+            return try write(store, id, options)
+        }
+    }
+
+    /// Closes and deletes a log this command just created, if nothing was written to it,
+    /// so that a refused first write leaves no empty log behind.
+    static func discardNewLog(_ store: LabelStore, path: String) {
+        guard store.lastSeq == 0 else { return }
+        store.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Opens the store for writing; warns when opening cut a torn tail.
+    static func open(_ path: String, create: Bool, recordRejections: Bool = false, console: Console) throws -> LabelStore {
+        let options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
+        let store = try openStore(path, options: options)
+        if let report = (store.storage as? LogWriter)?.recoveryReport, report.droppedBytes > 0 {
+            console.warning("\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))")
+        }
+        return store
+    }
+
+    private static func openStore(_ path: String, options: LabelStore.Options) throws -> LabelStore {
+        do {
+            return try LabelStore.open(path: path, options: options)
+        } catch {
+            if case .storage(let underlying) = error.code, underlying.code == .fileNotFound {
+                if options.createIfMissing {
+                    throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
+                }
+                throw Failure("\(path): no such log (only 'add', 'import' and 'demo' create one)")
+            }
+            throw error
+        }
+    }
+
+    /// The id named by the positional `name`, resolved among every id the store has seen.
+    static func labelID(_ arguments: ParsedArguments, _ name: String = "id", in store: LabelStore) throws -> LabelID {
+        let display = arguments.spec.argument(named: name)?.display ?? "<\(name)>"
+        let text = arguments.optionalPositional(name) ?? arguments.option(name) ?? ""
+        return try LabelIDArgument.resolve(text, for: display, known: store.knownIDs, in: arguments.positional("log"),
+                                           allowUnknown: true) { id in describe(id, in: store) }
+    }
+
+    /// `3f2a9c1e "Amber"` unescaped (for messages, which are escaped when printed).
+    static func rawName(_ id: LabelID, in store: LabelStore) -> String {
+        EventText.shortID(id) + (store.label(id).map { " \"\($0.title)\"" } ?? "")
+    }
+
+    /// `"Amber" (on)`, or `removed at seq 17`, for listing candidates.
+    static func describe(_ id: LabelID, in store: LabelStore) -> String {
+        if let label = store.label(id) { return "\"\(label.title)\" (\(EventText.onOff(label.isEnabled)))" }
+        return store.removal(of: id).map { "removed at seq \($0)" } ?? "unknown"
+    }
+
+    /// The version given with `--expect-version`, if any.
+    static func expectedVersion(_ arguments: ParsedArguments) throws(UsageError) -> UInt64? {
+        try arguments.number("expect-version", what: "a version (a seq, as 'show' prints it)")
+    }
+
+    /// Prints appended records: one `log`-style line each, or JSON Lines.
+    static func report(_ records: [EventRecord], store: LabelStore, json: Bool, console: Console) throws {
+        if json {
+            let encoder = JSONLines()
+            for record in records { console.line(try encoder.line(record)) }
+            return
+        }
+        var table = Table([.right])
+        for record in records {
+            table.append(EventText.row(record) { store.label($0)?.title })
+        }
+        console.lines(table.render())
+    }
+}

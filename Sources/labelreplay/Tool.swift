@@ -1,0 +1,83 @@
+import EventLog
+
+/// One subcommand: its spec (the source of its help) and what it does.
+protocol Command {
+    /// Name, help text and arguments.
+    static var spec: CommandSpec { get }
+    /// Runs with parsed arguments and returns the exit status. Throws
+    /// ``UsageError`` (exit 64) or anything else (exit 1, `error: …`).
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32
+}
+
+/// The `labelreplay` tool: dispatch to subcommands, help, version, exit statuses.
+enum Tool {
+    /// The executable's name, used in usage lines and hints.
+    static let name = "labelreplay"
+    /// The tool's version (`--version`).
+    static let version = "1.0.0"
+
+    /// Every subcommand, in the order `--help` lists them.
+    static var commands: [any Command.Type] {
+        [Demo.self, Show.self, Log.self, Diff.self, Trace.self, Verify.self, Repair.self, Stats.self, Export.self, Import.self,
+         Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self,
+         Help.self]
+    }
+
+    /// The subcommand called `name`, if any.
+    static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.spec.name == name }
+    }
+
+    /// Runs the tool on `arguments` (without the executable's name) and returns the exit status.
+    static func run(_ arguments: [String], console: Console = Console()) -> Int32 {
+        defer { console.flush() }
+        guard let first = arguments.first else {
+            console.line(HelpText.root())
+            return ExitStatus.success
+        }
+        switch first {
+        case "-h", "--help":
+            console.line(HelpText.root())
+            return ExitStatus.success
+        case "--version":
+            console.line("\(name) \(version) (label log format \(LogFormat.currentVersion))")
+            return ExitStatus.success
+        default:
+            break
+        }
+        guard let command = command(named: first) else {
+            let what = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
+            let close = commands.map { $0.spec.name }.first { $0.hasPrefix(first.prefix(2)) && !first.hasPrefix("-") }
+            console.error(what + (close.map { " (did you mean '\($0)'?)" } ?? ""))
+            console.errorLine("usage: \(name) <command> [<arguments>]")
+            console.errorLine("see '\(name) --help' for the commands")
+            return ExitStatus.usage
+        }
+        let spec = command.spec
+        do {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), spec: spec)
+            if parsed.helpRequested {
+                console.line(HelpText.render(spec))
+                return ExitStatus.success
+            }
+            let status = try command.run(parsed, console: console)
+            console.flush()
+            if console.outputFailed {
+                console.error("cannot write to standard output")
+                return ExitStatus.failure
+            }
+            return status
+        } catch let error as UsageError {
+            console.error(error.message)
+            console.errorLine("usage: " + spec.usage)
+            console.errorLine("see '\(name) \(spec.name) --help' for more information")
+            return ExitStatus.usage
+        } catch let failure as Failure {
+            console.error(failure.message, details: failure.details)
+            return ExitStatus.failure
+        } catch {
+            console.error(ErrorText.describe(error))
+            return ExitStatus.failure
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import EventLog
+import Foundation
+import LabelProjection
+import Synchronization
+
+/// A fresh temporary directory, removed when released.
+final class Scratch: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// The names of the files in the directory, sorted.
+    var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
+}
+
+/// A deterministic id from a small number: `00000000-0000-4000-8000-00000000000n`.
+func testID(_ n: Int) -> LabelID {
+    LabelID("00000000-0000-4000-8000-\(String(format: "%012d", n))")!
+}
+
+/// A clock that starts at 2026-01-01T00:00:00Z and advances one second per reading.
+final class StepClock: Sendable {
+    static let start: Int64 = 1_767_225_600_000
+    private let next = Mutex<Int64>(StepClock.start)
+    var now: @Sendable () -> EventTimestamp {
+        { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
+    }
+}
+
+/// Creates a log at `path` through the store (in this process), with a step clock, and closes it.
+func makeLog(at path: String, recordRejections: Bool = false, _ build: (LabelStore) throws -> Void) throws {
+    let options = LabelStore.Options(durability: .noSync, createIfMissing: true, recordRejections: recordRejections,
+                                     clock: StepClock().now)
+    let store = try LabelStore.open(path: path, options: options)
+    defer { store.close() }
+    try build(store)
+}
+
+/// `seconds` after 2026-01-01T00:00:00Z.
+func at(_ seconds: Int64) -> EventTimestamp {
+    EventTimestamp(millisecondsSince1970: StepClock.start + seconds * 1000)
+}
+
+/// Write options stamping the record at `at(seconds)`.
+func stamped(_ seconds: Int64, actor: String? = nil, note: String? = nil) -> WriteOptions {
+    WriteOptions(actor: actor, note: note, timestamp: at(seconds))
+}
+
+/// Scenario B's start: Grid (on) id 1, Tile (off) id 2, Ring (on) id 3, added at seqs 1, 2, 3
+/// by `setup`, stamped 00:00:01, 00:00:02 and 00:00:03.
+func makeGridTileRing(at path: String) throws {
+    try makeLog(at: path) { store in
+        try store.add("Grid", isEnabled: true, id: testID(1), options: stamped(1, actor: "setup"))
+        try store.add("Tile", isEnabled: false, id: testID(2), options: stamped(2, actor: "setup"))
+        try store.add("Ring", isEnabled: true, id: testID(3), options: stamped(3, actor: "setup"))
+    }
+}
+
+/// The rows of `show --json` as (title, isEnabled) pairs.
+func rows(_ show: [String: Any]) -> [String] {
+    (show["labels"] as? [[String: Any]] ?? []).map { row in
+        "\(row["title"] as? String ?? "?") (\((row["isEnabled"] as? Bool) == true ? "on" : "off"))"
+    }
+}
+
+/// The bytes of a file.
+func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+/// Overwrites a file with `bytes`.
+func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
