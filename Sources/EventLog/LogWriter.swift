@@ -1,3 +1,4 @@
+import Foundation
 
 /// The single writer of a log file: appends records durably, one process at a time.
 ///
@@ -25,6 +26,12 @@ public final class LogWriter: EventStorage, Sendable {
         public var clock: @Sendable () -> EventTimestamp
         /// The file system to use: the real one unless a test injects faults.
         public var fileSystem: any LogFileSystem
+        /// How long opening waits for another holder of the lock to let go
+        /// before failing with ``EventLogError/Code/logInUse``. Default: 250 ms.
+        /// (A closed writer's lock can outlive it briefly: a child process
+        /// spawned at that moment by any thread holds a copy of the descriptor
+        /// until it executes its program.)
+        public var lockWait: Duration
         /// How far ahead of the records the file is extended with zero bytes
         /// (and synced), so that a durable append's `fdatasync` writes data
         /// only, not the file size. `0` disables it. Default: 1 MiB. A clean
@@ -34,13 +41,15 @@ public final class LogWriter: EventStorage, Sendable {
         /// Creates options; every parameter has the documented default.
         public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
                     createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() },
-                    fileSystem: any LogFileSystem = PosixFileSystem(), preallocation: Int64 = 1 << 20) {
+                    fileSystem: any LogFileSystem = PosixFileSystem(), preallocation: Int64 = 1 << 20,
+                    lockWait: Duration = .milliseconds(250)) {
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
             self.clock = clock
             self.fileSystem = fileSystem
             self.preallocation = max(0, preallocation)
+            self.lockWait = lockWait
         }
     }
 
@@ -87,7 +96,7 @@ public final class LogWriter: EventStorage, Sendable {
         }
         let file = try fs.open(path, .readWrite)
         do {
-            guard try file.tryLockExclusive() else {
+            guard try lockWaiting(file, upTo: options.lockWait) else {
                 throw EventLogError(.logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path)
             }
             let size = try file.size()
@@ -104,6 +113,19 @@ public final class LogWriter: EventStorage, Sendable {
         } catch {
             file.close()
             throw error
+        }
+    }
+
+    /// Tries the exclusive lock until it is free or `wait` has passed.
+    private static func lockWaiting(_ file: any LogFile, upTo wait: Duration) throws(EventLogError) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: wait)
+        var pause = Duration.milliseconds(1)
+        while true {
+            if try file.tryLockExclusive() { return true }
+            if clock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            pause = min(pause * 2, .milliseconds(20))
         }
     }
 
