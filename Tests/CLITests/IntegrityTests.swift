@@ -121,6 +121,26 @@ import Testing
         #expect(listed.status == 0 && listed.lines.count == 5, "log still lists every event: \(listed)")
     }
 
+    @Test func repairRefusesAnInconsistentEventAndSalvageKeepsTheRecordsBeforeIt() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let writer = try LogWriter.open(path: log)
+        try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X")),
+                           LogEntry(.toggled(id: testID(1), isEnabled: false))])
+        writer.close()
+        let damaged = try bytes(log)
+        let refused = try await CLI.run(["repair", log])
+        #expect(refused.status == 1 && refused.stderr.contains("seq 4") && refused.stderr.contains("--salvage"), "\(refused)")
+        #expect(try bytes(log) == damaged, "a refused repair changed the file")
+        let salvaged = try await CLI.run(["repair", log, "--salvage"])
+        #expect(salvaged.status == 0 && salvaged.stdout.contains("ends at seq 3"), "\(salvaged)")
+        let backup = try #require(scratch.files.first { $0.hasPrefix("l.labellog.bak-") })
+        #expect(try bytes(scratch.path(backup)) == damaged)
+        #expect(try await CLI.run(["verify", log]).status == 0)
+        #expect(try await CLI.run(["show", log, "--json"]).json()["count"] as? Int == 3)
+    }
+
     @Test(arguments: [
         ("notalog", "not a label log"),
         ("", "the file is empty"),

@@ -24,7 +24,17 @@ enum Repair: Command {
         let path = arguments.positional("log")
         let salvage = arguments.flag("salvage")
         guard SystemFile.exists(path) else { throw Failure("\(path): no such file") }
-        let found = try LogReader.scan(path: path, mode: .pointInTime).report
+        // Frames first, then what the events mean: the first record the fold cannot apply.
+        var list = LabelList()
+        var inconsistent: ProjectionError?
+        let found = try LogReader.scan(path: path, mode: .pointInTime) { record in
+            guard inconsistent == nil else { return }
+            do throws(ProjectionError) { _ = try list.apply(record) } catch { inconsistent = error }
+        }.report
+        if let inconsistent {
+            let badSeq = inconsistent.seq
+            return try salvageInconsistent(path: path, badSeq: badSeq, cause: inconsistent, salvage: salvage, console: console)
+        }
         guard let damage = found.damage else {
             console.line(Escape.text("\(path): nothing to repair: \(found.lastSeq) records, \(found.fileLength) bytes, no damage"))
             return ExitStatus.success
@@ -42,6 +52,23 @@ enum Repair: Command {
         console.line(Escape.text("  the log now ends at seq \(report.lastSeq), \(report.validLength) bytes"))
         console.line(Escape.text("  the original file is kept in \(backup)"))
         if let saved = report.savedTailPath { console.line(Escape.text("  the cut bytes are also in \(saved)")) }
+        return ExitStatus.success
+    }
+
+    /// A record with valid framing that contradicts the state before it: refuse, or with
+    /// `--salvage` keep exactly seq 1…badSeq-1 (after a backup).
+    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, salvage: Bool, console: Console) throws -> Int32 {
+        guard salvage else {
+            throw Failure("\(path): seq \(badSeq) cannot be applied to the state before it (\(cause.message)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(badSeq - 1) and cuts the rest (backed up first)")
+        }
+        let backup = try backupCopy(of: path)
+        let writer = try LogWriter.open(path: path)
+        let cut = try writer.discardRecords(after: badSeq - 1)
+        let end = writer.byteLength
+        writer.close()
+        console.line(Escape.text("\(path): cut \(cut) bytes from seq \(badSeq) on (inconsistent event: \(cause.message))"))
+        console.line(Escape.text("  the log now ends at seq \(badSeq - 1), \(end) bytes"))
+        console.line(Escape.text("  the original file is kept in \(backup)"))
         return ExitStatus.success
     }
 
