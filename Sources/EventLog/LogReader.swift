@@ -64,6 +64,46 @@ public final class LogReader {
         }
     }
 
+    /// What follows the records read so far, once ``next()`` returned `nil`.
+    public enum Tail: Sendable, Hashable {
+        /// Nothing: the file ends after the last record.
+        case none
+        /// Only zero bytes: space the writer preallocated (not damage).
+        case preallocated(bytes: Int64)
+        /// Bytes that are not a complete record and that no good record
+        /// follows: a torn tail (or, on a live log, a write in progress).
+        case torn(offset: Int64, bytes: Int64, reason: String)
+    }
+
+    /// Classifies the bytes after the last record read. Throws
+    /// ``EventLogError/Code/corruptRecord`` when a checksummed record starts
+    /// somewhere after them: that is damage in the middle of the log (a
+    /// follower stops at it and waits; `verify` must report it).
+    public func tail() throws(EventLogError) -> Tail {
+        let size = try file.size()
+        let offset = cursor.offset
+        guard size > offset else { return .none }
+        var probe = FrameCursor(file: file, offset: offset, expectedSeq: cursor.expectedSeq, verifiesZeroTail: true)
+        switch try probe.next() {
+        case .end(let preallocated):
+            return preallocated > 0 ? .preallocated(bytes: preallocated) : .none
+        case .record:
+            // Completed since the last read: not a tail at all.
+            return .none
+        case .problem(let problem):
+            var goodRecordFollows = false
+            if problem.canBeTornWrite {
+                goodRecordFollows = try Recovery.hasValidFrame(in: file, after: offset, fileLength: size)
+            }
+            if !problem.canBeTornWrite || goodRecordFollows {
+                let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
+                throw EventLogError(code, "the log is corrupt before its tail: \(problem.reason)", path: path,
+                                    offset: offset, lastGoodSeq: cursor.expectedSeq - 1)
+            }
+            return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
+        }
+    }
+
     /// Every record that is complete now, up to `maxCount`; empty when caught up.
     public func poll(maxCount: Int = .max) throws(EventLogError) -> [EventRecord] {
         var result: [EventRecord] = []

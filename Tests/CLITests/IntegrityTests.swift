@@ -121,6 +121,23 @@ import Testing
         #expect(listed.status == 0 && listed.lines.count == 5, "log still lists every event: \(listed)")
     }
 
+    @Test func preallocatedZerosAreNotATornTailButZerosBeforeGoodRecordsAreCorruption() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let sound = try bytes(log)
+        // A writer that died leaves its preallocated space: zeros after the records.
+        try Data(sound + [UInt8](repeating: 0, count: 4096)).write(to: URL(fileURLWithPath: log))
+        let verify = try await CLI.run(["verify", log, "--json"]).json()
+        #expect(verify["ok"] as? Bool == true && verify["tornTail"] == nil, "\(verify)")
+        let stats = try await CLI.run(["stats", log, "--json"]).json()
+        #expect(stats["tailBytes"] as? Int == 0)
+        // The same zeros followed by a good record: the zeros hide damage.
+        try Data(sound + [UInt8](repeating: 0, count: 64) + sound[64...]).write(to: URL(fileURLWithPath: log))
+        let damaged = try await CLI.run(["verify", log])
+        #expect(damaged.status == 1 && damaged.stderr.contains("byte offset \(sound.count)"), "\(damaged)")
+    }
+
     @Test func repairRefusesAnInconsistentEventAndSalvageKeepsTheRecordsBeforeIt() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")

@@ -242,3 +242,40 @@ struct RecoveryTests {
         }
     }
 }
+
+@Suite("Reader tail")
+struct ReaderTailTests {
+    @Test func theReaderClassifiesWhatFollowsTheLastRecord() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let records = try writeLog(path)
+        let good = readBytes(path)
+        let offsets = frameOffsets(good)
+        let cases: [(String, [UInt8], LogReader.Tail?)] = [
+            ("nothing", good, LogReader.Tail.none),
+            ("preallocated zeros", good + [UInt8](repeating: 0, count: 1000), .preallocated(bytes: 1000)),
+            ("half a record", good + Array(good[offsets[1]..<(offsets[1] + 9)]), .torn(offset: Int64(good.count), bytes: 9, reason: "")),
+            // Zeros in the middle followed by a good record: corruption, never a tail.
+            ("zeroed record before a good one", Array(good[..<offsets[8]]) + [UInt8](repeating: 0, count: offsets[9] - offsets[8]) + Array(good[offsets[9]...]), nil),
+        ]
+        for (name, bytes, expected) in cases {
+            writeBytes(path, bytes)
+            let reader = try LogReader(path: path)
+            let read = try reader.poll()
+            if expected == nil { #expect(read == Array(records[..<8]), "\(name)") }
+            do {
+                let tail = try reader.tail()
+                switch (tail, expected) {
+                case (.torn(let o, let b, _), .torn(let eo, let eb, _)?):
+                    #expect(o == eo && b == eb, "\(name)")
+                default:
+                    #expect(tail == expected, "\(name): \(tail)")
+                }
+                #expect(read == records, "\(name)")
+            } catch {
+                #expect(expected == nil, "\(name): \(error)")
+                #expect(error.code == .corruptRecord && error.offset == Int64(offsets[8]), "\(name): \(error)")
+            }
+        }
+    }
+}

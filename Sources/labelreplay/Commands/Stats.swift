@@ -9,7 +9,7 @@ enum Stats: Command {
         discussion: """
         JSON (--json): {"path", "fileSize", "records", "bytesPerEvent", "kinds": {kind: count, every kind}, \
         "labels": {"live", "enabled", "removed"}, "firstTime", "lastTime", "spanSeconds", "actors": {name: count}, \
-        "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header and tail) per \
+        "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header, tail and preallocated zeros) per \
         record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
         record (a torn tail).
         """,
@@ -34,7 +34,8 @@ enum Stats: Command {
         let tail = try replay.tail()
         let size = try replay.fileSize()
         let records = list.lastSeq
-        let recordBytes = size - Int64(LogFormat.headerLength) - (tail?.bytes ?? 0)
+        // Record bytes only: not the header, a torn tail, or space the writer preallocated.
+        let recordBytes = replay.recordsEnd - Int64(LogFormat.headerLength)
         let stats = LogStats(
             path: path, fileSize: size, records: records,
             bytesPerEvent: records == 0 ? 0 : (Double(recordBytes) / Double(records) * 10).rounded() / 10,

@@ -75,10 +75,16 @@ enum Verify: Command {
         result.validLength = reader.offset
         result.count = list.count
         result.enabledCount = list.enabledCount
-        if result.problem == nil, let size = try? reader.fileSize(), size > reader.offset {
-            // LogReader stops silently before a torn tail; the scan says why it is one.
-            let reason = (try? LogReader.scan(path: path).report.damage?.reason) ?? nil
-            result.tornTail = .init(offset: reader.offset, bytes: size - reader.offset, reason: reason ?? "incomplete record")
+        if result.problem == nil {
+            do {
+                // What follows the last record: nothing, preallocated zeros, a torn tail, or damage before good records.
+                if case .torn(let offset, let bytes, let reason) = try reader.tail() {
+                    result.tornTail = .init(offset: offset, bytes: bytes, reason: reason)
+                }
+            } catch {
+                result.problem = .init(kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue,
+                                       offset: error.offset ?? reader.offset, seq: list.lastSeq + 1, message: error.message)
+            }
         }
         return result
     }

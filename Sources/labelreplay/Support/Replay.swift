@@ -142,13 +142,18 @@ final class Replay {
         return list
     }
 
+    /// The byte offset where the records read so far end.
+    var recordsEnd: Int64 { reader.offset }
+
     /// The file's size now.
     func fileSize() throws -> Int64 { try reader.fileSize() }
 
-    /// The bytes after the last complete record, if any (a torn tail, or a write in progress).
+    /// The bytes after the last complete record that are not preallocated
+    /// zeros, if any (a torn tail, or a write in progress). Throws when good
+    /// records follow them (corruption, not a tail).
     func tail() throws -> (offset: Int64, bytes: Int64)? {
-        let size = try reader.fileSize()
-        return size > reader.offset ? (reader.offset, size - reader.offset) : nil
+        guard case .torn(let offset, let bytes, _) = try reader.tail() else { return nil }
+        return (offset, bytes)
     }
 
     /// Warns on standard error when bytes follow the last complete record
