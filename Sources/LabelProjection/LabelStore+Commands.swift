@@ -78,28 +78,41 @@ extension LabelStore {
     /// then drains deliveries outside it. Retries after catching up on a seq conflict.
     private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
                        _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
-        defer { delivery.drain() }
-        return try state.withLock { (s) throws(StoreError) -> [EventRecord] in
-            if s.closed { throw StoreError(.closed, "The store is closed.") }
-            if let broken = s.broken { throw broken }
-            // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
-            let now = self.options.clock()
-            var attempt = 0
-            while true {
-                let entries: [LogEntry]
-                do throws(StoreError) {
-                    entries = try makeEntries(s.list, now)
-                } catch {
-                    guard let audit else { throw error }
-                    throw recordRejection(error, audit: audit, options: options, now: now, &s)
-                }
-                if entries.isEmpty { return [] }
-                do throws(StoreError) {
-                    return try commit(entries, &s)
-                } catch where attempt < 2 && error.isSeqConflict {
-                    attempt += 1
-                    try catchUp(&s)
-                }
+        var checkpoint: LabelList?
+        defer {
+            delivery.drain()
+            if let checkpoint { writeAutomaticSnapshot(checkpoint) }
+        }
+        let (records, due) = try state.withLock { (s) throws(StoreError) -> ([EventRecord], LabelList?) in
+            let records = try writeLocked(options: options, audit: audit, &s, makeEntries)
+            return (records, records.isEmpty ? nil : snapshotDue(&s))
+        }
+        checkpoint = due
+        return records
+    }
+
+    /// The body of ``write(options:audit:_:)`` under the store's lock.
+    private func writeLocked(options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
+                             _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+        if s.closed { throw StoreError(.closed, "The store is closed.") }
+        if let broken = s.broken { throw broken }
+        // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
+        let now = self.options.clock()
+        var attempt = 0
+        while true {
+            let entries: [LogEntry]
+            do throws(StoreError) {
+                entries = try makeEntries(s.list, now)
+            } catch {
+                guard let audit else { throw error }
+                throw recordRejection(error, audit: audit, options: options, now: now, &s)
+            }
+            if entries.isEmpty { return [] }
+            do throws(StoreError) {
+                return try commit(entries, &s)
+            } catch where attempt < 2 && error.isSeqConflict {
+                attempt += 1
+                try catchUp(&s)
             }
         }
     }

@@ -1,0 +1,71 @@
+import EventLog
+
+/// The constants of the snapshot file format (docs/SNAPSHOTS.md).
+public enum SnapshotFormat {
+    /// The eight bytes every snapshot file starts with: `LABELSNP`.
+    public static let magic: [UInt8] = Array("LABELSNP".utf8)
+    /// The format version this code writes, and the newest it reads.
+    public static let currentVersion: UInt16 = 1
+    /// The size of the fixed header in bytes.
+    public static let headerLength = 64
+    /// The size of the trailing checksum.
+    public static let trailerLength = 4
+    /// Header flag: the last-timestamp field is present.
+    static let hasTimestampFlag: UInt16 = 1
+    /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).
+    static let minSlotBytes = 18
+}
+
+/// The fixed fields of a snapshot: which log, which seq, and the list-wide values.
+public struct SnapshotHeader: Sendable, Hashable {
+    /// The format version the file was written with.
+    public var version: UInt16
+    /// The id of the log (``LogHeader/logID``) the snapshot was taken from.
+    public var logID: LabelID
+    /// The seq of the last record folded into the snapshot.
+    public var seq: UInt64
+    /// ``EventRecord/snapshotFingerprint`` of the record at ``seq`` (0 when `seq` is 0).
+    public var fingerprint: UInt32
+    /// ``LabelList/listVersion`` at ``seq``.
+    public var listVersion: UInt64
+    /// ``LabelList/lastTimestamp`` at ``seq``.
+    public var lastTimestamp: EventTimestamp?
+}
+
+/// Why a snapshot file was not used. Opening a store never fails because of
+/// a snapshot: it reports the error (``SnapshotReport``) and replays the log.
+public struct SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable code.
+    public enum Code: String, Sendable, Hashable, Codable {
+        /// The file does not start with the snapshot magic, or is too short to be one.
+        case notASnapshot
+        /// The file was written by a newer format version.
+        case unsupportedVersion
+        /// The checksum does not match: the file is damaged or was cut short.
+        case checksumMismatch
+        /// The checksum matches but the content is impossible (counts, seqs, duplicates, …).
+        case invalidContent
+        /// The snapshot belongs to another log (its log id differs).
+        case foreignLog
+        /// The snapshot is ahead of the log (its seq is past the log's last seq).
+        case stale
+        /// The log's record at the snapshot's seq is not the one the snapshot was taken after.
+        case historyMismatch
+        /// Reading or writing the file failed.
+        case ioError
+    }
+
+    /// The code.
+    public var code: Code
+    /// A sentence naming what is wrong and where.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code.rawValue): \(message)" }
+}
