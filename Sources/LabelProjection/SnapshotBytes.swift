@@ -105,7 +105,10 @@ struct SnapshotReader {
 
     mutating func string(_ what: String, maxBytes: Int) throws(SnapshotError) -> String {
         let start = position
-        let length = try count("\(what) length", limit: min(maxBytes, remaining))
+        let length = try count("\(what) length", limit: maxBytes)
+        guard length <= remaining else {
+            throw SnapshotError(.invalidContent, "\(what) at byte \(start) is \(length) bytes long, past the end of the snapshot")
+        }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
         position += length
         guard let s = String(validating: slice, as: UTF8.self) else {
