@@ -34,9 +34,12 @@ extension LabelStore {
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
         var list = loadSnapshot(atOrBefore: seq) ?? LabelList()
-        try Self.forEachRecord(in: storage, from: list.lastSeq + 1, through: seq) { (record) throws(StoreError) -> Bool in
-            do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
-            return true
+        while list.lastSeq < seq {
+            let records = try readRecords(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)))
+            if records.isEmpty { break }
+            for record in records {
+                do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+            }
         }
         return list
     }

@@ -21,6 +21,9 @@ struct SubscriptionHub {
     /// The number of registered subscribers.
     private(set) var count = 0
 
+    /// Every registered subscriber (O(subscribers)).
+    var subscribers: [SubscriberBox] { buckets.values.flatMap(\.values) + views.values.flatMap(\.subscribers.values) }
+
     /// The maintained view for `query`, if a subscriber keeps one.
     func view(_ query: ViewQuery) -> FilteredView? { views[query]?.view }
 
