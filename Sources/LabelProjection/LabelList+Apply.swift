@@ -132,13 +132,13 @@ extension LabelList {
         throw ProjectionError(.unknownID, "seq \(seq): \(what) label \(id), which the log has never added", seq: seq, id: id)
     }
 
-    private func check(index: Int, holds number: UInt32, id: LabelID, seq: UInt64, what: String) throws(ProjectionError) {
+    private func check(index: Int, holds number: UInt32, id: LabelID, seq: UInt64, what: @autoclosure () -> String) throws(ProjectionError) {
         guard index >= 0, index < order.count else {
-            throw ProjectionError(.indexOutOfRange, "seq \(seq): \(what), outside 0..<\(order.count)", seq: seq, id: id)
+            throw ProjectionError(.indexOutOfRange, "seq \(seq): \(what()), outside 0..<\(order.count)", seq: seq, id: id)
         }
         guard order[index] == number else {
             let actual = order.position(of: number).map(String.init) ?? "?"
-            throw ProjectionError(.indexMismatch, "seq \(seq): \(what), but that label is at index \(actual)", seq: seq, id: id)
+            throw ProjectionError(.indexMismatch, "seq \(seq): \(what()), but that label is at index \(actual)", seq: seq, id: id)
         }
     }
 

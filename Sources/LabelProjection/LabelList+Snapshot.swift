@@ -6,8 +6,9 @@ extension LabelList {
     /// in list order, and a CRC-32C over all of it. O(n + title bytes).
     ///
     /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
-    /// ``lastSeq`` (0 for the empty log).
-    public func snapshotBytes(logID: LabelID, fingerprint: UInt32) -> [UInt8] {
+    /// ``lastSeq`` (0 for the empty log); `logOffset` is the byte offset just
+    /// past that record in the log file (0 if unknown).
+    public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logOffset: Int64 = 0) -> [UInt8] {
         var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 36 + count * 3 + 64)
         w.bytes.append(contentsOf: SnapshotFormat.magic)
         w.u16(SnapshotFormat.currentVersion)
@@ -19,6 +20,7 @@ extension LabelList {
         w.u32(0)
         w.u64(listVersion)
         w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
+        w.u64(UInt64(max(0, logOffset)))
         w.varint(UInt64(slots.count))
         w.varint(UInt64(count))
         w.varint(UInt64(enabledCount))
@@ -69,11 +71,13 @@ extension LabelList {
         let reserved = try r.u32("the reserved field")
         let listVersion = try r.u64("the list version")
         let time = Int64(bitPattern: try r.u64("the last timestamp"))
-        guard reserved == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq else {
-            throw SnapshotError(.invalidContent, "impossible header: seq \(seq), list version \(listVersion), reserved \(reserved)")
+        let logOffset = try r.u64("the log offset")
+        guard reserved == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq, logOffset <= UInt64(Int64.max) else {
+            throw SnapshotError(.invalidContent, "impossible header: seq \(seq), list version \(listVersion), reserved \(reserved), log offset \(logOffset)")
         }
         let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint, listVersion: listVersion,
-                                    lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil)
+                                    lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
+                                    logOffset: Int64(logOffset))
 
         let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
         let liveCount = try r.count("the live count", limit: slotCount)
@@ -89,16 +93,16 @@ extension LabelList {
             guard state <= 2, slotSeq >= 1, slotSeq <= seq else {
                 throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
             }
-            guard list.slot(of: id) == nil else {
-                throw SnapshotError(.invalidContent, "label \(id) has two slots")
-            }
+            let slot: Slot
             if state == 0 {
-                _ = list.appendSlot(.removed(id, at: slotSeq))
+                slot = .removed(id, at: slotSeq)
             } else {
-                let title = try r.string("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes)
-                _ = list.appendSlot(.live(id, title: title, isEnabled: state == 2, version: slotSeq))
+                slot = .live(id, title: try r.string("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes), isEnabled: state == 2, version: slotSeq)
                 live += 1
                 if state == 2 { enabled += 1 }
+            }
+            guard list.appendSlotIfNew(slot) != nil else {
+                throw SnapshotError(.invalidContent, "label \(id) has two slots")
             }
         }
         guard live == liveCount, enabled == enabledCount else {

@@ -16,7 +16,11 @@ extension LabelOrder {
         leaves[node].items.insert(slot, at: p)
         setLeaf(of: slot, to: Int32(node))
         count += 1
-        if leaves[node].items.count > leafCapacity { splitLeaf(Int32(node)) }
+        if leaves[node].items.count > leafCapacity {
+            // Appending at the very end splits three to one, so lists built by
+            // appending end up three quarters full rather than half.
+            splitLeaf(Int32(node), appending: position == count - 1)
+        }
     }
 
     /// Removes and returns the slot at `position` (in `0..<count`).
@@ -144,9 +148,9 @@ extension LabelOrder {
 
     // MARK: - Splits
 
-    private mutating func splitLeaf(_ leaf: Int32) {
+    private mutating func splitLeaf(_ leaf: Int32, appending: Bool) {
         let items = leaves[Int(leaf)].items
-        let mid = items.count / 2
+        let mid = appending ? items.count - max(minLeaf, items.count / 4) : items.count / 2
         let right = newLeaf(Leaf(items: Array(items[mid...]), parent: leaves[Int(leaf)].parent))
         leaves[Int(leaf)].items.removeSubrange(mid...)
         for slot in items[mid...] { leafOf[Int(slot)] = right }

@@ -78,12 +78,12 @@ extension LabelStore {
     /// then drains deliveries outside it. Retries after catching up on a seq conflict.
     private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
                        _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
-        var checkpoint: LabelList?
+        var checkpoint: PendingSnapshot?
         defer {
             delivery.drain()
             if let checkpoint { writeAutomaticSnapshot(checkpoint) }
         }
-        let (records, due) = try state.withLock { (s) throws(StoreError) -> ([EventRecord], LabelList?) in
+        let (records, due) = try state.withLock { (s) throws(StoreError) -> ([EventRecord], PendingSnapshot?) in
             let records = try writeLocked(options: options, audit: audit, &s, makeEntries)
             return (records, records.isEmpty ? nil : snapshotDue(&s))
         }

@@ -42,37 +42,49 @@ extension LabelStore {
         guard ownedWriter != nil else {
             throw StoreError(.invalidCommand, "Snapshots are written next to a file log; this store is over another storage.")
         }
-        let list = try state.withLock { (s) throws(StoreError) -> LabelList in
+        let pending = try state.withLock { (s) throws(StoreError) -> PendingSnapshot in
             if s.closed { throw StoreError(.closed, "The store is closed.") }
-            return s.list
+            return pendingSnapshot(s)
         }
-        return try persistSnapshot(list)
+        return try persistSnapshot(pending)
+    }
+
+    /// A projection captured for a snapshot, with where its last record ends in the log.
+    struct PendingSnapshot: Sendable {
+        let list: LabelList
+        let logOffset: Int64
+    }
+
+    /// Under the lock: the projection and the log offset just past its last record (0 if the log has more).
+    private func pendingSnapshot(_ s: State) -> PendingSnapshot {
+        guard let writer = ownedWriter, writer.lastSeq == s.list.lastSeq else { return PendingSnapshot(list: s.list, logOffset: 0) }
+        return PendingSnapshot(list: s.list, logOffset: writer.byteLength)
     }
 
     // MARK: - Policy
 
-    /// Under the lock: the list to snapshot if the policy says one is due now (and marks it in progress).
-    func snapshotDue(_ s: inout State) -> LabelList? {
+    /// Under the lock: the state to snapshot if the policy says one is due now (and marks it in progress).
+    func snapshotDue(_ s: inout State) -> PendingSnapshot? {
         guard let writer = ownedWriter, !s.snapshots.writing, s.broken == nil,
               options.snapshots.isDue(records: s.list.lastSeq - min(s.list.lastSeq, s.snapshots.seq),
                                       bytes: writer.byteLength - s.snapshots.bytes) else { return nil }
         s.snapshots.writing = true
-        return s.list
+        return pendingSnapshot(s)
     }
 
-    /// Under the lock, while closing: the list to snapshot if the policy writes one on close.
-    func snapshotDueOnClose(_ s: inout State) -> LabelList? {
+    /// Under the lock, while closing: the state to snapshot if the policy writes one on close.
+    func snapshotDueOnClose(_ s: inout State) -> PendingSnapshot? {
         let policy = options.snapshots
         guard ownedWriter != nil, policy.onClose, !s.snapshots.writing, s.broken == nil,
               s.list.lastSeq >= s.snapshots.seq + max(1, policy.minRecordsOnClose) else { return nil }
         s.snapshots.writing = true
-        return s.list
+        return pendingSnapshot(s)
     }
 
     /// Writes a snapshot the policy asked for; a failure is recorded in the report, never thrown.
-    func writeAutomaticSnapshot(_ list: LabelList) {
+    func writeAutomaticSnapshot(_ pending: PendingSnapshot) {
         do throws(StoreError) {
-            try persistSnapshot(list)
+            try persistSnapshot(pending)
         } catch {
             state.withLock { s in
                 s.snapshots.writing = false
@@ -83,7 +95,8 @@ extension LabelStore {
 
     /// Encodes `list`, writes it next to the log, records it as trusted and prunes old files.
     @discardableResult
-    private func persistSnapshot(_ list: LabelList) throws(StoreError) -> SnapshotInfo {
+    private func persistSnapshot(_ pending: PendingSnapshot) throws(StoreError) -> SnapshotInfo {
+        let list = pending.list
         guard let writer = ownedWriter else {
             throw StoreError(.invalidCommand, "Snapshots are written next to a file log; this store is over another storage.")
         }
@@ -97,7 +110,7 @@ extension LabelStore {
             }
             fingerprint = record.snapshotFingerprint
         }
-        let bytes = list.snapshotBytes(logID: writer.header.logID, fingerprint: fingerprint)
+        let bytes = list.snapshotBytes(logID: writer.header.logID, fingerprint: fingerprint, logOffset: pending.logOffset)
         let entry = SnapshotFiles.Entry(path: SnapshotFiles.path(for: writer.path, seq: list.lastSeq), seq: list.lastSeq)
         let keep = options.snapshots.keep
         try snapshotFileLock.withLock { (_) throws(StoreError) in

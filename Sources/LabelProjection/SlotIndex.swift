@@ -46,6 +46,32 @@ struct SlotIndex: Sendable {
         count += 1
     }
 
+    /// Adds `id` at `slot` unless it is already in the table; returns the slot
+    /// it already had, or `nil` when it was added. One hash, one probe sequence.
+    mutating func insertIfAbsent(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) -> UInt32? {
+        if (count + 1) * 8 > buckets.count * 7 { grow(ids: ids) }
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let tag = hash >> 32
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        let existing: UInt32? = buckets.withUnsafeMutableBufferPointer { table in
+            while true {
+                let bucket = table[i]
+                if bucket == 0 {
+                    table[i] = tag << 32 | UInt64(slot + 1)
+                    return nil
+                }
+                if bucket >> 32 == tag {
+                    let other = UInt32(truncatingIfNeeded: bucket) - 1
+                    if ids(other) == id { return other }
+                }
+                i = (i + 1) & mask
+            }
+        }
+        if existing == nil { count += 1 }
+        return existing
+    }
+
     /// Reserves room for `n` ids without growing (used by bulk loads).
     mutating func reserve(_ n: Int, ids: (UInt32) -> LabelID) {
         var capacity = max(16, buckets.count)

@@ -47,46 +47,46 @@ struct SnapshotReader {
 
     var remaining: Int { base.count - position }
 
-    private func truncated(_ what: String) -> SnapshotError {
-        SnapshotError(.invalidContent, "the snapshot ends inside \(what) at byte \(position)")
+    private func truncated(_ what: () -> String) -> SnapshotError {
+        SnapshotError(.invalidContent, "the snapshot ends inside \(what()) at byte \(position)")
     }
 
-    mutating func u8(_ what: String) throws(SnapshotError) -> UInt8 {
+    mutating func u8(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt8 {
         guard remaining >= 1 else { throw truncated(what) }
         defer { position += 1 }
         return base[position]
     }
 
-    mutating func u16(_ what: String) throws(SnapshotError) -> UInt16 {
+    mutating func u16(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt16 {
         guard remaining >= 2 else { throw truncated(what) }
         defer { position += 2 }
         return UInt16(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self))
     }
 
-    mutating func u32(_ what: String) throws(SnapshotError) -> UInt32 {
+    mutating func u32(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt32 {
         guard remaining >= 4 else { throw truncated(what) }
         defer { position += 4 }
         return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self))
     }
 
-    mutating func u64(_ what: String) throws(SnapshotError) -> UInt64 {
+    mutating func u64(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt64 {
         guard remaining >= 8 else { throw truncated(what) }
         defer { position += 8 }
         return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
     /// A canonical LEB128 varint of at most 10 bytes.
-    mutating func varint(_ what: String) throws(SnapshotError) -> UInt64 {
+    mutating func varint(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
             guard position < base.count else { throw truncated(what) }
             let byte = base[position]
             position += 1
-            if shift == 63 && byte > 1 { throw SnapshotError(.invalidContent, "\(what) overflows 64 bits at byte \(position - 1)") }
+            if shift == 63 && byte > 1 { throw SnapshotError(.invalidContent, "\(what()) overflows 64 bits at byte \(position - 1)") }
             result |= UInt64(byte & 0x7f) << shift
             if byte & 0x80 == 0 {
-                if byte == 0 && shift > 0 { throw SnapshotError(.invalidContent, "\(what) is an overlong varint at byte \(position - 1)") }
+                if byte == 0 && shift > 0 { throw SnapshotError(.invalidContent, "\(what()) is an overlong varint at byte \(position - 1)") }
                 return result
             }
             shift += 7
@@ -94,30 +94,32 @@ struct SnapshotReader {
     }
 
     /// A count that must be at most `limit` (checked before anything is allocated for it).
-    mutating func count(_ what: String, limit: Int) throws(SnapshotError) -> Int {
+    mutating func count(_ what: @autoclosure () -> String, limit: Int) throws(SnapshotError) -> Int {
         let start = position
-        let v = try varint(what)
+        let v = try varint(what())
         guard v <= UInt64(limit) else {
-            throw SnapshotError(.invalidContent, "\(what) \(v) at byte \(start) is more than the \(limit) the rest of the file can hold")
+            throw SnapshotError(.invalidContent, "\(what()) \(v) at byte \(start) is more than the \(limit) the rest of the file can hold")
         }
         return Int(v)
     }
 
-    mutating func string(_ what: String, maxBytes: Int) throws(SnapshotError) -> String {
+    mutating func string(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> String {
         let start = position
-        let length = try count("\(what) length", limit: maxBytes)
+        let length = try count("\(what()) length", limit: maxBytes)
         guard length <= remaining else {
-            throw SnapshotError(.invalidContent, "\(what) at byte \(start) is \(length) bytes long, past the end of the snapshot")
+            throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is \(length) bytes long, past the end of the snapshot")
         }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
         position += length
-        guard let s = String(validating: slice, as: UTF8.self) else {
-            throw SnapshotError(.invalidContent, "\(what) at byte \(start) is not valid UTF-8")
+        // Decoding repairs invalid UTF-8; the bytes survive unchanged exactly when they were valid.
+        let s = String(decoding: slice, as: UTF8.self)
+        guard s.utf8.elementsEqual(slice) else {
+            throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is not valid UTF-8")
         }
         return s
     }
 
-    mutating func id(_ what: String) throws(SnapshotError) -> LabelID {
+    mutating func id(_ what: @autoclosure () -> String) throws(SnapshotError) -> LabelID {
         guard remaining >= 16 else { throw truncated(what) }
         let b = base, p = position
         position += 16

@@ -7,7 +7,7 @@ public enum SnapshotFormat {
     /// The format version this code writes, and the newest it reads.
     public static let currentVersion: UInt16 = 1
     /// The size of the fixed header in bytes.
-    public static let headerLength = 64
+    public static let headerLength = 72
     /// The size of the trailing checksum.
     public static let trailerLength = 4
     /// Header flag: the last-timestamp field is present.
@@ -30,6 +30,9 @@ public struct SnapshotHeader: Sendable, Hashable {
     public var listVersion: UInt64
     /// ``LabelList/lastTimestamp`` at ``seq``.
     public var lastTimestamp: EventTimestamp?
+    /// The byte offset just past record ``seq`` in the log file (0 if unknown):
+    /// where a log reader could resume scanning without reading the records before.
+    public var logOffset: Int64
 }
 
 /// Why a snapshot file was not used. Opening a store never fails because of

@@ -46,6 +46,8 @@ import Testing
             try write(120, to: store, seed: 1)
             let info = try store.writeSnapshot()
             #expect(info.seq == 120 && info.path == path + ".snapshot-00000000000000000120")
+            #expect(try SnapshotFiles.read(info.path).header.logOffset == store.ownedWriter!.byteLength,
+                    "the snapshot records where record 120 ends in the log")
             try write(30, to: store, seed: 2)
             let expected = store.snapshot
             store.close()
