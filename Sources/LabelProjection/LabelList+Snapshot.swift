@@ -84,7 +84,6 @@ extension LabelList {
         let enabledCount = try r.count("the enabled count", limit: liveCount)
         var list = LabelList()
         list.slots.reserveCapacity(slotCount)
-        list.slotIndex.reserve(slotCount) { _ in LabelID() }
         var live = 0, enabled = 0
         for number in 0..<slotCount {
             let id = try r.id("slot \(number)")
@@ -101,9 +100,11 @@ extension LabelList {
                 live += 1
                 if state == 2 { enabled += 1 }
             }
-            guard list.appendSlotIfNew(slot) != nil else {
-                throw SnapshotError(.invalidContent, "label \(id) has two slots")
-            }
+            list.slots.append(slot)
+        }
+        let storage = list.slots
+        if let duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }) {
+            throw SnapshotError(.invalidContent, "label \(storage[Int(duplicate)].id) has two slots")
         }
         guard live == liveCount, enabled == enabledCount else {
             throw SnapshotError(.invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")

@@ -153,18 +153,6 @@ public struct LabelList: Sendable {
     /// The number of slots (known ids).
     var slotCount: Int { slots.count }
 
-    /// Adds a slot unless its id already has one (then returns `nil` and changes nothing).
-    mutating func appendSlotIfNew(_ slot: Slot) -> UInt32? {
-        let number = UInt32(slots.count)
-        slots.append(slot)
-        let storage = slots
-        if slotIndex.insertIfAbsent(slot.id, slot: number, ids: { storage[Int($0)].id }) != nil {
-            slots.removeLast()
-            return nil
-        }
-        return number
-    }
-
     /// Adds a slot for a new id and returns its number.
     mutating func appendSlot(_ slot: Slot) -> UInt32 {
         let number = UInt32(slots.count)

@@ -46,37 +46,46 @@ struct SlotIndex: Sendable {
         count += 1
     }
 
-    /// Adds `id` at `slot` unless it is already in the table; returns the slot
-    /// it already had, or `nil` when it was added. One hash, one probe sequence.
-    mutating func insertIfAbsent(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) -> UInt32? {
-        if (count + 1) * 8 > buckets.count * 7 { grow(ids: ids) }
-        let hash = UInt64(UInt(bitPattern: id.hashValue))
-        let tag = hash >> 32
-        let mask = buckets.count - 1
-        var i = Int(truncatingIfNeeded: hash) & mask
-        let existing: UInt32? = buckets.withUnsafeMutableBufferPointer { table in
-            while true {
-                let bucket = table[i]
-                if bucket == 0 {
-                    table[i] = tag << 32 | UInt64(slot + 1)
-                    return nil
-                }
-                if bucket >> 32 == tag {
-                    let other = UInt32(truncatingIfNeeded: bucket) - 1
-                    if ids(other) == id { return other }
-                }
-                i = (i + 1) & mask
-            }
-        }
-        if existing == nil { count += 1 }
-        return existing
-    }
-
-    /// Reserves room for `n` ids without growing (used by bulk loads).
-    mutating func reserve(_ n: Int, ids: (UInt32) -> LabelID) {
-        var capacity = max(16, buckets.count)
+    /// Replaces the table with slots `0..<n` (bulk load, O(n)). Slots are
+    /// placed in bucket order (a counting sort on the bucket's high bits), so
+    /// the table is written nearly sequentially instead of at random. Returns
+    /// a slot whose id an earlier slot already has, or `nil` when all are distinct.
+    mutating func build(count n: Int, ids: (UInt32) -> LabelID) -> UInt32? {
+        var capacity = 16
         while n * 8 > capacity * 7 { capacity *= 2 }
-        if capacity > buckets.count { rehash(capacity: capacity, ids: ids) }
+        buckets = [UInt64](repeating: 0, count: capacity)
+        count = 0
+        guard n > 0 else { return nil }
+        let mask = capacity - 1
+        let shift = max(0, capacity.trailingZeroBitCount - 16)
+        var hashes = [UInt64](repeating: 0, count: n)
+        var starts = [Int](repeating: 0, count: (mask >> shift) + 2)
+        for i in 0..<n {
+            let hash = UInt64(UInt(bitPattern: ids(UInt32(i)).hashValue))
+            hashes[i] = hash
+            starts[((Int(truncatingIfNeeded: hash) & mask) >> shift) + 1] += 1
+        }
+        for b in 1..<starts.count { starts[b] += starts[b - 1] }
+        var byBucket = [UInt32](repeating: 0, count: n)
+        for i in 0..<n {
+            let b = (Int(truncatingIfNeeded: hashes[i]) & mask) >> shift
+            byBucket[starts[b]] = UInt32(i)
+            starts[b] += 1
+        }
+        return buckets.withUnsafeMutableBufferPointer { table -> UInt32? in
+            for slot in byBucket {
+                let hash = hashes[Int(slot)]
+                let tag = hash >> 32
+                var i = Int(truncatingIfNeeded: hash) & mask
+                while table[i] != 0 {
+                    if table[i] >> 32 == tag, ids(UInt32(truncatingIfNeeded: table[i]) - 1) == ids(slot) { return max(slot, UInt32(truncatingIfNeeded: table[i]) - 1) }
+                    i = (i + 1) & mask
+                }
+                table[i] = tag << 32 | UInt64(slot + 1)
+                count += 1
+            }
+            return nil
+        }
     }
 
     private mutating func grow(ids: (UInt32) -> LabelID) {

@@ -113,7 +113,7 @@ struct SnapshotReader {
         position += length
         // Decoding repairs invalid UTF-8; the bytes survive unchanged exactly when they were valid.
         let s = String(decoding: slice, as: UTF8.self)
-        guard s.utf8.elementsEqual(slice) else {
+        guard slice.allSatisfy({ $0 < 0x80 }) || s.utf8.elementsEqual(slice) else {
             throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is not valid UTF-8")
         }
         return s

@@ -66,6 +66,29 @@ import Testing
         #expect(error?.code == .invalidContent && error?.message.contains("slot count") == true)
     }
 
+    @Test func aSnapshotNamingOneIDInTwoSlotsIsRefused() throws {
+        var list = LabelList()
+        try list.apply(record(1, .added(id: testID(1), title: "A", isEnabled: true, index: 0)))
+        try list.apply(record(2, .added(id: testID(2), title: "B", isEnabled: true, index: 1)))
+        var bytes = list.snapshotBytes(logID: Self.logID, fingerprint: 0)
+        let first = withUnsafeBytes(of: testID(1).uuid.uuid) { Array($0) }, second = withUnsafeBytes(of: testID(2).uuid.uuid) { Array($0) }
+        let at = (0...(bytes.count - 16)).first { Array(bytes[$0..<($0 + 16)]) == second }!
+        bytes.replaceSubrange(at..<(at + 16), with: first)
+        Self.reseal(&bytes)
+        let error = catching { _ = try decode(bytes) }
+        #expect(error?.code == .invalidContent && error?.message.contains("two slots") == true)
+    }
+
+    @Test func bulkBuiltIndexFindsEverySlotLikeIncrementalInserts() {
+        let ids = (0..<5000).map { testID($0) }
+        var index = SlotIndex()
+        #expect(index.build(count: ids.count) { ids[Int($0)] } == nil)
+        index._checkInvariants(slotCount: ids.count) { ids[Int($0)] }
+        #expect(index.find(testID(99_999)) { ids[Int($0)] } == nil)
+        let doubled = ids + [ids[1234]]
+        #expect(index.build(count: doubled.count) { doubled[Int($0)] } == 5000)
+    }
+
     func catching(_ body: () throws -> Void) -> SnapshotError? {
         do { try body() } catch { return error as? SnapshotError }
         return nil
