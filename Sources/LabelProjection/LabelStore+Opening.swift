@@ -11,7 +11,8 @@ extension LabelStore {
     /// still read and checksummed by the log's recovery scan, but not folded.
     static func openFolding(path: String, options: Options) throws(StoreError) -> (LogWriter, LabelList, SnapshotState) {
         var snapshots = SnapshotState()
-        var base: (entry: SnapshotFiles.Entry, list: LabelList, header: SnapshotHeader)?
+        var base: (entry: SnapshotFiles.Entry, header: SnapshotHeader)?
+        var baseList: LabelList?
         if options.snapshots.useOnOpen {
             let candidates = SnapshotFiles.list(for: path).snapshots
             let logID = candidates.isEmpty ? nil : try? LogReader(path: path).header.logID
@@ -24,7 +25,8 @@ extension LabelStore {
                     guard header.seq == entry.seq else {
                         throw SnapshotError(.invalidContent, "the file name says seq \(entry.seq) but the snapshot is at seq \(header.seq)")
                     }
-                    base = (entry, list, header)
+                    base = (entry, header)
+                    baseList = list
                     break
                 } catch {
                     snapshots.report.ignored.append(.init(path: entry.path, error: error))
@@ -33,8 +35,8 @@ extension LabelStore {
         }
 
         // Fold the log, skipping what the snapshot covers.
-        if let candidate = base {
-            var list = candidate.list
+        if let candidate = base, var list = baseList {
+            baseList = nil  // the only reference left is `list`: folding the tail does not copy it
             let skip = candidate.header.seq
             var mismatch: SnapshotError?
             var replayed: UInt64 = 0
