@@ -18,6 +18,11 @@ extension LabelList {
     /// A `renamed` to the same title or a `reordered` to the current order is
     /// consistent but changes nothing (no version moves). A `rejected` audit
     /// record changes nothing. On error the list is unchanged.
+    ///
+    /// Complexity: O(1) expected for `renamed`, `toggled` and `rejected`;
+    /// O(log n) for `added`, `removed` and `moved` (a position lookup and an
+    /// edit of the counted B+-tree, see ``LabelOrder``); O(n) for `reordered`,
+    /// which rebuilds the order.
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let seq = record.seq

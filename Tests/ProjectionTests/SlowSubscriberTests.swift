@@ -74,6 +74,38 @@ import Testing
         #expect(await collect(slow).map(\.seq) == Array(1...6_000))
     }
 
+    @Test func aLaggingStreamSwitchesBackToLiveWhileWritersKeepWritingWithoutGapOrDuplicate() async throws {
+        let store = try LabelStore(storage: InMemoryEventLog(), options: .init(clock: StepClock().now, streamBufferLimit: 40))
+        let everything = store.changes(for: .everything)
+        let enabled = store.changes(for: .enabledCount)
+        let consumer = Task {
+            var seqs: [UInt64] = []
+            for await notification in everything {
+                seqs.append(notification.seq)
+                if seqs.count % 97 == 0 { try? await Task.sleep(for: .milliseconds(2)) }  // fall behind now and then
+            }
+            return seqs
+        }
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<3 {
+                group.addTask {
+                    for i in 0..<1_500 {
+                        let id = try store.add("w\(writer) \(i)")
+                        if i % 4 == 0 { try store.toggle(id) }
+                    }
+                }
+            }
+        }
+        #expect(store.streamOverflows > 0, "the consumer must have fallen behind at least once")
+        store.close()
+        let last = store.lastSeq
+        #expect(await consumer.value == Array(1...last), "every seq once, in order, across overflows and switches back to live")
+        var counts: [Int] = []
+        for await notification in enabled { counts.append(notification.enabledCount.new) }
+        #expect(counts.last == store.enabledCount)
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 != $1 }, "each notification is a change of the count")
+    }
+
     @Test func aCancelledStreamUnregistersItself() async throws {
         let store = try makeStore()
         let stream = store.changes(for: .everything)
