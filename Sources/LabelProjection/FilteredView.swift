@@ -96,10 +96,17 @@ public struct FilteredView: Sendable, Equatable {
         }
     }
 
-    /// The number of visible rows whose list position is below `position`
-    /// (a binary search over the rows comparing list positions: O(log² n)).
+    /// The number of visible rows whose list position is below `position`.
+    /// First a bounded look at the few labels just before it in the list: if
+    /// one is visible, the answer is its row index plus one (O(log n); the
+    /// common case for views that show more than a few percent of the list).
+    /// Otherwise a binary search over the rows comparing list positions: O(log² n).
     private func visibleCount(beforeListPosition position: Int, in list: LabelList) -> Int {
-        rows.partitionPoint { list.order.position(of: $0)! >= position }
+        if position == 0 { return 0 }
+        for slot in list.order.neighbours(before: position, limit: 16).reversed() {
+            if let row = rows.position(of: slot) { return row + 1 }
+        }
+        return rows.partitionPoint { list.order.position(of: $0)! >= position }
     }
 
     private mutating func insert(_ slot: UInt32, id: LabelID, atListPosition position: Int, in list: LabelList) -> ViewChange {

@@ -149,6 +149,20 @@ struct LabelOrder: Sendable {
         for child in inners[Int(node)].children { try visit(child, level: level - 1, body) }
     }
 
+    /// Up to `limit` slots just before `position` (in `0...count`) that share
+    /// its leaf, nearest first: a bounded look at the neighbourhood, O(h·F + limit).
+    func neighbours(before position: Int, limit: Int) -> ArraySlice<UInt32> {
+        guard position > 0 else { return [] }
+        var node = Int(root)
+        var p = position - 1
+        for _ in 0..<height {
+            let child = Self.child(containing: &p, in: inners[node].counts, forInsert: false)
+            node = Int(inners[node].children[child])
+        }
+        let items = leaves[node].items
+        return items[max(0, p + 1 - limit)...p]
+    }
+
     /// The first position whose slot satisfies `isAfter`, given that `isAfter`
     /// is false for a prefix of the order and true for the rest (`count` if
     /// it is never true). Calls `isAfter` O(h·log F + log L) times.

@@ -72,6 +72,17 @@ import Testing
         #expect(LabelOrder().partitionPoint { _ in true } == 0)
     }
 
+    @Test func neighboursAreTheSlotsJustBeforeAPositionWithinItsLeaf() {
+        let slots = Array(0..<UInt32(500)).reversed().map { $0 }
+        let order = LabelOrder(slots, leafCapacity: 8, innerCapacity: 4)
+        #expect(order.neighbours(before: 0, limit: 5).isEmpty)
+        for position in 1...500 {
+            let near = Array(order.neighbours(before: position, limit: 5))
+            #expect(!near.isEmpty && near.count <= 5)
+            #expect(near == Array(slots[(position - near.count)..<position]), "neighbours before \(position)")
+        }
+    }
+
     @Test func fenwickTreeCountsThePrefixOfRemainingOnes() {
         var tree = FenwickTree(ones: 10)
         #expect(tree.prefixSum(10) == 10 && tree.prefixSum(4) == 4)
