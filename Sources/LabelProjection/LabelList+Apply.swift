@@ -46,12 +46,12 @@ extension LabelList {
             let data = Slot.live(id, title: title, isEnabled: isEnabled, version: seq)
             let number: UInt32
             if let known {
-                slots[Int(known)] = data
+                setSlot(known, data)
                 number = known
             } else {
                 number = appendSlot(data)
             }
-            order.insert(number, at: index)
+            editOrder(.inserted(number, at: index))
             if isEnabled { enabledCount += 1 }
             listVersion = seq
             membershipChanged = true
@@ -65,7 +65,7 @@ extension LabelList {
             }
             before = label
             if oldTitle != newTitle {
-                slots[Int(number)] = .live(id, title: newTitle, isEnabled: label.isEnabled, version: seq)
+                setSlot(number, .live(id, title: newTitle, isEnabled: label.isEnabled, version: seq))
             }
             after = slots[Int(number)].label
 
@@ -76,7 +76,7 @@ extension LabelList {
                 throw ProjectionError(.stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq, id: id)
             }
             before = label
-            slots[Int(number)].word = Slot.liveBit | (isEnabled ? Slot.enabledBit : 0) | (seq & Slot.seqMask)
+            setSlot(number, .live(id, title: label.title, isEnabled: isEnabled, version: seq))
             enabledCount += isEnabled ? 1 : -1
             after = slots[Int(number)].label
 
@@ -87,8 +87,8 @@ extension LabelList {
             guard label.title == title, label.isEnabled == isEnabled else {
                 throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title)\" (\(isEnabled ? "on" : "off")), but it is \"\(label.title)\" (\(label.isEnabled ? "on" : "off"))", seq: seq, id: id)
             }
-            order.remove(at: index)
-            slots[Int(number)] = .removed(id, at: seq)
+            editOrder(.removed(number, at: index))
+            setSlot(number, .removed(id, at: seq))
             if isEnabled { enabledCount -= 1 }
             listVersion = seq
             membershipChanged = true
@@ -103,7 +103,7 @@ extension LabelList {
             guard from != to else {
                 throw ProjectionError(.invalidEvent, "seq \(seq): moved label \(id) from index \(from) to the same index", seq: seq, id: id)
             }
-            order.move(from: from, to: to)
+            editOrder(.moved(from: from, to: to))
             listVersion = seq
             membershipChanged = true
             before = slots[Int(number)].label
@@ -112,7 +112,7 @@ extension LabelList {
         case .reordered(let newOrder):
             let numbers = try checkPermutation(newOrder, seq: seq)
             if !order.elementsEqual(numbers) {
-                order.replace(with: numbers)
+                editOrder(.replaced(with: numbers))
                 listVersion = seq
                 membershipChanged = true
             }

@@ -7,28 +7,34 @@ extension LabelList {
     ///
     /// Returns `[]` when the commands change nothing. Throws the first refusal;
     /// for more than one command the error carries its ``StoreError/batchIndex``.
-    func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
+    /// A batch is validated by folding its events into this list and rolling
+    /// them back (``withRollback(_:)``): the list is unchanged on return, and
+    /// the cost is O(events · log n), not a copy of the list.
+    mutating func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
         var events: [LabelEvent] = []
         if commands.count == 1 {
             events = try self.events(for: commands[0])
         } else if !commands.isEmpty {
-            var work = self
-            for (i, command) in commands.enumerated() {
-                do throws(StoreError) {
-                    let next = try work.events(for: command)
-                    for event in next {
-                        do throws(ProjectionError) {
-                            try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
-                        } catch {
-                            throw StoreError.inconsistent(error)
+            events = try withRollback { (work) throws(StoreError) -> [LabelEvent] in
+                var all: [LabelEvent] = []
+                for (i, command) in commands.enumerated() {
+                    do throws(StoreError) {
+                        let next = try work.events(for: command)
+                        for event in next {
+                            do throws(ProjectionError) {
+                                try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
+                            } catch {
+                                throw StoreError.inconsistent(error)
+                            }
                         }
+                        all += next
+                    } catch {
+                        var error = error
+                        error.batchIndex = i
+                        throw error
                     }
-                    events += next
-                } catch {
-                    var error = error
-                    error.batchIndex = i
-                    throw error
                 }
+                return all
             }
         }
         if let expectation { try check(expectation) }

@@ -55,6 +55,8 @@ public struct LabelList: Sendable {
     var slotIndex = SlotIndex()
     /// The live slots in list order.
     var order: LabelOrder
+    /// While validating a batch (``withRollback(_:)``): how to undo what was applied.
+    var journal: Journal?
 
     /// The number of live labels that are enabled.
     public internal(set) var enabledCount = 0

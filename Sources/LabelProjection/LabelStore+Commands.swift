@@ -46,22 +46,23 @@ extension LabelStore {
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
         try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
-            var work = list
-            var stamped: [LogEntry] = []
-            stamped.reserveCapacity(entries.count)
-            for (i, entry) in entries.enumerated() {
-                var entry = entry
-                entry.timestamp = entry.timestamp ?? now
-                do throws(ProjectionError) {
-                    try work.apply(entry.record(seq: work.lastSeq + 1, now: now))
-                } catch {
-                    var storeError = StoreError.inconsistent(error)
-                    storeError.batchIndex = entries.count > 1 ? i : nil
-                    throw storeError
+            try list.withRollback { (work) throws(StoreError) -> [LogEntry] in
+                var stamped: [LogEntry] = []
+                stamped.reserveCapacity(entries.count)
+                for (i, entry) in entries.enumerated() {
+                    var entry = entry
+                    entry.timestamp = entry.timestamp ?? now
+                    do throws(ProjectionError) {
+                        try work.apply(entry.record(seq: work.lastSeq + 1, now: now))
+                    } catch {
+                        var storeError = StoreError.inconsistent(error)
+                        storeError.batchIndex = entries.count > 1 ? i : nil
+                        throw storeError
+                    }
+                    stamped.append(entry)
                 }
-                stamped.append(entry)
+                return stamped
             }
-            return stamped
         }
     }
 
@@ -77,7 +78,7 @@ extension LabelStore {
     /// Validates (via `makeEntries`), appends, applies and enqueues, under the lock;
     /// then drains deliveries outside it. Retries after catching up on a seq conflict.
     private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
-                       _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+                       _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
         var checkpoint: PendingSnapshot?
         defer {
             delivery.drain()
@@ -93,7 +94,7 @@ extension LabelStore {
 
     /// The body of ``write(options:audit:_:)`` under the store's lock.
     private func writeLocked(options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
-                             _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+                             _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
         if s.closed { throw StoreError(.closed, "The store is closed.") }
         if let broken = s.broken { throw broken }
         // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
@@ -102,7 +103,7 @@ extension LabelStore {
         while true {
             let entries: [LogEntry]
             do throws(StoreError) {
-                entries = try makeEntries(s.list, now)
+                entries = try makeEntries(&s.list, now)
             } catch {
                 guard let audit else { throw error }
                 throw recordRejection(error, audit: audit, options: options, now: now, &s)

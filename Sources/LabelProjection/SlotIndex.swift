@@ -46,6 +46,36 @@ struct SlotIndex: Sendable {
         count += 1
     }
 
+    /// Removes `id` (which must be in the table), shifting later entries of its
+    /// probe run back so that every lookup still finds them (no tombstones).
+    mutating func remove(_ id: LabelID, ids: (UInt32) -> LabelID) {
+        let mask = buckets.count - 1
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        var hole = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let bucket = buckets[hole]
+            precondition(bucket != 0, "removing an id that is not in the index")
+            if bucket >> 32 == hash >> 32, ids(UInt32(truncatingIfNeeded: bucket) - 1) == id { break }
+            hole = (hole + 1) & mask
+        }
+        buckets[hole] = 0
+        count -= 1
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let bucket = buckets[next]
+            if bucket == 0 { return }
+            let home = Int(truncatingIfNeeded: UInt(bitPattern: ids(UInt32(truncatingIfNeeded: bucket) - 1).hashValue)) & mask
+            // The entry may move into the hole unless its home lies cyclically in (hole, next].
+            let stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
+            if !stays {
+                buckets[hole] = bucket
+                buckets[next] = 0
+                hole = next
+            }
+        }
+    }
+
     /// Replaces the table with slots `0..<n` (bulk load, O(n)). Slots are
     /// placed in bucket order (a counting sort on the bucket's high bits), so
     /// the table is written nearly sequentially instead of at random. Returns
