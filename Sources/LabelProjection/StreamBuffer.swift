@@ -6,15 +6,15 @@ import Synchronization
 /// `limit`. One more and the buffer is *dropped*: the stream switches to
 /// catching up, i.e. it forgets every buffered notification and later
 /// recomputes them from the log, starting after the last one its consumer
-/// received (``LabelStore`` does that in ``nextNotification()``'s catch-up
-/// step). Deliveries that arrive while it is catching up are ignored, and
+/// received (``StreamHandle/next()`` runs ``LabelStore/catchUpStream(_:dependency:after:fold:)``
+/// when ``step()`` says so, in batches of at most half the limit). Deliveries that arrive while it is catching up are ignored, and
 /// once it is live again any delivery at or before the seq it caught up to is
 /// ignored as a duplicate. So a slow consumer costs at most `limit`
 /// notifications of memory, receives every notification exactly once in seq
 /// order, and never slows writers.
 ///
 /// Thread safety: all state is behind a `Mutex`; the consumer side
-/// (``next(catchUp:)``) must be used by one task at a time, as an
+/// (``step()``, ``wait()``) must be used by one task at a time, as an
 /// `AsyncStream` iterator is.
 final class StreamBuffer: Sendable {
     /// What the consumer does next.
