@@ -81,14 +81,21 @@ extension LabelStore {
         return pendingSnapshot(s)
     }
 
-    /// Writes a snapshot the policy asked for; a failure is recorded in the report, never thrown.
+    /// Writes a snapshot the policy asked for; a failure is recorded in the
+    /// report, never thrown, and the next attempt waits for another interval
+    /// (so a failing disk does not make every write retry).
     func writeAutomaticSnapshot(_ pending: PendingSnapshot) {
         do throws(StoreError) {
             try persistSnapshot(pending)
         } catch {
+            let byteLength = ownedWriter?.byteLength ?? 0
             state.withLock { s in
                 s.snapshots.writing = false
                 s.snapshots.report.lastWriteError = error.message
+                if pending.list.lastSeq > s.snapshots.seq {
+                    s.snapshots.seq = pending.list.lastSeq
+                    s.snapshots.bytes = byteLength
+                }
             }
         }
     }

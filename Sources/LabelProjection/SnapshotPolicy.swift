@@ -15,7 +15,8 @@ import EventLog
 /// threshold, after that write is durable and applied, outside the store's
 /// lock (readers and other writers are not blocked; the write call returns
 /// once the snapshot is on disk). A failed automatic snapshot never fails
-/// the write: it is reported in ``LabelStore/snapshotReport``.
+/// the write: it is reported in ``LabelStore/snapshotReport``, and the next
+/// attempt comes after another full interval.
 public struct SnapshotPolicy: Sendable, Hashable {
     /// Records appended since the last snapshot that trigger the next one (`0`: never). Default: 100,000.
     public var everyRecords: UInt64

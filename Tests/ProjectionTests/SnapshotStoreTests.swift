@@ -165,6 +165,24 @@ import Testing
         }
     }
 
+    @Test func aFailingAutomaticSnapshotNeverFailsTheWriteAndWaitsAnIntervalBeforeRetrying() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            let store = try LabelStore.open(path: path, options: options(SnapshotPolicy(everyRecords: 5, everyBytes: 0, onClose: false)))
+            // A directory where the snapshot at seq 5 would go makes its rename fail.
+            try FileManager.default.createDirectory(atPath: SnapshotFiles.path(for: path, seq: 5), withIntermediateDirectories: false)
+            try write(5, to: store, seed: 12)
+            #expect(store.lastSeq == 5 && store.snapshotReport.lastWriteError != nil)
+            #expect(SnapshotFiles.list(for: path).temporary.isEmpty, "the temporary file is removed")
+            try write(4, to: store, seed: 13)
+            #expect(store.snapshotReport.lastWrittenPath == nil, "no retry before another interval")
+            try write(1, to: store, seed: 14)
+            #expect(store.snapshotReport.lastWrittenPath == SnapshotFiles.path(for: path, seq: 10))
+            #expect(store.snapshotReport.lastWriteError == nil)
+            store.close()
+        }
+    }
+
     @Test func writeSnapshotIsRefusedWithoutAFileLogAndAfterClose() throws {
         let memory = try makeStore()
         #expect(catching { try memory.writeSnapshot() }?.code == .invalidCommand)
