@@ -183,6 +183,37 @@ import Testing
         }
     }
 
+    @Test func automaticSnapshotsUnderConcurrentWritersReopenToTheFullReplay() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.path + "/labels.log"
+        let policy = SnapshotPolicy(everyRecords: 50, everyBytes: 0, onClose: true, minRecordsOnClose: 1, keep: 3)
+        let store = try LabelStore.open(path: path, options: options(policy))
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<3 {
+                group.addTask {
+                    for i in 0..<300 {
+                        let id = try store.add("w\(writer) \(i)", at: 0)
+                        if i % 3 == 0 { try store.toggle(id) }
+                    }
+                }
+            }
+        }
+        let expected = store.snapshot
+        store.close()
+        #expect(SnapshotFiles.list(for: path).snapshots.count == 3)
+        #expect(store.snapshotReport.lastWriteError == nil)
+        let reopened = try LabelStore.open(path: path, options: options(policy, create: false))
+        #expect(reopened.snapshotReport.usedSeq == expected.lastSeq && reopened.snapshot == expected)
+        #expect(reopened.snapshot == (try fullReplay(path)))
+        for entry in SnapshotFiles.list(for: path).snapshots {
+            let (list, _) = try SnapshotFiles.read(entry.path)
+            #expect(list == (try reopened.state(atSeq: entry.seq)), "snapshot at \(entry.seq) is the fold of the log to that seq")
+        }
+        reopened.close()
+    }
+
     @Test func writeSnapshotIsRefusedWithoutAFileLogAndAfterClose() throws {
         let memory = try makeStore()
         #expect(catching { try memory.writeSnapshot() }?.code == .invalidCommand)
