@@ -3,38 +3,58 @@ import EventLog
 /// The rows of one ``ViewQuery`` over a ``LabelList``, kept up to date
 /// incrementally from ``LabelChange``s rather than re-filtered per event.
 ///
-/// Rows are in the list's original order. Building a view filters the list
-/// once (O(n) matches); afterwards ``apply(_:in:)`` evaluates the query
-/// only for the label the event names, and finds visible positions by
-/// counting visible ids before the label's position (O(n) set lookups for
-/// now, O(log n) once the order is a tree). A view is a value; it is
-/// `Sendable`.
+/// Rows are in the list's original order. The view keeps its visible slots
+/// in its own counted B+-tree (``LabelOrder``), ordered by list position, so:
+/// - building a view filters the list once: O(n) matches;
+/// - ``apply(_:in:)`` evaluates the query only for the label the event names,
+///   and places a row by a binary search over the visible rows that compares
+///   list positions: O(log² n) for `added`, `moved`, and a row entering the
+///   view; O(log n) for a row leaving or updating; a `reordered` rebuilds the
+///   rows in O(n) and derives the row moves in O(n log n);
+/// - ``index(of:in:)`` is O(log n).
+///
+/// A view is a value and `Sendable`. It refers to labels by the list's slot
+/// numbers, which every fold of one log assigns alike: keep using a view with
+/// the list (or later states of the list) it was built from.
 public struct FilteredView: Sendable, Equatable {
     /// The query the view shows.
     public let query: ViewQuery
-    /// The visible ids, in list order.
-    public private(set) var ids: [LabelID]
-    private var members: Set<LabelID>
+    /// The visible slots, in list order.
+    private(set) var rows: LabelOrder
 
     /// The view of `query` over `list` (one O(n) filter).
     public init(query: ViewQuery, list: LabelList) {
         self.query = query
-        let ids = list.order.ids.filter { query.matches(list.byID[$0]!) }
-        self.ids = ids
-        self.members = Set(ids)
+        var visible: [UInt32] = []
+        list.order.forEachLeaf { leaf in
+            for slot in leaf where query.matches(list.slots[Int(slot)].label) { visible.append(slot) }
+        }
+        rows = LabelOrder(visible)
+    }
+
+    /// Whether two views show the same query with the same rows (over lists of the same log).
+    public static func == (a: FilteredView, b: FilteredView) -> Bool {
+        a.query == b.query && a.rows.elementsEqual(b.rows.elements)
     }
 
     /// The number of visible rows.
-    public var count: Int { ids.count }
+    public var count: Int { rows.count }
 
-    /// Whether the label is visible.
-    public func contains(_ id: LabelID) -> Bool { members.contains(id) }
+    /// The visible ids in order, as they are in `list` (O(rows)).
+    public func ids(in list: LabelList) -> [LabelID] { rows.elements.map { list.slots[Int($0)].id } }
 
-    /// The visible index of the label, or `nil` (O(rows)).
-    public func index(of id: LabelID) -> Int? { members.contains(id) ? ids.firstIndex(of: id) : nil }
+    /// Whether the label is visible (O(1)).
+    public func contains(_ id: LabelID, in list: LabelList) -> Bool {
+        list.slot(of: id).map(rows.contains) ?? false
+    }
+
+    /// The visible index of the label, or `nil` (O(log n)).
+    public func index(of id: LabelID, in list: LabelList) -> Int? {
+        list.slot(of: id).flatMap(rows.position(of:))
+    }
 
     /// The visible labels as they are in `list` (the list the view is maintained over).
-    public func labels(in list: LabelList) -> [Label] { ids.compactMap { list.label($0) } }
+    public func labels(in list: LabelList) -> [Label] { rows.elements.map { list.slots[Int($0)].label } }
 
     /// Updates the rows for one change, given the list *after* it, and returns
     /// what changed in visible coordinates (empty when the rows did not change).
@@ -44,32 +64,31 @@ public struct FilteredView: Sendable, Equatable {
     public mutating func apply(_ change: LabelChange, in list: LabelList) -> [ViewChange] {
         switch change.record.event {
         case .added(let id, _, _, let index):
-            guard let label = change.after, query.matches(label) else { return [] }
-            return [insert(id, atListPosition: index, in: list)]
+            guard let label = change.after, query.matches(label), let slot = list.slot(of: id) else { return [] }
+            return [insert(slot, id: id, atListPosition: index, in: list)]
 
         case .removed(let id, _, _, _):
-            guard members.contains(id) else { return [] }
-            return [remove(id)]
+            guard let slot = list.slot(of: id), rows.contains(slot) else { return [] }
+            return [remove(slot, id: id)]
 
         case .moved(let id, _, let to):
-            guard members.contains(id), let from = ids.firstIndex(of: id) else { return [] }
-            ids.remove(at: from)
-            let newIndex = list.order.count(before: to) { $0 != id && members.contains($0) }
-            ids.insert(id, at: newIndex)
+            guard let slot = list.slot(of: id), let from = rows.position(of: slot) else { return [] }
+            rows.remove(at: from)
+            let newIndex = visibleCount(beforeListPosition: to, in: list)
+            rows.insert(slot, at: newIndex)
             return from == newIndex ? [] : [.moved(id: id, from: from, to: newIndex)]
 
-        case .reordered(let order):
+        case .reordered:
             guard change.membershipChanged else { return [] }
-            return reorder(to: order.filter { members.contains($0) })
+            return reorder(in: list)
 
         case .renamed, .toggled:
-            guard change.labelChanged, let label = change.after else { return [] }
-            let id = label.id
-            switch (members.contains(id), query.matches(label)) {
-            case (true, true): return [.updated(id: id, at: ids.firstIndex(of: id)!)]
-            case (true, false): return [remove(id)]
-            case (false, true): return [insert(id, atListPosition: list.order.position(of: id)!, in: list)]
-            case (false, false): return []
+            guard change.labelChanged, let label = change.after, let slot = list.slot(of: label.id) else { return [] }
+            switch (rows.position(of: slot), query.matches(label)) {
+            case (let at?, true): return [.updated(id: label.id, at: at)]
+            case (_?, false): return [remove(slot, id: label.id)]
+            case (nil, true): return [insert(slot, id: label.id, atListPosition: list.order.position(of: slot)!, in: list)]
+            case (nil, false): return []
             }
 
         case .rejected:
@@ -77,29 +96,52 @@ public struct FilteredView: Sendable, Equatable {
         }
     }
 
-    private mutating func insert(_ id: LabelID, atListPosition position: Int, in list: LabelList) -> ViewChange {
-        let at = list.order.count(before: position) { members.contains($0) }
-        ids.insert(id, at: at)
-        members.insert(id)
+    /// The number of visible rows whose list position is below `position`.
+    /// First a bounded look at the few labels just before it in the list: if
+    /// one is visible, the answer is its row index plus one (O(log n); the
+    /// common case for views that show more than a few percent of the list).
+    /// Otherwise a binary search over the rows comparing list positions: O(log² n).
+    private func visibleCount(beforeListPosition position: Int, in list: LabelList) -> Int {
+        if position == 0 { return 0 }
+        for slot in list.order.neighbours(before: position, limit: 16).reversed() {
+            if let row = rows.position(of: slot) { return row + 1 }
+        }
+        return rows.partitionPoint { list.order.position(of: $0)! >= position }
+    }
+
+    private mutating func insert(_ slot: UInt32, id: LabelID, atListPosition position: Int, in list: LabelList) -> ViewChange {
+        let at = visibleCount(beforeListPosition: position, in: list)
+        rows.insert(slot, at: at)
         return .inserted(id: id, at: at)
     }
 
-    private mutating func remove(_ id: LabelID) -> ViewChange {
-        let at = ids.firstIndex(of: id)!
-        ids.remove(at: at)
-        members.remove(id)
+    private mutating func remove(_ slot: UInt32, id: LabelID) -> ViewChange {
+        let at = rows.position(of: slot)!
+        rows.remove(at: at)
         return .removed(id: id, at: at)
     }
 
-    /// Moves rows one by one until they are in `target` order (same members);
-    /// each move is in the coordinates left by the previous ones.
-    private mutating func reorder(to target: [LabelID]) -> [ViewChange] {
+    /// Rebuilds the rows in the list's new order and returns the moves that
+    /// take the old rows to the new ones, one by one, each in the coordinates
+    /// left by the previous ones: row `i` of the target is pulled forward from
+    /// wherever it is. Its current index is `i` plus the number of rows not yet
+    /// placed that came before it in the old order, counted with a Fenwick tree.
+    private mutating func reorder(in list: LabelList) -> [ViewChange] {
+        let old = rows.elements
+        var target: [UInt32] = []
+        target.reserveCapacity(old.count)
+        list.order.forEachLeaf { leaf in for slot in leaf where rows.contains(slot) { target.append(slot) } }
+        var oldIndex = [Int32](repeating: -1, count: list.slotCount)
+        for (i, slot) in old.enumerated() { oldIndex[Int(slot)] = Int32(i) }
+        var unplaced = FenwickTree(ones: old.count)
         var changes: [ViewChange] = []
-        for i in target.indices where ids[i] != target[i] {
-            let from = ids[i...].firstIndex(of: target[i])!
-            ids.insert(ids.remove(at: from), at: i)
-            changes.append(.moved(id: target[i], from: from, to: i))
+        for (i, slot) in target.enumerated() {
+            let j = Int(oldIndex[Int(slot)])
+            let from = i + unplaced.prefixSum(j)
+            if from != i { changes.append(.moved(id: list.slots[Int(slot)].id, from: from, to: i)) }
+            unplaced.add(-1, at: j)
         }
+        rows.replace(with: target)
         return changes
     }
 }

@@ -18,6 +18,11 @@ extension LabelList {
     /// A `renamed` to the same title or a `reordered` to the current order is
     /// consistent but changes nothing (no version moves). A `rejected` audit
     /// record changes nothing. On error the list is unchanged.
+    ///
+    /// Complexity: O(1) expected for `renamed`, `toggled` and `rejected`;
+    /// O(log n) for `added`, `removed` and `moved` (a position lookup and an
+    /// edit of the counted B+-tree, see ``LabelOrder``); O(n) for `reordered`,
+    /// which rebuilds the order.
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let seq = record.seq
@@ -31,79 +36,83 @@ extension LabelList {
 
         switch record.event {
         case .added(let id, let title, let isEnabled, let index):
-            if byID[id] != nil {
+            let known = slot(of: id)
+            if let known, slots[Int(known)].isLive {
                 throw ProjectionError(.duplicateID, "seq \(seq): added label \(id), but a live label already has that id", seq: seq, id: id)
             }
             guard index >= 0, index <= order.count else {
                 throw ProjectionError(.indexOutOfRange, "seq \(seq): added label \(id) at index \(index), outside 0...\(order.count)", seq: seq, id: id)
             }
-            let label = Label(id: id, title: title, isEnabled: isEnabled, version: seq)
-            order.insert(id, at: index)
-            byID[id] = label
-            removedAt[id] = nil
+            let data = Slot.live(id, title: title, isEnabled: isEnabled, version: seq)
+            let number: UInt32
+            if let known {
+                setSlot(known, data)
+                number = known
+            } else {
+                number = appendSlot(data)
+            }
+            editOrder(.inserted(number, at: index))
             if isEnabled { enabledCount += 1 }
             listVersion = seq
             membershipChanged = true
-            after = label
+            after = data.label
 
         case .renamed(let id, let oldTitle, let newTitle):
-            var label = try live(id, seq: seq, doing: "renamed")
+            let number = try live(id, seq: seq, doing: "renamed")
+            let label = slots[Int(number)].label
             guard label.title == oldTitle else {
                 throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(label.title)\"", seq: seq, id: id)
             }
             before = label
             if oldTitle != newTitle {
-                label.title = newTitle
-                label.version = seq
-                byID[id] = label
+                setSlot(number, .live(id, title: newTitle, isEnabled: label.isEnabled, version: seq))
             }
-            after = label
+            after = slots[Int(number)].label
 
         case .toggled(let id, let isEnabled):
-            var label = try live(id, seq: seq, doing: "toggled")
+            let number = try live(id, seq: seq, doing: "toggled")
+            let label = slots[Int(number)].label
             guard label.isEnabled != isEnabled else {
                 throw ProjectionError(.stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq, id: id)
             }
             before = label
-            label.isEnabled = isEnabled
-            label.version = seq
-            byID[id] = label
+            setSlot(number, .live(id, title: label.title, isEnabled: isEnabled, version: seq))
             enabledCount += isEnabled ? 1 : -1
-            after = label
+            after = slots[Int(number)].label
 
         case .removed(let id, let index, let title, let isEnabled):
-            let label = try live(id, seq: seq, doing: "removed")
-            try check(index: index, holds: id, seq: seq, what: "removed label \(id) at index \(index)")
+            let number = try live(id, seq: seq, doing: "removed")
+            let label = slots[Int(number)].label
+            try check(index: index, holds: number, id: id, seq: seq, what: "removed label \(id) at index \(index)")
             guard label.title == title, label.isEnabled == isEnabled else {
                 throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title)\" (\(isEnabled ? "on" : "off")), but it is \"\(label.title)\" (\(label.isEnabled ? "on" : "off"))", seq: seq, id: id)
             }
-            order.remove(at: index)
-            byID[id] = nil
-            removedAt[id] = seq
+            editOrder(.removed(number, at: index))
+            setSlot(number, .removed(id, at: seq))
             if isEnabled { enabledCount -= 1 }
             listVersion = seq
             membershipChanged = true
             before = label
 
         case .moved(let id, let from, let to):
-            let label = try live(id, seq: seq, doing: "moved")
-            try check(index: from, holds: id, seq: seq, what: "moved label \(id) from index \(from)")
+            let number = try live(id, seq: seq, doing: "moved")
+            try check(index: from, holds: number, id: id, seq: seq, what: "moved label \(id) from index \(from)")
             guard to >= 0, to < order.count else {
                 throw ProjectionError(.indexOutOfRange, "seq \(seq): moved label \(id) to index \(to), outside 0..<\(order.count)", seq: seq, id: id)
             }
             guard from != to else {
                 throw ProjectionError(.invalidEvent, "seq \(seq): moved label \(id) from index \(from) to the same index", seq: seq, id: id)
             }
-            order.move(from: from, to: to)
+            editOrder(.moved(from: from, to: to))
             listVersion = seq
             membershipChanged = true
-            before = label
-            after = label
+            before = slots[Int(number)].label
+            after = before
 
         case .reordered(let newOrder):
-            try checkPermutation(newOrder, seq: seq)
-            if newOrder != order.ids {
-                order.replace(with: newOrder)
+            let numbers = try checkPermutation(newOrder, seq: seq)
+            if !order.elementsEqual(numbers) {
+                editOrder(.replaced(with: numbers))
                 listVersion = seq
                 membershipChanged = true
             }
@@ -118,38 +127,45 @@ extension LabelList {
                            enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
     }
 
-    /// The live label `id`, or an error saying it was removed (at which seq) or never seen.
-    private func live(_ id: LabelID, seq: UInt64, doing what: String) throws(ProjectionError) -> Label {
-        if let label = byID[id] { return label }
-        if let removed = removedAt[id] {
-            throw ProjectionError(.removedID, "seq \(seq): \(what) label \(id), which was removed at seq \(removed)", seq: seq, id: id)
+    /// The slot of the live label `id`, or an error saying it was removed (at which seq) or never seen.
+    private func live(_ id: LabelID, seq: UInt64, doing what: String) throws(ProjectionError) -> UInt32 {
+        if let number = slot(of: id) {
+            let data = slots[Int(number)]
+            if data.isLive { return number }
+            throw ProjectionError(.removedID, "seq \(seq): \(what) label \(id), which was removed at seq \(data.seq)", seq: seq, id: id)
         }
         throw ProjectionError(.unknownID, "seq \(seq): \(what) label \(id), which the log has never added", seq: seq, id: id)
     }
 
-    private func check(index: Int, holds id: LabelID, seq: UInt64, what: String) throws(ProjectionError) {
+    private func check(index: Int, holds number: UInt32, id: LabelID, seq: UInt64, what: @autoclosure () -> String) throws(ProjectionError) {
         guard index >= 0, index < order.count else {
-            throw ProjectionError(.indexOutOfRange, "seq \(seq): \(what), outside 0..<\(order.count)", seq: seq, id: id)
+            throw ProjectionError(.indexOutOfRange, "seq \(seq): \(what()), outside 0..<\(order.count)", seq: seq, id: id)
         }
-        guard order[index] == id else {
-            let actual = order.position(of: id).map(String.init) ?? "?"
-            throw ProjectionError(.indexMismatch, "seq \(seq): \(what), but that label is at index \(actual)", seq: seq, id: id)
+        guard order[index] == number else {
+            let actual = order.position(of: number).map(String.init) ?? "?"
+            throw ProjectionError(.indexMismatch, "seq \(seq): \(what()), but that label is at index \(actual)", seq: seq, id: id)
         }
     }
 
-    private func checkPermutation(_ newOrder: [LabelID], seq: UInt64) throws(ProjectionError) {
-        var seen = Set<LabelID>(minimumCapacity: newOrder.count)
+    /// The slots of `newOrder` if it is a permutation of the live ids (O(n)).
+    private func checkPermutation(_ newOrder: [LabelID], seq: UInt64) throws(ProjectionError) -> [UInt32] {
+        var seen = [Bool](repeating: false, count: slots.count)
+        var numbers: [UInt32] = []
+        numbers.reserveCapacity(newOrder.count)
         for id in newOrder {
-            guard byID[id] != nil else {
+            guard let number = liveSlot(id) else {
                 throw ProjectionError(.notAPermutation, "seq \(seq): reordered names label \(id), which is not live", seq: seq, id: id)
             }
-            guard seen.insert(id).inserted else {
+            guard !seen[Int(number)] else {
                 throw ProjectionError(.notAPermutation, "seq \(seq): reordered names label \(id) twice", seq: seq, id: id)
             }
+            seen[Int(number)] = true
+            numbers.append(number)
         }
         guard newOrder.count == order.count else {
-            let missing = order.ids.first { !seen.contains($0) }
+            let missing = order.elements.first { !seen[Int($0)] }.map { slots[Int($0)].id }
             throw ProjectionError(.notAPermutation, "seq \(seq): reordered lists \(newOrder.count) of \(order.count) live labels" + (missing.map { "; label \($0) is missing" } ?? ""), seq: seq, id: missing)
         }
+        return numbers
     }
 }

@@ -7,28 +7,34 @@ extension LabelList {
     ///
     /// Returns `[]` when the commands change nothing. Throws the first refusal;
     /// for more than one command the error carries its ``StoreError/batchIndex``.
-    func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
+    /// A batch is validated by folding its events into this list and rolling
+    /// them back (``withRollback(_:)``): the list is unchanged on return, and
+    /// the cost is O(events · log n), not a copy of the list.
+    mutating func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
         var events: [LabelEvent] = []
         if commands.count == 1 {
             events = try self.events(for: commands[0])
         } else if !commands.isEmpty {
-            var work = self
-            for (i, command) in commands.enumerated() {
-                do throws(StoreError) {
-                    let next = try work.events(for: command)
-                    for event in next {
-                        do throws(ProjectionError) {
-                            try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
-                        } catch {
-                            throw StoreError.inconsistent(error)
+            events = try withRollback { (work) throws(StoreError) -> [LabelEvent] in
+                var all: [LabelEvent] = []
+                for (i, command) in commands.enumerated() {
+                    do throws(StoreError) {
+                        let next = try work.events(for: command)
+                        for event in next {
+                            do throws(ProjectionError) {
+                                try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
+                            } catch {
+                                throw StoreError.inconsistent(error)
+                            }
                         }
+                        all += next
+                    } catch {
+                        var error = error
+                        error.batchIndex = i
+                        throw error
                     }
-                    events += next
-                } catch {
-                    var error = error
-                    error.batchIndex = i
-                    throw error
                 }
+                return all
             }
         }
         if let expectation { try check(expectation) }
@@ -41,7 +47,7 @@ extension LabelList {
         case .add(let title, let isEnabled, let id, let at):
             try checkTitle(title)
             let id = id ?? LabelID()
-            if byID[id] != nil { throw StoreError.duplicate(id, at: order.position(of: id) ?? -1) }
+            if let position = position(of: id) { throw StoreError.duplicate(id, at: position) }
             let index = at ?? count
             guard index >= 0, index <= count else { throw StoreError.position(index, count: count, valid: "0...\(count)", id: id) }
             return [.added(id: id, title: title, isEnabled: isEnabled, index: index)]
@@ -61,28 +67,31 @@ extension LabelList {
 
         case .remove(let id):
             let label = try resolve(id)
-            let index = order.position(of: id)!
+            let index = position(of: id)!
             return [.removed(id: id, index: index, title: label.title, isEnabled: label.isEnabled)]
 
         case .move(let id, let to):
             _ = try resolve(id)
             guard to >= 0, to < count else { throw StoreError.position(to, count: count, valid: "0..<\(count)", id: id) }
-            let from = order.position(of: id)!
+            let from = position(of: id)!
             return from == to ? [] : [.moved(id: id, from: from, to: to)]
 
         case .reverse:
-            return count < 2 ? [] : [.reordered(order: order.ids.reversed())]
+            return count < 2 ? [] : [.reordered(order: ids.reversed())]
 
         case .reorder(let newOrder):
             try checkPermutation(newOrder)
-            return newOrder == order.ids ? [] : [.reordered(order: newOrder)]
+            return newOrder == ids ? [] : [.reordered(order: newOrder)]
         }
     }
 
     /// The live label `id`, or the error for a removed or never-seen id.
     func resolve(_ id: LabelID) throws(StoreError) -> Label {
-        if let label = byID[id] { return label }
-        if let seq = removedAt[id] { throw StoreError.removed(id, at: seq) }
+        if let number = slot(of: id) {
+            let data = slots[Int(number)]
+            if data.isLive { return data.label }
+            throw StoreError.removed(id, at: data.seq)
+        }
         throw StoreError.unknown(id)
     }
 
@@ -113,18 +122,19 @@ extension LabelList {
     }
 
     private func checkPermutation(_ newOrder: [LabelID]) throws(StoreError) {
-        var seen = Set<LabelID>(minimumCapacity: newOrder.count)
+        var seen = [Bool](repeating: false, count: slots.count)
         for id in newOrder {
-            if byID[id] == nil {
-                if let seq = removedAt[id] { throw StoreError(.invalidCommand, "The new order names label \(id), which was removed at seq \(seq).", id: id, seq: seq) }
+            guard let number = liveSlot(id) else {
+                if let seq = removal(of: id) { throw StoreError(.invalidCommand, "The new order names label \(id), which was removed at seq \(seq).", id: id, seq: seq) }
                 throw StoreError(.invalidCommand, "The new order names label \(id), which is not in the list.", id: id)
             }
-            guard seen.insert(id).inserted else {
+            guard !seen[Int(number)] else {
                 throw StoreError(.invalidCommand, "The new order names label \(id) twice.", id: id)
             }
+            seen[Int(number)] = true
         }
         if newOrder.count != count {
-            let missing = order.ids.first { !seen.contains($0) }
+            let missing = order.elements.first { !seen[Int($0)] }.map { slots[Int($0)].id }
             throw StoreError(.invalidCommand, "The new order lists \(newOrder.count) of \(count) labels" + (missing.map { "; label \($0) is missing." } ?? "."), id: missing)
         }
     }

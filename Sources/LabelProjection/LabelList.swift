@@ -5,18 +5,58 @@ import EventLog
 /// A `LabelList` is a value. It changes only through ``apply(_:)`` (the one
 /// fold of the log), so any list equals the fold of records `1...lastSeq`.
 /// It is `Sendable`; a copy is O(1) until one side is mutated
-/// (copy-on-write), at which point that side pays an O(n) copy.
+/// (copy-on-write), at which point that side copies the storage it changes.
 ///
-/// Complexity: lookups by id (``label(_:)``, ``contains(_:)``,
-/// ``labelVersion(_:)``, ``removal(of:)``) are O(1) hash lookups, never a
-/// scan. ``position(of:)`` is O(n) for now (see the order representation).
-public struct LabelList: Sendable, Equatable {
-    /// The live ids in list order.
-    var order = LabelOrder()
-    /// Every live label by id.
-    var byID: [LabelID: Label] = [:]
-    /// Removed (and not re-added) ids and the seq that removed them.
-    var removedAt: [LabelID: UInt64] = [:]
+/// ## Storage
+/// Every id the list has seen owns a *slot* for good: a 40-byte record (id,
+/// title, and one word packing the version or removal seq with the live and
+/// enabled bits). A removed label keeps its slot as a tombstone; adding the
+/// id again reuses it. Slots are numbered in the order ids were first added,
+/// so every fold of the same log numbers them alike. An id → slot hash table
+/// (``SlotIndex``) and a counted B+-tree of live slots (``LabelOrder``)
+/// complete it: no per-label objects, about 60–70 bytes per label plus title
+/// bytes beyond 15.
+///
+/// ## Complexity (n live labels)
+/// - by id (``label(_:)``, ``contains(_:)``, ``labelVersion(_:)``, ``removal(of:)``): O(1);
+/// - ``position(of:)``, ``subscript(_:)``, ``id(at:)``: O(log n) (see ``LabelOrder``);
+/// - ``apply(_:)``: O(log n) for every event kind except `reordered`, which is O(n);
+/// - ``ids``, ``labels``, ``knownIDs``, `==`: O(n).
+public struct LabelList: Sendable {
+    /// One known id: its label data if live, its removal seq if removed.
+    struct Slot: Sendable {
+        var id: LabelID
+        var title: String
+        /// Bits 0–61: the version (live) or the removal seq (removed); bit 62: enabled; bit 63: live.
+        var word: UInt64
+
+        static let liveBit: UInt64 = 1 << 63
+        static let enabledBit: UInt64 = 1 << 62
+        static let seqMask: UInt64 = (1 << 62) - 1
+
+        var isLive: Bool { word & Self.liveBit != 0 }
+        var isEnabled: Bool { word & Self.enabledBit != 0 }
+        var seq: UInt64 { word & Self.seqMask }
+
+        static func live(_ id: LabelID, title: String, isEnabled: Bool, version: UInt64) -> Slot {
+            Slot(id: id, title: title, word: liveBit | (isEnabled ? enabledBit : 0) | (version & seqMask))
+        }
+
+        static func removed(_ id: LabelID, at seq: UInt64) -> Slot {
+            Slot(id: id, title: "", word: seq & seqMask)
+        }
+
+        var label: Label { Label(id: id, title: title, isEnabled: isEnabled, version: seq) }
+    }
+
+    /// Every known id, live or removed, by slot number.
+    var slots: [Slot] = []
+    /// id → slot.
+    var slotIndex = SlotIndex()
+    /// The live slots in list order.
+    var order: LabelOrder
+    /// While validating a batch (``withRollback(_:)``): how to undo what was applied.
+    var journal: Journal?
 
     /// The number of live labels that are enabled.
     public internal(set) var enabledCount = 0
@@ -28,11 +68,17 @@ public struct LabelList: Sendable, Equatable {
     public internal(set) var lastTimestamp: EventTimestamp?
 
     /// The empty list, before seq 1.
-    public init() {}
+    public init() { order = LabelOrder() }
+
+    /// An empty list whose order uses these node capacities (small ones exercise the tree in tests).
+    init(leafCapacity: Int, innerCapacity: Int) {
+        order = LabelOrder(leafCapacity: leafCapacity, innerCapacity: innerCapacity)
+    }
 
     /// The fold of `records`, which must start at seq 1 and be consecutive.
     /// Throws the first inconsistency, naming its seq.
     public init(replaying records: some Sequence<EventRecord>) throws(ProjectionError) {
+        self.init()
         for record in records { try apply(record) }
     }
 
@@ -43,13 +89,26 @@ public struct LabelList: Sendable, Equatable {
     public var isEmpty: Bool { order.count == 0 }
 
     /// The live ids in list order (O(n) to copy out).
-    public var ids: [LabelID] { order.ids }
+    public var ids: [LabelID] {
+        var result: [LabelID] = []
+        result.reserveCapacity(count)
+        order.forEachLeaf { leaf in for slot in leaf { result.append(slots[Int(slot)].id) } }
+        return result
+    }
 
     /// The live labels in list order (O(n)).
-    public var labels: [Label] { order.ids.map { byID[$0]! } }
+    public var labels: [Label] {
+        var result: [Label] = []
+        result.reserveCapacity(count)
+        order.forEachLeaf { leaf in for slot in leaf { result.append(slots[Int(slot)].label) } }
+        return result
+    }
 
-    /// The label at `position`, which must be in `0..<count`.
-    public subscript(position: Int) -> Label { byID[order[position]]! }
+    /// The label at `position`, which must be in `0..<count` (O(log n)).
+    public subscript(position: Int) -> Label { slots[Int(order[position])].label }
+
+    /// The id at `position`, which must be in `0..<count` (O(log n)).
+    public func id(at position: Int) -> LabelID { slots[Int(order[position])].id }
 
     /// The first label, or `nil` when the list is empty.
     public var first: Label? { isEmpty ? nil : self[0] }
@@ -58,24 +117,50 @@ public struct LabelList: Sendable, Equatable {
     public var last: Label? { isEmpty ? nil : self[count - 1] }
 
     /// The live label with this id, or `nil` (O(1)).
-    public func label(_ id: LabelID) -> Label? { byID[id] }
+    public func label(_ id: LabelID) -> Label? { liveSlot(id).map { slots[Int($0)].label } }
 
     /// Whether a live label has this id (O(1)).
-    public func contains(_ id: LabelID) -> Bool { byID[id] != nil }
+    public func contains(_ id: LabelID) -> Bool { liveSlot(id) != nil }
 
-    /// The position of the live label with this id, or `nil` (O(n) for now).
-    public func position(of id: LabelID) -> Int? {
-        byID[id] == nil ? nil : order.position(of: id)
-    }
+    /// The position of the live label with this id, or `nil` (O(log n)).
+    public func position(of id: LabelID) -> Int? { liveSlot(id).flatMap { order.position(of: $0) } }
 
     /// The version of the live label with this id (see ``Label/version``), or `nil`.
-    public func labelVersion(_ id: LabelID) -> UInt64? { byID[id]?.version }
+    public func labelVersion(_ id: LabelID) -> UInt64? { liveSlot(id).map { slots[Int($0)].seq } }
 
     /// The seq that removed this id, if it is removed and was not added again.
-    public func removal(of id: LabelID) -> UInt64? { removedAt[id] }
+    public func removal(of id: LabelID) -> UInt64? {
+        guard let slot = slot(of: id), !slots[Int(slot)].isLive else { return nil }
+        return slots[Int(slot)].seq
+    }
 
     /// Every id this list has seen: the live ones and the removed ones.
-    public var knownIDs: Set<LabelID> {
-        Set(byID.keys).union(removedAt.keys)
+    public var knownIDs: Set<LabelID> { Set(slots.lazy.map(\.id)) }
+
+    // MARK: - Slots
+
+    /// The slot of a known id (live or removed), or `nil` (O(1)).
+    @inline(__always)
+    func slot(of id: LabelID) -> UInt32? {
+        slots.withUnsafeBufferPointer { storage in slotIndex.find(id) { storage[Int($0)].id } }
+    }
+
+    /// The slot of a live id, or `nil`.
+    @inline(__always)
+    func liveSlot(_ id: LabelID) -> UInt32? {
+        guard let slot = slot(of: id), slots[Int(slot)].isLive else { return nil }
+        return slot
+    }
+
+    /// The number of slots (known ids).
+    var slotCount: Int { slots.count }
+
+    /// Adds a slot for a new id and returns its number.
+    mutating func appendSlot(_ slot: Slot) -> UInt32 {
+        let number = UInt32(slots.count)
+        slots.append(slot)
+        let storage = slots
+        slotIndex.insert(slot.id, slot: number) { storage[Int($0)].id }
+        return number
     }
 }

@@ -46,22 +46,23 @@ extension LabelStore {
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
         try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
-            var work = list
-            var stamped: [LogEntry] = []
-            stamped.reserveCapacity(entries.count)
-            for (i, entry) in entries.enumerated() {
-                var entry = entry
-                entry.timestamp = entry.timestamp ?? now
-                do throws(ProjectionError) {
-                    try work.apply(entry.record(seq: work.lastSeq + 1, now: now))
-                } catch {
-                    var storeError = StoreError.inconsistent(error)
-                    storeError.batchIndex = entries.count > 1 ? i : nil
-                    throw storeError
+            try list.withRollback { (work) throws(StoreError) -> [LogEntry] in
+                var stamped: [LogEntry] = []
+                stamped.reserveCapacity(entries.count)
+                for (i, entry) in entries.enumerated() {
+                    var entry = entry
+                    entry.timestamp = entry.timestamp ?? now
+                    do throws(ProjectionError) {
+                        try work.apply(entry.record(seq: work.lastSeq + 1, now: now))
+                    } catch {
+                        var storeError = StoreError.inconsistent(error)
+                        storeError.batchIndex = entries.count > 1 ? i : nil
+                        throw storeError
+                    }
+                    stamped.append(entry)
                 }
-                stamped.append(entry)
+                return stamped
             }
-            return stamped
         }
     }
 
@@ -77,29 +78,42 @@ extension LabelStore {
     /// Validates (via `makeEntries`), appends, applies and enqueues, under the lock;
     /// then drains deliveries outside it. Retries after catching up on a seq conflict.
     private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
-                       _ makeEntries: (LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
-        defer { delivery.drain() }
-        return try state.withLock { (s) throws(StoreError) -> [EventRecord] in
-            if s.closed { throw StoreError(.closed, "The store is closed.") }
-            if let broken = s.broken { throw broken }
-            // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
-            let now = self.options.clock()
-            var attempt = 0
-            while true {
-                let entries: [LogEntry]
-                do throws(StoreError) {
-                    entries = try makeEntries(s.list, now)
-                } catch {
-                    guard let audit else { throw error }
-                    throw recordRejection(error, audit: audit, options: options, now: now, &s)
-                }
-                if entries.isEmpty { return [] }
-                do throws(StoreError) {
-                    return try commit(entries, &s)
-                } catch where attempt < 2 && error.isSeqConflict {
-                    attempt += 1
-                    try catchUp(&s)
-                }
+                       _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+        var checkpoint: PendingSnapshot?
+        defer {
+            delivery.drain()
+            if let checkpoint { writeAutomaticSnapshot(checkpoint) }
+        }
+        let (records, due) = try state.withLock { (s) throws(StoreError) -> ([EventRecord], PendingSnapshot?) in
+            let records = try writeLocked(options: options, audit: audit, &s, makeEntries)
+            return (records, records.isEmpty ? nil : snapshotDue(&s))
+        }
+        checkpoint = due
+        return records
+    }
+
+    /// The body of ``write(options:audit:_:)`` under the store's lock.
+    private func writeLocked(options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
+                             _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+        if s.closed { throw StoreError(.closed, "The store is closed.") }
+        if let broken = s.broken { throw broken }
+        // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
+        let now = self.options.clock()
+        var attempt = 0
+        while true {
+            let entries: [LogEntry]
+            do throws(StoreError) {
+                entries = try makeEntries(&s.list, now)
+            } catch {
+                guard let audit else { throw error }
+                throw recordRejection(error, audit: audit, options: options, now: now, &s)
+            }
+            if entries.isEmpty { return [] }
+            do throws(StoreError) {
+                return try commit(entries, &s)
+            } catch where attempt < 2 && error.isSeqConflict {
+                attempt += 1
+                try catchUp(&s)
             }
         }
     }

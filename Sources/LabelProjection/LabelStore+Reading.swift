@@ -63,7 +63,7 @@ extension LabelStore {
             guard position >= 0, position < count else {
                 throw StoreError.position(position, count: count, valid: "0..<\(count)")
             }
-            return s.list.order[position]
+            return s.list.id(at: position)
         }
     }
 }

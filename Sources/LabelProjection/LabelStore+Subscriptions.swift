@@ -33,24 +33,44 @@ extension LabelStore {
     }
 
     /// A lossless stream of the notifications for `dependency`, from now on,
-    /// with the same ordering as ``subscribe(to:_:)``.
+    /// in seq order (each record's notification once).
     ///
-    /// Buffering is unbounded: a slow consumer never loses a notification and
-    /// never slows writers, at the cost of memory while it lags. The stream
-    /// ends when the store is closed or released; cancelling the consuming
-    /// task (or dropping the stream) unregisters it.
+    /// Buffering is bounded: the stream holds at most
+    /// ``Options/streamBufferLimit`` notifications (default 10,000) for a
+    /// consumer that does not keep up. Past that it drops its buffer and,
+    /// when the consumer next reads, catches up by folding the log (from a
+    /// snapshot where there is one) after the last notification it received,
+    /// in batches of at most the limit, then continues live. So a slow
+    /// consumer loses nothing, never slows writers, and costs bounded memory;
+    /// it pays a fold of the log when it falls that far behind. A stream that
+    /// cannot read the log while catching up ends early.
+    ///
+    /// The stream ends when the store is closed or released (after the
+    /// consumer has received what it is owed); cancelling the consuming task
+    /// (or dropping the stream) unregisters it and affects no other subscriber.
     public func changes(for dependency: Dependency) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
         register(box)  // a closed store finishes the stream at once
         return stream
     }
 
-    /// Like ``changes(for:)``, but replays history from `seq` first (see
-    /// ``subscribe(to:from:_:)``); `seq` must be in `1...lastSeq + 1`.
+    /// Like ``changes(for:)``, but first delivers the history from `seq`
+    /// (notifications for records `seq...lastSeq` that changed `dependency`),
+    /// then continues live with no gap and no duplicate; `seq` must be in
+    /// `1...lastSeq + 1`. The history is folded from the log lazily, as the
+    /// consumer reads, so it is bounded like a lagging stream.
     public func changes(for dependency: Dependency, from seq: UInt64) throws(StoreError) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
         do throws(StoreError) {
-            try register(box, from: seq)
+            try state.withLock { (s) throws(StoreError) in
+                if s.closed { throw StoreError(.closed, "The store is closed.") }
+                let last = s.list.lastSeq
+                guard seq >= 1, seq <= last + 1 else {
+                    throw StoreError(.seqOutOfRange(seq: seq, lastSeq: last), "Cannot subscribe from seq \(seq): the log's seqs are 1...\(last), so the start must be in 1...\(last + 1).", seq: seq)
+                }
+                if seq == last + 1 { box.streamBuffer?.startLive(after: last) } else { box.streamBuffer?.startCatchingUp(after: seq - 1) }
+                if !box.isCancelled { s.hub.insert(box, list: s.list) }
+            }
         } catch {
             box.finish()
             throw error
@@ -77,13 +97,17 @@ extension LabelStore {
     }
 
     private func makeStream(for dependency: Dependency) -> (AsyncStream<ChangeNotification>, SubscriberBox) {
-        let (stream, continuation) = AsyncStream.makeStream(of: ChangeNotification.self, bufferingPolicy: .unbounded)
-        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .stream(continuation))
+        let buffer = StreamBuffer(limit: options.streamBufferLimit)
+        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .stream(buffer))
         let id = box.id
-        continuation.onTermination = { [weak self, weak box] _ in
+        let handle = StreamHandle(buffer: buffer, catchUp: { [weak self] after, fold in
+            guard let self else { return buffer.fail() }
+            self.catchUpStream(buffer, dependency: dependency, after: after, fold: fold)
+        }, onEnd: { [weak self, weak box] in
             box?.markCancelled()
             self?.unsubscribe(id: id, dependency: dependency)
-        }
+        })
+        let stream = AsyncStream<ChangeNotification>(unfolding: { await handle.next() }, onCancel: { handle.cancel() })
         return (stream, box)
     }
 
@@ -98,6 +122,7 @@ extension LabelStore {
     private func register(_ box: SubscriberBox) -> Bool {
         let registered = state.withLock { s in
             guard !s.closed else { return false }
+            box.streamBuffer?.startLive(after: s.list.lastSeq)
             if !box.isCancelled { s.hub.insert(box, list: s.list) }
             return true
         }
@@ -128,25 +153,18 @@ extension LabelStore {
         }
         if done { return }
 
-        var list = try fold(through: seq - 1)
-        var view: FilteredView?
-        if case .view(let query) = dependency { view = FilteredView(query: query, list: list) }
+        var history = NotificationFold(dependency: dependency, list: try fold(through: seq - 1))
         var pending: [DeliveryQueue.Item] = []
         func step(_ record: EventRecord) throws(StoreError) -> Bool {
-            let change: LabelChange
-            do throws(ProjectionError) { change = try list.apply(record) } catch { throw StoreError.inconsistent(error) }
-            let viewChanges = view?.apply(change, in: list) ?? []
-            if ChangeNotification.isNotified(dependency, by: change, viewChanges: viewChanges) {
-                pending.append(.init(subscriber: box, notification: ChangeNotification(dependency: dependency, change: change, viewChanges: viewChanges)))
-            }
+            if let notification = try history.step(record) { pending.append(.init(subscriber: box, notification: notification)) }
             return true
         }
         try Self.forEachRecord(in: storage, from: seq, through: target, step)
 
         try state.withLock { (s) throws(StoreError) in
             if s.closed { throw StoreError(.closed, "The store is closed.") }
-            if list.lastSeq < s.list.lastSeq {
-                try Self.forEachRecord(in: storage, from: list.lastSeq + 1, through: s.list.lastSeq, step)
+            if history.list.lastSeq < s.list.lastSeq {
+                try Self.forEachRecord(in: storage, from: history.list.lastSeq + 1, through: s.list.lastSeq, step)
             }
             delivery.enqueue(pending)
             if !box.isCancelled { s.hub.insert(box, list: s.list) }

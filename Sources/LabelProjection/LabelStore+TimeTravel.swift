@@ -3,14 +3,17 @@ import EventLog
 /// Time travel: the state at an earlier point, folded from the log.
 extension LabelStore {
     /// The list as it was right after record `seq` (0 gives the empty list),
-    /// folded from the log with the same fold as the live projection.
+    /// folded from the log with the same fold as the live projection: from
+    /// the newest trusted snapshot at or before `seq` when there is one (file
+    /// logs), else from seq 1. The current seq returns the projection itself.
     /// Throws ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`.
     public func state(atSeq seq: UInt64) throws(StoreError) -> LabelList {
-        let last = lastSeq
+        let current = snapshot
+        let last = current.lastSeq
         guard seq <= last else {
             throw StoreError(.seqOutOfRange(seq: seq, lastSeq: last), "There is no seq \(seq): the log ends at seq \(last).", seq: seq)
         }
-        return try fold(through: seq)
+        return seq == last ? current : try fold(through: seq)
     }
 
     /// The list as it was at `time`: records are folded in seq order and the
@@ -26,13 +29,17 @@ extension LabelStore {
         return list
     }
 
-    /// The fold of records `1...seq` from storage.
+    /// The fold of records `1...seq` from storage, starting from the newest
+    /// trusted snapshot at or before `seq` when there is one.
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
-        var list = LabelList()
-        guard seq > 0 else { return list }
-        try Self.forEachRecord(in: storage, from: 1, through: seq) { (record) throws(StoreError) -> Bool in
-            do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
-            return true
+        guard seq > 0 else { return LabelList() }
+        var list = loadSnapshot(atOrBefore: seq) ?? LabelList()
+        while list.lastSeq < seq {
+            let records = try readRecords(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)))
+            if records.isEmpty { break }
+            for record in records {
+                do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+            }
         }
         return list
     }

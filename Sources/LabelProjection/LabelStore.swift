@@ -36,16 +36,25 @@ public final class LabelStore: Sendable {
         public var recordRejections: Bool
         /// The clock that stamps writes without an explicit timestamp.
         public var clock: @Sendable () -> EventTimestamp
+        /// When snapshots of the projection are written and used (file logs only). Default: ``SnapshotPolicy/init(everyRecords:everyBytes:onClose:minRecordsOnClose:keep:useOnOpen:)``.
+        public var snapshots: SnapshotPolicy
+        /// The most notifications an async stream (``LabelStore/changes(for:)``) holds for a
+        /// consumer that does not keep up; past it the stream drops its buffer and later
+        /// catches up from the log, losing nothing. At least 1. Default: 10,000.
+        public var streamBufferLimit: Int
 
         /// Creates options; every parameter has the documented default.
         public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
                     createIfMissing: Bool = false, recordRejections: Bool = false,
-                    clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
+                    clock: @escaping @Sendable () -> EventTimestamp = { .now() },
+                    snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000) {
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
             self.recordRejections = recordRejections
             self.clock = clock
+            self.snapshots = snapshots
+            self.streamBufferLimit = max(1, streamBufferLimit)
         }
     }
 
@@ -56,6 +65,8 @@ public final class LabelStore: Sendable {
         var closed = false
         /// Set when a stored record could not be applied; the store refuses writes from then on.
         var broken: StoreError?
+        /// Snapshot bookkeeping (file logs only).
+        var snapshots = SnapshotState()
     }
 
     /// The log the store reads and appends to.
@@ -68,28 +79,24 @@ public final class LabelStore: Sendable {
     let delivery = DeliveryQueue()
     /// The source of subscriber ids (registration order).
     let subscriberIDs = Atomic<UInt64>(0)
+    /// Serializes writing and pruning snapshot files (never held with `state`).
+    let snapshotFileLock = Mutex<Void>(())
 
     /// Opens (or, with ``Options/createIfMissing``, creates) the file log at
     /// `path` and folds it into the projection in the same pass as recovery.
+    ///
+    /// With ``SnapshotPolicy/useOnOpen`` (the default), the fold starts from
+    /// the newest valid snapshot next to the log and folds only the records
+    /// after it. A snapshot that is damaged, of another log, ahead of the log,
+    /// or of a history the log no longer has is never used: it is reported in
+    /// ``snapshotReport`` and the log is folded from seq 1.
     ///
     /// Throws ``StoreError/Code/storage(_:)`` for log failures and
     /// ``StoreError/Code/inconsistentEvent(_:)`` if a stored record contradicts
     /// the records before it.
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
-        var list = LabelList()
-        let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
-                                              createIfMissing: options.createIfMissing, clock: options.clock)
-        let writer: LogWriter
-        do {
-            writer = try LogWriter.open(path: path, options: writerOptions) { record in try list.apply(record) }
-        } catch let error as EventLogError {
-            throw StoreError.storage(error)
-        } catch let error as ProjectionError {
-            throw StoreError.inconsistent(error)
-        } catch {
-            throw StoreError.storage(EventLogError(.ioError, "opening the log failed: \(error)", path: path))
-        }
-        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options)
+        let (writer, list, snapshots) = try openFolding(path: path, options: options)
+        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots)
     }
 
     /// Opens a store over any storage (e.g. an ``InMemoryEventLog``), folding
@@ -103,11 +110,11 @@ public final class LabelStore: Sendable {
         self.init(storage: storage, ownedWriter: nil, list: list, options: options)
     }
 
-    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options) {
+    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState()) {
         self.storage = storage
         self.ownedWriter = ownedWriter
         self.options = options
-        self.state = Mutex(State(list: list))
+        self.state = Mutex(State(list: list, snapshots: snapshots))
     }
 
     deinit {
@@ -120,11 +127,13 @@ public final class LabelStore: Sendable {
     /// file log if the store opened it. Reads keep returning the last state.
     /// Call it when no other thread is writing.
     public func close() {
-        let boxes = state.withLock { s in
+        let (boxes, checkpoint) = state.withLock { s in
+            let checkpoint = s.closed ? nil : snapshotDueOnClose(&s)
             s.closed = true
-            return s.hub.removeAll()
+            return (s.hub.removeAll(), checkpoint)
         }
         for box in boxes { box.finish() }
+        if let checkpoint { writeAutomaticSnapshot(checkpoint) }
         ownedWriter?.close()
     }
 

@@ -40,7 +40,7 @@ final class SubscriberBox: Sendable {
     /// Where notifications go.
     enum Sink: Sendable {
         case callback(@Sendable (ChangeNotification) -> Void)
-        case stream(AsyncStream<ChangeNotification>.Continuation)
+        case stream(StreamBuffer)
     }
 
     let id: UInt64
@@ -65,14 +65,20 @@ final class SubscriberBox: Sendable {
         guard !isCancelled else { return }
         switch sink {
         case .callback(let handler): handler(notification)
-        case .stream(let continuation): continuation.yield(notification)
+        case .stream(let buffer): buffer.offer(notification)
         }
     }
 
-    /// Cancels and, for a stream, finishes it. Never call this while holding a store lock
-    /// (finishing runs the stream's termination handler).
+    /// Cancels and, for a stream, finishes it (its consumer still receives what
+    /// it is owed, then the stream ends). Never call this while holding a store lock.
     func finish() {
         markCancelled()
-        if case .stream(let continuation) = sink { continuation.finish() }
+        if case .stream(let buffer) = sink { buffer.finish() }
+    }
+
+    /// The stream buffer, for a stream subscriber.
+    var streamBuffer: StreamBuffer? {
+        if case .stream(let buffer) = sink { return buffer }
+        return nil
     }
 }

@@ -21,6 +21,9 @@ struct SubscriptionHub {
     /// The number of registered subscribers.
     private(set) var count = 0
 
+    /// Every registered subscriber (O(subscribers)).
+    var subscribers: [SubscriberBox] { buckets.values.flatMap(\.values) + views.values.flatMap(\.subscribers.values) }
+
     /// The maintained view for `query`, if a subscriber keeps one.
     func view(_ query: ViewQuery) -> FilteredView? { views[query]?.view }
 
@@ -66,12 +69,13 @@ struct SubscriptionHub {
             let notification = ChangeNotification(dependency: dependency, change: change)
             for box in bucket.values { items.append(.init(subscriber: box, notification: notification)) }
         }
-        for index in views.indices {
-            let viewChanges = views.values[index].view.apply(change, in: list)
-            guard !viewChanges.isEmpty else { continue }
-            let entry = views.values[index]
-            let notification = ChangeNotification(dependency: .view(entry.view.query), change: change, viewChanges: viewChanges)
-            for box in entry.subscribers.values { items.append(.init(subscriber: box, notification: notification)) }
+        for query in Array(views.keys) {
+            // Mutate the view in place (through the dictionary's key subscript): a
+            // copy would make the view's storage copy itself, O(rows) per event.
+            guard let viewChanges = views[query]?.view.apply(change, in: list), !viewChanges.isEmpty,
+                  let subscribers = views[query]?.subscribers.values else { continue }
+            let notification = ChangeNotification(dependency: .view(query), change: change, viewChanges: viewChanges)
+            for box in subscribers { items.append(.init(subscriber: box, notification: notification)) }
         }
         if items.count > 1 { items.sort { $0.subscriber.id < $1.subscriber.id } }
         return items

@@ -25,7 +25,7 @@ import Testing
             let viewChanges = view.apply(change, in: list)
             for viewChange in viewChanges { viewChange.apply(to: &mirror) }
             #expect(view == FilteredView(query: query, list: list), "incremental view differs from a fresh filter after \(event)")
-            #expect(mirror == view.ids)
+            #expect(mirror == view.ids(in: list))
             all.append(viewChanges)
         }
         return all

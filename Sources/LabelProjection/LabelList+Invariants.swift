@@ -1,0 +1,31 @@
+import EventLog
+
+extension LabelList {
+    /// Traps if the list's storage is inconsistent (debug builds only; a no-op in release):
+    /// - the order's invariants hold (see ``LabelOrder/_checkInvariants()``);
+    /// - the order holds exactly the live slots, and every slot's id is found at that slot;
+    /// - ``enabledCount`` is the number of live enabled slots;
+    /// - every version and removal seq is in `1...lastSeq`, and ``listVersion`` ≤ ``lastSeq``;
+    /// - removed slots hold no title and no enabled bit.
+    public func _checkInvariants() {
+        #if DEBUG
+        order._checkInvariants()
+        let storage = slots
+        slotIndex._checkInvariants(slotCount: slots.count) { storage[Int($0)].id }
+        var live = 0, enabled = 0
+        for (number, slot) in slots.enumerated() {
+            precondition(slot.seq >= 1 && slot.seq <= lastSeq, "slot \(number) has seq \(slot.seq) outside 1...\(lastSeq)")
+            precondition(slot.isLive == order.contains(UInt32(number)), "slot \(number) is \(slot.isLive ? "live" : "removed") but the order \(slot.isLive ? "lacks" : "holds") it")
+            if slot.isLive {
+                live += 1
+                if slot.isEnabled { enabled += 1 }
+            } else {
+                precondition(slot.title.isEmpty && !slot.isEnabled, "removed slot \(number) keeps label data")
+            }
+        }
+        precondition(live == order.count, "\(live) live slots, but the order holds \(order.count)")
+        precondition(enabled == enabledCount, "\(enabled) enabled slots, but enabledCount is \(enabledCount)")
+        precondition(listVersion <= lastSeq, "listVersion \(listVersion) is after lastSeq \(lastSeq)")
+        #endif
+    }
+}

@@ -1,0 +1,136 @@
+import EventLog
+
+extension LabelList {
+    /// The snapshot file bytes of this list (docs/SNAPSHOTS.md): header, every
+    /// slot (live labels and removal tombstones) in slot order, the live slots
+    /// in list order, and a CRC-32C over all of it. O(n + title bytes).
+    ///
+    /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
+    /// ``lastSeq`` (0 for the empty log); `logOffset` is the byte offset just
+    /// past that record in the log file (0 if unknown).
+    public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logOffset: Int64 = 0) -> [UInt8] {
+        var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 36 + count * 3 + 64)
+        w.bytes.append(contentsOf: SnapshotFormat.magic)
+        w.u16(SnapshotFormat.currentVersion)
+        w.u16(lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag)
+        w.u32(UInt32(SnapshotFormat.headerLength))
+        w.id(logID)
+        w.u64(lastSeq)
+        w.u32(fingerprint)
+        w.u32(0)
+        w.u64(listVersion)
+        w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
+        w.u64(UInt64(max(0, logOffset)))
+        w.varint(UInt64(slots.count))
+        w.varint(UInt64(count))
+        w.varint(UInt64(enabledCount))
+        for slot in slots {
+            w.id(slot.id)
+            w.u8(slot.isLive ? (slot.isEnabled ? 2 : 1) : 0)
+            w.varint(slot.seq)
+            if slot.isLive { w.string(slot.title) }
+        }
+        order.forEachLeaf { leaf in for number in leaf { w.varint(UInt64(number)) } }
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        w.u32(crc)
+        return w.bytes
+    }
+
+    /// Decodes and checks a snapshot: the checksum first, then every field.
+    /// Each count is checked against the bytes left before anything is
+    /// allocated for it, so damaged input costs at most O(file size).
+    /// Throws ``SnapshotError`` (`notASnapshot`, `unsupportedVersion`,
+    /// `checksumMismatch`, `invalidContent`).
+    public static func decodeSnapshot(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
+        let minimum = SnapshotFormat.headerLength + SnapshotFormat.trailerLength
+        guard bytes.count >= SnapshotFormat.magic.count, bytes.prefix(SnapshotFormat.magic.count).elementsEqual(SnapshotFormat.magic) else {
+            throw SnapshotError(.notASnapshot, "the file does not start with the snapshot magic \"LABELSNP\"")
+        }
+        guard bytes.count >= minimum else {
+            throw SnapshotError(.checksumMismatch, "the file is \(bytes.count) bytes, shorter than the \(minimum) of an empty snapshot")
+        }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - SnapshotFormat.trailerLength)])
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
+        let computed = CRC32C.checksum(body)
+        var r = SnapshotReader(body, position: SnapshotFormat.magic.count)
+        let version = try r.u16("the version")
+        if version > SnapshotFormat.currentVersion && stored == computed {
+            throw SnapshotError(.unsupportedVersion, "the snapshot has format version \(version); this build reads up to version \(SnapshotFormat.currentVersion)")
+        }
+        guard stored == computed else {
+            throw SnapshotError(.checksumMismatch, "the checksum does not match (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
+        }
+        let flags = try r.u16("the flags")
+        let headerLength = try r.u32("the header length")
+        guard version >= 1, flags & ~SnapshotFormat.hasTimestampFlag == 0, headerLength == UInt32(SnapshotFormat.headerLength) else {
+            throw SnapshotError(.invalidContent, "impossible header: version \(version), flags 0x\(String(flags, radix: 16)), header length \(headerLength)")
+        }
+        let logID = try r.id("the log id")
+        let seq = try r.u64("the seq")
+        let fingerprint = try r.u32("the fingerprint")
+        let reserved = try r.u32("the reserved field")
+        let listVersion = try r.u64("the list version")
+        let time = Int64(bitPattern: try r.u64("the last timestamp"))
+        let logOffset = try r.u64("the log offset")
+        guard reserved == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq, logOffset <= UInt64(Int64.max) else {
+            throw SnapshotError(.invalidContent, "impossible header: seq \(seq), list version \(listVersion), reserved \(reserved), log offset \(logOffset)")
+        }
+        let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint, listVersion: listVersion,
+                                    lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
+                                    logOffset: Int64(logOffset))
+
+        let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
+        let liveCount = try r.count("the live count", limit: slotCount)
+        let enabledCount = try r.count("the enabled count", limit: liveCount)
+        var list = LabelList()
+        list.slots.reserveCapacity(slotCount)
+        var live = 0, enabled = 0
+        for number in 0..<slotCount {
+            let id = try r.id("slot \(number)")
+            let state = try r.u8("slot \(number)")
+            let slotSeq = try r.varint("slot \(number)'s seq")
+            guard state <= 2, slotSeq >= 1, slotSeq <= seq else {
+                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
+            }
+            let slot: Slot
+            if state == 0 {
+                slot = .removed(id, at: slotSeq)
+            } else {
+                slot = .live(id, title: try r.string("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes), isEnabled: state == 2, version: slotSeq)
+                live += 1
+                if state == 2 { enabled += 1 }
+            }
+            list.slots.append(slot)
+        }
+        let storage = list.slots
+        if let duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }) {
+            throw SnapshotError(.invalidContent, "label \(storage[Int(duplicate)].id) has two slots")
+        }
+        guard live == liveCount, enabled == enabledCount else {
+            throw SnapshotError(.invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")
+        }
+        guard liveCount <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the order of \(liveCount) labels cannot fit in the \(r.remaining) bytes left")
+        }
+        var numbers: [UInt32] = []
+        numbers.reserveCapacity(liveCount)
+        var placed = [Bool](repeating: false, count: slotCount)
+        for position in 0..<liveCount {
+            let number = try r.count("the slot at position \(position)", limit: max(0, slotCount - 1))
+            guard number < slotCount, list.slots[number].isLive, !placed[number] else {
+                throw SnapshotError(.invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
+            }
+            placed[number] = true
+            numbers.append(UInt32(number))
+        }
+        guard r.remaining == 0 else {
+            throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the order")
+        }
+        list.order.replace(with: numbers)
+        list.enabledCount = enabledCount
+        list.listVersion = listVersion
+        list.lastSeq = seq
+        list.lastTimestamp = header.lastTimestamp
+        return (list, header)
+    }
+}

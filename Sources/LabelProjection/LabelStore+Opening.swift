@@ -1,0 +1,113 @@
+import EventLog
+
+/// Opening a file log: the newest valid snapshot plus the records after it,
+/// or, when no snapshot can be trusted, the whole log.
+extension LabelStore {
+    /// Opens the log at `path` and folds it, starting from a snapshot when one is valid.
+    ///
+    /// A snapshot is trusted only if it decodes (checksum and content), names
+    /// this log's id, is not past the log's last seq, and the log's record at
+    /// its seq has the fingerprint it recorded. Records up to its seq are
+    /// still read and checksummed by the log's recovery scan, but not folded.
+    static func openFolding(path: String, options: Options) throws(StoreError) -> (LogWriter, LabelList, SnapshotState) {
+        var snapshots = SnapshotState()
+        var base: (entry: SnapshotFiles.Entry, header: SnapshotHeader)?
+        var baseList: LabelList?
+        if options.snapshots.useOnOpen {
+            let candidates = SnapshotFiles.list(for: path).snapshots
+            let logID = candidates.isEmpty ? nil : try? LogReader(path: path).header.logID
+            for entry in candidates {
+                do throws(SnapshotError) {
+                    let (list, header) = try SnapshotFiles.read(entry.path)
+                    guard header.logID == logID else {
+                        throw SnapshotError(.foreignLog, "the snapshot is of log \(header.logID), not of this log (\(logID.map(String.init(describing:)) ?? "unreadable"))")
+                    }
+                    guard header.seq == entry.seq else {
+                        throw SnapshotError(.invalidContent, "the file name says seq \(entry.seq) but the snapshot is at seq \(header.seq)")
+                    }
+                    base = (entry, header)
+                    baseList = list
+                    break
+                } catch {
+                    snapshots.report.ignored.append(.init(path: entry.path, error: error))
+                }
+            }
+        }
+
+        // Fold the log, skipping what the snapshot covers.
+        if let candidate = base, var list = baseList {
+            baseList = nil  // the only reference left is `list`: folding the tail does not copy it
+            let skip = candidate.header.seq
+            var mismatch: SnapshotError?
+            var replayed: UInt64 = 0
+            do throws(StoreError) {
+                let writer = try openWriter(path: path, options: options) { record in
+                    if record.seq <= skip {
+                        if record.seq == skip, record.snapshotFingerprint != candidate.header.fingerprint {
+                            mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
+                        }
+                        return
+                    }
+                    if mismatch != nil { return }
+                    try list.apply(record)
+                    replayed += 1
+                }
+                var problem = mismatch
+                if problem == nil, writer.header.logID != candidate.header.logID {
+                    problem = SnapshotError(.foreignLog, "the snapshot is of log \(candidate.header.logID), not of this log (\(writer.header.logID))")
+                }
+                if problem == nil, writer.lastSeq < skip {
+                    problem = SnapshotError(.stale, "the snapshot is at seq \(skip) but the log ends at seq \(writer.lastSeq)")
+                }
+                guard let problem else {
+                    snapshots.seq = skip
+                    snapshots.bytes = writer.byteLength
+                    snapshots.trusted = [candidate.entry]
+                    snapshots.report.usedPath = candidate.entry.path
+                    snapshots.report.usedSeq = skip
+                    snapshots.report.replayedRecords = replayed
+                    return (writer, list, snapshots)
+                }
+                snapshots.report.ignored.append(.init(path: candidate.entry.path, error: problem))
+                var full = LabelList()
+                try forEachRecord(in: writer, from: 1, through: nil) { (record) throws(StoreError) in
+                    do throws(ProjectionError) { try full.apply(record) } catch { throw StoreError.inconsistent(error) }
+                    return true
+                }
+                snapshots.report.replayedRecords = full.lastSeq
+                return (writer, full, snapshots)
+            } catch where error.isInconsistentEvent {
+                // The records after the snapshot do not fit it: fall through to a full replay,
+                // which reports the inconsistency itself if the log is at fault.
+                snapshots.report.ignored.append(.init(path: candidate.entry.path, error: SnapshotError(.historyMismatch, "the log's records after the snapshot do not apply to it: \(error.message)")))
+            }
+        }
+        var list = LabelList()
+        let writer = try openWriter(path: path, options: options) { record in try list.apply(record) }
+        snapshots.report.replayedRecords = list.lastSeq
+        return (writer, list, snapshots)
+    }
+
+    /// `LogWriter.open` with the store's options, its errors as ``StoreError``s.
+    private static func openWriter(path: String, options: Options, replay: (EventRecord) throws -> Void) throws(StoreError) -> LogWriter {
+        let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
+                                              createIfMissing: options.createIfMissing, clock: options.clock)
+        do {
+            return try LogWriter.open(path: path, options: writerOptions, replay: replay)
+        } catch let error as EventLogError {
+            throw StoreError.storage(error)
+        } catch let error as ProjectionError {
+            throw StoreError.inconsistent(error)
+        } catch {
+            throw StoreError.storage(EventLogError(.ioError, "opening the log failed: \(error)", path: path))
+        }
+    }
+}
+
+extension StoreError {
+    /// Whether this is ``Code/inconsistentEvent(_:)``.
+    var isInconsistentEvent: Bool {
+        if case .inconsistentEvent = code { return true }
+        return false
+    }
+}

@@ -1,0 +1,72 @@
+import EventLog
+
+/// Catching up an async stream that dropped its buffer (see ``StreamBuffer``).
+extension LabelStore {
+    /// Runs one catch-up batch for `buffer`: folds the log after `consumed`
+    /// (starting from `fold`, or from the state at `consumed`, itself folded
+    /// from a snapshot where there is one), and hands the notifications to the
+    /// buffer. When the fold is within one batch of the projection, it finishes
+    /// under the store's lock and switches the stream back to live, so no
+    /// record is missed or repeated across the switch. Each call produces at
+    /// most the buffer's limit of notifications. If the log cannot be read, the
+    /// stream ends after what it holds.
+    func catchUpStream(_ buffer: StreamBuffer, dependency: Dependency, after consumed: UInt64, fold resumed: NotificationFold?) {
+        let batch = max(1, min(buffer.limit, 2048) / 2)
+        do throws(StoreError) {
+            var fold: NotificationFold
+            if let resumed { fold = resumed } else { fold = NotificationFold(dependency: dependency, list: try self.fold(through: consumed)) }
+            var out: [ChangeNotification] = []
+            for record in try readRecords(from: fold.list.lastSeq + 1, maxCount: batch) {
+                if let notification = try fold.step(record) { out.append(notification) }
+            }
+            let live = try state.withLock { (s) throws(StoreError) -> Bool in
+                let target = s.list.lastSeq
+                guard target <= fold.list.lastSeq + UInt64(batch) else { return false }
+                while fold.list.lastSeq < target {
+                    let records = try readRecords(from: fold.list.lastSeq + 1, maxCount: Int(target - fold.list.lastSeq))
+                    guard !records.isEmpty else {
+                        throw StoreError(.storage(EventLogError(.corruptRecord, "record \(fold.list.lastSeq + 1) is missing")), "The log ends before seq \(target).")
+                    }
+                    for record in records {
+                        if let notification = try fold.step(record) { out.append(notification) }
+                    }
+                }
+                buffer.deliverCaughtUp(out, fold: nil, liveAfter: max(target, fold.list.lastSeq))
+                if s.closed { buffer.finish() }
+                return true
+            }
+            if !live { buffer.deliverCaughtUp(out, fold: fold, liveAfter: nil) }
+        } catch {
+            buffer.fail()
+        }
+    }
+
+    /// Up to `maxCount` records from `seq` on. After ``close()`` a file log is
+    /// read through a ``LogReader`` (the writer is closed), so streams and
+    /// time travel keep working on a closed store.
+    func readRecords(from seq: UInt64, maxCount: Int) throws(StoreError) -> [EventRecord] {
+        do {
+            return try storage.read(from: seq, maxCount: maxCount)
+        } catch where error.code == .closed && ownedWriter != nil {
+            do {
+                let reader = try LogReader(path: ownedWriter!.path)
+                try reader.skip(toSeq: seq)
+                return try reader.poll(maxCount: maxCount)
+            } catch {
+                throw StoreError.storage(error)
+            }
+        } catch {
+            throw StoreError.storage(error)
+        }
+    }
+
+    /// The number of notifications held by stream buffers now (for tests and diagnostics).
+    var bufferedStreamNotifications: Int {
+        state.withLock { $0.hub.subscribers.compactMap(\.streamBuffer) }.reduce(0) { $0 + $1.pendingCount }
+    }
+
+    /// How many times stream buffers were dropped (for tests and diagnostics).
+    var streamOverflows: Int {
+        state.withLock { $0.hub.subscribers.compactMap(\.streamBuffer) }.reduce(0) { $0 + $1.overflowCount }
+    }
+}

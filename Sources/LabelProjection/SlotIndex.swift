@@ -1,0 +1,153 @@
+import EventLog
+
+/// The id → slot hash table of a ``LabelList``: open addressing with linear
+/// probing over one array of 8-byte buckets.
+///
+/// A bucket is `0` (empty) or `(hash tag << 32) | (slot + 1)`; the key itself
+/// is read from the list's slot storage, so a bucket costs 8 bytes (about
+/// 9–18 bytes per id at the load factors used, `(7/16, 7/8]`), against
+/// 20–40 for a `Dictionary<LabelID, UInt32>`. Ids are never deleted (a
+/// removed label keeps its slot as a tombstone), so probing needs no
+/// deletion markers. Hashing uses Swift's seeded `Hasher`, so crafted ids
+/// cannot force long probe sequences.
+///
+/// Complexity: ``find(_:ids:)`` and ``insert(_:slot:ids:)`` are expected O(1);
+/// growth rehashes in O(n), amortized O(1) per insert.
+struct SlotIndex: Sendable {
+    private var buckets: [UInt64] = []
+    /// The number of ids in the table.
+    private(set) var count = 0
+
+    /// The slot of `id`, or `nil`. `ids(slot)` gives the id stored at a slot.
+    @inline(__always)
+    func find(_ id: LabelID, ids: (UInt32) -> LabelID) -> UInt32? {
+        guard !buckets.isEmpty else { return nil }
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let tag = hash >> 32
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        return buckets.withUnsafeBufferPointer { table in
+            while true {
+                let bucket = table[i]
+                if bucket == 0 { return nil }
+                if bucket >> 32 == tag {
+                    let slot = UInt32(truncatingIfNeeded: bucket) - 1
+                    if ids(slot) == id { return slot }
+                }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    /// Adds `id` (not yet in the table) at `slot`.
+    mutating func insert(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) {
+        if (count + 1) * 8 > buckets.count * 7 { grow(ids: ids) }
+        place(hash: UInt64(UInt(bitPattern: id.hashValue)), slot: slot)
+        count += 1
+    }
+
+    /// Removes `id` (which must be in the table), shifting later entries of its
+    /// probe run back so that every lookup still finds them (no tombstones).
+    mutating func remove(_ id: LabelID, ids: (UInt32) -> LabelID) {
+        let mask = buckets.count - 1
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        var hole = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let bucket = buckets[hole]
+            precondition(bucket != 0, "removing an id that is not in the index")
+            if bucket >> 32 == hash >> 32, ids(UInt32(truncatingIfNeeded: bucket) - 1) == id { break }
+            hole = (hole + 1) & mask
+        }
+        buckets[hole] = 0
+        count -= 1
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let bucket = buckets[next]
+            if bucket == 0 { return }
+            let home = Int(truncatingIfNeeded: UInt(bitPattern: ids(UInt32(truncatingIfNeeded: bucket) - 1).hashValue)) & mask
+            // The entry may move into the hole unless its home lies cyclically in (hole, next].
+            let stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
+            if !stays {
+                buckets[hole] = bucket
+                buckets[next] = 0
+                hole = next
+            }
+        }
+    }
+
+    /// Replaces the table with slots `0..<n` (bulk load, O(n)). Slots are
+    /// placed in bucket order (a counting sort on the bucket's high bits), so
+    /// the table is written nearly sequentially instead of at random. Returns
+    /// a slot whose id an earlier slot already has, or `nil` when all are distinct.
+    mutating func build(count n: Int, ids: (UInt32) -> LabelID) -> UInt32? {
+        var capacity = 16
+        while n * 8 > capacity * 7 { capacity *= 2 }
+        buckets = [UInt64](repeating: 0, count: capacity)
+        count = 0
+        guard n > 0 else { return nil }
+        let mask = capacity - 1
+        let shift = max(0, capacity.trailingZeroBitCount - 16)
+        var hashes = [UInt64](repeating: 0, count: n)
+        var starts = [Int](repeating: 0, count: (mask >> shift) + 2)
+        for i in 0..<n {
+            let hash = UInt64(UInt(bitPattern: ids(UInt32(i)).hashValue))
+            hashes[i] = hash
+            starts[((Int(truncatingIfNeeded: hash) & mask) >> shift) + 1] += 1
+        }
+        for b in 1..<starts.count { starts[b] += starts[b - 1] }
+        var byBucket = [UInt32](repeating: 0, count: n)
+        for i in 0..<n {
+            let b = (Int(truncatingIfNeeded: hashes[i]) & mask) >> shift
+            byBucket[starts[b]] = UInt32(i)
+            starts[b] += 1
+        }
+        return buckets.withUnsafeMutableBufferPointer { table -> UInt32? in
+            for slot in byBucket {
+                let hash = hashes[Int(slot)]
+                let tag = hash >> 32
+                var i = Int(truncatingIfNeeded: hash) & mask
+                while table[i] != 0 {
+                    if table[i] >> 32 == tag, ids(UInt32(truncatingIfNeeded: table[i]) - 1) == ids(slot) { return max(slot, UInt32(truncatingIfNeeded: table[i]) - 1) }
+                    i = (i + 1) & mask
+                }
+                table[i] = tag << 32 | UInt64(slot + 1)
+                count += 1
+            }
+            return nil
+        }
+    }
+
+    private mutating func grow(ids: (UInt32) -> LabelID) {
+        rehash(capacity: max(16, buckets.count * 2), ids: ids)
+    }
+
+    private mutating func rehash(capacity: Int, ids: (UInt32) -> LabelID) {
+        let old = buckets
+        buckets = [UInt64](repeating: 0, count: capacity)
+        for bucket in old where bucket != 0 {
+            let slot = UInt32(truncatingIfNeeded: bucket) - 1
+            place(hash: UInt64(UInt(bitPattern: ids(slot).hashValue)), slot: slot)
+        }
+    }
+
+    private mutating func place(hash: UInt64, slot: UInt32) {
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        buckets.withUnsafeMutableBufferPointer { table in
+            while table[i] != 0 { i = (i + 1) & mask }
+            table[i] = (hash >> 32) << 32 | UInt64(slot + 1)
+        }
+    }
+
+    /// Traps unless the table holds exactly `slots` ids, each findable at its own slot (debug only).
+    func _checkInvariants(slotCount: Int, ids: (UInt32) -> LabelID) {
+        #if DEBUG
+        precondition(count == slotCount, "the index holds \(count) ids for \(slotCount) slots")
+        precondition(buckets.isEmpty || count * 8 <= buckets.count * 7, "the index is over its load factor")
+        for slot in 0..<UInt32(slotCount) {
+            precondition(find(ids(slot), ids: ids) == slot, "id of slot \(slot) is not found at that slot")
+        }
+        #endif
+    }
+}

@@ -1,0 +1,89 @@
+import EventLog
+import Foundation
+
+/// Where a log's snapshots live and how they are written and read.
+///
+/// A snapshot of the log at `PATH` taken at seq `S` is the file
+/// `PATH.snapshot-<S as 20 decimal digits>`, next to the log, so names sort by
+/// seq. It is written to `PATH.snapshot-<S>.tmp-<pid>-<random>`, synced,
+/// renamed into place and the directory synced: a crash leaves either no
+/// snapshot at `S` or a complete one (and, at worst, a temporary file that the
+/// next prune removes).
+enum SnapshotFiles {
+    /// One snapshot file: its path and the seq its name gives.
+    struct Entry: Sendable, Hashable {
+        var path: String
+        var seq: UInt64
+    }
+
+    /// The path of the snapshot of `logPath` at `seq`.
+    static func path(for logPath: String, seq: UInt64) -> String {
+        let digits = String(seq)
+        return "\(logPath).snapshot-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    /// The snapshot files of `logPath`, newest (highest seq) first, and leftover temporary files.
+    static func list(for logPath: String) -> (snapshots: [Entry], temporary: [String]) {
+        let directory = SystemFile.directoryName(of: logPath)
+        let prefix = (logPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? logPath) + ".snapshot-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], []) }
+        var snapshots: [Entry] = []
+        var temporary: [String] = []
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let full = directory == "." && !logPath.hasPrefix("./") ? name : directory + "/" + name
+            if rest.count == 20, rest.allSatisfy({ $0.isASCII && $0.isNumber }), let seq = UInt64(rest) {
+                snapshots.append(Entry(path: full, seq: seq))
+            } else if rest.contains(".tmp-") {
+                temporary.append(full)
+            }
+        }
+        snapshots.sort { $0.seq > $1.seq }
+        return (snapshots, temporary)
+    }
+
+    /// Reads and decodes the snapshot at `path`.
+    static func read(_ path: String) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
+        let bytes: [UInt8]
+        do {
+            let file = try SystemFile.open(path, .readOnly)
+            defer { file.close() }
+            let size = try file.size()
+            guard size <= Int64(Int.max / 2) else { throw SnapshotError(.invalidContent, "the file is \(size) bytes") }
+            bytes = try file.read(at: 0, count: Int(size))
+        } catch let error as SnapshotError {
+            throw error
+        } catch {
+            throw SnapshotError(.ioError, "cannot read the snapshot: \(error)")
+        }
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
+        }
+        return try result.get()
+    }
+
+    /// Writes `bytes` as the snapshot at `path` atomically and durably.
+    static func write(_ bytes: [UInt8], to path: String) throws(EventLogError) {
+        let temporary = "\(path).tmp-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let file = try SystemFile.open(temporary, .createExclusive)
+        do throws(EventLogError) {
+            try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
+            try file.syncAll()
+            file.close()
+            try SystemFile.rename(temporary, to: path)
+        } catch {
+            file.close()
+            SystemFile.unlink(temporary)
+            throw error
+        }
+        try SystemFile.syncDirectory(containing: path)
+    }
+
+    /// Removes every snapshot of `logPath` except those in `keep`, and every leftover temporary file.
+    /// Only the log's single writer may call this (it holds the log's lock).
+    static func prune(for logPath: String, keeping keep: Set<String>) {
+        let (snapshots, temporary) = list(for: logPath)
+        for entry in snapshots where !keep.contains(entry.path) { SystemFile.unlink(entry.path) }
+        for path in temporary { SystemFile.unlink(path) }
+    }
+}

@@ -1,0 +1,36 @@
+import EventLog
+
+/// The constants of the snapshot file format (docs/SNAPSHOTS.md).
+public enum SnapshotFormat {
+    /// The eight bytes every snapshot file starts with: `LABELSNP`.
+    public static let magic: [UInt8] = Array("LABELSNP".utf8)
+    /// The format version this code writes, and the newest it reads.
+    public static let currentVersion: UInt16 = 1
+    /// The size of the fixed header in bytes.
+    public static let headerLength = 72
+    /// The size of the trailing checksum.
+    public static let trailerLength = 4
+    /// Header flag: the last-timestamp field is present.
+    static let hasTimestampFlag: UInt16 = 1
+    /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).
+    static let minSlotBytes = 18
+}
+
+/// The fixed fields of a snapshot: which log, which seq, and the list-wide values.
+public struct SnapshotHeader: Sendable, Hashable {
+    /// The format version the file was written with.
+    public var version: UInt16
+    /// The id of the log (``LogHeader/logID``) the snapshot was taken from.
+    public var logID: LabelID
+    /// The seq of the last record folded into the snapshot.
+    public var seq: UInt64
+    /// ``EventRecord/snapshotFingerprint`` of the record at ``seq`` (0 when `seq` is 0).
+    public var fingerprint: UInt32
+    /// ``LabelList/listVersion`` at ``seq``.
+    public var listVersion: UInt64
+    /// ``LabelList/lastTimestamp`` at ``seq``.
+    public var lastTimestamp: EventTimestamp?
+    /// The byte offset just past record ``seq`` in the log file (0 if unknown):
+    /// where a log reader could resume scanning without reading the records before.
+    public var logOffset: Int64
+}
