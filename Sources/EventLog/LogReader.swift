@@ -53,15 +53,28 @@ public final class LogReader {
             cursor.discardBuffer()
             return nil
         case .problem(let problem):
-            let laterFrame = try Recovery.hasValidFrame(in: file, after: problem.offset, fileLength: try file.size())
-            if problem.canBeTornWrite && !laterFrame {
+            cursor.discardBuffer()
+            guard problem.canBeTornWrite else { throw corruption(problem) }
+            // Perhaps the writer is still writing this frame. Look for a good frame after it
+            // first, then read this one again: the writer finished this frame before it began
+            // any later one, so if it is still bad now, it is damage, not a write in progress.
+            guard try Recovery.hasValidFrame(in: file, after: problem.offset, fileLength: try file.size()) else { return nil }
+            switch try cursor.next() {
+            case .record(let record, _):
+                return record
+            case .end:
+                throw corruption(FrameProblem(offset: problem.offset, kind: .damaged, reason: "zero bytes where a record should start, before good records"))
+            case .problem(let again):
                 cursor.discardBuffer()
-                return nil
+                throw corruption(again)
             }
-            let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
-            throw EventLogError(code, "the log is corrupt: \(problem.reason)", path: path, offset: problem.offset,
-                                lastGoodSeq: cursor.expectedSeq - 1)
         }
+    }
+
+    private func corruption(_ problem: FrameProblem) -> EventLogError {
+        let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
+        return EventLogError(code, "the log is corrupt: \(problem.reason)", path: path, offset: problem.offset,
+                             lastGoodSeq: cursor.expectedSeq - 1)
     }
 
     /// What follows the records read so far, once ``next()`` returned `nil`.
@@ -91,16 +104,14 @@ public final class LogReader {
             // Completed since the last read: not a tail at all.
             return .none
         case .problem(let problem):
-            var goodRecordFollows = false
-            if problem.canBeTornWrite {
-                goodRecordFollows = try Recovery.hasValidFrame(in: file, after: offset, fileLength: size)
+            guard problem.canBeTornWrite else { throw corruption(problem) }
+            guard try Recovery.hasValidFrame(in: file, after: offset, fileLength: size) else {
+                return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
             }
-            if !problem.canBeTornWrite || goodRecordFollows {
-                let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
-                throw EventLogError(code, "the log is corrupt before its tail: \(problem.reason)", path: path,
-                                    offset: offset, lastGoodSeq: cursor.expectedSeq - 1)
-            }
-            return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
+            // As in `next()`: a frame the writer was finishing is complete once a later one exists.
+            var again = FrameCursor(file: file, offset: offset, expectedSeq: cursor.expectedSeq, verifiesZeroTail: true)
+            if case .record = try again.next() { return .none }
+            throw corruption(problem)
         }
     }
 
