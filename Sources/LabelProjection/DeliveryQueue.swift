@@ -1,4 +1,4 @@
-import Synchronization
+import EventLog
 
 /// The FIFO through which every notification reaches its subscriber.
 ///
@@ -14,7 +14,7 @@ import Synchronization
 /// - a write made inside a callback does not deadlock: it enqueues, and its
 ///   notifications are delivered after the current callback returns.
 ///
-/// Thread safety: all state is behind a `Mutex`, held only to push or pop.
+/// Thread safety: all state is behind a lock (`Locked`), held only to push or pop.
 final class DeliveryQueue: Sendable {
     /// One notification for one subscriber.
     struct Item: Sendable {
@@ -28,7 +28,7 @@ final class DeliveryQueue: Sendable {
         var draining = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Appends items (call while holding the store lock, to keep seq order).
     func enqueue(_ items: [Item]) {

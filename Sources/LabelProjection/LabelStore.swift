@@ -11,7 +11,7 @@ import Synchronization
 /// ## Threading and ordering
 /// A store can be used from any thread or task (it is `Sendable`).
 /// - All state (the projection, the subscriber registry, the maintained
-///   views) is behind one `Mutex`. A write holds it while it validates,
+///   views) is behind one lock (`Locked`). A write holds it while it validates,
 ///   appends (including the log's sync, per its durability) and applies, so
 ///   writes are linearizable: they take effect one at a time in seq order,
 ///   and a read sees either all or none of a write (a batch included).
@@ -75,12 +75,12 @@ public final class LabelStore: Sendable {
     public let options: Options
     /// The file log, when the store opened it itself (``close()`` closes it).
     let ownedWriter: LogWriter?
-    let state: Mutex<State>
+    let state: Locked<State>
     let delivery = DeliveryQueue()
     /// The source of subscriber ids (registration order).
     let subscriberIDs = Atomic<UInt64>(0)
     /// Serializes writing and pruning snapshot files (never held with `state`).
-    let snapshotFileLock = Mutex<Void>(())
+    let snapshotFileLock = Locked<Void>(())
 
     /// Opens (or, with ``Options/createIfMissing``, creates) the file log at
     /// `path` and folds it into the projection in the same pass as recovery.
@@ -114,7 +114,7 @@ public final class LabelStore: Sendable {
         self.storage = storage
         self.ownedWriter = ownedWriter
         self.options = options
-        self.state = Mutex(State(list: list, snapshots: snapshots))
+        self.state = Locked(State(list: list, snapshots: snapshots))
     }
 
     deinit {

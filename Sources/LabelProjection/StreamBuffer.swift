@@ -1,4 +1,4 @@
-import Synchronization
+import EventLog
 
 /// The bounded buffer behind one ``LabelStore/changes(for:)`` stream.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 /// notifications of memory, receives every notification exactly once in seq
 /// order, and never slows writers.
 ///
-/// Thread safety: all state is behind a `Mutex`; the consumer side
+/// Thread safety: all state is behind a lock (`Locked`); the consumer side
 /// (``step()``, ``wait()``) must be used by one task at a time, as an
 /// `AsyncStream` iterator is.
 final class StreamBuffer: Sendable {
@@ -47,7 +47,7 @@ final class StreamBuffer: Sendable {
 
     /// The most notifications held at once.
     let limit: Int
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(limit: Int) { self.limit = max(1, limit) }
 

@@ -1,3 +1,4 @@
+import EventLog
 import Synchronization
 
 /// A live callback subscription. Keep it while you want notifications.
@@ -10,11 +11,11 @@ import Synchronization
 public final class Subscription: Sendable {
     /// What the subscriber depends on.
     public let dependency: Dependency
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Locked<(@Sendable () -> Void)?>
 
     init(dependency: Dependency, onCancel: @escaping @Sendable () -> Void) {
         self.dependency = dependency
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Locked(onCancel)
     }
 
     /// Stops deliveries and unregisters the subscriber. Idempotent.

@@ -8,7 +8,7 @@ import EventLog
 /// ``FilteredView`` per distinct query, maintained incrementally while at
 /// least one subscriber uses it (each event updates every maintained view).
 ///
-/// Not thread-safe by itself: it lives inside the store's `Mutex`.
+/// Not thread-safe by itself: it lives inside the store's lock.
 struct SubscriptionHub {
     private struct ViewEntry {
         var view: FilteredView

@@ -1,10 +1,10 @@
+import EventLog
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
 import Foundation
-import Synchronization
 import Testing
 
 /// What one run of the `labelreplay` executable produced.
@@ -155,7 +155,7 @@ private final class Exit: Sendable {
         var status: Int32?
         var waiter: CheckedContinuation<Int32, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func signal(_ value: Int32) {
         let waiter = state.withLock { s in

@@ -1,7 +1,6 @@
 import EventLog
 import Foundation
 import LabelProjection
-import Synchronization
 
 /// A fresh temporary directory, removed when released.
 final class Scratch: Sendable {
@@ -29,7 +28,7 @@ func testID(_ n: Int) -> LabelID {
 /// A clock that starts at 2026-01-01T00:00:00Z and advances one second per reading.
 final class StepClock: Sendable {
     static let start: Int64 = 1_767_225_600_000
-    private let next = Mutex<Int64>(StepClock.start)
+    private let next = Locked<Int64>(StepClock.start)
     var now: @Sendable () -> EventTimestamp {
         { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
     }

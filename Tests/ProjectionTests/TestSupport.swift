@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import Synchronization
 @testable import LabelProjection
 
 /// SplitMix64: a tiny seeded generator so random tests replay exactly.
@@ -28,7 +27,7 @@ func record(_ seq: UInt64, _ event: LabelEvent) -> EventRecord {
 
 /// A thread-safe append-only list, for collecting what callbacks receive.
 final class Collector<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
     var count: Int { items.withLock { $0.count } }
@@ -39,7 +38,7 @@ final class Collector<Element: Sendable>: Sendable {
 
 /// A fixed clock that advances one second per reading, for reproducible timestamps.
 final class StepClock: Sendable {
-    private let next = Mutex<Int64>(1_767_225_600_000)
+    private let next = Locked<Int64>(1_767_225_600_000)
     var now: @Sendable () -> EventTimestamp {
         { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
     }

@@ -1,10 +1,10 @@
+import EventLog
 import LabelProjection
-import Synchronization
 
 /// Collects what store subscriptions deliver, for `trace` and `demo`.
-/// Callbacks may run on any thread, so the list is behind a `Mutex`.
+/// Callbacks may run on any thread, so the list is behind a lock (`Locked`).
 final class NotificationInbox: Sendable {
-    private let items = Mutex<[ChangeNotification]>([])
+    private let items = Locked<[ChangeNotification]>([])
 
     /// Adds a delivered notification (the subscription callback).
     func append(_ item: ChangeNotification) { items.withLock { $0.append(item) } }
