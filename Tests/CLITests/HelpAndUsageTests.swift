@@ -4,7 +4,7 @@ import Testing
 /// swift-argument-parser's conventions: help, version, usage errors with exit status 64.
 @Suite struct HelpAndUsageTests {
     static let commands = ["demo", "show", "log", "diff", "trace", "verify", "repair", "stats", "export", "import",
-                           "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "help"]
+                           "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "help"]
 
     @Test func toolHelpListsEveryCommand() async throws {
         for arguments in [["--help"], ["-h"], ["help"], []] {
