@@ -89,7 +89,7 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
                         i += 1
                     }
                     guard digits > 0 else { return nil }
-                    for _ in digits..<3 where digits < 3 { frac *= 10 }
+                    if digits < 3 { for _ in digits..<3 { frac *= 10 } }
                     millis = frac
                 }
             }

@@ -138,6 +138,25 @@ import Testing
         #expect(damaged.status == 1 && damaged.stderr.contains("byte offset \(sound.count)"), "\(damaged)")
     }
 
+    @Test func repairNeverOverwritesAnExistingBackup() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        var torn = try bytes(log)
+        torn += [7, 0, 0, 0, 1, 2]
+        try Data(torn).write(to: URL(fileURLWithPath: log))
+        let backup = scratch.path("precious.bak")
+        try Data("an older backup".utf8).write(to: URL(fileURLWithPath: backup))
+        let refused = try await CLI.run(["repair", log, "--backup", backup])
+        #expect(refused.status == 1 && refused.stderr.contains("never overwrites"), "\(refused)")
+        #expect(try String(contentsOfFile: backup, encoding: .utf8) == "an older backup")
+        #expect(try bytes(log) == torn, "a refused repair changed the log")
+        let fresh = scratch.path("fresh.bak")
+        let repaired = try await CLI.run(["repair", log, "--backup", fresh])
+        #expect(repaired.status == 0, "\(repaired)")
+        #expect(try bytes(fresh) == torn)
+    }
+
     @Test func repairRefusesAnInconsistentEventAndSalvageKeepsTheRecordsBeforeIt() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")

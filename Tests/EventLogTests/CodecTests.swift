@@ -131,6 +131,9 @@ struct CodecTests {
         #expect(EventTimestamp(iso8601: "1969-12-31T23:59:59.999Z")?.millisecondsSince1970 == -1)
         #expect(EventTimestamp(millisecondsSince1970: -1).iso8601 == "1969-12-31T23:59:59.999Z")
         #expect(EventTimestamp(iso8601: "2025-11-30")?.iso8601 == "2025-11-30T00:00:00.000Z")
+        // Regression (found by the JSON import fuzzer): more than three fraction digits crashed the parser.
+        #expect(EventTimestamp(iso8601: "2025-11-30T09:35:02.12599Z") == t)
+        #expect(EventTimestamp(iso8601: "2025-11-30T09:35:02.1Z")?.millisecondsSince1970 == 1_764_495_302_100)
         for bad in ["", "yesterday", "2025-13-01", "2025-11-30T25:00", "2025-11-30T10:00:00.Z", "2025-11-30T10:00:00Zjunk"] {
             #expect(EventTimestamp(iso8601: bad) == nil, "\(bad)")
         }

@@ -17,6 +17,7 @@ enum Repair: Command {
         arguments: [
             .positional("log", "The label log file."),
             .flag("salvage", "Also cut corruption in the middle of the log (losing the records after it)."),
+            .option("backup", value: "path", "Where to copy the original bytes first (default: LOG.bak-<ms>). Never overwritten: an existing file there is an error."),
         ],
         examples: ["repair labels.labellog", "repair labels.labellog --salvage"])
 
@@ -33,7 +34,8 @@ enum Repair: Command {
         }.report
         if let inconsistent {
             let badSeq = inconsistent.seq
-            return try salvageInconsistent(path: path, badSeq: badSeq, cause: inconsistent, salvage: salvage, console: console)
+            return try salvageInconsistent(path: path, badSeq: badSeq, cause: inconsistent, salvage: salvage,
+                                           backupPath: arguments.option("backup"), console: console)
         }
         guard let damage = found.damage else {
             console.line(Escape.text("\(path): nothing to repair: \(found.lastSeq) records, \(found.fileLength) bytes, no damage"))
@@ -42,7 +44,7 @@ enum Repair: Command {
         if !damage.isTornTail && !salvage {
             throw Failure("\(path): corruption at byte offset \(damage.offset), after seq \(found.lastSeq), is followed by good records (\(damage.reason)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(found.lastSeq) and cuts the \(found.droppedBytes) bytes after them (backed up first)")
         }
-        let backup = try backupCopy(of: path)
+        let backup = try backupCopy(of: path, to: arguments.option("backup"))
         let options = LogWriter.Options(recovery: damage.isTornTail ? .tolerateCorruptedTail : .pointInTime)
         let writer = try LogWriter.open(path: path, options: options)
         let report = writer.recoveryReport
@@ -57,11 +59,12 @@ enum Repair: Command {
 
     /// A record with valid framing that contradicts the state before it: refuse, or with
     /// `--salvage` keep exactly seq 1…badSeq-1 (after a backup).
-    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, salvage: Bool, console: Console) throws -> Int32 {
+    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, salvage: Bool,
+                                    backupPath: String?, console: Console) throws -> Int32 {
         guard salvage else {
             throw Failure("\(path): seq \(badSeq) cannot be applied to the state before it (\(cause.message)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(badSeq - 1) and cuts the rest (backed up first)")
         }
-        let backup = try backupCopy(of: path)
+        let backup = try backupCopy(of: path, to: backupPath)
         let writer = try LogWriter.open(path: path)
         let cut = try writer.discardRecords(after: badSeq - 1)
         let end = writer.byteLength
@@ -72,9 +75,10 @@ enum Repair: Command {
         return ExitStatus.success
     }
 
-    /// Copies `path` to a new `PATH.bak-<ms>` (never overwriting: `-2`, `-3`, … if taken), synced.
-    static func backupCopy(of path: String) throws -> String {
-        let stamp = "\(path).bak-\(EventTimestamp.now().millisecondsSince1970)"
+    /// Copies `path` to `requested`, or to a new `PATH.bak-<ms>` (`-2`, `-3`, … if taken), synced.
+    /// Never overwrites: a `requested` path that exists is an error.
+    static func backupCopy(of path: String, to requested: String? = nil) throws -> String {
+        let stamp = requested ?? "\(path).bak-\(EventTimestamp.now().millisecondsSince1970)"
         var name = stamp
         var attempt = 2
         var copy: SystemFile
@@ -84,6 +88,9 @@ enum Repair: Command {
                 break
             } catch {
                 guard error.code == .fileExists else { throw error }
+                if requested != nil {
+                    throw Failure("\(name): the backup file already exists; repair never overwrites a backup (nothing was changed)")
+                }
                 name = "\(stamp)-\(attempt)"
                 attempt += 1
             }
