@@ -24,6 +24,7 @@ let package = Package(
             name: "LabelBenchKit",
             dependencies: [
                 .product(name: "EventLog", package: "LabelStore"),
+                .product(name: "LabelProjection", package: "LabelStore"),
                 "CSQLite",
             ]
         ),
