@@ -34,8 +34,8 @@ extension WorkloadCatalog {
         }
         all += ApplyKindWorkload.all(for: settings)
         all.append(NaiveArrayWorkload(settings: settings))
-        // all.append(DispatchWorkload(settings: settings))
-        // all.append(ColdOpenWorkload(settings: settings))
+        all.append(DispatchWorkload(settings: settings))
+        all.append(ColdOpenWorkload(settings: settings))
         #if os(Linux)
         // all.append(MemoryWorkload(settings: settings))
         #endif
