@@ -37,7 +37,7 @@ extension WorkloadCatalog {
         all.append(DispatchWorkload(settings: settings))
         all.append(ColdOpenWorkload(settings: settings))
         #if os(Linux)
-        // all.append(MemoryWorkload(settings: settings))
+        all.append(MemoryWorkload(settings: settings))
         #endif
         return all
     }
