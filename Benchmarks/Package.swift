@@ -29,7 +29,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "labelbench", dependencies: ["LabelBenchKit"]),
-        .testTarget(name: "LabelBenchKitTests", dependencies: ["LabelBenchKit"]),
+        .testTarget(name: "LabelBenchKitTests", dependencies: [
+            "LabelBenchKit",
+            .product(name: "LabelProjection", package: "LabelStore"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
