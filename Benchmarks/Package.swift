@@ -24,11 +24,15 @@ let package = Package(
             name: "LabelBenchKit",
             dependencies: [
                 .product(name: "EventLog", package: "LabelStore"),
+                .product(name: "LabelProjection", package: "LabelStore"),
                 "CSQLite",
             ]
         ),
         .executableTarget(name: "labelbench", dependencies: ["LabelBenchKit"]),
-        .testTarget(name: "LabelBenchKitTests", dependencies: ["LabelBenchKit"]),
+        .testTarget(name: "LabelBenchKitTests", dependencies: [
+            "LabelBenchKit",
+            .product(name: "LabelProjection", package: "LabelStore"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LabelProjection
 @testable import LabelBenchKit
 
 /// Command line, statistics, targets, report and the runner's alternation.
@@ -22,14 +23,18 @@ import Testing
 
     @Test func catalogAndFilters() {
         var settings = BenchSettings()
-        #expect(WorkloadCatalog.workloads(for: settings).map(\.id) ==
-                ["single-append", "batch-append", "concurrent-writers", "replay-1m", "bytes-per-event"])
+        let ids = WorkloadCatalog.workloads(for: settings).map(\.id)
+        #expect(Array(ids.prefix(5)) == ["single-append", "batch-append", "concurrent-writers", "replay-1m", "bytes-per-event"])
+        #expect(ids.contains("replay-fold-1m") && ids.contains("apply-1m-toggled") && ids.contains("naive-100k"))
+        #expect(ids.contains("dispatch-subscribers") && ids.contains("cold-open"))
         settings.quick = true
         settings.big = true
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id).contains("replay-200k"))
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id).contains("replay-10m"))
         settings.filters = ["REPLAY"]
-        #expect(WorkloadCatalog.workloads(for: settings).map(\.id) == ["replay-200k", "replay-10m"])
+        #expect(WorkloadCatalog.workloads(for: settings).map(\.id) == ["replay-200k", "replay-10m", "replay-fold-200k", "replay-fold-10m"])
+        settings.filters = ["apply-200k"]
+        #expect(WorkloadCatalog.workloads(for: settings).count == 6)
     }
 
     @Test func medianAndTargets() {
@@ -48,6 +53,11 @@ import Testing
         #expect(Metric.eventsPerSecond.describe(ratio: 0.5) == "0.50× (slower)")
         #expect(Metric.bytesPerEvent.describe(ratio: 0.45) == "0.45× the bytes")
         #expect(1_234_567.grouped == "1,234,567" && 999.grouped == "999")
+        let apply = Target(maxOurs: 2, metric: .microsecondsPerEvent)
+        #expect(apply.text == "≤ 2.000 µs/ev" && apply.isMet(ours: 1.5, ratio: .nan) && !apply.isMet(ours: 2.5, ratio: .nan))
+        #expect(Metric.microsecondsPerEvent.describe(ratio: 0.01) == "100.00× faster")
+        #expect(Metric.milliseconds.describe(ratio: 2) == "2.00× slower")
+        #expect(!Target(metric: .milliseconds, text: "—").hasBounds)
     }
 
     @Test func runnerAlternatesSidesAndTakesMedians() throws {
@@ -96,4 +106,21 @@ final class Counter: @unchecked Sendable {
     private var sum = 0
     func add(_ n: Int) { lock.withLock { sum += n } }
     var value: Int { lock.withLock { sum } }
+}
+
+/// The projection workloads' fixtures and the naive peer.
+@Suite struct ProjectionFixtureTests {
+    @Test func batchesOfEveryKindStayConsistentAndTheNaiveArrayAgrees() throws {
+        var list = try ProjectionFixtures.buildList(labels: 300, seed: 7)
+        var naive = NaiveLabelArray(labels: list.labels)
+        var rng = SeededGenerator(seed: 8)
+        for kind in ProjectionFixtures.Kind.allCases {
+            for _ in 0..<(kind == .reordered ? 2 : 50) {
+                let record = try ProjectionFixtures.nextRecord(kind, on: &list, rng: &rng)
+                try naive.apply(record)
+            }
+        }
+        #expect(naive.labels == list.labels)
+        #expect(list.lastSeq == 300 + 5 * 50 + 2)
+    }
 }

@@ -15,11 +15,13 @@ enum Arguments {
         usage: swift run -c release --package-path Benchmarks labelbench [options]
 
         Compares the EventLog with SQLite (WAL mode, through its C API) on the same
-        deterministic event stream and prints a table of medians and ratios.
+        deterministic event stream, and the projection (LabelProjection) with its peers
+        (SQLite, a naive array, fewer subscribers, a full replay), and prints a table of
+        medians and ratios.
 
         options:
           --quick         smaller workloads, 3 repetitions: the whole run in under a minute
-          --big           also replay 10,000,000 events (adds a few minutes)
+          --big           also replay (and fold) 10,000,000 events (adds a few minutes)
           --json          print the results as JSON on standard output (progress stays on stderr)
           --filter NAME   run only workloads whose id contains NAME (repeatable, or comma-separated)
           --reps N        repetitions per side (default: 5, quick: 3)
@@ -31,7 +33,10 @@ enum Arguments {
           -h, --help      print this help
 
         workloads: single-append, batch-append, concurrent-writers, replay-1m (replay-200k
-        with --quick), replay-10m (--big), bytes-per-event
+        with --quick), replay-10m (--big), bytes-per-event; projection: replay-fold-1m
+        (replay-fold-200k with --quick), replay-fold-10m (--big), apply-1m-<kind> (apply-200k-*
+        with --quick; kinds: added, renamed, toggled, moved, removed, reordered), naive-100k,
+        dispatch-subscribers, cold-open, memory-1m (Linux)
         """
 
     /// Parses `arguments` (without the program name).

@@ -7,6 +7,9 @@ public enum LabelBench {
     /// returns the exit status: 0 on success (whether or not targets are
     /// met), 1 when a workload fails, 2 for a bad command line.
     public static func main(arguments: [String]) -> Int32 {
+        #if os(Linux)
+        if arguments.first == MemoryProbe.argument { return MemoryProbe.main(Array(arguments.dropFirst())) }
+        #endif
         let command: Arguments.Command
         do {
             command = try Arguments.parse(arguments)

@@ -6,12 +6,21 @@ enum Metric: String, Sendable, Codable {
     case eventsPerSecond
     /// Bytes on disk per event; lower is better.
     case bytesPerEvent
+    /// Microseconds per event (applied or dispatched); lower is better.
+    case microsecondsPerEvent
+    /// Milliseconds per operation (e.g. one open); lower is better.
+    case milliseconds
+    /// Resident bytes per label; lower is better.
+    case bytesPerLabel
 
     /// The unit as printed and in JSON.
     var unit: String {
         switch self {
         case .eventsPerSecond: "events/s"
         case .bytesPerEvent: "bytes/event"
+        case .microsecondsPerEvent: "µs/event"
+        case .milliseconds: "ms"
+        case .bytesPerLabel: "bytes/label"
         }
     }
 
@@ -19,7 +28,7 @@ enum Metric: String, Sendable, Codable {
     var higherIsBetter: Bool {
         switch self {
         case .eventsPerSecond: true
-        case .bytesPerEvent: false
+        case .bytesPerEvent, .microsecondsPerEvent, .milliseconds, .bytesPerLabel: false
         }
     }
 
@@ -33,6 +42,14 @@ enum Metric: String, Sendable, Codable {
             return String(format: "%.0f ev/s", value)
         case .bytesPerEvent:
             return String(format: "%.1f B/ev", value)
+        case .microsecondsPerEvent:
+            if value >= 1_000 { return String(format: "%.1f ms/ev", value / 1_000) }
+            if value >= 10 { return String(format: "%.1f µs/ev", value) }
+            return String(format: "%.3f µs/ev", value)
+        case .milliseconds:
+            return value >= 100 ? String(format: "%.0f ms", value) : String(format: "%.1f ms", value)
+        case .bytesPerLabel:
+            return String(format: "%.1f B/label", value)
         }
     }
 
@@ -41,8 +58,11 @@ enum Metric: String, Sendable, Codable {
         switch self {
         case .eventsPerSecond:
             ratio >= 1 ? String(format: "%.2f× faster", ratio) : String(format: "%.2f× (slower)", ratio)
-        case .bytesPerEvent:
+        case .bytesPerEvent, .bytesPerLabel:
             String(format: "%.2f× the bytes", ratio)
+        case .microsecondsPerEvent, .milliseconds:
+            // ratio = ours/peer of times: below 1 we are faster.
+            ratio <= 1 ? String(format: "%.2f× faster", 1 / ratio) : String(format: "%.2f× slower", ratio)
         }
     }
 }
@@ -55,26 +75,36 @@ struct Target: Sendable, Codable {
     var maxRatio: Double?
     /// Our median must be at least this, in the workload's unit.
     var minOurs: Double?
+    /// Our median must be at most this, in the workload's unit.
+    var maxOurs: Double?
     /// How the target reads in the table, e.g. `≥ 3× & ≥ 5 M ev/s`.
     var text: String
 
     /// A target on the ratio and optionally our own value; the text is derived.
-    init(minRatio: Double? = nil, maxRatio: Double? = nil, minOurs: Double? = nil, metric: Metric) {
+    /// `text`, when given, replaces the derived wording (e.g. `≥ 100× faster` for `maxRatio: 0.01`).
+    init(minRatio: Double? = nil, maxRatio: Double? = nil, minOurs: Double? = nil, maxOurs: Double? = nil,
+         metric: Metric, text: String? = nil) {
         self.minRatio = minRatio
         self.maxRatio = maxRatio
         self.minOurs = minOurs
+        self.maxOurs = maxOurs
         var parts: [String] = []
         if let minRatio { parts.append("≥ \(Self.trim(minRatio))×") }
         if let maxRatio { parts.append("≤ \(Self.trim(maxRatio))×") }
         if let minOurs { parts.append("≥ " + metric.format(minOurs).replacingOccurrences(of: ".00 ", with: " ")) }
-        text = parts.isEmpty ? "-" : parts.joined(separator: " & ")
+        if let maxOurs { parts.append("≤ " + metric.format(maxOurs).replacingOccurrences(of: ".00 ", with: " ")) }
+        self.text = text ?? (parts.isEmpty ? "-" : parts.joined(separator: " & "))
     }
+
+    /// Whether there is anything to meet (a target without bounds is only a label, e.g. for an O(n) case).
+    var hasBounds: Bool { minRatio != nil || maxRatio != nil || minOurs != nil || maxOurs != nil }
 
     /// Whether our median `ours` and the ratio `ratio` meet every bound.
     func isMet(ours: Double, ratio: Double) -> Bool {
         if let minRatio, !(ratio >= minRatio) { return false }
         if let maxRatio, !(ratio <= maxRatio) { return false }
         if let minOurs, !(ours >= minOurs) { return false }
+        if let maxOurs, !(ours <= maxOurs) { return false }
         return true
     }
 

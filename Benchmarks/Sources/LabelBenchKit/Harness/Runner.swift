@@ -10,12 +10,12 @@ enum Runner {
         let repetitions = max(1, workload.repetitions ?? context.settings.repetitions)
         var samples: [Side: [Double]] = [.ours: [], .sqlite: []]
         for repetition in 0..<repetitions {
-            let order: [Side] = repetition % 2 == 0 ? [.ours, .sqlite] : [.sqlite, .ours]
+            let order: [Side] = workload.peer == nil ? [.ours] : repetition % 2 == 0 ? [.ours, .sqlite] : [.sqlite, .ours]
             var line: [String] = []
             for side in order {
                 let value = try workload.measure(side, repetition: repetition, context: context)
                 samples[side, default: []].append(value)
-                line.append("\(side.rawValue) \(workload.metric.format(value))")
+                line.append("\(side == .ours ? "ours" : workload.peer ?? "peer") \(workload.metric.format(value))")
             }
             context.progress("    repetition \(repetition + 1)/\(repetitions): " + line.joined(separator: ", "))
         }
@@ -26,12 +26,13 @@ enum Runner {
     static func result(_ workload: any Workload, ours: [Double], sqlite: [Double]) -> WorkloadResult {
         let oursMedian = Statistics.median(ours)
         let sqliteMedian = Statistics.median(sqlite)
-        let ratio = sqliteMedian > 0 ? oursMedian / sqliteMedian : .infinity
+        let ratio = workload.peer == nil ? .nan : sqliteMedian > 0 ? oursMedian / sqliteMedian : .infinity
         return WorkloadResult(
             id: workload.id, title: workload.title, events: workload.eventCount,
             metric: workload.metric, unit: workload.metric.unit, higherIsBetter: workload.metric.higherIsBetter,
             ours: .init(median: oursMedian, samples: ours), sqlite: .init(median: sqliteMedian, samples: sqlite),
-            ratio: ratio, ratioText: workload.metric.describe(ratio: ratio),
-            target: workload.target, met: workload.target.isMet(ours: oursMedian, ratio: ratio))
+            ratio: ratio, ratioText: workload.peer == nil ? "—" : workload.describe(ratio: ratio),
+            target: workload.target, met: workload.target.isMet(ours: oursMedian, ratio: ratio),
+            peer: workload.peer, notes: workload.notes)
     }
 }

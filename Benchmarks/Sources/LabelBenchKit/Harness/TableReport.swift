@@ -1,7 +1,7 @@
 /// The human-readable report: the machine header and one table row per workload.
 enum TableReport {
     /// The column titles.
-    static let columns = ["workload", "ours (median)", "SQLite (median)", "ratio", "target", "met?"]
+    static let columns = ["workload", "ours (median)", "peer", "peer (median)", "ratio", "target", "met?"]
 
     /// The whole report as text.
     static func render(machine: MachineInfo, settings: BenchSettings, results: [WorkloadResult]) -> String {
@@ -11,9 +11,12 @@ enum TableReport {
         if !machine.optimized { lines.append("WARNING: debug build; these numbers mean nothing (use -c release)") }
         lines.append("")
         let rows = results.map { r in
-            [r.title, r.metric.format(r.ours.median), r.metric.format(r.sqlite.median), r.ratioText, r.target.text, r.met ? "yes" : "no"]
+            [r.title, r.metric.format(r.ours.median), r.peer ?? "—", r.peer == nil ? "—" : r.metric.format(r.sqlite.median),
+             r.ratioText, r.target.text, !r.target.hasBounds ? "—" : r.met ? "yes" : "no"]
         }
         lines += table([columns] + rows)
+        let notes = results.flatMap { r in r.notes.map { "- \(r.id): \($0)" } }
+        if !notes.isEmpty { lines += [""] + notes }
         return lines.joined(separator: "\n")
     }
 

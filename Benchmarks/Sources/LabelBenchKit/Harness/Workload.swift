@@ -2,7 +2,7 @@
 enum Side: String, Codable, Sendable, CaseIterable {
     /// The EventLog (this project).
     case ours
-    /// SQLite through its C API, the peer.
+    /// The peer: SQLite through its C API, or whatever the workload names in ``Workload/peer``.
     case sqlite
 }
 
@@ -28,6 +28,13 @@ protocol Workload: AnyObject {
     var eventCount: Int { get }
     /// Repetitions per side; `nil` means the run's default (a deterministic workload says 1).
     var repetitions: Int? { get }
+    /// The name of what the `.sqlite` side runs (the peer column), or `nil` when there is
+    /// no peer: the runner then measures only ours and the ratio is "—". Default: `SQLite`.
+    var peer: String? { get }
+    /// Extra lines printed under the table (and in JSON) once the workload ran, e.g. a second number.
+    var notes: [String] { get }
+    /// The ratio ours/peer in words; by default ``Metric/describe(ratio:)``.
+    func describe(ratio: Double) -> String
 
     /// Builds what every repetition shares. Untimed.
     func prepare(_ context: BenchContext) throws
@@ -42,4 +49,10 @@ extension Workload {
     var repetitions: Int? { nil }
     /// By default, nothing to release.
     func finish(_ context: BenchContext) {}
+    /// By default, SQLite.
+    var peer: String? { "SQLite" }
+    /// By default, none.
+    var notes: [String] { [] }
+    /// By default, the metric's wording.
+    func describe(ratio: Double) -> String { metric.describe(ratio: ratio) }
 }

@@ -32,4 +32,8 @@ struct WorkloadResult: Codable, Sendable {
     var target: Target
     /// Whether the goal is met.
     var met: Bool
+    /// What the `sqlite` side ran (`SQLite`, a naive array, …), or `nil` when there was no peer.
+    var peer: String? = "SQLite"
+    /// Extra lines about the result (printed under the table).
+    var notes: [String] = []
 }

@@ -1,30 +1,44 @@
-// HOOK(LabelProjection): projection workloads live in this file.
-//
-// When the `LabelProjection` module lands:
-// 1. In Benchmarks/Package.swift, add `.product(name: "LabelProjection", package: "LabelStore")`
-//    to the dependencies of the `LabelBenchKit` target.
-// 2. Here, `import LabelProjection` and add a consumer that folds each record:
-//
-//        struct ProjectionFoldConsumer: ReplayConsumer {
-//            private var list = LabelList()
-//            init() {}
-//            static var name: String { "fold" }
-//            mutating func consume(_ record: EventRecord) throws { try list.apply(record) }
-//            var digest: String { "\(list.count) labels, \(list.enabledCount) enabled, last seq \(list.lastSeq)" }
-//        }
-//
-// 3. Return the workloads below, e.g.
-//        [ReplayWorkload<ProjectionFoldConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000),
-//                                                settings: settings)]
-//    Both sides then fold the same records into a `LabelList` (the stream of
-//    `EventStream` is a consistent history, so the fold accepts it), and the
-//    digests check that both projections agree.
-//    Store-level workloads (LabelStore commands, views) get their own class
-//    conforming to `Workload`, in their own file, listed here too.
+import EventLog
+import LabelProjection
+
+/// The fold of the projection as a replay consumer: every record goes through
+/// `LabelList.apply(_:)`, the one fold of the log. On our side of
+/// ``ReplayWorkload`` the store itself folds (``FoldedProjectionConsumer``:
+/// `LabelStore.open` with manual snapshots and no snapshot on disk); on
+/// SQLite's side each decoded row is applied here. The digests (a fingerprint
+/// of the whole list) must agree.
+struct ProjectionFoldConsumer: FoldedProjectionConsumer {
+    private var list = LabelList()
+    init() {}
+    init(folded list: LabelList) { self.list = list }
+    static var name: String { "fold" }
+    mutating func consume(_ record: EventRecord) throws { try list.apply(record) }
+    var digest: String { ProjectionFixtures.digest(list) }
+}
+
+/// A consumer whose fold our side of ``ReplayWorkload`` gets from `LabelStore.open`
+/// (which replays the log into a `LabelList` itself) instead of from `LogWriter.open`.
+protocol FoldedProjectionConsumer: ReplayConsumer {
+    /// The consumer holding the store's folded list.
+    init(folded list: LabelList)
+}
 
 extension WorkloadCatalog {
-    /// The workloads on the projection (none until `LabelProjection` is ready).
+    /// The workloads on the projection (`LabelProjection`), in the order they run.
     static func projectionWorkloads(for settings: BenchSettings) -> [any Workload] {
-        []
+        var all: [any Workload] = [
+            ReplayWorkload<ProjectionFoldConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings),
+        ]
+        if settings.big {
+            all.append(ReplayWorkload<ProjectionFoldConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))
+        }
+        all += ApplyKindWorkload.all(for: settings)
+        all.append(NaiveArrayWorkload(settings: settings))
+        all.append(DispatchWorkload(settings: settings))
+        all.append(ColdOpenWorkload(settings: settings))
+        #if os(Linux)
+        all.append(MemoryWorkload(settings: settings))
+        #endif
+        return all
     }
 }

@@ -1,4 +1,5 @@
 import EventLog
+import LabelProjection
 
 /// Workload 4: open a store and replay its whole history.
 ///
@@ -9,8 +10,10 @@ import EventLog
 /// everything, close. Both files are freshly written, so both are read from
 /// the page cache. Metric: events/s.
 ///
-/// The consumer is the generic parameter: ``DecodeOnlyConsumer`` now;
-/// a projection fold later (see `ProjectionWorkloads.swift`).
+/// The consumer is the generic parameter: ``DecodeOnlyConsumer`` (decode
+/// only) or ``ProjectionFoldConsumer`` (the projection's fold; our side then
+/// runs `LabelStore.open(path:options:)` with manual snapshots instead of
+/// `LogWriter.open`, see `ProjectionWorkloads.swift`).
 final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
     let metric = Metric.eventsPerSecond
     let target = Target(minRatio: 3, minOurs: 10_000_000, metric: .eventsPerSecond)
@@ -54,14 +57,25 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
         let elapsed: Duration
         switch side {
         case .ours:
-            elapsed = try Statistics.time {
-                let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync)) { record in
-                    try consumer.consume(record)
-                    count += 1
+            if let Folded = Consumer.self as? any FoldedProjectionConsumer.Type {
+                // The projection fold: the store opens the log and folds it itself.
+                var list = LabelList()
+                elapsed = try Statistics.time {
+                    let store = try LabelStore.open(path: path, options: .init(durability: .noSync, snapshots: .manual))
+                    list = store.snapshot
+                    store.close()
                 }
-                // HOOK(LabelProjection): a fold consumer needs nothing more here; a workload that
-                // measures `LabelStore.open` instead would call it in place of `LogWriter.open`.
-                log.close()
+                count = Int(list.lastSeq)
+                guard let folded = Folded.init(folded: list) as? Consumer else { throw BenchError("\(id): consumer type mismatch") }
+                consumer = folded
+            } else {
+                elapsed = try Statistics.time {
+                    let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync)) { record in
+                        try consumer.consume(record)
+                        count += 1
+                    }
+                    log.close()
+                }
             }
         case .sqlite:
             elapsed = try Statistics.time {
