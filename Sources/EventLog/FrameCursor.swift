@@ -8,6 +8,9 @@ struct FrameCursor {
     enum Step {
         /// A whole record; the cursor moved past it.
         case record(EventRecord, offset: Int64)
+        /// A whole, checksummed record with the right seq that was not decoded
+        /// (its seq is below ``FrameCursor/decodeFrom``); the cursor moved past it.
+        case skipped(seq: UInt64, offset: Int64)
         /// The records end at the cursor: the file ends there, or only
         /// zero bytes follow (preallocated space, `preallocated` bytes of it).
         case end(preallocated: Int64)
@@ -24,6 +27,9 @@ struct FrameCursor {
     /// File offset of `buffer[0]`.
     private var bufferStart: Int64
     private let chunk: Int
+
+    /// Records with a lower seq are checked (framing, checksum, seq) but not decoded.
+    var decodeFrom: UInt64 = 0
 
     /// Whether a zero length word is checked to be followed by nothing but
     /// zeros (recovery) or simply taken as the end for now (a follower).
@@ -110,8 +116,9 @@ struct FrameCursor {
         }
         while true {
             let position = Int(offset - bufferStart)
+            let decode = expectedSeq >= decodeFrom
             let result = buffer.withUnsafeBytes { raw in
-                Frame.decode(UnsafeRawBufferPointer(rebasing: raw[position...]), at: 0)
+                Frame.decode(UnsafeRawBufferPointer(rebasing: raw[position...]), at: 0, decode: decode)
             }
             switch result {
             case .record(let record, let length):
@@ -123,6 +130,15 @@ struct FrameCursor {
                 offset += Int64(length)
                 expectedSeq += 1
                 return .record(record, offset: at)
+            case .verified(let seq, let length):
+                guard seq == expectedSeq else {
+                    return .problem(FrameProblem(offset: offset, kind: .seqGap,
+                                                 reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
+                }
+                let at = offset
+                offset += Int64(length)
+                expectedSeq += 1
+                return .skipped(seq: seq, offset: at)
             case .incomplete(let needed):
                 let before = available
                 available = try fill(atLeast: needed)

@@ -108,6 +108,8 @@ enum Frame {
         case damaged(String)
         /// The checksum is right but the content does not decode: corruption that a torn write cannot produce.
         case invalidContent(String)
+        /// A whole, checksummed frame whose payload was not decoded beyond its seq (`decode: false`).
+        case verified(seq: UInt64, length: Int)
     }
 
     /// Appends the frame of `record` to `out`. The record must be validated.
@@ -127,7 +129,7 @@ enum Frame {
 
     /// Looks at the frame starting at `position` in `buffer`.
     /// `endOfData` says whether the buffer ends where the file ends.
-    static func decode(_ buffer: UnsafeRawBufferPointer, at position: Int) -> Result {
+    static func decode(_ buffer: UnsafeRawBufferPointer, at position: Int, decode: Bool = true) -> Result {
         let available = buffer.count - position
         guard available >= LogFormat.frameHeaderLength else {
             return .incomplete(needed: LogFormat.frameHeaderLength)
@@ -146,6 +148,10 @@ enum Frame {
             return .damaged("record checksum mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
         }
         do {
+            guard decode else {
+                var reader = ByteReader(payload)
+                return .verified(seq: try reader.varint(), length: total)
+            }
             return .record(try EventRecord.decodePayload(payload), length: total)
         } catch {
             return .invalidContent(error.reason)

@@ -49,6 +49,8 @@ public final class LogReader {
         switch try cursor.next() {
         case .record(let record, _):
             return record
+        case .skipped:
+            preconditionFailure("a reader's cursor decodes every record")
         case .end:
             cursor.discardBuffer()
             return nil
@@ -62,6 +64,8 @@ public final class LogReader {
             switch try cursor.next() {
             case .record(let record, _):
                 return record
+            case .skipped:
+                preconditionFailure("a reader's cursor decodes every record")
             case .end:
                 throw corruption(FrameProblem(offset: problem.offset, kind: .damaged, reason: "zero bytes where a record should start, before good records"))
             case .problem(let again):
@@ -100,7 +104,7 @@ public final class LogReader {
         switch try probe.next() {
         case .end(let preallocated):
             return preallocated > 0 ? .preallocated(bytes: preallocated) : .none
-        case .record:
+        case .record, .skipped:
             // Completed since the last read: not a tail at all.
             return .none
         case .problem(let problem):

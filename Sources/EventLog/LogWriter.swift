@@ -84,7 +84,12 @@ public final class LogWriter: EventStorage, Sendable {
     /// A torn tail is cut (and the cut made durable) before this returns; with
     /// ``RecoveryMode/pointInTime``, bytes cut after damage are first saved to
     /// `PATH.salvaged-<ms>` (reported in ``RecoveryReport/savedTailPath``).
-    public static func open(path: String, options: Options = Options(),
+    ///
+    /// `replayFrom` skips the decoding of earlier records (a projection
+    /// restored from a snapshot at seq N passes N): they are still checked —
+    /// framing, checksum, seq continuity — but not decoded, and `replay` sees
+    /// only seqs from `replayFrom` on.
+    public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1,
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
         let fs = options.fileSystem
         var created = false
@@ -101,7 +106,7 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-            var scan = try Recovery.scan(file: file, mode: options.recovery, visit: replay)
+            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, visit: replay)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
                     scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)

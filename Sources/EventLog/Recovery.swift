@@ -89,10 +89,12 @@ enum Recovery {
     /// Scans every frame after the header, calling `visit` for each good record in
     /// order, and decides what the first problem is under `mode`.
     /// Throws for damage the mode does not tolerate; never modifies the file.
-    static func scan(file: any LogFile, mode: RecoveryMode,
+    /// Records below `decodeFrom` are checked (framing, checksum, seq) but neither decoded nor visited.
+    static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1,
                      visit: (EventRecord) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
         var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+        cursor.decodeFrom = decodeFrom
         var index = SparseIndex()
         var lastSeq: UInt64 = 0
         while true {
@@ -101,6 +103,9 @@ enum Recovery {
                 index.note(seq: record.seq, offset: offset)
                 lastSeq = record.seq
                 try visit(record)
+            case .skipped(let seq, let offset):
+                index.note(seq: seq, offset: offset)
+                lastSeq = seq
             case .end(let preallocated):
                 let report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
                                             preallocatedBytes: preallocated)

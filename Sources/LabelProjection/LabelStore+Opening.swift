@@ -41,7 +41,7 @@ extension LabelStore {
             var mismatch: SnapshotError?
             var replayed: UInt64 = 0
             do throws(StoreError) {
-                let writer = try openWriter(path: path, options: options) { record in
+                let writer = try openWriter(path: path, options: options, replayFrom: skip) { record in
                     if record.seq <= skip {
                         if record.seq == skip, record.snapshotFingerprint != candidate.header.fingerprint {
                             mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
@@ -89,11 +89,12 @@ extension LabelStore {
     }
 
     /// `LogWriter.open` with the store's options, its errors as ``StoreError``s.
-    private static func openWriter(path: String, options: Options, replay: (EventRecord) throws -> Void) throws(StoreError) -> LogWriter {
+    private static func openWriter(path: String, options: Options, replayFrom: UInt64 = 1,
+                                   replay: (EventRecord) throws -> Void) throws(StoreError) -> LogWriter {
         let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
                                               createIfMissing: options.createIfMissing, clock: options.clock)
         do {
-            return try LogWriter.open(path: path, options: writerOptions, replay: replay)
+            return try LogWriter.open(path: path, options: writerOptions, replayFrom: replayFrom, replay: replay)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch let error as ProjectionError {

@@ -218,3 +218,42 @@ struct RepairSupportTests {
         #expect(readBytes(path).count == LogFormat.headerLength)
     }
 }
+
+@Suite("Replay from a seq")
+struct ReplayFromTests {
+    @Test func recordsBeforeReplayFromAreCheckedButNotVisited() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let entries = (0..<3000).map { LogEntry(.added(id: LabelID(), title: "label \($0)", isEnabled: true, index: $0)) }
+        let records = try writeLog(path, entries, batch: true)
+        var visited: [EventRecord] = []
+        let writer = try LogWriter.open(path: path, replayFrom: 2500) { visited.append($0) }
+        #expect(visited == Array(records[2499...]))
+        #expect(writer.lastSeq == 3000)
+        // The skipped records are indexed and readable.
+        #expect(try writer.read(from: 1, maxCount: 3) == Array(records[..<3]))
+        #expect(try writer.read(from: 1500, maxCount: 1) == [records[1499]])
+        writer.close()
+
+        // Damage below replayFrom is still found: a flipped bit, and a seq out of place.
+        var bytes = readBytes(path)
+        let offsets = frameOffsets(bytes)
+        bytes[offsets[100] + 12] ^= 0x04
+        writeBytes(path, bytes)
+        do {
+            _ = try LogWriter.open(path: path, replayFrom: 2500)
+            Issue.record("a flipped bit below replayFrom was not noticed")
+        } catch let error as EventLogError {
+            #expect(error.code == .corruptRecord && error.offset == Int64(offsets[100]))
+        }
+        bytes[offsets[100] + 12] ^= 0x04
+        let swapped = Array(bytes[..<offsets[5]]) + Array(bytes[offsets[6]..<offsets[7]]) + Array(bytes[offsets[5]..<offsets[6]]) + Array(bytes[offsets[7]...])
+        writeBytes(path, swapped)
+        do {
+            _ = try LogWriter.open(path: path, replayFrom: 2500)
+            Issue.record("swapped records below replayFrom were not noticed")
+        } catch let error as EventLogError {
+            #expect(error.code == .seqGap && error.lastGoodSeq == 5)
+        }
+    }
+}
