@@ -62,3 +62,27 @@ struct SemanticCorruptionTests {
         store.close()
     }
 }
+
+@Suite struct StoreRecoveryReportTests {
+    @Test func theStoreSaysWhetherItCreatedTheLogAndWhatOpeningCut() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("log").path
+        let store = try LabelStore.open(path: path, options: .init(createIfMissing: true))
+        #expect(store.createdLog)
+        try store.add("Amber")
+        store.close()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([9, 0, 0, 0, 1, 2, 3]))
+        try handle.close()
+        let reopened = try LabelStore.open(path: path)
+        #expect(!reopened.createdLog)
+        #expect(reopened.recoveryReport?.droppedBytes == 7)
+        #expect(reopened.recoveryReport?.damage?.isTornTail == true)
+        #expect(reopened.labels.map(\.title) == ["Amber"])
+        reopened.close()
+        #expect(try LabelStore(storage: InMemoryEventLog()).recoveryReport == nil)
+    }
+}

@@ -34,7 +34,7 @@ enum Import: Command {
         }
         let store = try Writing.open(log, create: true, console: console)
         defer { store.close() }
-        let created = (store.storage as? LogWriter)?.created ?? false
+        let created = store.createdLog
         let records: [EventRecord]
         progress.message("checking and appending \(entries.count) records")
         do {

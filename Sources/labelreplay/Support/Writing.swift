@@ -43,7 +43,7 @@ enum Writing {
         }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
         defer { store.close() }
-        let created = (store.storage as? LogWriter)?.created ?? false
+        let created = store.createdLog
         let options = WriteOptions(actor: arguments.option("actor"), note: arguments.option("note"))
         let outcome: (records: [EventRecord], unchanged: String)
         do {
@@ -99,7 +99,7 @@ enum Writing {
     static func open(_ path: String, create: Bool, recordRejections: Bool = false, console: Console) throws -> LabelStore {
         let options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
         let store = try openStore(path, options: options)
-        if let report = (store.storage as? LogWriter)?.recoveryReport, report.droppedBytes > 0 {
+        if let report = store.recoveryReport, report.droppedBytes > 0 {
             console.warning("\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))")
         }
         return store
