@@ -1,38 +1,7 @@
 import EventLog
 
-/// Little-endian and LEB128 output for snapshot files.
-struct SnapshotWriter {
-    var bytes: [UInt8]
-
-    init(capacity: Int) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-    }
-
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
-
-    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-
-    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-
-    mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
-
-    mutating func string(_ s: String) {
-        varint(UInt64(s.utf8.count))
-        bytes.append(contentsOf: s.utf8)
-    }
-
-    mutating func id(_ id: LabelID) { withUnsafeBytes(of: id.uuid.uuid) { bytes.append(contentsOf: $0) } }
-}
+/// Snapshot files are written with the log codec's writer.
+typealias SnapshotWriter = ByteWriter
 
 /// Bounds-checked input for snapshot files: never traps, never reads past
 /// the end, and never allocates for a count the remaining bytes cannot hold.
