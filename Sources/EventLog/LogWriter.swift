@@ -53,7 +53,7 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var file: (any LogFile)?
         var end: Int64
         /// The file's physical size: `end` plus preallocated zero bytes.
@@ -74,7 +74,7 @@ public final class LogWriter: EventStorage, Sendable {
     /// Whether opening created the file.
     public let created: Bool
 
-    private let state: Locked<State>
+    let state: Locked<State>
     private let groupCommit: GroupCommit
 
     /// Opens (or, with `createIfMissing`, creates) the log at `path`, recovers
@@ -289,41 +289,6 @@ public final class LogWriter: EventStorage, Sendable {
         return result
     }
 
-    /// Cuts every record after `seq` from the file (durably) and returns how
-    /// many bytes were cut. This rewrites history: it is for repair tools
-    /// that found a record the projection cannot apply, and must save a
-    /// backup first. `seq` must be in `0...lastSeq`.
-    @discardableResult
-    public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
-        try state.withLock { (s) throws(EventLogError) -> Int64 in
-            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = s.poisoned { throw poisoned }
-            guard seq <= s.lastSeq else {
-                throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
-            }
-            guard seq < s.lastSeq else { return 0 }
-            var cut = Int64(LogFormat.headerLength)
-            if seq > 0 {
-                guard let start = s.index.start(for: seq) else { return 0 }
-                var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
-                while cursor.expectedSeq <= seq {
-                    guard case .record = try cursor.next() else {
-                        throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
-                    }
-                }
-                cut = cursor.offset
-            }
-            let removed = s.end - cut
-            try file.truncate(to: cut)
-            try file.syncAll()
-            s.end = cut
-            s.allocated = cut
-            s.lastSeq = seq
-            s.index.truncate(after: seq)
-            return removed
-        }
-    }
-
     /// Releases the file and its lock. Later calls fail with ``EventLogError/Code/closed``.
     /// Do not call it while other threads still use the writer.
     public func close() {
@@ -335,50 +300,5 @@ public final class LogWriter: EventStorage, Sendable {
             s.file?.close()
             s.file = nil
         }
-    }
-
-    private static func saveTail(of file: any LogFile, from offset: Int64, length: Int64, path: String,
-                                 fileSystem: any LogFileSystem) throws(EventLogError) -> String {
-        let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
-        let out = try fileSystem.open(savePath, .createExclusive)
-        defer { out.close() }
-        var done: Int64 = 0
-        while done < length {
-            let bytes = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
-            if bytes.isEmpty { break }
-            try bytes.withBytes { (raw) throws(EventLogError) in try out.write(raw, at: done) }
-            done += Int64(bytes.count)
-        }
-        try out.syncAll()
-        try fileSystem.syncDirectory(containing: savePath)
-        return savePath
-    }
-}
-
-/// Creating a log so that a crash never leaves a half-made file at its path.
-enum LogCreation {
-    /// Writes the header to a temporary file, syncs it, then links it into
-    /// place (never replacing an existing file) and syncs the directory.
-    /// Returns `false` if another process created the log first.
-    static func createAtomically(path: String, createdAt: EventTimestamp, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
-        let temporary = "\(path).creating-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try fileSystem.open(temporary, .createExclusive)
-        defer { fileSystem.unlink(temporary) }
-        do {
-            let header = LogHeader(createdAt: createdAt).encoded()
-            try header.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
-            try file.syncAll()
-            file.close()
-        } catch {
-            file.close()
-            throw error
-        }
-        do {
-            try fileSystem.link(temporary, to: path)
-        } catch where error.code == .fileExists {
-            return false
-        }
-        try fileSystem.syncDirectory(containing: path)
-        return true
     }
 }

@@ -1,0 +1,27 @@
+/// Creating a log so that a crash never leaves a half-made file at its path.
+enum LogCreation {
+    /// Writes the header to a temporary file, syncs it, then links it into
+    /// place (never replacing an existing file) and syncs the directory.
+    /// Returns `false` if another process created the log first.
+    static func createAtomically(path: String, createdAt: EventTimestamp, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
+        let temporary = "\(path).creating-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let file = try fileSystem.open(temporary, .createExclusive)
+        defer { fileSystem.unlink(temporary) }
+        do {
+            let header = LogHeader(createdAt: createdAt).encoded()
+            try header.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
+            try file.syncAll()
+            file.close()
+        } catch {
+            file.close()
+            throw error
+        }
+        do {
+            try fileSystem.link(temporary, to: path)
+        } catch where error.code == .fileExists {
+            return false
+        }
+        try fileSystem.syncDirectory(containing: path)
+        return true
+    }
+}

@@ -1,0 +1,54 @@
+/// Repair support: cutting records, saving what a salvage cuts.
+extension LogWriter {
+    /// Cuts every record after `seq` from the file (durably) and returns how
+    /// many bytes were cut. This rewrites history: it is for repair tools
+    /// that found a record the projection cannot apply, and must save a
+    /// backup first. `seq` must be in `0...lastSeq`.
+    @discardableResult
+    public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
+        try state.withLock { (s) throws(EventLogError) -> Int64 in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            if let poisoned = s.poisoned { throw poisoned }
+            guard seq <= s.lastSeq else {
+                throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
+            }
+            guard seq < s.lastSeq else { return 0 }
+            var cut = Int64(LogFormat.headerLength)
+            if seq > 0 {
+                guard let start = s.index.start(for: seq) else { return 0 }
+                var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
+                while cursor.expectedSeq <= seq {
+                    guard case .record = try cursor.next() else {
+                        throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
+                    }
+                }
+                cut = cursor.offset
+            }
+            let removed = s.end - cut
+            try file.truncate(to: cut)
+            try file.syncAll()
+            s.end = cut
+            s.allocated = cut
+            s.lastSeq = seq
+            s.index.truncate(after: seq)
+            return removed
+        }
+    }
+
+
+    static func saveTail(of file: any LogFile, from offset: Int64, length: Int64, path: String,
+                                 fileSystem: any LogFileSystem) throws(EventLogError) -> String {
+        let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
+        let out = try fileSystem.open(savePath, .createExclusive)
+        defer { out.close() }
+        var done: Int64 = 0
+        while done < length {
+            let bytes = try file.read(at: offset + done, count: Int(min(length - done, 1 << 20)))
+            if bytes.isEmpty { break }
+            try bytes.withBytes { (raw) throws(EventLogError) in try out.write(raw, at: done) }
+            done += Int64(bytes.count)
+        }
+        try out.syncAll()
+        try fileSystem.syncDirectory(containing: savePath)
+        return savePath
+    }}
