@@ -163,13 +163,6 @@ struct EventStream {
     }
 
     private mutating func randomID() -> LabelID {
-        let a = rng.next()
-        let b = rng.next()
-        func byte(_ v: UInt64, _ k: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: v >> (8 * k)) }
-        // A version-4, variant-1 UUID, like `UUID()` makes.
-        return LabelID(bytes: (byte(a, 0), byte(a, 1), byte(a, 2), byte(a, 3), byte(a, 4), byte(a, 5),
-                               (byte(a, 6) & 0x0F) | 0x40, byte(a, 7),
-                               (byte(b, 0) & 0x3F) | 0x80, byte(b, 1), byte(b, 2), byte(b, 3),
-                               byte(b, 4), byte(b, 5), byte(b, 6), byte(b, 7)))
+        ProjectionFixtures.randomID(&rng)
     }
 }
