@@ -14,13 +14,16 @@ extension LogWriter {
             }
             guard seq < s.lastSeq else { return 0 }
             var cut = Int64(LogFormat.headerLength)
+            var position: LogPosition?
             if seq > 0 {
                 guard let start = s.index.start(for: seq) else { return 0 }
                 var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
                 while cursor.expectedSeq <= seq {
+                    let frameStart = cursor.offset
                     guard case .record = try cursor.next() else {
                         throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
                     }
+                    position = LogPosition(seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart)
                 }
                 cut = cursor.offset
             }
@@ -30,6 +33,8 @@ extension LogWriter {
             s.end = cut
             s.allocated = cut
             s.lastSeq = seq
+            s.lastPosition = position
+            s.generation += 1
             s.index.truncate(after: seq)
             return removed
         }
@@ -51,4 +56,5 @@ extension LogWriter {
         try out.syncAll()
         try fileSystem.syncDirectory(containing: savePath)
         return savePath
-    }}
+    }
+}

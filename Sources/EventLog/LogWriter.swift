@@ -59,7 +59,12 @@ public final class LogWriter: EventStorage, Sendable {
         /// The file's physical size: `end` plus preallocated zero bytes.
         var allocated: Int64
         var lastSeq: UInt64
+        /// Where the last record's frame is (`nil` for an empty log).
+        var lastPosition: LogPosition?
         var index: SparseIndex
+        /// Incremented whenever records are cut, so a read's offsets noted
+        /// without the lock are not put into the index of a changed file.
+        var generation: UInt64 = 0
         var poisoned: EventLogError?
     }
 
@@ -89,7 +94,16 @@ public final class LogWriter: EventStorage, Sendable {
     /// restored from a snapshot at seq N passes N): they are still checked —
     /// framing, checksum, seq continuity — but not decoded, and `replay` sees
     /// only seqs from `replayFrom` on.
-    public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1,
+    ///
+    /// `resumeAt` goes further (a snapshot at seq N passes the position of
+    /// record N, with `replayFrom` N): if a whole, checksummed frame of that
+    /// length holding that seq is at that offset, the scan starts there and
+    /// the records before it are not read at all — opening costs the tail
+    /// only. Damage before the position is then not looked for (``LogReader``
+    /// and `labelreplay verify` read everything). The position is honoured in
+    /// ``RecoveryMode/tolerateCorruptedTail`` only, and ignored when it does
+    /// not check out; ``RecoveryReport/resumedAfter`` says whether it was used.
+    public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
         let fs = options.fileSystem
         var created = false
@@ -106,7 +120,7 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, visit: replay)
+            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replay)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
                     scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
@@ -141,7 +155,8 @@ public final class LogWriter: EventStorage, Sendable {
         self.options = options
         self.created = created
         let allocated = scan.report.validLength + (scan.report.damage == nil ? scan.report.preallocatedBytes : 0)
-        self.state = Locked(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq, index: scan.index))
+        self.state = Locked(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
+                                      lastPosition: scan.report.lastPosition, index: scan.index))
         self.groupCommit = GroupCommit(syncedSeq: scan.report.lastSeq)
     }
 
@@ -157,6 +172,10 @@ public final class LogWriter: EventStorage, Sendable {
 
     /// The byte length of the header plus all records.
     public var byteLength: Int64 { state.withLock { $0.end } }
+
+    /// Where the last record's frame is, or `nil` for an empty log. A
+    /// snapshot taken at ``lastSeq`` stores it, so a later open can resume there.
+    public var lastPosition: LogPosition? { state.withLock { $0.lastPosition } }
 
     /// Appends `entries` as consecutive records and returns them with their seqs.
     ///
@@ -201,6 +220,8 @@ public final class LogWriter: EventStorage, Sendable {
                 throw error
             }
             for (record, offset) in zip(records, offsets) { s.index.note(seq: record.seq, offset: offset) }
+            s.lastPosition = LogPosition(seq: records[records.count - 1].seq, offset: offsets[offsets.count - 1],
+                                         length: s.end + Int64(out.bytes.count) - offsets[offsets.count - 1])
             s.end += Int64(out.bytes.count)
             s.allocated = max(s.allocated, s.end)
             s.lastSeq += UInt64(records.count)
@@ -271,20 +292,37 @@ public final class LogWriter: EventStorage, Sendable {
 
     /// Reads up to `maxCount` records starting at `seq` (1-based), in order.
     /// Returns fewer (or none) at the end of the log.
+    ///
+    /// Reads start at the nearest indexed record before `seq`. Records an
+    /// open did not scan (it resumed at a snapshot's position) are indexed
+    /// as reads pass them, so only the first read of that region is long.
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
-        let (file, start, end, lastSeq) = try state.withLock { (s) throws(EventLogError) in
+        let (file, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            return (file, s.index.start(for: max(seq, 1)), s.end, s.lastSeq)
+            return (file, s.index.start(for: max(seq, 1)), s.end, s.lastSeq, s.generation)
         }
         let first = max(seq, 1)
         guard first <= lastSeq, maxCount > 0, let start else { return [] }
         var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
         var result: [EventRecord] = []
+        var passed: [(seq: UInt64, offset: Int64)] = []
         while result.count < maxCount, cursor.offset < end {
-            guard case .record(let record, _) = try cursor.next() else {
+            switch try cursor.next() {
+            case .record(let record, let offset):
+                if record.seq >= first { result.append(record) }
+                if (record.seq - 1) % SparseIndex.stride == 0 { passed.append((record.seq, offset)) }
+            case .problem(let problem):
+                throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
+                                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
+            case .skipped, .end:
                 throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
             }
-            if record.seq >= first { result.append(record) }
+        }
+        if !passed.isEmpty {
+            state.withLock { s in
+                guard s.generation == generation else { return }
+                for (seq, offset) in passed where seq <= s.lastSeq { s.index.note(seq: seq, offset: offset) }
+            }
         }
         return result
     }

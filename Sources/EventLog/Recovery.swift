@@ -42,15 +42,22 @@ public struct RecoveryReport: Sendable, Hashable {
     public var damage: Damage?
     /// Where the cut bytes were saved before a salvage cut them, if they were.
     public var savedTailPath: String?
+    /// The record the scan resumed after, when it was given a position
+    /// (e.g. from a snapshot) that checked out: the records before it were
+    /// not read by this scan. `nil` when the scan read every record.
+    public var resumedAfter: LogPosition?
+    /// The position of the last good record, if there is one.
+    public var lastPosition: LogPosition?
 
     /// Bytes after the good records that are not preallocated space (dropped on a writer's open).
     public var droppedBytes: Int64 { fileLength - validLength - preallocatedBytes }
 
     /// A one-line summary, e.g. `recovered to seq 41; dropped 17 bytes from offset 2048 (torn tail: …)`.
     public var summary: String {
-        guard let damage else { return "log is sound: \(lastSeq) records, \(fileLength) bytes" }
+        let resumed = resumedAfter.map { "; records 1...\($0.seq) not re-read (resumed at offset \($0.offset))" } ?? ""
+        guard let damage else { return "log is sound: \(lastSeq) records, \(fileLength) bytes" + resumed }
         let kind = damage.isTornTail ? "torn tail" : "corruption"
-        return "good up to seq \(lastSeq); \(droppedBytes) bytes from offset \(damage.offset) dropped (\(kind): \(damage.reason))"
+        return "good up to seq \(lastSeq); \(droppedBytes) bytes from offset \(damage.offset) dropped (\(kind): \(damage.reason))" + resumed
     }
 }
 
@@ -61,21 +68,33 @@ struct ScanResult {
 }
 
 /// Every `SparseIndex.stride`-th record's offset, to start reads near a seq.
+///
+/// Entries can be unknown (a scan that resumed after a snapshot's record did
+/// not see the records before it); a lookup then starts at the nearest known
+/// entry before, or at the first record.
 struct SparseIndex: Sendable {
     static let stride: UInt64 = 1024
-    /// `offsets[k]` is the offset of seq `k * stride + 1`.
+    /// `offsets[k]` is the offset of seq `k * stride + 1`, or -1 if unknown.
     private(set) var offsets: [Int64] = []
 
     mutating func note(seq: UInt64, offset: Int64) {
-        if (seq - 1) % Self.stride == 0 && Int((seq - 1) / Self.stride) == offsets.count {
+        guard (seq - 1) % Self.stride == 0 else { return }
+        let k = Int((seq - 1) / Self.stride)
+        if k < offsets.count {
+            offsets[k] = offset
+        } else {
+            if k > offsets.count { offsets.append(contentsOf: repeatElement(-1, count: k - offsets.count)) }
             offsets.append(offset)
         }
     }
 
-    /// The closest indexed (seq, offset) at or before `seq`, or nil for an empty index.
+    /// The closest known (seq, offset) at or before `seq`: an indexed one, or
+    /// else the first record's (`nil` only for seq 0).
     func start(for seq: UInt64) -> (seq: UInt64, offset: Int64)? {
-        guard !offsets.isEmpty, seq >= 1 else { return nil }
-        let k = min(Int((seq - 1) / Self.stride), offsets.count - 1)
+        guard seq >= 1 else { return nil }
+        var k = min(Int((seq - 1) / Self.stride), offsets.count - 1)
+        while k >= 0 && offsets[k] < 0 { k -= 1 }
+        guard k >= 0 else { return (1, Int64(LogFormat.headerLength)) }
         return (UInt64(k) * Self.stride + 1, offsets[k])
     }
 
@@ -90,25 +109,59 @@ enum Recovery {
     /// order, and decides what the first problem is under `mode`.
     /// Throws for damage the mode does not tolerate; never modifies the file.
     /// Records below `decodeFrom` are checked (framing, checksum, seq) but neither decoded nor visited.
-    static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1,
+    ///
+    /// With `resumeAt` (honoured in ``RecoveryMode/tolerateCorruptedTail``
+    /// only: the other modes exist to find damage anywhere), the scan starts
+    /// at that record if a whole checksummed frame of that length and seq is
+    /// there, and the records before it are not read; otherwise it scans
+    /// from the first record as without it.
+    static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                      visit: (EventRecord) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
+        if mode == .tolerateCorruptedTail, let resumeAt, resumeAt.isPlausible(fileLength: fileLength) {
+            var cursor = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
+            cursor.decodeFrom = decodeFrom
+            switch try cursor.next() {
+            case .record(_, let offset) where cursor.offset == resumeAt.end && offset == resumeAt.offset,
+                 .skipped(_, let offset) where cursor.offset == resumeAt.end && offset == resumeAt.offset:
+                // A good frame is there; restart on it so that it is visited like any other record.
+                var resumed = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
+                resumed.decodeFrom = decodeFrom
+                var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: resumed, lastSeq: resumeAt.seq - 1, visit: visit)
+                result.report.resumedAfter = resumeAt
+                return result
+            default:
+                break
+            }
+        }
         var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
         cursor.decodeFrom = decodeFrom
+        return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: 0, visit: visit)
+    }
+
+    /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.
+    private static func scan(file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64,
+                             visit: (EventRecord) throws -> Void) throws -> ScanResult {
+        var cursor = cursor
         var index = SparseIndex()
-        var lastSeq: UInt64 = 0
+        var lastSeq = lastSeq
+        var lastPosition: LogPosition?
         while true {
+            let start = cursor.offset
             switch try cursor.next() {
             case .record(let record, let offset):
                 index.note(seq: record.seq, offset: offset)
                 lastSeq = record.seq
+                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start)
                 try visit(record)
             case .skipped(let seq, let offset):
                 index.note(seq: seq, offset: offset)
                 lastSeq = seq
+                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start)
             case .end(let preallocated):
-                let report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
+                var report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
                                             preallocatedBytes: preallocated)
+                report.lastPosition = lastPosition
                 return ScanResult(report: report, index: index)
             case .problem(let problem):
                 var tornTail = false
@@ -116,7 +169,8 @@ enum Recovery {
                     tornTail = try !hasValidFrame(in: file, after: problem.offset, fileLength: fileLength)
                 }
                 let damage = RecoveryReport.Damage(offset: problem.offset, reason: problem.reason, isTornTail: tornTail)
-                let report = RecoveryReport(lastSeq: lastSeq, validLength: problem.offset, fileLength: fileLength, damage: damage)
+                var report = RecoveryReport(lastSeq: lastSeq, validLength: problem.offset, fileLength: fileLength, damage: damage)
+                report.lastPosition = lastPosition
                 switch mode {
                 case .pointInTime:
                     break

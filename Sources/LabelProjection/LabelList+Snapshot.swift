@@ -6,9 +6,11 @@ extension LabelList {
     /// in list order, and a CRC-32C over all of it. O(n + title bytes).
     ///
     /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
-    /// ``lastSeq`` (0 for the empty log); `logOffset` is the byte offset just
-    /// past that record in the log file (0 if unknown).
-    public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logOffset: Int64 = 0) -> [UInt8] {
+    /// ``lastSeq`` (0 for the empty log); `logPosition` is where that record's
+    /// frame is in the log file (``LogWriter/lastPosition``), if known: it
+    /// lets opening resume the log's scan there instead of reading every record.
+    public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logPosition: LogPosition? = nil) -> [UInt8] {
+        let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
         var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 36 + count * 3 + 64)
         w.bytes.append(contentsOf: SnapshotFormat.magic)
         w.u16(SnapshotFormat.currentVersion)
@@ -17,10 +19,10 @@ extension LabelList {
         w.id(logID)
         w.u64(lastSeq)
         w.u32(fingerprint)
-        w.u32(0)
+        w.u32(UInt32(position?.length ?? 0))
         w.u64(listVersion)
         w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
-        w.u64(UInt64(max(0, logOffset)))
+        w.u64(UInt64(max(0, position?.end ?? 0)))
         w.varint(UInt64(slots.count))
         w.varint(UInt64(count))
         w.varint(UInt64(enabledCount))
@@ -68,16 +70,18 @@ extension LabelList {
         let logID = try r.id("the log id")
         let seq = try r.u64("the seq")
         let fingerprint = try r.u32("the fingerprint")
-        let reserved = try r.u32("the reserved field")
+        // Version 1 kept these four bytes zero ("reserved"); version 2 stores the record's frame length there.
+        let recordLength = try r.u32("the record length")
         let listVersion = try r.u64("the list version")
         let time = Int64(bitPattern: try r.u64("the last timestamp"))
         let logOffset = try r.u64("the log offset")
-        guard reserved == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq, logOffset <= UInt64(Int64.max) else {
-            throw SnapshotError(.invalidContent, "impossible header: seq \(seq), list version \(listVersion), reserved \(reserved), log offset \(logOffset)")
+        guard version >= 2 || recordLength == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq, logOffset <= UInt64(Int64.max),
+              UInt64(recordLength) <= logOffset else {
+            throw SnapshotError(.invalidContent, "impossible header: version \(version), seq \(seq), list version \(listVersion), record length \(recordLength), log offset \(logOffset)")
         }
         let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint, listVersion: listVersion,
                                     lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
-                                    logOffset: Int64(logOffset))
+                                    logOffset: Int64(logOffset), recordLength: Int64(recordLength))
 
         let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
         let liveCount = try r.count("the live count", limit: slotCount)

@@ -7,8 +7,10 @@ extension LabelStore {
     ///
     /// A snapshot is trusted only if it decodes (checksum and content), names
     /// this log's id, is not past the log's last seq, and the log's record at
-    /// its seq has the fingerprint it recorded. Records up to its seq are
-    /// still read and checksummed by the log's recovery scan, but not folded.
+    /// its seq has the fingerprint it recorded. The log's scan resumes at that
+    /// record when the snapshot says where it is and the policy and recovery
+    /// mode allow it (``SnapshotPolicy/scanCoveredRecordsOnOpen``); otherwise
+    /// records up to its seq are read and checksummed, but not folded.
     static func openFolding(path: String, options: Options) throws(StoreError) -> (LogWriter, LabelList, SnapshotState) {
         var snapshots = SnapshotState()
         var base: (entry: SnapshotFiles.Entry, header: SnapshotHeader)?
@@ -40,8 +42,9 @@ extension LabelStore {
             let skip = candidate.header.seq
             var mismatch: SnapshotError?
             var replayed: UInt64 = 0
+            let resumeAt = options.snapshots.scanCoveredRecordsOnOpen ? nil : candidate.header.logPosition
             do throws(StoreError) {
-                let writer = try openWriter(path: path, options: options, replayFrom: skip) { record in
+                let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { record in
                     if record.seq <= skip {
                         if record.seq == skip, record.snapshotFingerprint != candidate.header.fingerprint {
                             mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
@@ -66,6 +69,7 @@ extension LabelStore {
                     snapshots.report.usedPath = candidate.entry.path
                     snapshots.report.usedSeq = skip
                     snapshots.report.replayedRecords = replayed
+                    snapshots.report.resumedScan = writer.recoveryReport.resumedAfter != nil
                     return (writer, list, snapshots)
                 }
                 snapshots.report.ignored.append(.init(path: candidate.entry.path, error: problem))
@@ -89,12 +93,12 @@ extension LabelStore {
     }
 
     /// `LogWriter.open` with the store's options, its errors as ``StoreError``s.
-    private static func openWriter(path: String, options: Options, replayFrom: UInt64 = 1,
+    private static func openWriter(path: String, options: Options, replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                                    replay: (EventRecord) throws -> Void) throws(StoreError) -> LogWriter {
         let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
                                               createIfMissing: options.createIfMissing, clock: options.clock)
         do {
-            return try LogWriter.open(path: path, options: writerOptions, replayFrom: replayFrom, replay: replay)
+            return try LogWriter.open(path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replay: replay)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch let error as ProjectionError {

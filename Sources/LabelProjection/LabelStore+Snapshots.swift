@@ -49,16 +49,16 @@ extension LabelStore {
         return try persistSnapshot(pending)
     }
 
-    /// A projection captured for a snapshot, with where its last record ends in the log.
+    /// A projection captured for a snapshot, with where its last record is in the log.
     struct PendingSnapshot: Sendable {
         let list: LabelList
-        let logOffset: Int64
+        let logPosition: LogPosition?
     }
 
-    /// Under the lock: the projection and the log offset just past its last record (0 if the log has more).
+    /// Under the lock: the projection and the position of its last record (`nil` if the log has more).
     private func pendingSnapshot(_ s: State) -> PendingSnapshot {
-        guard let writer = ownedWriter, writer.lastSeq == s.list.lastSeq else { return PendingSnapshot(list: s.list, logOffset: 0) }
-        return PendingSnapshot(list: s.list, logOffset: writer.byteLength)
+        guard let writer = ownedWriter, writer.lastSeq == s.list.lastSeq else { return PendingSnapshot(list: s.list, logPosition: nil) }
+        return PendingSnapshot(list: s.list, logPosition: writer.lastPosition)
     }
 
     // MARK: - Policy
@@ -117,7 +117,7 @@ extension LabelStore {
             }
             fingerprint = record.snapshotFingerprint
         }
-        let bytes = list.snapshotBytes(logID: writer.header.logID, fingerprint: fingerprint, logOffset: pending.logOffset)
+        let bytes = list.snapshotBytes(logID: writer.header.logID, fingerprint: fingerprint, logPosition: pending.logPosition)
         let entry = SnapshotFiles.Entry(path: SnapshotFiles.path(for: writer.path, seq: list.lastSeq), seq: list.lastSeq)
         let keep = options.snapshots.keep
         try snapshotFileLock.withLock { (_) throws(StoreError) in

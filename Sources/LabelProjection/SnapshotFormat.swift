@@ -4,8 +4,8 @@ import EventLog
 public enum SnapshotFormat {
     /// The eight bytes every snapshot file starts with: `LABELSNP`.
     public static let magic: [UInt8] = Array("LABELSNP".utf8)
-    /// The format version this code writes, and the newest it reads.
-    public static let currentVersion: UInt16 = 1
+    /// The format version this code writes, and the newest it reads (it reads every older one).
+    public static let currentVersion: UInt16 = 2
     /// The size of the fixed header in bytes.
     public static let headerLength = 72
     /// The size of the trailing checksum.
@@ -30,7 +30,16 @@ public struct SnapshotHeader: Sendable, Hashable {
     public var listVersion: UInt64
     /// ``LabelList/lastTimestamp`` at ``seq``.
     public var lastTimestamp: EventTimestamp?
-    /// The byte offset just past record ``seq`` in the log file (0 if unknown):
-    /// where a log reader could resume scanning without reading the records before.
+    /// The byte offset just past record ``seq`` in the log file (0 if unknown).
     public var logOffset: Int64
+    /// The length of record ``seq``'s frame in the log file (0 if unknown,
+    /// always 0 in version 1 files).
+    public var recordLength: Int64
+
+    /// Where record ``seq``'s frame is in the log, if the snapshot recorded it:
+    /// opening resumes the log's scan there (see ``LogWriter/open(path:options:replayFrom:resumeAt:replay:)``).
+    public var logPosition: LogPosition? {
+        guard seq >= 1, recordLength > 0, logOffset >= recordLength else { return nil }
+        return LogPosition(seq: seq, offset: logOffset - recordLength, length: recordLength)
+    }
 }

@@ -30,10 +30,20 @@ public struct SnapshotPolicy: Sendable, Hashable {
     public var keep: Int
     /// Whether opening uses the newest valid snapshot. Default: `true`.
     public var useOnOpen: Bool
+    /// Whether opening from a snapshot still reads and checksums the log's
+    /// records that the snapshot covers. Default: `false`: the scan resumes
+    /// at the snapshot's record (after checking that record's frame and
+    /// fingerprint), so opening costs the snapshot plus the tail, and damage
+    /// in the covered records is found by `labelreplay verify` or a reader,
+    /// not by opening. Opening with a recovery mode other than
+    /// ``RecoveryMode/tolerateCorruptedTail`` always reads everything.
+    public var scanCoveredRecordsOnOpen: Bool
 
     /// Creates a policy; every parameter has the documented default.
     public init(everyRecords: UInt64 = 100_000, everyBytes: Int64 = 64 << 20, onClose: Bool = true,
-                minRecordsOnClose: UInt64 = 1_000, keep: Int = 2, useOnOpen: Bool = true) {
+                minRecordsOnClose: UInt64 = 1_000, keep: Int = 2, useOnOpen: Bool = true,
+                scanCoveredRecordsOnOpen: Bool = false) {
+        self.scanCoveredRecordsOnOpen = scanCoveredRecordsOnOpen
         self.everyRecords = everyRecords
         self.everyBytes = everyBytes
         self.onClose = onClose

@@ -15,6 +15,9 @@ public struct SnapshotReport: Sendable, Hashable {
     public var usedSeq: UInt64 = 0
     /// The records folded from the log on top of it when opening.
     public var replayedRecords: UInt64 = 0
+    /// Whether opening read the log from the snapshot's record on only
+    /// (the records it covers were not re-read; see ``SnapshotPolicy/scanCoveredRecordsOnOpen``).
+    public var resumedScan = false
     /// Snapshot files that were found but not trusted (damaged, foreign, stale, or of another history).
     public var ignored: [Ignored] = []
     /// The newest snapshot written by this store, if any.
@@ -24,7 +27,7 @@ public struct SnapshotReport: Sendable, Hashable {
 
     /// One line for logs, e.g. `opened from snapshot at seq 100000 (+12 records); ignored 1`.
     public var summary: String {
-        var text = usedPath == nil ? "replayed \(replayedRecords) records from seq 1" : "opened from snapshot at seq \(usedSeq) (+\(replayedRecords) records)"
+        var text = usedPath == nil ? "replayed \(replayedRecords) records from seq 1" : "opened from snapshot at seq \(usedSeq) (+\(replayedRecords) records\(resumedScan ? "; covered records not re-read" : ""))"
         if !ignored.isEmpty { text += "; ignored \(ignored.count): " + ignored.map { "\($0.path) (\($0.error))" }.joined(separator: ", ") }
         if let lastWriteError { text += "; last snapshot write failed: \(lastWriteError)" }
         return text

@@ -9,7 +9,7 @@ import LabelProjection
 /// Timed, both from a warm page cache: `LabelStore.open` + `close`, ours
 /// with the snapshot (`useOnOpen`), the peer without (a full replay of the
 /// log). Both must end with equal lists; ours must report that it used the
-/// snapshot and replayed only the tail. Metric: ms per open; target: ≤ 100 ms
+/// snapshot, resumed the log's scan at its record, and replayed only the tail. Metric: ms per open; target: ≤ 100 ms
 /// plus the tail (the tail's cost estimated from the full replay's rate).
 final class ColdOpenWorkload: Workload {
     let metric = Metric.milliseconds
@@ -87,7 +87,7 @@ final class ColdOpenWorkload: Workload {
         }
         guard list.lastSeq == UInt64(eventCount) else { throw BenchError("\(id): opened at seq \(list.lastSeq), not \(eventCount)") }
         if side == .ours {
-            guard let report, report.usedSeq == UInt64(eventCount - tail), report.replayedRecords == UInt64(tail) else {
+            guard let report, report.usedSeq == UInt64(eventCount - tail), report.replayedRecords == UInt64(tail), report.resumedScan else {
                 throw BenchError("\(id): the snapshot was not used: \(report?.summary ?? "no report")")
             }
         }
