@@ -27,7 +27,7 @@ public struct FilteredView: Sendable, Equatable {
         self.query = query
         var visible: [UInt32] = []
         list.order.forEachLeaf { leaf in
-            for slot in leaf where query.matches(list.slots[Int(slot)].label) { visible.append(slot) }
+            for slot in leaf where query.matches(list.label(slot: slot)) { visible.append(slot) }
         }
         rows = LabelOrder(visible)
     }
@@ -54,7 +54,7 @@ public struct FilteredView: Sendable, Equatable {
     }
 
     /// The visible labels as they are in `list` (the list the view is maintained over).
-    public func labels(in list: LabelList) -> [Label] { rows.elements.map { list.slots[Int($0)].label } }
+    public func labels(in list: LabelList) -> [Label] { rows.elements.map { list.label(slot: $0) } }
 
     /// Updates the rows for one change, given the list *after* it, and returns
     /// what changed in visible coordinates (empty when the rows did not change).

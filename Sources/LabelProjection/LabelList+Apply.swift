@@ -9,9 +9,9 @@ extension LabelList {
     /// - the record's seq is `lastSeq + 1`;
     /// - `added`: the id is not live (a removed id may come back) and
     ///   `index` is in `0...count`;
-    /// - `renamed`: the id is live and `oldTitle` is its title;
+    /// - `renamed`: the id is live and `oldTitle` is its title (byte for byte);
     /// - `toggled`: the id is live and its `isEnabled` differs from the new value;
-    /// - `removed`: `index` holds the id, and `title`/`isEnabled` are the label's;
+    /// - `removed`: `index` holds the id, and `title` (byte for byte) and `isEnabled` are the label's;
     /// - `moved`: `from` holds the id, `to` is in `0..<count`, and `from != to`;
     /// - `reordered`: the order is a permutation of the live ids.
     ///
@@ -43,7 +43,7 @@ extension LabelList {
             guard index >= 0, index <= order.count else {
                 throw ProjectionError(.indexOutOfRange, "seq \(seq): added label \(id) at index \(index), outside 0...\(order.count)", seq: seq, id: id)
             }
-            let data = Slot.live(id, title: title, isEnabled: isEnabled, version: seq)
+            let data = Slot.live(id, title: titles.append(title), isEnabled: isEnabled, version: seq)
             let number: UInt32
             if let known {
                 setSlot(known, data)
@@ -55,44 +55,53 @@ extension LabelList {
             if isEnabled { enabledCount += 1 }
             listVersion = seq
             membershipChanged = true
-            after = data.label
+            after = data.label(title: title)
 
         case .renamed(let id, let oldTitle, let newTitle):
             let number = try live(id, seq: seq, doing: "renamed")
-            let label = slots[Int(number)].label
-            guard label.title == oldTitle else {
-                throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(label.title)\"", seq: seq, id: id)
+            let slot = slots[Int(number)]
+            guard titles.equals(slot.title, oldTitle) else {
+                throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
             }
-            before = label
-            if oldTitle != newTitle {
-                setSlot(number, .live(id, title: newTitle, isEnabled: label.isEnabled, version: seq))
+            before = slot.label(title: oldTitle)
+            if oldTitle.utf8.elementsEqual(newTitle.utf8) {
+                after = before
+            } else {
+                titles.release(slot.title)
+                let renamed = Slot.live(id, title: titles.append(newTitle), isEnabled: slot.isEnabled, version: seq)
+                setSlot(number, renamed)
+                after = renamed.label(title: newTitle)
+                compactTitlesIfNeeded()
             }
-            after = slots[Int(number)].label
 
         case .toggled(let id, let isEnabled):
             let number = try live(id, seq: seq, doing: "toggled")
-            let label = slots[Int(number)].label
-            guard label.isEnabled != isEnabled else {
+            let slot = slots[Int(number)]
+            guard slot.isEnabled != isEnabled else {
                 throw ProjectionError(.stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq, id: id)
             }
-            before = label
-            setSlot(number, .live(id, title: label.title, isEnabled: isEnabled, version: seq))
+            let title = titles.string(slot.title)
+            before = slot.label(title: title)
+            let toggled = Slot.live(id, title: slot.title, isEnabled: isEnabled, version: seq)
+            setSlot(number, toggled)
             enabledCount += isEnabled ? 1 : -1
-            after = slots[Int(number)].label
+            after = toggled.label(title: title)
 
         case .removed(let id, let index, let title, let isEnabled):
             let number = try live(id, seq: seq, doing: "removed")
-            let label = slots[Int(number)].label
+            let slot = slots[Int(number)]
             try check(index: index, holds: number, id: id, seq: seq, what: "removed label \(id) at index \(index)")
-            guard label.title == title, label.isEnabled == isEnabled else {
-                throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title)\" (\(isEnabled ? "on" : "off")), but it is \"\(label.title)\" (\(label.isEnabled ? "on" : "off"))", seq: seq, id: id)
+            guard titles.equals(slot.title, title), slot.isEnabled == isEnabled else {
+                throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title)\" (\(isEnabled ? "on" : "off")), but it is \"\(titles.string(slot.title))\" (\(slot.isEnabled ? "on" : "off"))", seq: seq, id: id)
             }
             editOrder(.removed(number, at: index))
+            titles.release(slot.title)
             setSlot(number, .removed(id, at: seq))
             if isEnabled { enabledCount -= 1 }
             listVersion = seq
             membershipChanged = true
-            before = label
+            before = slot.label(title: title)
+            compactTitlesIfNeeded()
 
         case .moved(let id, let from, let to):
             let number = try live(id, seq: seq, doing: "moved")
@@ -106,7 +115,7 @@ extension LabelList {
             editOrder(.moved(from: from, to: to))
             listVersion = seq
             membershipChanged = true
-            before = slots[Int(number)].label
+            before = label(slot: number)
             after = before
 
         case .reordered(let newOrder):

@@ -89,7 +89,7 @@ extension LabelList {
     func resolve(_ id: LabelID) throws(StoreError) -> Label {
         if let number = slot(of: id) {
             let data = slots[Int(number)]
-            if data.isLive { return data.label }
+            if data.isLive { return label(slot: number) }
             throw StoreError.removed(id, at: data.seq)
         }
         throw StoreError.unknown(id)

@@ -6,7 +6,8 @@ extension LabelList {
     /// - the order holds exactly the live slots, and every slot's id is found at that slot;
     /// - ``enabledCount`` is the number of live enabled slots;
     /// - every version and removal seq is in `1...lastSeq`, and ``listVersion`` ≤ ``lastSeq``;
-    /// - removed slots hold no title and no enabled bit.
+    /// - removed slots hold no title and no enabled bit;
+    /// - the title arena's live byte count is the live titles' total.
     public func _checkInvariants() {
         #if DEBUG
         order._checkInvariants()
@@ -20,9 +21,11 @@ extension LabelList {
                 live += 1
                 if slot.isEnabled { enabled += 1 }
             } else {
-                precondition(slot.title.isEmpty && !slot.isEnabled, "removed slot \(number) keeps label data")
+                precondition(slot.title == .empty && !slot.isEnabled, "removed slot \(number) keeps label data")
             }
         }
+        let titleBytes = slots.reduce(0) { $0 + ($1.isLive ? $1.title.length : 0) }
+        precondition(titleBytes == titles.liveBytes, "live titles hold \(titleBytes) bytes, but the arena counts \(titles.liveBytes)")
         precondition(live == order.count, "\(live) live slots, but the order holds \(order.count)")
         precondition(enabled == enabledCount, "\(enabled) enabled slots, but enabledCount is \(enabledCount)")
         precondition(listVersion <= lastSeq, "listVersion \(listVersion) is after lastSeq \(lastSeq)")

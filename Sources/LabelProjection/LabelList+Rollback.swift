@@ -19,6 +19,8 @@ extension LabelList {
         let listVersion: UInt64
         let lastSeq: UInt64
         let lastTimestamp: EventTimestamp?
+        /// The title arena's extent: bytes appended since are dropped on rollback.
+        let titles: (count: Int, garbage: Int)
         /// Earlier values of slots that existed when the journal was opened, oldest first.
         var slots: [(number: UInt32, old: Slot)] = []
         /// The inverse of each order edit, oldest first.
@@ -31,7 +33,7 @@ extension LabelList {
     mutating func withRollback<R>(_ body: (inout LabelList) throws(StoreError) -> R) throws(StoreError) -> R {
         precondition(journal == nil, "rollbacks do not nest")
         journal = Journal(slotCount: slots.count, enabledCount: enabledCount, listVersion: listVersion,
-                          lastSeq: lastSeq, lastTimestamp: lastTimestamp)
+                          lastSeq: lastSeq, lastTimestamp: lastTimestamp, titles: titles.mark)
         defer { rollBack() }
         return try body(&self)
     }
@@ -74,6 +76,7 @@ extension LabelList {
             }
             slots.removeSubrange(journal.slotCount...)
         }
+        titles.restore(journal.titles)
         enabledCount = journal.enabledCount
         listVersion = journal.listVersion
         lastSeq = journal.lastSeq

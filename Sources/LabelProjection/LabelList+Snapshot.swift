@@ -30,7 +30,10 @@ extension LabelList {
             w.id(slot.id)
             w.u8(slot.isLive ? (slot.isEnabled ? 2 : 1) : 0)
             w.varint(slot.seq)
-            if slot.isLive { w.string(slot.title) }
+            if slot.isLive {
+                w.varint(UInt64(slot.title.length))
+                titles.withBytes(slot.title) { w.bytes.append(contentsOf: $0) }
+            }
         }
         order.forEachLeaf { leaf in for number in leaf { w.varint(UInt64(number)) } }
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
@@ -88,6 +91,7 @@ extension LabelList {
         let enabledCount = try r.count("the enabled count", limit: liveCount)
         var list = LabelList()
         list.slots.reserveCapacity(slotCount)
+        list.titles.reserve(r.remaining - slotCount * SnapshotFormat.minSlotBytes)
         var live = 0, enabled = 0
         for number in 0..<slotCount {
             let id = try r.id("slot \(number)")
@@ -100,7 +104,8 @@ extension LabelList {
             if state == 0 {
                 slot = .removed(id, at: slotSeq)
             } else {
-                slot = .live(id, title: try r.string("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes), isEnabled: state == 2, version: slotSeq)
+                let title = list.titles.append(try r.utf8("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes))
+                slot = .live(id, title: title, isEnabled: state == 2, version: slotSeq)
                 live += 1
                 if state == 2 { enabled += 1 }
             }

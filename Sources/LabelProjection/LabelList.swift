@@ -8,14 +8,16 @@ import EventLog
 /// (copy-on-write), at which point that side copies the storage it changes.
 ///
 /// ## Storage
-/// Every id the list has seen owns a *slot* for good: a 40-byte record (id,
-/// title, and one word packing the version or removal seq with the live and
-/// enabled bits). A removed label keeps its slot as a tombstone; adding the
-/// id again reuses it. Slots are numbered in the order ids were first added,
-/// so every fold of the same log numbers them alike. An id → slot hash table
+/// Every id the list has seen owns a *slot* for good: a 32-byte record (id,
+/// where its title's bytes are, and one word packing the version or removal
+/// seq with the live and enabled bits). Titles live as UTF-8 bytes in one
+/// ``TitleArena``; a `String` is made only when a ``Label`` is read. A
+/// removed label keeps its slot as a tombstone; adding the id again reuses
+/// it. Slots are numbered in the order ids were first added, so every fold
+/// of the same log numbers them alike. An id → slot hash table
 /// (``SlotIndex``) and a counted B+-tree of live slots (``LabelOrder``)
-/// complete it: no per-label objects, about 60–70 bytes per label plus title
-/// bytes beyond 15.
+/// complete it: no per-label objects, about 50–60 bytes per label plus the
+/// title's bytes.
 ///
 /// ## Complexity (n live labels)
 /// - by id (``label(_:)``, ``contains(_:)``, ``labelVersion(_:)``, ``removal(of:)``): O(1);
@@ -26,7 +28,8 @@ public struct LabelList: Sendable {
     /// One known id: its label data if live, its removal seq if removed.
     struct Slot: Sendable {
         var id: LabelID
-        var title: String
+        /// The title's bytes in ``LabelList/titles`` (empty for a removed slot).
+        var title: TitleRef
         /// Bits 0–61: the version (live) or the removal seq (removed); bit 62: enabled; bit 63: live.
         var word: UInt64
 
@@ -38,19 +41,22 @@ public struct LabelList: Sendable {
         var isEnabled: Bool { word & Self.enabledBit != 0 }
         var seq: UInt64 { word & Self.seqMask }
 
-        static func live(_ id: LabelID, title: String, isEnabled: Bool, version: UInt64) -> Slot {
+        static func live(_ id: LabelID, title: TitleRef, isEnabled: Bool, version: UInt64) -> Slot {
             Slot(id: id, title: title, word: liveBit | (isEnabled ? enabledBit : 0) | (version & seqMask))
         }
 
         static func removed(_ id: LabelID, at seq: UInt64) -> Slot {
-            Slot(id: id, title: "", word: seq & seqMask)
+            Slot(id: id, title: .empty, word: seq & seqMask)
         }
 
-        var label: Label { Label(id: id, title: title, isEnabled: isEnabled, version: seq) }
+        /// The label of this (live) slot, with `title` as its title.
+        func label(title: String) -> Label { Label(id: id, title: title, isEnabled: isEnabled, version: seq) }
     }
 
     /// Every known id, live or removed, by slot number.
     var slots: [Slot] = []
+    /// The live slots' titles.
+    var titles = TitleArena()
     /// id → slot.
     var slotIndex = SlotIndex()
     /// The live slots in list order.
@@ -100,12 +106,12 @@ public struct LabelList: Sendable {
     public var labels: [Label] {
         var result: [Label] = []
         result.reserveCapacity(count)
-        order.forEachLeaf { leaf in for slot in leaf { result.append(slots[Int(slot)].label) } }
+        order.forEachLeaf { leaf in for slot in leaf { result.append(label(slot: slot)) } }
         return result
     }
 
     /// The label at `position`, which must be in `0..<count` (O(log n)).
-    public subscript(position: Int) -> Label { slots[Int(order[position])].label }
+    public subscript(position: Int) -> Label { label(slot: order[position]) }
 
     /// The id at `position`, which must be in `0..<count` (O(log n)).
     public func id(at position: Int) -> LabelID { slots[Int(order[position])].id }
@@ -117,7 +123,7 @@ public struct LabelList: Sendable {
     public var last: Label? { isEmpty ? nil : self[count - 1] }
 
     /// The live label with this id, or `nil` (O(1)).
-    public func label(_ id: LabelID) -> Label? { liveSlot(id).map { slots[Int($0)].label } }
+    public func label(_ id: LabelID) -> Label? { liveSlot(id).map { label(slot: $0) } }
 
     /// Whether a live label has this id (O(1)).
     public func contains(_ id: LabelID) -> Bool { liveSlot(id) != nil }
@@ -150,6 +156,32 @@ public struct LabelList: Sendable {
     func liveSlot(_ id: LabelID) -> UInt32? {
         guard let slot = slot(of: id), slots[Int(slot)].isLive else { return nil }
         return slot
+    }
+
+    /// The label in slot `number` (which must be live), its title made into a `String`.
+    @inline(__always)
+    func label(slot number: UInt32) -> Label {
+        let slot = slots[Int(number)]
+        return slot.label(title: titles.string(slot.title))
+    }
+
+    /// The title of slot `number` (empty for a removed slot).
+    func title(slot number: UInt32) -> String { titles.string(slots[Int(number)].title) }
+
+    /// Reclaims the bytes of renamed and removed titles once they outweigh
+    /// the live ones (never while a rollback journal is open: its saved
+    /// slots refer to the old bytes). O(live title bytes + slots), amortized
+    /// O(1) per title byte written.
+    mutating func compactTitlesIfNeeded() {
+        guard journal == nil, titles.wantsCompaction else { return }
+        var storage = slots
+        slots = []
+        titles.compact { move in
+            for i in storage.indices where storage[i].isLive && storage[i].title.length > 0 {
+                storage[i].title = move(storage[i].title)
+            }
+        }
+        slots = storage
     }
 
     /// The number of slots (known ids).

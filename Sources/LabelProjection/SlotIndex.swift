@@ -8,12 +8,32 @@ import EventLog
 /// 9–18 bytes per id at the load factors used, `(7/16, 7/8]`), against
 /// 20–40 for a `Dictionary<LabelID, UInt32>`. Ids are never deleted (a
 /// removed label keeps its slot as a tombstone), so probing needs no
-/// deletion markers. Hashing uses Swift's seeded `Hasher`, so crafted ids
-/// cannot force long probe sequences.
+/// deletion markers. Hashing (``hash(_:)``) is a folded 64×64→128-bit
+/// multiply of the id's two halves, each mixed with a per-process random
+/// key: a few cycles instead of SipHash's dozens, and, since the keys are
+/// secret, crafted ids cannot aim for long probe sequences.
 ///
 /// Complexity: ``find(_:ids:)`` and ``insert(_:slot:ids:)`` are expected O(1);
 /// growth rehashes in O(n), amortized O(1) per insert.
 struct SlotIndex: Sendable {
+    /// The per-process random keys of ``hash(_:)``.
+    private static let keys: (UInt64, UInt64) = {
+        var rng = SystemRandomNumberGenerator()
+        return (rng.next() | 1, rng.next() | 1)
+    }()
+
+    /// The id's 64-bit hash: its two 64-bit halves, each xored with a key,
+    /// multiplied to 128 bits, folded by xor (the "mum" mix of wyhash).
+    @inline(__always)
+    static func hash(_ id: LabelID) -> UInt64 {
+        let (a, b) = withUnsafeBytes(of: id.uuid.uuid) { raw in
+            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        let keys = Self.keys
+        let product = (a ^ keys.0).multipliedFullWidth(by: b ^ keys.1)
+        return product.high ^ product.low
+    }
+
     private var buckets: [UInt64] = []
     /// The number of ids in the table.
     private(set) var count = 0
@@ -22,7 +42,7 @@ struct SlotIndex: Sendable {
     @inline(__always)
     func find(_ id: LabelID, ids: (UInt32) -> LabelID) -> UInt32? {
         guard !buckets.isEmpty else { return nil }
-        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let hash = Self.hash(id)
         let tag = hash >> 32
         let mask = buckets.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
@@ -42,7 +62,7 @@ struct SlotIndex: Sendable {
     /// Adds `id` (not yet in the table) at `slot`.
     mutating func insert(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) {
         if (count + 1) * 8 > buckets.count * 7 { grow(ids: ids) }
-        place(hash: UInt64(UInt(bitPattern: id.hashValue)), slot: slot)
+        place(hash: Self.hash(id), slot: slot)
         count += 1
     }
 
@@ -50,7 +70,7 @@ struct SlotIndex: Sendable {
     /// probe run back so that every lookup still finds them (no tombstones).
     mutating func remove(_ id: LabelID, ids: (UInt32) -> LabelID) {
         let mask = buckets.count - 1
-        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let hash = Self.hash(id)
         var hole = Int(truncatingIfNeeded: hash) & mask
         while true {
             let bucket = buckets[hole]
@@ -65,7 +85,7 @@ struct SlotIndex: Sendable {
             next = (next + 1) & mask
             let bucket = buckets[next]
             if bucket == 0 { return }
-            let home = Int(truncatingIfNeeded: UInt(bitPattern: ids(UInt32(truncatingIfNeeded: bucket) - 1).hashValue)) & mask
+            let home = Int(truncatingIfNeeded: Self.hash(ids(UInt32(truncatingIfNeeded: bucket) - 1))) & mask
             // The entry may move into the hole unless its home lies cyclically in (hole, next].
             let stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
             if !stays {
@@ -91,7 +111,7 @@ struct SlotIndex: Sendable {
         var hashes = [UInt64](repeating: 0, count: n)
         var starts = [Int](repeating: 0, count: (mask >> shift) + 2)
         for i in 0..<n {
-            let hash = UInt64(UInt(bitPattern: ids(UInt32(i)).hashValue))
+            let hash = Self.hash(ids(UInt32(i)))
             hashes[i] = hash
             starts[((Int(truncatingIfNeeded: hash) & mask) >> shift) + 1] += 1
         }
@@ -127,7 +147,7 @@ struct SlotIndex: Sendable {
         buckets = [UInt64](repeating: 0, count: capacity)
         for bucket in old where bucket != 0 {
             let slot = UInt32(truncatingIfNeeded: bucket) - 1
-            place(hash: UInt64(UInt(bitPattern: ids(slot).hashValue)), slot: slot)
+            place(hash: Self.hash(ids(slot)), slot: slot)
         }
     }
 

@@ -73,6 +73,12 @@ struct SnapshotReader {
     }
 
     mutating func string(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> String {
+        String(decoding: try utf8(what(), maxBytes: maxBytes), as: UTF8.self)
+    }
+
+    /// A string's bytes, checked to be valid UTF-8, borrowed from the input
+    /// (no copy, no allocation).
+    mutating func utf8(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> UnsafeRawBufferPointer {
         let start = position
         let length = try count("\(what()) length", limit: maxBytes)
         guard length <= remaining else {
@@ -80,12 +86,10 @@ struct SnapshotReader {
         }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
         position += length
-        // Decoding repairs invalid UTF-8; the bytes survive unchanged exactly when they were valid.
-        let s = String(decoding: slice, as: UTF8.self)
-        guard slice.allSatisfy({ $0 < 0x80 }) || s.utf8.elementsEqual(slice) else {
+        guard UTF8Validation.isValid(slice) else {
             throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is not valid UTF-8")
         }
-        return s
+        return slice
     }
 
     mutating func id(_ what: @autoclosure () -> String) throws(SnapshotError) -> LabelID {

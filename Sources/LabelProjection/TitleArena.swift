@@ -1,0 +1,107 @@
+import EventLog
+
+/// Where one title's UTF-8 bytes are in a ``TitleArena``: a 40-bit offset and
+/// a 24-bit length packed in one word (titles are at most
+/// ``LogLimits/maxTitleBytes``, far below 2^24). The empty title is `0`.
+struct TitleRef: Sendable, Hashable {
+    var raw: UInt64
+
+    static let empty = TitleRef(raw: 0)
+
+    init(offset: Int, length: Int) {
+        assert(offset >= 0 && offset < 1 << 40 && length >= 0 && length < 1 << 24)
+        raw = UInt64(offset) << 24 | UInt64(length)
+    }
+
+    private init(raw: UInt64) { self.raw = raw }
+
+    var offset: Int { Int(raw >> 24) }
+    var length: Int { Int(raw & 0xFF_FFFF) }
+}
+
+/// The titles of a ``LabelList``, stored as UTF-8 bytes back to back in one
+/// growable buffer, so a label costs its title's bytes and an 8-byte
+/// ``TitleRef`` instead of a `String` (a 16-byte value plus, beyond 15
+/// bytes, a heap object with its own header). Folding and loading a
+/// snapshot copy bytes instead of allocating a string per title; a `String`
+/// is made only when a ``Label`` is read.
+///
+/// The arena only grows: a renamed or removed label's old bytes become
+/// ``garbage``, which ``LabelList`` reclaims by compacting when it exceeds
+/// the live bytes (amortized O(1) per byte written). A value type with
+/// copy-on-write storage, like the rest of the list.
+struct TitleArena: Sendable {
+    private(set) var bytes: [UInt8] = []
+    /// Bytes that no slot refers to any more.
+    private(set) var garbage = 0
+    /// The least garbage worth a compaction (tests lower it to exercise compaction).
+    var minimumGarbage = 64 << 10
+
+    /// The bytes titles refer to (total minus garbage).
+    var liveBytes: Int { bytes.count - garbage }
+
+    /// Stores `title`'s UTF-8 bytes and returns where they are.
+    mutating func append(_ title: String) -> TitleRef {
+        var title = title
+        return title.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Stores `utf8` (which must be valid UTF-8) and returns where it is.
+    mutating func append(_ utf8: UnsafeRawBufferPointer) -> TitleRef {
+        guard !utf8.isEmpty else { return .empty }
+        let offset = bytes.count
+        bytes.append(contentsOf: utf8)
+        return TitleRef(offset: offset, length: utf8.count)
+    }
+
+    /// Marks a title's bytes as no longer referred to.
+    mutating func release(_ ref: TitleRef) { garbage += ref.length }
+
+    /// The title as a `String` (allocates for titles over 15 bytes).
+    func string(_ ref: TitleRef) -> String {
+        guard ref.length > 0 else { return "" }
+        return withBytes(ref) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether the title's bytes are exactly `title`'s UTF-8 bytes (no
+    /// Unicode normalization: the log records exact titles).
+    func equals(_ ref: TitleRef, _ title: String) -> Bool {
+        var title = title
+        return title.withUTF8 { other in withBytes(ref) { $0.elementsEqual(UnsafeRawBufferPointer(other)) } }
+    }
+
+    /// Calls `body` with the title's bytes.
+    func withBytes<R>(_ ref: TitleRef, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[ref.offset..<ref.offset + ref.length])) }
+    }
+
+    /// Saves the arena's extent, to restore it with ``restore(_:)`` (rollback).
+    var mark: (count: Int, garbage: Int) { (bytes.count, garbage) }
+
+    /// Drops bytes appended since `mark` was taken and its garbage count.
+    mutating func restore(_ mark: (count: Int, garbage: Int)) {
+        if bytes.count > mark.count { bytes.removeSubrange(mark.count...) }
+        garbage = mark.garbage
+    }
+
+    /// Whether enough is garbage that compacting pays: more than the live
+    /// bytes, and at least ``minimumGarbage`` (64 KiB).
+    var wantsCompaction: Bool { garbage > minimumGarbage && garbage > liveBytes }
+
+    /// Rebuilds the arena with only the titles still referred to: `rewrite`
+    /// is called with a function that copies one live title into the new
+    /// arena and returns its new ref; it must pass every live ref once.
+    mutating func compact(_ rewrite: ((TitleRef) -> TitleRef) -> Void) {
+        var fresh = TitleArena()
+        fresh.minimumGarbage = minimumGarbage
+        fresh.bytes.reserveCapacity(liveBytes)
+        let old = bytes
+        old.withUnsafeBytes { all in
+            rewrite { ref in fresh.append(UnsafeRawBufferPointer(rebasing: all[ref.offset..<ref.offset + ref.length])) }
+        }
+        self = fresh
+    }
+
+    /// Reserves room for `count` more bytes (bulk loading).
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+}
