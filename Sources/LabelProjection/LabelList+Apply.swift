@@ -25,11 +25,31 @@ extension LabelList {
     /// which rebuilds the order.
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
+        let enabledBefore = enabledCount
+        let (membershipChanged, before, after) = try fold(record, describing: true)
+        return LabelChange(record: record, membershipChanged: membershipChanged, before: before, after: after,
+                           enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
+    }
+
+    /// Folds one record into the list exactly as ``apply(_:)`` does (the
+    /// same checks, the same errors, the same state afterwards) without
+    /// describing the change: for replaying a log, where nobody reads the
+    /// ``LabelChange``. No title is made into a `String`, so a fold of a
+    /// `renamed`, `toggled` or `moved` allocates nothing.
+    public mutating func replay(_ record: EventRecord) throws(ProjectionError) {
+        _ = try fold(record, describing: false)
+    }
+
+    /// The fold behind ``apply(_:)`` and ``replay(_:)``; `before`/`after` are
+    /// made only when `describing` (a constant in each caller, so the other
+    /// path compiles away).
+    @inline(__always)
+    private mutating func fold(_ record: EventRecord, describing: Bool) throws(ProjectionError)
+        -> (membershipChanged: Bool, before: Label?, after: Label?) {
         let seq = record.seq
         guard seq == lastSeq + 1 else {
             throw ProjectionError(.seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
         }
-        let enabledBefore = enabledCount
         var membershipChanged = false
         var before: Label?
         var after: Label?
@@ -55,7 +75,7 @@ extension LabelList {
             if isEnabled { enabledCount += 1 }
             listVersion = seq
             membershipChanged = true
-            after = data.label(title: title)
+            if describing { after = data.label(title: title) }
 
         case .renamed(let id, let oldTitle, let newTitle):
             let number = try live(id, seq: seq, doing: "renamed")
@@ -63,14 +83,14 @@ extension LabelList {
             guard titles.equals(slot.title, oldTitle) else {
                 throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
             }
-            before = slot.label(title: oldTitle)
+            if describing { before = slot.label(title: oldTitle) }
             if oldTitle.utf8.elementsEqual(newTitle.utf8) {
                 after = before
             } else {
                 titles.release(slot.title)
                 let renamed = Slot.live(id, title: titles.append(newTitle), isEnabled: slot.isEnabled, version: seq)
                 setSlot(number, renamed)
-                after = renamed.label(title: newTitle)
+                if describing { after = renamed.label(title: newTitle) }
                 compactTitlesIfNeeded()
             }
 
@@ -80,12 +100,14 @@ extension LabelList {
             guard slot.isEnabled != isEnabled else {
                 throw ProjectionError(.stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq, id: id)
             }
-            let title = titles.string(slot.title)
-            before = slot.label(title: title)
             let toggled = Slot.live(id, title: slot.title, isEnabled: isEnabled, version: seq)
+            if describing {
+                let title = titles.string(slot.title)
+                before = slot.label(title: title)
+                after = toggled.label(title: title)
+            }
             setSlot(number, toggled)
             enabledCount += isEnabled ? 1 : -1
-            after = toggled.label(title: title)
 
         case .removed(let id, let index, let title, let isEnabled):
             let number = try live(id, seq: seq, doing: "removed")
@@ -100,7 +122,7 @@ extension LabelList {
             if isEnabled { enabledCount -= 1 }
             listVersion = seq
             membershipChanged = true
-            before = slot.label(title: title)
+            if describing { before = slot.label(title: title) }
             compactTitlesIfNeeded()
 
         case .moved(let id, let from, let to):
@@ -115,8 +137,10 @@ extension LabelList {
             editOrder(.moved(from: from, to: to))
             listVersion = seq
             membershipChanged = true
-            before = label(slot: number)
-            after = before
+            if describing {
+                before = label(slot: number)
+                after = before
+            }
 
         case .reordered(let newOrder):
             let numbers = try checkPermutation(newOrder, seq: seq)
@@ -132,8 +156,7 @@ extension LabelList {
 
         lastSeq = seq
         lastTimestamp = record.timestamp
-        return LabelChange(record: record, membershipChanged: membershipChanged, before: before, after: after,
-                           enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
+        return (membershipChanged, before, after)
     }
 
     /// The slot of the live label `id`, or an error saying it was removed (at which seq) or never seen.

@@ -22,7 +22,7 @@ extension LabelList {
                         let next = try work.events(for: command)
                         for event in next {
                             do throws(ProjectionError) {
-                                try work.apply(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
+                                try work.replay(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
                             } catch {
                                 throw StoreError.inconsistent(error)
                             }

@@ -85,7 +85,7 @@ public struct LabelList: Sendable {
     /// Throws the first inconsistency, naming its seq.
     public init(replaying records: some Sequence<EventRecord>) throws(ProjectionError) {
         self.init()
-        for record in records { try apply(record) }
+        for record in records { try replay(record) }
     }
 
     /// The number of live labels.

@@ -53,7 +53,7 @@ extension LabelStore {
                     var entry = entry
                     entry.timestamp = entry.timestamp ?? now
                     do throws(ProjectionError) {
-                        try work.apply(entry.record(seq: work.lastSeq + 1, now: now))
+                        try work.replay(entry.record(seq: work.lastSeq + 1, now: now))
                     } catch {
                         var storeError = StoreError.inconsistent(error)
                         storeError.batchIndex = entries.count > 1 ? i : nil

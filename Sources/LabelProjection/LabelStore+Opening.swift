@@ -52,7 +52,7 @@ extension LabelStore {
                         return
                     }
                     if mismatch != nil { return }
-                    try list.apply(record)
+                    try list.replay(record)
                     replayed += 1
                 }
                 var problem = mismatch
@@ -75,7 +75,7 @@ extension LabelStore {
                 snapshots.report.ignored.append(.init(path: candidate.entry.path, error: problem))
                 var full = LabelList()
                 try forEachRecord(in: writer, from: 1, through: nil) { (record) throws(StoreError) in
-                    do throws(ProjectionError) { try full.apply(record) } catch { throw StoreError.inconsistent(error) }
+                    do throws(ProjectionError) { try full.replay(record) } catch { throw StoreError.inconsistent(error) }
                     return true
                 }
                 snapshots.report.replayedRecords = full.lastSeq
@@ -87,7 +87,7 @@ extension LabelStore {
             }
         }
         var list = LabelList()
-        let writer = try openWriter(path: path, options: options) { record in try list.apply(record) }
+        let writer = try openWriter(path: path, options: options) { record in try list.replay(record) }
         snapshots.report.replayedRecords = list.lastSeq
         return (writer, list, snapshots)
     }

@@ -23,7 +23,7 @@ extension LabelStore {
         var list = LabelList()
         try Self.forEachRecord(in: storage, from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
             guard record.timestamp <= time else { return false }
-            do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+            do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             return true
         }
         return list
@@ -38,7 +38,7 @@ extension LabelStore {
             let records = try readRecords(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)))
             if records.isEmpty { break }
             for record in records {
-                do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+                do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             }
         }
         return list

@@ -104,7 +104,7 @@ public final class LabelStore: Sendable {
     public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
         var list = LabelList()
         try Self.forEachRecord(in: storage, from: 1, through: nil) { (record) throws(StoreError) in
-            do throws(ProjectionError) { try list.apply(record) } catch { throw StoreError.inconsistent(error) }
+            do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             return true
         }
         self.init(storage: storage, ownedWriter: nil, list: list, options: options)

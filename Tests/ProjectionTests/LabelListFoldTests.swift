@@ -136,3 +136,42 @@ import Testing
         #expect(list.ids == [a, b] && list.enabledCount == 2)
     }
 }
+
+/// `replay(_:)` is `apply(_:)` without the change description: the same
+/// state after every record and the same error for every bad one.
+@Suite struct ReplayFoldTests {
+    @Test(arguments: [7, 8] as [UInt64])
+    func replayAndApplyAgreeOnEveryStepAndEveryRefusal(seed: UInt64) throws {
+        var generator = LargeListReferenceTests.Generator(rng: SeededGenerator(seed: seed), target: 60)
+        var model = ModelList()
+        var applied = LabelList(), replayed = LabelList()
+        var rng = SeededGenerator(seed: seed ^ 0xFF)
+        for _ in 0..<2000 {
+            let event = generator.event(model)
+            let seq = model.lastSeq + 1
+            // Now and then, a record the fold must refuse: a stale title, a wrong seq or an unknown id.
+            let bad: EventRecord? = switch Int.random(in: 0..<12, using: &rng) {
+            case 0: model.rows.first.map { record(seq, .renamed(id: $0.id, oldTitle: $0.title + "?", newTitle: "x")) }
+            case 1: record(seq + 1, event)
+            case 2: record(seq, .toggled(id: testID(999_999), isEnabled: true))
+            default: nil
+            }
+            if let bad {
+                let a = catching { () throws(ProjectionError) in _ = try applied.apply(bad) }
+                let r = catching { () throws(ProjectionError) in try replayed.replay(bad) }
+                #expect(a != nil && a == r, "apply threw \(String(describing: a)), replay \(String(describing: r))")
+            }
+            try applied.apply(record(seq, event))
+            try replayed.replay(record(seq, event))
+            model.apply(event, seq: seq)
+            #expect(applied == replayed)
+        }
+        replayed._checkInvariants()
+        #expect(model.matches(replayed))
+    }
+
+    func catching(_ body: () throws(ProjectionError) -> Void) -> ProjectionError? {
+        do throws(ProjectionError) { try body() } catch { return error }
+        return nil
+    }
+}

@@ -30,7 +30,7 @@ enum Repair: Command {
         var inconsistent: ProjectionError?
         let found = try LogReader.scan(path: path, mode: .pointInTime) { record in
             guard inconsistent == nil else { return }
-            do throws(ProjectionError) { _ = try list.apply(record) } catch { inconsistent = error }
+            do throws(ProjectionError) { try list.replay(record) } catch { inconsistent = error }
         }.report
         if let inconsistent {
             let badSeq = inconsistent.seq

@@ -63,7 +63,7 @@ enum Verify: Command {
                 break
             }
             do {
-                try list.apply(record)
+                try list.replay(record)
             } catch {
                 result.problem = .init(kind: "event", code: error.code.rawValue, offset: offset, seq: record.seq, message: error.message)
                 break
