@@ -84,7 +84,7 @@ extension LabelList {
                 throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
             }
             if describing { before = slot.label(title: oldTitle) }
-            if oldTitle.utf8.elementsEqual(newTitle.utf8) {
+            if TitleArena.sameBytes(oldTitle, newTitle) {
                 after = before
             } else {
                 titles.release(slot.title)

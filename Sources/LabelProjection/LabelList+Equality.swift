@@ -15,7 +15,7 @@ extension LabelList: Equatable {
             for slot in leaf {
                 let x = a.slots[Int(slot)], y = b.slots[Int(b.order[i])]
                 if x.id != y.id || x.word != y.word || x.title.length != y.title.length { same = false; return }
-                let titlesEqual = a.titles.withBytes(x.title) { ax in b.titles.withBytes(y.title) { ax.elementsEqual($0) } }
+                let titlesEqual = a.titles.withBytes(x.title) { ax in b.titles.withBytes(y.title) { TitleArena.bytesEqual(ax, $0) } }
                 if !titlesEqual { same = false; return }
                 i += 1
             }

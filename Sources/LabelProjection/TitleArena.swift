@@ -66,8 +66,33 @@ struct TitleArena: Sendable {
     /// Whether the title's bytes are exactly `title`'s UTF-8 bytes (no
     /// Unicode normalization: the log records exact titles).
     func equals(_ ref: TitleRef, _ title: String) -> Bool {
+        guard ref.length == title.utf8.count else { return false }
         var title = title
-        return title.withUTF8 { other in withBytes(ref) { $0.elementsEqual(UnsafeRawBufferPointer(other)) } }
+        return title.withUTF8 { other in withBytes(ref) { Self.bytesEqual($0, UnsafeRawBufferPointer(other)) } }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (no normalization).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in bytesEqual(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+    }
+
+    /// Whether two byte ranges are equal, compared eight bytes at a time.
+    @inline(__always)
+    static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let n = a.count
+        guard n == b.count else { return false }
+        var i = 0
+        while i + 8 <= n {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < n {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Calls `body` with the title's bytes.

@@ -2,7 +2,8 @@ import EventLog
 import LabelProjection
 
 /// The fold of the projection as a replay consumer: every record goes through
-/// `LabelList.apply(_:)`, the one fold of the log. On our side of
+/// `LabelList.replay(_:)`, the one fold of the log as a replay runs it (the
+/// checks of `apply(_:)`, no change description), as `LabelStore.open` does. On our side of
 /// ``ReplayWorkload`` the store itself folds (``FoldedProjectionConsumer``:
 /// `LabelStore.open` with manual snapshots and no snapshot on disk); on
 /// SQLite's side each decoded row is applied here. The digests (a fingerprint
@@ -12,7 +13,7 @@ struct ProjectionFoldConsumer: FoldedProjectionConsumer {
     init() {}
     init(folded list: LabelList) { self.list = list }
     static var name: String { "fold" }
-    mutating func consume(_ record: EventRecord) throws { try list.apply(record) }
+    mutating func consume(_ record: EventRecord) throws { try list.replay(record) }
     var digest: String { ProjectionFixtures.digest(list) }
 }
 
