@@ -116,22 +116,31 @@ struct SlotIndex: Sendable {
             starts[((Int(truncatingIfNeeded: hash) & mask) >> shift) + 1] += 1
         }
         for b in 1..<starts.count { starts[b] += starts[b - 1] }
-        var byBucket = [UInt32](repeating: 0, count: n)
+        // Scatter each slot's finished bucket value and its home index into
+        // bucket order, so the placing pass below reads both sequentially.
+        var entries = [UInt64](repeating: 0, count: n)
+        var homes = [UInt32](repeating: 0, count: n)
         for i in 0..<n {
-            let b = (Int(truncatingIfNeeded: hashes[i]) & mask) >> shift
-            byBucket[starts[b]] = UInt32(i)
-            starts[b] += 1
+            let hash = hashes[i]
+            let home = Int(truncatingIfNeeded: hash) & mask
+            let k = starts[home >> shift]
+            entries[k] = (hash >> 32) << 32 | UInt64(i + 1)
+            homes[k] = UInt32(truncatingIfNeeded: home)
+            starts[home >> shift] = k + 1
         }
+        hashes = []
         return buckets.withUnsafeMutableBufferPointer { table -> UInt32? in
-            for slot in byBucket {
-                let hash = hashes[Int(slot)]
-                let tag = hash >> 32
-                var i = Int(truncatingIfNeeded: hash) & mask
+            for k in 0..<n {
+                let entry = entries[k]
+                var i = Int(homes[k])
                 while table[i] != 0 {
-                    if table[i] >> 32 == tag, ids(UInt32(truncatingIfNeeded: table[i]) - 1) == ids(slot) { return max(slot, UInt32(truncatingIfNeeded: table[i]) - 1) }
+                    if table[i] >> 32 == entry >> 32 {
+                        let other = UInt32(truncatingIfNeeded: table[i]) - 1, slot = UInt32(truncatingIfNeeded: entry) - 1
+                        if ids(other) == ids(slot) { return max(slot, other) }
+                    }
                     i = (i + 1) & mask
                 }
-                table[i] = tag << 32 | UInt64(slot + 1)
+                table[i] = entry
                 count += 1
             }
             return nil
