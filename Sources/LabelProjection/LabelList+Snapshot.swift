@@ -1,9 +1,10 @@
 import EventLog
 
 extension LabelList {
-    /// The snapshot file bytes of this list (docs/SNAPSHOTS.md): header, every
-    /// slot (live labels and removal tombstones) in slot order, the live slots
-    /// in list order, and a CRC-32C over all of it. O(n + title bytes).
+    /// The snapshot file bytes of this list (docs/SNAPSHOTS.md, version 2):
+    /// header, every slot (live labels and removal tombstones) in slot order
+    /// as columns (ids, states, seqs, title lengths, the titles' bytes), the
+    /// live slots in list order, and a CRC-32C over all of it. O(n + title bytes).
     ///
     /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
     /// ``lastSeq`` (0 for the empty log); `logPosition` is where that record's
@@ -11,7 +12,7 @@ extension LabelList {
     /// lets opening resume the log's scan there instead of reading every record.
     public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logPosition: LogPosition? = nil) -> [UInt8] {
         let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
-        var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 36 + count * 3 + 64)
+        var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 22 + count * 4 + titles.liveBytes + 64)
         w.bytes.append(contentsOf: SnapshotFormat.magic)
         w.u16(SnapshotFormat.currentVersion)
         w.u16(lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag)
@@ -23,19 +24,7 @@ extension LabelList {
         w.u64(listVersion)
         w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
         w.u64(UInt64(max(0, position?.end ?? 0)))
-        w.varint(UInt64(slots.count))
-        w.varint(UInt64(count))
-        w.varint(UInt64(enabledCount))
-        for slot in slots {
-            w.id(slot.id)
-            w.u8(slot.isLive ? (slot.isEnabled ? 2 : 1) : 0)
-            w.varint(slot.seq)
-            if slot.isLive {
-                w.varint(UInt64(slot.title.length))
-                titles.withBytes(slot.title) { w.bytes.append(contentsOf: $0) }
-            }
-        }
-        order.forEachLeaf { leaf in for number in leaf { w.varint(UInt64(number)) } }
+        encodeColumns(into: &w)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
         return w.bytes
@@ -90,27 +79,9 @@ extension LabelList {
         let liveCount = try r.count("the live count", limit: slotCount)
         let enabledCount = try r.count("the enabled count", limit: liveCount)
         var list = LabelList()
-        list.slots.reserveCapacity(slotCount)
-        list.titles.reserve(r.remaining - slotCount * SnapshotFormat.minSlotBytes)
-        var live = 0, enabled = 0
-        for number in 0..<slotCount {
-            let id = try r.id("slot \(number)")
-            let state = try r.u8("slot \(number)")
-            let slotSeq = try r.varint("slot \(number)'s seq")
-            guard state <= 2, slotSeq >= 1, slotSeq <= seq else {
-                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
-            }
-            let slot: Slot
-            if state == 0 {
-                slot = .removed(id, at: slotSeq)
-            } else {
-                let title = list.titles.append(try r.utf8("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes))
-                slot = .live(id, title: title, isEnabled: state == 2, version: slotSeq)
-                live += 1
-                if state == 2 { enabled += 1 }
-            }
-            list.slots.append(slot)
-        }
+        let (live, enabled) = version >= 2
+            ? try list.decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+            : try list.decodeRows(&r, slotCount: slotCount, seq: seq)
         let storage = list.slots
         if let duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }) {
             throw SnapshotError(.invalidContent, "label \(storage[Int(duplicate)].id) has two slots")

@@ -107,7 +107,7 @@ struct SlotIndex: Sendable {
         count = 0
         guard n > 0 else { return nil }
         let mask = capacity - 1
-        let shift = max(0, capacity.trailingZeroBitCount - 16)
+        let shift = max(0, capacity.trailingZeroBitCount - 11)  // 2,048 groups: the scatter's write streams stay in cache
         var hashes = [UInt64](repeating: 0, count: n)
         var starts = [Int](repeating: 0, count: (mask >> shift) + 2)
         for i in 0..<n {

@@ -79,6 +79,21 @@ import Testing
         #expect(error?.code == .invalidContent && error?.message.contains("two slots") == true)
     }
 
+    @Test func titlesAreCheckedOneByOneEvenThoughTheyAreStoredBackToBack() throws {
+        var list = LabelList()
+        try list.apply(record(1, .added(id: testID(1), title: "\u{E9}", isEnabled: true, index: 0)))  // C3 A9
+        try list.apply(record(2, .added(id: testID(2), title: "a", isEnabled: true, index: 1)))
+        var bytes = list.snapshotBytes(logID: Self.logID, fingerprint: 0)
+        // Header, three one-byte counts, two ids, two states, two one-byte seqs: then the two title lengths.
+        let lengths = SnapshotFormat.headerLength + 3 + 32 + 2 + 2
+        #expect(bytes[lengths] == 2 && bytes[lengths + 1] == 1)
+        bytes[lengths] = 1
+        bytes[lengths + 1] = 2  // the blob C3 A9 61 stays valid UTF-8, but "\u{C3}" alone and "\u{A9}a" are not
+        Self.reseal(&bytes)
+        let error = catching { _ = try decode(bytes) }
+        #expect(error?.code == .invalidContent && error?.message.contains("starts inside a character") == true, "\(String(describing: error))")
+    }
+
     @Test func bulkBuiltIndexFindsEverySlotLikeIncrementalInserts() {
         let ids = (0..<5000).map { testID($0) }
         var index = SlotIndex()

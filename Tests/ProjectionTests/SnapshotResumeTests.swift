@@ -86,18 +86,18 @@ import Testing
         }
     }
 
-    @Test func aSnapshotWithoutAPositionIsUsedWithAFullScan() throws {
+    @Test func aVersion1SnapshotIsStillUsedWithAFullScan() throws {
         try helpers.withTemporaryDirectory { dir in
             let path = dir + "/labels.log"
             let (info, expected) = try makeStore(path)
-            // Rewrite the snapshot as format version 1 wrote it: version 1, no record length.
-            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: info.path)))
-            bytes[8] = 1
-            bytes[44] = 0; bytes[45] = 0; bytes[46] = 0; bytes[47] = 0
-            SnapshotCodecTests.reseal(&bytes)
+            // Replace the snapshot with what format version 1 wrote for the same state.
+            let v2 = try SnapshotFiles.read(info.path)
+            let bytes = Self.versionOneSnapshot(of: v2.list, logID: v2.header.logID, fingerprint: v2.header.fingerprint,
+                                                logOffset: v2.header.logOffset)
             try Data(bytes).write(to: URL(fileURLWithPath: info.path))
-            let header = try SnapshotFiles.read(info.path).header
+            let (list, header) = try SnapshotFiles.read(info.path)
             #expect(header.version == 1 && header.logPosition == nil && header.logOffset > 0)
+            #expect(list == v2.list && list.slots.map(\.id) == v2.list.slots.map(\.id))
 
             let store = try LabelStore.open(path: path, options: options())
             #expect(store.snapshotReport.usedSeq == 150 && !store.snapshotReport.resumedScan && store.snapshotReport.replayedRecords == 50)
@@ -108,12 +108,45 @@ import Testing
 
     @Test func aVersion1SnapshotWithANonZeroReservedFieldIsInvalid() throws {
         let list = try SnapshotCodecTests.randomList(seed: 3, steps: 40, target: 20)
-        var bytes = list.snapshotBytes(logID: SnapshotCodecTests.logID, fingerprint: 1,
-                                       logPosition: LogPosition(seq: list.lastSeq, offset: 1000, length: 40))
-        let header = try bytes.withUnsafeBytes { raw in try LabelList.decodeSnapshot(raw).header }
-        #expect(header.logPosition == LogPosition(seq: list.lastSeq, offset: 1000, length: 40))
-        bytes[8] = 1
-        SnapshotCodecTests.reseal(&bytes)
-        #expect(throws: SnapshotError.self) { _ = try bytes.withUnsafeBytes { raw in try LabelList.decodeSnapshot(raw) } }
+        let position = LogPosition(seq: list.lastSeq, offset: 1000, length: 40)
+        let v2 = list.snapshotBytes(logID: SnapshotCodecTests.logID, fingerprint: 1, logPosition: position)
+        let header = try v2.withUnsafeBytes { raw in try LabelList.decodeSnapshot(raw).header }
+        #expect(header.logPosition == position)
+        var v1 = Self.versionOneSnapshot(of: list, logID: SnapshotCodecTests.logID, fingerprint: 1, logOffset: 1040)
+        #expect(try v1.withUnsafeBytes { raw in try LabelList.decodeSnapshot(raw).list } == list)
+        v1[44] = 40
+        SnapshotCodecTests.reseal(&v1)
+        #expect(throws: SnapshotError.self) { _ = try v1.withUnsafeBytes { raw in try LabelList.decodeSnapshot(raw) } }
+    }
+
+    /// Format version 1, written independently of the library's encoder:
+    /// the 72-byte header (field 44 reserved, zero), then one record per slot
+    /// (id · state · varint seq · title if live), the order, and the CRC.
+    static func versionOneSnapshot(of list: LabelList, logID: LabelID, fingerprint: UInt32, logOffset: Int64) -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: Array("LABELSNP".utf8))
+        w.u16(1)
+        w.u16(list.lastTimestamp == nil ? 0 : 1)
+        w.u32(72)
+        w.id(logID)
+        w.u64(list.lastSeq)
+        w.u32(fingerprint)
+        w.u32(0)
+        w.u64(list.listVersion)
+        w.u64(UInt64(bitPattern: list.lastTimestamp?.millisecondsSince1970 ?? 0))
+        w.u64(UInt64(logOffset))
+        w.varint(UInt64(list.slots.count))
+        w.varint(UInt64(list.count))
+        w.varint(UInt64(list.enabledCount))
+        for (number, slot) in list.slots.enumerated() {
+            w.id(slot.id)
+            w.u8(slot.isLive ? (slot.isEnabled ? 2 : 1) : 0)
+            w.varint(slot.seq)
+            if slot.isLive { w.string(list.title(slot: UInt32(number))) }
+        }
+        for id in list.ids { w.varint(UInt64(list.slot(of: id)!)) }
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        w.u32(crc)
+        return w.bytes
     }
 }

@@ -1,0 +1,122 @@
+import EventLog
+
+/// The slot part of a snapshot's body: version 2 stores it as columns, so
+/// loading is a few sequential passes and one copy of all titles; version 1
+/// stored one record per slot (still read).
+extension LabelList {
+    /// Writes the counts and the slot columns (docs/SNAPSHOTS.md, "Body").
+    func encodeColumns(into w: inout SnapshotWriter) {
+        w.varint(UInt64(slots.count))
+        w.varint(UInt64(count))
+        w.varint(UInt64(enabledCount))
+        for slot in slots { withUnsafeBytes(of: slot.id.uuid.uuid) { w.bytes.append(contentsOf: $0) } }
+        for slot in slots { w.u8(slot.isLive ? (slot.isEnabled ? 2 : 1) : 0) }
+        for slot in slots { w.varint(slot.seq) }
+        for slot in slots where slot.isLive { w.varint(UInt64(slot.title.length)) }
+        titles.bytes.withUnsafeBytes { all in
+            for slot in slots where slot.isLive && slot.title.length > 0 {
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: all[slot.title.offset..<slot.title.offset + slot.title.length]))
+            }
+        }
+        order.forEachLeaf { leaf in for number in leaf { w.varint(UInt64(number)) } }
+    }
+
+    /// Reads version 2's slot columns into this (empty) list's slots and
+    /// titles; returns the live and enabled counts the states give.
+    mutating func decodeColumns(_ r: inout SnapshotReader, slotCount: Int, liveCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
+        guard slotCount * 18 + liveCount <= r.remaining else {
+            throw SnapshotError(.invalidContent, "\(slotCount) slots cannot fit in the \(r.remaining) bytes left")
+        }
+        let idsStart = r.position
+        r.position += slotCount * 16
+        let statesStart = r.position
+        r.position += slotCount
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(slotCount)
+        for number in 0..<slotCount {
+            let slotSeq = try r.varint("slot \(number)'s seq")
+            guard slotSeq >= 1, slotSeq <= seq else {
+                throw SnapshotError(.invalidContent, "slot \(number) has seq \(slotSeq); the snapshot is at seq \(seq)")
+            }
+            seqs.append(slotSeq)
+        }
+        // Title lengths, then every live title's bytes back to back.
+        var lengths: [Int] = []
+        lengths.reserveCapacity(liveCount)
+        var total = 0
+        for index in 0..<liveCount {
+            let length = try r.count("the length of live title \(index)", limit: LogLimits.maxTitleBytes)
+            lengths.append(length)
+            total += length
+        }
+        guard total <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the titles take \(total) bytes, past the end of the snapshot (\(r.remaining) left)")
+        }
+        let blob = UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + total])
+        // A valid blob whose every title starts at a character boundary is valid title by title.
+        guard UTF8Validation.isValid(blob) else {
+            throw SnapshotError(.invalidContent, "the titles at byte \(r.position) are not valid UTF-8")
+        }
+        var offset = 0
+        for (index, length) in lengths.enumerated() {
+            if length > 0, blob[offset] & 0xC0 == 0x80 {
+                throw SnapshotError(.invalidContent, "live title \(index) at byte \(r.position + offset) starts inside a character")
+            }
+            offset += length
+        }
+        let base = titles.bytes.count
+        titles.reserve(total)
+        _ = titles.append(blob)
+        r.position += total
+
+        slots.reserveCapacity(slotCount)
+        var live = 0, enabled = 0
+        var titleOffset = base
+        for number in 0..<slotCount {
+            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + number * 16, as: UUID16.self))
+            let state = r.base[statesStart + number]
+            switch state {
+            case 0:
+                slots.append(.removed(id, at: seqs[number]))
+            case 1, 2:
+                guard live < liveCount else {
+                    throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) is live, but the header counts \(liveCount) live labels")
+                }
+                let length = lengths[live]
+                slots.append(.live(id, title: length == 0 ? .empty : TitleRef(offset: titleOffset, length: length), isEnabled: state == 2, version: seqs[number]))
+                titleOffset += length
+                live += 1
+                if state == 2 { enabled += 1 }
+            default:
+                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state)")
+            }
+        }
+        return (live, enabled)
+    }
+
+    /// Reads version 1's one-record-per-slot layout (id · state · seq · title if live).
+    mutating func decodeRows(_ r: inout SnapshotReader, slotCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
+        slots.reserveCapacity(slotCount)
+        var live = 0, enabled = 0
+        for number in 0..<slotCount {
+            let id = try r.id("slot \(number)")
+            let state = try r.u8("slot \(number)")
+            let slotSeq = try r.varint("slot \(number)'s seq")
+            guard state <= 2, slotSeq >= 1, slotSeq <= seq else {
+                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
+            }
+            if state == 0 {
+                slots.append(.removed(id, at: slotSeq))
+            } else {
+                let title = titles.append(try r.utf8("the title of label \(id)", maxBytes: LogLimits.maxTitleBytes))
+                slots.append(.live(id, title: title, isEnabled: state == 2, version: slotSeq))
+                live += 1
+                if state == 2 { enabled += 1 }
+            }
+        }
+        return (live, enabled)
+    }
+}
+
+/// The 16 raw bytes of a UUID, as `UUID(uuid:)` takes them.
+typealias UUID16 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
