@@ -26,7 +26,7 @@ extension LabelList {
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let enabledBefore = enabledCount
-        let (membershipChanged, before, after) = try fold(record, describing: true)
+        let (membershipChanged, before, after) = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event.foldEvent, describing: true)
         return LabelChange(record: record, membershipChanged: membershipChanged, before: before, after: after,
                            enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
     }
@@ -37,16 +37,17 @@ extension LabelList {
     /// ``LabelChange``. No title is made into a `String`, so a fold of a
     /// `renamed`, `toggled` or `moved` allocates nothing.
     public mutating func replay(_ record: EventRecord) throws(ProjectionError) {
-        _ = try fold(record, describing: false)
+        _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event.foldEvent, describing: false)
     }
 
-    /// The fold behind ``apply(_:)`` and ``replay(_:)``; `before`/`after` are
-    /// made only when `describing` (a constant in each caller, so the other
-    /// path compiles away).
+    /// The fold behind ``apply(_:)`` and ``replay(_:)``, generic over how the
+    /// record holds its texts (``FoldEvent``); `before`/`after` are made only
+    /// when `describing` (a constant in each caller, so the other path
+    /// compiles away).
     @inline(__always)
-    private mutating func fold(_ record: EventRecord, describing: Bool) throws(ProjectionError)
-        -> (membershipChanged: Bool, before: Label?, after: Label?) {
-        let seq = record.seq
+    mutating func fold<Text: FoldText, Order: Collection<LabelID>>(
+        seq: UInt64, timestamp: EventTimestamp, event: FoldEvent<Text, Order>, describing: Bool
+    ) throws(ProjectionError) -> (membershipChanged: Bool, before: Label?, after: Label?) {
         guard seq == lastSeq + 1 else {
             throw ProjectionError(.seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
         }
@@ -54,7 +55,7 @@ extension LabelList {
         var before: Label?
         var after: Label?
 
-        switch record.event {
+        switch event {
         case .added(let id, let title, let isEnabled, let index):
             let known = slot(of: id)
             if let known, slots[Int(known)].isLive {
@@ -75,22 +76,22 @@ extension LabelList {
             if isEnabled { enabledCount += 1 }
             listVersion = seq
             membershipChanged = true
-            if describing { after = data.label(title: title) }
+            if describing { after = data.label(title: title.stringValue) }
 
         case .renamed(let id, let oldTitle, let newTitle):
             let number = try live(id, seq: seq, doing: "renamed")
             let slot = slots[Int(number)]
             guard titles.equals(slot.title, oldTitle) else {
-                throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
+                throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle.stringValue)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
             }
-            if describing { before = slot.label(title: oldTitle) }
+            if describing { before = slot.label(title: oldTitle.stringValue) }
             if TitleArena.sameBytes(oldTitle, newTitle) {
                 after = before
             } else {
                 titles.release(slot.title)
                 let renamed = Slot.live(id, title: titles.append(newTitle), isEnabled: slot.isEnabled, version: seq)
                 setSlot(number, renamed)
-                if describing { after = renamed.label(title: newTitle) }
+                if describing { after = renamed.label(title: newTitle.stringValue) }
                 compactTitlesIfNeeded()
             }
 
@@ -114,7 +115,7 @@ extension LabelList {
             let slot = slots[Int(number)]
             try check(index: index, holds: number, id: id, seq: seq, what: "removed label \(id) at index \(index)")
             guard titles.equals(slot.title, title), slot.isEnabled == isEnabled else {
-                throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title)\" (\(isEnabled ? "on" : "off")), but it is \"\(titles.string(slot.title))\" (\(slot.isEnabled ? "on" : "off"))", seq: seq, id: id)
+                throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title.stringValue)\" (\(isEnabled ? "on" : "off")), but it is \"\(titles.string(slot.title))\" (\(slot.isEnabled ? "on" : "off"))", seq: seq, id: id)
             }
             editOrder(.removed(number, at: index))
             titles.release(slot.title)
@@ -122,7 +123,7 @@ extension LabelList {
             if isEnabled { enabledCount -= 1 }
             listVersion = seq
             membershipChanged = true
-            if describing { before = slot.label(title: title) }
+            if describing { before = slot.label(title: title.stringValue) }
             compactTitlesIfNeeded()
 
         case .moved(let id, let from, let to):
@@ -155,7 +156,7 @@ extension LabelList {
         }
 
         lastSeq = seq
-        lastTimestamp = record.timestamp
+        lastTimestamp = timestamp
         return (membershipChanged, before, after)
     }
 
@@ -180,7 +181,7 @@ extension LabelList {
     }
 
     /// The slots of `newOrder` if it is a permutation of the live ids (O(n)).
-    private func checkPermutation(_ newOrder: [LabelID], seq: UInt64) throws(ProjectionError) -> [UInt32] {
+    private func checkPermutation(_ newOrder: some Collection<LabelID>, seq: UInt64) throws(ProjectionError) -> [UInt32] {
         var seen = [Bool](repeating: false, count: slots.count)
         var numbers: [UInt32] = []
         numbers.reserveCapacity(newOrder.count)

@@ -41,9 +41,8 @@ struct TitleArena: Sendable {
     var liveBytes: Int { bytes.count - garbage }
 
     /// Stores `title`'s UTF-8 bytes and returns where they are.
-    mutating func append(_ title: String) -> TitleRef {
-        var title = title
-        return title.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    mutating func append(_ title: some FoldText) -> TitleRef {
+        title.withUTF8Bytes { append($0) }
     }
 
     /// Stores `utf8` (which must be valid UTF-8) and returns where it is.
@@ -65,17 +64,15 @@ struct TitleArena: Sendable {
 
     /// Whether the title's bytes are exactly `title`'s UTF-8 bytes (no
     /// Unicode normalization: the log records exact titles).
-    func equals(_ ref: TitleRef, _ title: String) -> Bool {
-        guard ref.length == title.utf8.count else { return false }
-        var title = title
-        return title.withUTF8 { other in withBytes(ref) { Self.bytesEqual($0, UnsafeRawBufferPointer(other)) } }
+    func equals(_ ref: TitleRef, _ title: some FoldText) -> Bool {
+        guard ref.length == title.utf8Count else { return false }
+        return title.withUTF8Bytes { other in withBytes(ref) { Self.bytesEqual($0, other) } }
     }
 
-    /// Whether two strings have the same UTF-8 bytes (no normalization).
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { x in b.withUTF8 { y in bytesEqual(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+    /// Whether two texts have the same UTF-8 bytes (no normalization).
+    static func sameBytes(_ a: some FoldText, _ b: some FoldText) -> Bool {
+        guard a.utf8Count == b.utf8Count else { return false }
+        return a.withUTF8Bytes { x in b.withUTF8Bytes { y in bytesEqual(x, y) } }
     }
 
     /// Whether two byte ranges are equal, compared eight bytes at a time.
