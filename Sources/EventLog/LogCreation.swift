@@ -4,7 +4,7 @@ enum LogCreation {
     /// place (never replacing an existing file) and syncs the directory.
     /// Returns `false` if another process created the log first.
     static func createAtomically(path: String, createdAt: EventTimestamp, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
-        let temporary = "\(path).creating-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = "\(path)\(temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
         let file = try fileSystem.open(temporary, .createExclusive)
         defer { fileSystem.unlink(temporary) }
         do {
@@ -23,5 +23,28 @@ enum LogCreation {
         }
         try fileSystem.syncDirectory(containing: path)
         return true
+    }
+
+    /// What follows the log's path in a creation's temporary file name:
+    /// `PATH.creating-<pid>-<random>`.
+    static let temporaryMarker = ".creating-"
+
+    /// Removes `PATH.creating-<pid>-<random>` files left by creators that
+    /// died before they finished (their process no longer exists); a file
+    /// whose creator still runs is left alone. Returns the paths removed.
+    /// Best effort: a file that cannot be removed is skipped.
+    @discardableResult
+    static func removeAbandonedTemporaries(of path: String, fileSystem: any LogFileSystem) -> [String] {
+        let directory = SystemFile.directoryName(of: path)
+        let prefix = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "") + temporaryMarker
+        var removed: [String] = []
+        for name in SystemFile.directoryEntries(directory) where name.hasPrefix(prefix) {
+            let parts = name.dropFirst(prefix.count).split(separator: "-")
+            guard parts.count == 2, let pid = Int32(parts[0]), UInt32(parts[1]) != nil, !SystemFile.processExists(pid) else { continue }
+            let temporary = directory == "." && !path.hasPrefix("./") ? name : "\(directory)/\(name)"
+            fileSystem.unlink(temporary)
+            if !fileSystem.exists(temporary) { removed.append(temporary) }
+        }
+        return removed
     }
 }

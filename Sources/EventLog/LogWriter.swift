@@ -86,6 +86,10 @@ public final class LogWriter: EventStorage, Sendable {
     /// it under `options.recovery`, and calls `replay` for each good record in
     /// seq order while it scans (so a projection can be built in the same pass).
     ///
+    /// Holding the log's lock, it also removes temporary files that creators
+    /// of this log left when they died mid-creation (see
+    /// ``RecoveryReport/removedTemporaryFiles``).
+    ///
     /// A torn tail is cut (and the cut made durable) before this returns; with
     /// ``RecoveryMode/pointInTime``, bytes cut after damage are first saved to
     /// `PATH.salvaged-<ms>` (reported in ``RecoveryReport/savedTailPath``).
@@ -121,6 +125,7 @@ public final class LogWriter: EventStorage, Sendable {
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
             var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replay)
+            scan.report.removedTemporaryFiles = LogCreation.removeAbandonedTemporaries(of: path, fileSystem: fs)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
                     scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)

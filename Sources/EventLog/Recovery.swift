@@ -48,6 +48,9 @@ public struct RecoveryReport: Sendable, Hashable {
     public var resumedAfter: LogPosition?
     /// The position of the last good record, if there is one.
     public var lastPosition: LogPosition?
+    /// Temporary files of log creations whose process died before finishing
+    /// (`PATH.creating-<pid>-<random>`), removed by the writer's open.
+    public var removedTemporaryFiles: [String] = []
 
     /// Bytes after the good records that are not preallocated space (dropped on a writer's open).
     public var droppedBytes: Int64 { fileLength - validLength - preallocatedBytes }

@@ -163,6 +163,28 @@ public struct SystemFile: LogFile {
     /// The current process id (used to name temporary files).
     public static var processID: Int32 { getpid() }
 
+    /// Whether a process with this id exists (`kill(pid, 0)`; a process we
+    /// may not signal still counts as existing). Used to tell a temporary
+    /// file of a crashed creator from one being written right now.
+    public static func processExists(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+
+    /// The names of the entries of a directory (empty if it cannot be read).
+    public static func directoryEntries(_ directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// A readable name for an `errno` value, e.g. `ENOSPC (No space left on device)`.
     public static func describe(errno e: Int32) -> String {
         let text = strerror(e).map { String(cString: $0) } ?? "unknown error"
