@@ -118,13 +118,18 @@ enum Frame {
         out.u32(0)
         out.u32(0)
         record.encodePayload(into: &out)
-        let length = UInt32(out.bytes.count - start - LogFormat.frameHeaderLength)
-        out.bytes.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
-            let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))
-            let crc = CRC32C.update(lengthCRC, UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
-            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
-        }
+        let length = out.bytes.count - start - LogFormat.frameHeaderLength
+        out.bytes.withUnsafeMutableBytes { raw in seal(raw.baseAddress! + start, payloadLength: length) }
+    }
+
+    /// Fills in the length and checksum of the frame at `frame`, whose
+    /// `payloadLength` payload bytes follow its 8-byte header.
+    @inline(__always)
+    static func seal(_ frame: UnsafeMutableRawPointer, payloadLength: Int) {
+        frame.storeBytes(of: UInt32(payloadLength).littleEndian, as: UInt32.self)
+        let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(start: frame, count: 4))
+        let crc = CRC32C.update(lengthCRC, UnsafeRawBufferPointer(start: frame + LogFormat.frameHeaderLength, count: payloadLength))
+        frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
     }
 
     /// Looks at the frame starting at `position` in `buffer`.

@@ -194,23 +194,14 @@ public final class LogWriter: EventStorage, Sendable {
             if let expectedLastSeq, expectedLastSeq != s.lastSeq {
                 throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
             }
-            var records: [EventRecord] = []
-            records.reserveCapacity(entries.count)
-            var out = ByteWriter(capacity: entries.count * 64)
-            var offsets: [Int64] = []
-            offsets.reserveCapacity(entries.count)
-            for (i, entry) in entries.enumerated() {
-                let record = entry.record(seq: s.lastSeq + 1 + UInt64(i), now: now)
-                try record.validateForEncoding()
-                offsets.append(s.end + Int64(out.bytes.count))
-                Frame.encode(record, into: &out)
-                records.append(record)
-            }
-            if s.end + Int64(out.bytes.count) > s.allocated && options.preallocation > 0 {
-                try preallocate(&s, file: file, needed: s.end + Int64(out.bytes.count), sync: mode != .noSync)
+            let firstSeq = s.lastSeq + 1
+            let batch = try FrameBatch(entries, firstSeq: firstSeq, now: now)
+            let length = Int64(batch.bytes.count)
+            if s.end + length > s.allocated && options.preallocation > 0 {
+                try preallocate(&s, file: file, needed: s.end + length, sync: mode != .noSync)
             }
             do throws(EventLogError) {
-                try out.bytes.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
+                try file.write(batch.bytes, at: s.end)
             } catch {
                 // Cut back whatever part of the write landed, so the file ends at the last good record.
                 do throws(EventLogError) { try file.truncate(to: s.end) } catch {
@@ -219,19 +210,19 @@ public final class LogWriter: EventStorage, Sendable {
                 s.allocated = s.end
                 throw error
             }
-            for (record, offset) in zip(records, offsets) { s.index.note(seq: record.seq, offset: offset) }
-            s.lastPosition = LogPosition(seq: records[records.count - 1].seq, offset: offsets[offsets.count - 1],
-                                         length: s.end + Int64(out.bytes.count) - offsets[offsets.count - 1])
-            s.end += Int64(out.bytes.count)
+            for (seq, offset) in batch.indexed { s.index.note(seq: seq, offset: s.end + Int64(offset)) }
+            let lastOffset = s.end + Int64(batch.lastFrameOffset)
+            s.lastPosition = LogPosition(seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset)
+            s.end += length
             s.allocated = max(s.allocated, s.end)
-            s.lastSeq += UInt64(records.count)
+            s.lastSeq += UInt64(entries.count)
             if mode == .syncEachAppend {
                 do throws(EventLogError) { try file.syncData() } catch {
-                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(s.lastSeq - UInt64(records.count)) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: s.lastSeq - UInt64(records.count), errno: error.errno)
+                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(firstSeq - 1) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: firstSeq - 1, errno: error.errno)
                     throw error
                 }
             }
-            return records
+            return batch.records
         }
         if mode == .groupCommit {
             try groupCommit.waitDurable(records[records.count - 1].seq,
