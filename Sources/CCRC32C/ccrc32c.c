@@ -24,11 +24,19 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
         length -= 8;
     }
     uint32_t c32 = (uint32_t)c;
-    while (length > 0) {
-        c32 = __builtin_ia32_crc32qi(c32, *p);
-        p++;
-        length--;
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        c32 = __builtin_ia32_crc32si(c32, word);
+        p += 4;
     }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        c32 = __builtin_ia32_crc32hi(c32, half);
+        p += 2;
+    }
+    if (length & 1) c32 = __builtin_ia32_crc32qi(c32, *p);
     return c32;
 }
 
@@ -56,11 +64,19 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
         p += 8;
         length -= 8;
     }
-    while (length > 0) {
-        crc = __builtin_arm_crc32cb(crc, *p);
-        p++;
-        length--;
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        crc = __builtin_arm_crc32cw(crc, word);
+        p += 4;
     }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        crc = __builtin_arm_crc32ch(crc, half);
+        p += 2;
+    }
+    if (length & 1) crc = __builtin_arm_crc32cb(crc, *p);
     return crc;
 }
 

@@ -99,17 +99,14 @@ public struct LogHeader: Sendable, Hashable {
 /// Record framing: `[u32 payload length][u32 CRC-32C of length bytes + payload][payload]`.
 enum Frame {
     /// The outcome of looking at the bytes at one offset.
-    enum Result {
-        /// A whole, checksummed, decodable frame of `length` bytes.
-        case record(EventRecord, length: Int)
+    enum Check {
+        /// A whole frame of `length` bytes whose checksum matches; its
+        /// `payload` (not yet decoded) is in the buffer given to ``Frame/check(_:at:)``.
+        case whole(payload: UnsafeRawBufferPointer, length: Int)
         /// The frame runs past the bytes available (a torn tail, or still being written).
         case incomplete(needed: Int)
         /// The length or checksum is wrong: damaged or never-finished bytes.
         case damaged(String)
-        /// The checksum is right but the content does not decode: corruption that a torn write cannot produce.
-        case invalidContent(String)
-        /// A whole, checksummed frame whose payload was not decoded beyond its seq (`decode: false`).
-        case verified(seq: UInt64, length: Int)
     }
 
     /// Appends the frame of `record` to `out`. The record must be validated.
@@ -132,9 +129,10 @@ enum Frame {
         frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
     }
 
-    /// Looks at the frame starting at `position` in `buffer`.
-    /// `endOfData` says whether the buffer ends where the file ends.
-    static func decode(_ buffer: UnsafeRawBufferPointer, at position: Int, decode: Bool = true) -> Result {
+    /// Looks at the frame starting at `position` in `buffer`: its length and
+    /// checksum. Decoding the payload is the caller's (``EventRecordView/parse(_:)``).
+    @inline(__always)
+    static func check(_ buffer: UnsafeRawBufferPointer, at position: Int) -> Check {
         let available = buffer.count - position
         guard available >= LogFormat.frameHeaderLength else {
             return .incomplete(needed: LogFormat.frameHeaderLength)
@@ -152,15 +150,7 @@ enum Frame {
         guard stored == computed else {
             return .damaged("record checksum mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
         }
-        do {
-            guard decode else {
-                var reader = ByteReader(payload)
-                return .verified(seq: try reader.varint(), length: total)
-            }
-            return .record(try EventRecord.decodePayload(payload), length: total)
-        } catch {
-            return .invalidContent(error.reason)
-        }
+        return .whole(payload: payload, length: total)
     }
 
     /// Whether a plausible, checksummed frame starts at `position` (content not decoded).

@@ -105,6 +105,20 @@ public final class LogWriter: EventStorage, Sendable {
     /// not check out; ``RecoveryReport/resumedAfter`` says whether it was used.
     public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
+        try openWithViews(path: path, options: options, replayFrom: replayFrom, resumeAt: resumeAt) { try replay($0.record) }
+    }
+
+    /// Opens the log exactly as ``open(path:options:replayFrom:resumeAt:replay:)``
+    /// does, but passes each replayed record to `replayViews` as an
+    /// ``EventRecordView`` decoded in place in the read buffer: no `String`,
+    /// array or other allocation per record, whatever its texts.
+    ///
+    /// Each view (and every ``UTF8Text`` in it) is valid only during the call
+    /// it is passed to; copy what you keep (``EventRecordView/record``,
+    /// ``UTF8Text/string``). The records are checked exactly as by
+    /// ``open(path:options:replayFrom:resumeAt:replay:)``.
+    public static func openWithViews(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+                                     replayViews: (EventRecordView) throws -> Void) throws -> LogWriter {
         let fs = options.fileSystem
         var created = false
         if !fs.exists(path) {
@@ -120,7 +134,7 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replay)
+            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replayViews)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
                     scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
@@ -299,9 +313,9 @@ public final class LogWriter: EventStorage, Sendable {
         var passed: [(seq: UInt64, offset: Int64)] = []
         while result.count < maxCount, cursor.offset < end {
             switch try cursor.next() {
-            case .record(let record, let offset):
-                if record.seq >= first { result.append(record) }
-                if (record.seq - 1) % SparseIndex.stride == 0 { passed.append((record.seq, offset)) }
+            case .record(let view, let offset):
+                if view.seq >= first { result.append(view.record) }
+                if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, offset)) }
             case .problem(let problem):
                 throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
                                     offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)

@@ -187,4 +187,21 @@ struct UTF8ValidationTests {
             #expect(input.withUnsafeBytes { ByteReader.isValidUTF8($0) } == expected, "\(input)")
         }
     }
+
+    /// Mostly-valid text is where the word-at-a-time skipping matters: one
+    /// damaged byte at any offset, on either side of a word boundary.
+    @Test func theValidatorFindsOneBadByteAnywhereInMostlyASCIIText() {
+        var rng = SeededGenerator(seed: 81)
+        let pieces = ["a", "Ring ", "Büro", "東京", "🏷️", "Crème ", "Ωμέγα", "x1234567", "\u{7F}", "\u{80}", "\u{10FFFF}"]
+        for _ in 0..<6_000 {
+            var text = ""
+            while text.utf8.count < Int.random(in: 0...70, using: &rng) { text += pieces.randomElement(using: &rng)! }
+            var bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { ByteReader.isValidUTF8($0) }, "\(bytes)")
+            guard !bytes.isEmpty else { continue }
+            bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            #expect(bytes.withUnsafeBytes { ByteReader.isValidUTF8($0) } == expected, "\(bytes)")
+        }
+    }
 }
