@@ -5,6 +5,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#define CCRC32C_TARGET __attribute__((target("sse4.2")))
 
 int ccrc32c_hardware_available(void) {
     unsigned int eax, ebx, ecx, edx;
@@ -41,6 +42,7 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
 }
 
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+#define CCRC32C_TARGET __attribute__((target("crc")))
 
 #if defined(__APPLE__)
 int ccrc32c_hardware_available(void) { return 1; }  // every Apple AArch64 CPU has the CRC extension
@@ -81,6 +83,7 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
 }
 
 #else
+#define CCRC32C_TARGET
 
 int ccrc32c_hardware_available(void) { return 0; }
 uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length) {
@@ -89,3 +92,9 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
 }
 
 #endif
+
+CCRC32C_TARGET
+uint32_t ccrc32c_hardware_update2(uint32_t crc, const void *first, size_t first_length,
+                                  const void *second, size_t second_length) {
+    return ccrc32c_hardware_update(ccrc32c_hardware_update(crc, first, first_length), second, second_length);
+}

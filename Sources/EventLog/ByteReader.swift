@@ -54,6 +54,24 @@ struct ByteReader {
             defer { position += 1 }
             return UInt64(base[position])
         }
+        // Fast path: a varint of at most 8 bytes with 8 bytes to read (timestamps, most seqs).
+        if remaining >= 8 {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let bits = ends.trailingZeroBitCount &+ 1  // 8 × the varint's length (1...8 bytes)
+                let x = word & (~UInt64(0) &>> (64 &- bits))
+                // The encoding is canonical: a zero final byte after others is an overlong varint.
+                if bits > 8 && x &>> (bits &- 8) == 0 { throw DecodeFailure("overlong varint") }
+                // Gather the 7-bit groups (byte k's low 7 bits go to bits 7k...7k+6): pairs, then quads, then halves.
+                var result = x & 0x7f7f_7f7f_7f7f_7f7f
+                result = (result & 0x007f_007f_007f_007f) | ((result & 0x7f00_7f00_7f00_7f00) &>> 1)
+                result = (result & 0x0000_3fff_0000_3fff) | ((result & 0x3fff_0000_3fff_0000) &>> 2)
+                result = (result & 0x0000_0000_0fff_ffff) | ((result & 0x0fff_ffff_0000_0000) &>> 4)
+                position &+= bits &>> 3
+                return result
+            }
+        }
         return try longVarint()
     }
 
@@ -107,11 +125,29 @@ struct ByteReader {
         let length = Int(declared)
         guard length <= remaining else { throw DecodeFailure("\(what) length \(length) runs past the end of the record") }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
+        let shortASCII = isShortASCII(at: position, count: length)
         position += length
-        guard Self.isValidUTF8(slice) else {
+        guard shortASCII || Self.isValidUTF8(slice) else {
             throw DecodeFailure("\(what) is not valid UTF-8")
         }
         return UTF8Text(validated: slice)
+    }
+
+    /// Whether the `count` (at most 16) bytes at `start` are all ASCII, checked
+    /// with one or two word loads (a short text needs no call into the full
+    /// validator). `false` means "not known to be", not "invalid".
+    @inline(__always)
+    private func isShortASCII(at start: Int, count n: Int) -> Bool {
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func word(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        if n == 0 { return true }
+        if n > 16 { return false }
+        if n >= 8 { return (word(start) | word(start &+ n &- 8)) & high == 0 }
+        // Fewer than eight bytes: read a word if the buffer has one there, keep the text's bytes.
+        guard start &+ 8 <= base.count else { return false }
+        return word(start) & high & (~UInt64(0) &>> (64 &- 8 &* n)) == 0
     }
 
     /// Whether `bytes` are well-formed UTF-8. ASCII is skipped eight bytes at

@@ -124,8 +124,8 @@ enum Frame {
     @inline(__always)
     static func seal(_ frame: UnsafeMutableRawPointer, payloadLength: Int) {
         frame.storeBytes(of: UInt32(payloadLength).littleEndian, as: UInt32.self)
-        let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(start: frame, count: 4))
-        let crc = CRC32C.update(lengthCRC, UnsafeRawBufferPointer(start: frame + LogFormat.frameHeaderLength, count: payloadLength))
+        let crc = CRC32C.update(0, UnsafeRawBufferPointer(start: frame, count: 4),
+                                UnsafeRawBufferPointer(start: frame + LogFormat.frameHeaderLength, count: payloadLength))
         frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
     }
 
@@ -144,9 +144,8 @@ enum Frame {
         let total = LogFormat.frameHeaderLength + length
         guard available >= total else { return .incomplete(needed: total) }
         let stored = buffer.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self).littleEndian
-        let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4]))
         let payload = UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + total)])
-        let computed = CRC32C.update(lengthCRC, payload)
+        let computed = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4]), payload)
         guard stored == computed else {
             return .damaged("record checksum mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
         }
