@@ -5,6 +5,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#define CCRC32C_TARGET __attribute__((target("sse4.2")))
 
 int ccrc32c_hardware_available(void) {
     unsigned int eax, ebx, ecx, edx;
@@ -24,15 +25,24 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
         length -= 8;
     }
     uint32_t c32 = (uint32_t)c;
-    while (length > 0) {
-        c32 = __builtin_ia32_crc32qi(c32, *p);
-        p++;
-        length--;
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        c32 = __builtin_ia32_crc32si(c32, word);
+        p += 4;
     }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        c32 = __builtin_ia32_crc32hi(c32, half);
+        p += 2;
+    }
+    if (length & 1) c32 = __builtin_ia32_crc32qi(c32, *p);
     return c32;
 }
 
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+#define CCRC32C_TARGET __attribute__((target("crc")))
 
 #if defined(__APPLE__)
 int ccrc32c_hardware_available(void) { return 1; }  // every Apple AArch64 CPU has the CRC extension
@@ -56,15 +66,24 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
         p += 8;
         length -= 8;
     }
-    while (length > 0) {
-        crc = __builtin_arm_crc32cb(crc, *p);
-        p++;
-        length--;
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        crc = __builtin_arm_crc32cw(crc, word);
+        p += 4;
     }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, p, 2);
+        crc = __builtin_arm_crc32ch(crc, half);
+        p += 2;
+    }
+    if (length & 1) crc = __builtin_arm_crc32cb(crc, *p);
     return crc;
 }
 
 #else
+#define CCRC32C_TARGET
 
 int ccrc32c_hardware_available(void) { return 0; }
 uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length) {
@@ -73,3 +92,9 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
 }
 
 #endif
+
+CCRC32C_TARGET
+uint32_t ccrc32c_hardware_update2(uint32_t crc, const void *first, size_t first_length,
+                                  const void *second, size_t second_length) {
+    return ccrc32c_hardware_update(ccrc32c_hardware_update(crc, first, first_length), second, second_length);
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a byte sequence could not be decoded; turned into an ``EventLogError``
 /// with the path and offset by the caller.
 struct DecodeFailure: Error, Sendable {
@@ -20,6 +22,7 @@ struct ByteReader {
     var remaining: Int { base.count - position }
     var isAtEnd: Bool { position >= base.count }
 
+    @inline(__always)
     mutating func u8() throws(DecodeFailure) -> UInt8 {
         guard position < base.count else { throw DecodeFailure("unexpected end of record") }
         defer { position += 1 }
@@ -51,6 +54,24 @@ struct ByteReader {
             defer { position += 1 }
             return UInt64(base[position])
         }
+        // Fast path: a varint of at most 8 bytes with 8 bytes to read (timestamps, most seqs).
+        if remaining >= 8 {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let bits = ends.trailingZeroBitCount &+ 1  // 8 × the varint's length (1...8 bytes)
+                let x = word & (~UInt64(0) &>> (64 &- bits))
+                // The encoding is canonical: a zero final byte after others is an overlong varint.
+                if bits > 8 && x &>> (bits &- 8) == 0 { throw DecodeFailure("overlong varint") }
+                // Gather the 7-bit groups (byte k's low 7 bits go to bits 7k...7k+6): pairs, then quads, then halves.
+                var result = x & 0x7f7f_7f7f_7f7f_7f7f
+                result = (result & 0x007f_007f_007f_007f) | ((result & 0x7f00_7f00_7f00_7f00) &>> 1)
+                result = (result & 0x0000_3fff_0000_3fff) | ((result & 0x3fff_0000_3fff_0000) &>> 2)
+                result = (result & 0x0000_0000_0fff_ffff) | ((result & 0x0fff_ffff_0000_0000) &>> 4)
+                position &+= bits &>> 3
+                return result
+            }
+        }
         return try longVarint()
     }
 
@@ -73,17 +94,20 @@ struct ByteReader {
         }
     }
 
+    @inline(__always)
     mutating func zigzag() throws(DecodeFailure) -> Int64 {
         let v = try varint()
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
 
+    @inline(__always)
     mutating func count(max: Int, what: StaticString) throws(DecodeFailure) -> Int {
         let v = try varint()
         guard v <= UInt64(max) else { throw DecodeFailure("\(what) \(v) exceeds the limit \(max)") }
         return Int(v)
     }
 
+    @inline(__always)
     mutating func bool(_ what: StaticString) throws(DecodeFailure) -> Bool {
         switch try u8() {
         case 0: return false
@@ -92,41 +116,69 @@ struct ByteReader {
         }
     }
 
-    mutating func string(maxBytes: Int, what: StaticString) throws(DecodeFailure) -> String {
+    /// A string field, borrowed: a varint length within `maxBytes` and the
+    /// remaining bytes, then that many bytes of well-formed UTF-8.
+    @inline(__always)
+    mutating func text(maxBytes: Int, what: StaticString) throws(DecodeFailure) -> UTF8Text {
         let declared = try varint()
         guard declared <= UInt64(maxBytes) else { throw DecodeFailure("\(what) length \(declared) exceeds the limit \(maxBytes)") }
         let length = Int(declared)
         guard length <= remaining else { throw DecodeFailure("\(what) length \(length) runs past the end of the record") }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
+        let shortASCII = isShortASCII(at: position, count: length)
         position += length
-        guard let s = Self.validatedString(slice) else {
+        guard shortASCII || Self.isValidUTF8(slice) else {
             throw DecodeFailure("\(what) is not valid UTF-8")
         }
-        return s
+        return UTF8Text(validated: slice)
     }
 
-    /// The string of `bytes` if they are valid UTF-8 (well-formed per Unicode
-    /// Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF).
+    /// Whether the `count` (at most 16) bytes at `start` are all ASCII, checked
+    /// with one or two word loads (a short text needs no call into the full
+    /// validator). `false` means "not known to be", not "invalid".
     @inline(__always)
-    static func validatedString(_ bytes: UnsafeRawBufferPointer) -> String? {
-        guard isValidUTF8(bytes) else { return nil }
-        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    private func isShortASCII(at start: Int, count n: Int) -> Bool {
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func word(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        if n == 0 { return true }
+        if n > 16 { return false }
+        if n >= 8 { return (word(start) | word(start &+ n &- 8)) & high == 0 }
+        // Fewer than eight bytes: read a word if the buffer has one there, keep the text's bytes.
+        guard start &+ 8 <= base.count else { return false }
+        return word(start) & high & (~UInt64(0) &>> (64 &- 8 &* n)) == 0
     }
 
-    /// Whether `bytes` are well-formed UTF-8. ASCII runs are checked eight bytes at a time.
+    /// Whether `bytes` are well-formed UTF-8. ASCII is skipped eight bytes at
+    /// a time (the last, partial word read overlapping the one before it),
+    /// straight to the next non-ASCII byte; multi-byte sequences are checked
+    /// byte by byte.
     static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let n = bytes.count
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func highBits(at offset: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) & high
+        }
         var i = 0
         while i < n {
-            if i + 8 <= n, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                i += 8
-                continue
-            }
-            let b = bytes[i]
-            if b < 0x80 {
+            if i + 8 <= n {
+                let word = highBits(at: i)
+                if word == 0 {
+                    i += 8
+                    continue
+                }
+                i += word.trailingZeroBitCount >> 3
+            } else if n >= 8 {
+                // Fewer than eight bytes left: the last word, without the bytes already checked.
+                let word = highBits(at: n - 8) >> UInt64((i - (n - 8)) * 8)
+                if word == 0 { return true }
+                i += word.trailingZeroBitCount >> 3
+            } else if bytes[i] < 0x80 {
                 i += 1
                 continue
             }
+            let b = bytes[i]
             @inline(__always) func continuation(_ k: Int) -> Bool { i + k < n && bytes[i + k] & 0xC0 == 0x80 }
             switch b {
             case 0xC2...0xDF:
@@ -151,13 +203,11 @@ struct ByteReader {
         return true
     }
 
+    @inline(__always)
     mutating func id() throws(DecodeFailure) -> LabelID {
         guard remaining >= 16 else { throw DecodeFailure("unexpected end of record in a label id") }
-        let b = base
-        let p = position
-        position += 16
-        return LabelID(bytes: (b[p], b[p + 1], b[p + 2], b[p + 3], b[p + 4], b[p + 5], b[p + 6], b[p + 7],
-                               b[p + 8], b[p + 9], b[p + 10], b[p + 11], b[p + 12], b[p + 13], b[p + 14], b[p + 15]))
+        defer { position += 16 }
+        return LabelID(UUID(uuid: base.loadUnaligned(fromByteOffset: position, as: uuid_t.self)))
     }
 
     mutating func bytes(_ n: Int) throws(DecodeFailure) -> UnsafeRawBufferPointer {

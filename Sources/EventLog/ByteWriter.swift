@@ -26,12 +26,11 @@ public struct ByteWriter: Sendable {
 
     /// Appends an unsigned LEB128 varint (1–10 bytes, canonical).
     public mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            return
         }
-        bytes.append(UInt8(v))
+        appendUninitialized(count: UnsafeByteWriter.varintLength(value)) { $0.varint(value) }
     }
 
     /// Appends a zigzag-encoded signed varint.
@@ -41,16 +40,27 @@ public struct ByteWriter: Sendable {
 
     /// Appends a varint byte count and the string's UTF-8 bytes.
     public mutating func string(_ s: String) {
-        var copy = s
-        copy.withUTF8 { utf8 in
-            varint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
+        appendUninitialized(count: UnsafeByteWriter.stringLength(utf8Count: s.utf8.count)) { $0.string(s) }
     }
 
     /// Appends the id's 16 raw bytes.
     public mutating func id(_ id: LabelID) {
         withUnsafeBytes(of: id.uuid.uuid) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Grows ``bytes`` by `count` and lets `body` write exactly that many
+    /// bytes through an ``UnsafeByteWriter`` (the codec's fast path).
+    @inline(__always)
+    mutating func appendUninitialized(count: Int, _ body: (inout UnsafeByteWriter) -> Void) {
+        guard count > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { raw in
+            let base = raw.baseAddress! + start
+            var w = UnsafeByteWriter(base)
+            body(&w)
+            precondition(w.position == base + count, "the encoder wrote a different length than it computed")
+        }
     }
 }
 

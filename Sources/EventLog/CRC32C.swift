@@ -39,6 +39,17 @@ public enum CRC32C {
         return portableUpdate(crc, bytes)
     }
 
+    /// Continues a checksum over `first`, then `second` (e.g. a frame's length
+    /// word and its payload, which are not adjacent): the same as two
+    /// ``update(_:_:)`` calls, in one call into the hardware implementation.
+    @inline(__always)
+    static func update(_ crc: UInt32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> UInt32 {
+        if usesHardware, let a = first.baseAddress, let b = second.baseAddress {
+            return ~ccrc32c_hardware_update2(~crc, a, first.count, b, second.count)
+        }
+        return update(update(crc, first), second)
+    }
+
     /// The portable slicing-by-8 implementation (used when the CPU lacks CRC
     /// instructions; public so tests can check both give the same results).
     public static func portableUpdate(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {

@@ -3,11 +3,17 @@
 /// The cursor never consumes a partial or damaged frame: on any problem it
 /// stays at the frame's start offset, so a follower can retry after the
 /// writer has finished, and recovery can report the exact offset.
+///
+/// Records are decoded in place: a ``Step/record(_:offset:)`` view points
+/// into the cursor's read buffer and is valid until the cursor is next used
+/// (``next()``, ``discardBuffer()``) or dropped. The buffer is reused: a
+/// refill moves only the unread tail (at most one partial frame) to its
+/// front and reads the next chunk after it.
 struct FrameCursor {
     /// What the cursor found at its offset.
     enum Step {
-        /// A whole record; the cursor moved past it.
-        case record(EventRecord, offset: Int64)
+        /// A whole record, decoded in place; the cursor moved past it.
+        case record(EventRecordView, offset: Int64)
         /// A whole, checksummed record with the right seq that was not decoded
         /// (its seq is below ``FrameCursor/decodeFrom``); the cursor moved past it.
         case skipped(seq: UInt64, offset: Int64)
@@ -23,8 +29,8 @@ struct FrameCursor {
     private(set) var offset: Int64
     /// The seq the next record must have.
     private(set) var expectedSeq: UInt64
-    private var buffer: [UInt8] = []
-    /// File offset of `buffer[0]`.
+    private var buffer = ReadBuffer()
+    /// File offset of the buffer's first byte.
     private var bufferStart: Int64
     private let chunk: Int
 
@@ -47,31 +53,16 @@ struct FrameCursor {
     /// Reads more bytes so that at least `count` bytes from `offset` are buffered,
     /// or the file ends. Returns the bytes available from `offset`.
     private mutating func fill(atLeast count: Int) throws(EventLogError) -> Int {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
         let consumed = Int(offset - bufferStart)
         if consumed > 0 {
-            buffer.removeFirst(consumed)
+            buffer.dropFirst(consumed)
             bufferStart = offset
         }
         if buffer.count >= count { return buffer.count }
-        let want = max(count - buffer.count, chunk)
-        let old = buffer.count
-        let start = bufferStart + Int64(old)
-        let file = self.file
-        let previous = buffer
-        var failure: EventLogError?
-        // Read straight into uninitialized capacity: no zero-filling of the chunk.
-        buffer = [UInt8](unsafeUninitializedCapacity: old + want) { raw, initialized in
-            let base = UnsafeMutableRawBufferPointer(raw)
-            previous.withUnsafeBytes { base.copyMemory(from: $0) }
-            do throws(EventLogError) {
-                let got = try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: base[old...]))
-                initialized = old + got
-            } catch {
-                failure = error
-                initialized = old
-            }
-        }
-        if let failure { throw failure }
+        buffer.reserve(max(count, chunk))
+        let free = UnsafeMutableRawBufferPointer(start: buffer.base + buffer.count, count: buffer.capacity - buffer.count)
+        buffer.count += try file.read(at: bufferStart + Int64(buffer.count), into: free)
         return buffer.count
     }
 
@@ -79,7 +70,7 @@ struct FrameCursor {
     private func startsWithZeroLength() -> Bool {
         let position = Int(offset - bufferStart)
         guard buffer.count - position >= 4 else { return false }
-        return buffer[position] == 0 && buffer[position + 1] == 0 && buffer[position + 2] == 0 && buffer[position + 3] == 0
+        return buffer.base.loadUnaligned(fromByteOffset: position, as: UInt32.self) == 0
     }
 
     /// The number of bytes from the cursor to the end of the file if they are
@@ -99,11 +90,13 @@ struct FrameCursor {
     /// Forgets buffered bytes from the cursor on, so the next read sees the
     /// file as it is now (a follower retrying a frame still being written).
     mutating func discardBuffer() {
-        buffer.removeAll(keepingCapacity: true)
+        if !isKnownUniquelyReferenced(&buffer) { buffer = ReadBuffer() }
+        buffer.count = 0
         bufferStart = offset
     }
 
     /// Reads the next record, or says why there is none.
+    @inline(__always)
     mutating func next() throws(EventLogError) -> Step {
         var available = Int(Int64(buffer.count) - (offset - bufferStart))
         if available < LogFormat.frameHeaderLength {
@@ -116,21 +109,29 @@ struct FrameCursor {
         }
         while true {
             let position = Int(offset - bufferStart)
-            let decode = expectedSeq >= decodeFrom
-            let result = buffer.withUnsafeBytes { raw in
-                Frame.decode(UnsafeRawBufferPointer(rebasing: raw[position...]), at: 0, decode: decode)
-            }
-            switch result {
-            case .record(let record, let length):
-                guard record.seq == expectedSeq else {
+            switch Frame.check(UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0) {
+            case .whole(let payload, let length) where expectedSeq >= decodeFrom:
+                let view: EventRecordView
+                do { view = try EventRecordView.parse(payload) } catch {
+                    return .problem(FrameProblem(offset: offset, kind: .invalidContent,
+                                                 reason: "record with a valid checksum has invalid content: \(error.reason)"))
+                }
+                guard view.seq == expectedSeq else {
                     return .problem(FrameProblem(offset: offset, kind: .seqGap,
-                                                 reason: "record has seq \(record.seq) where seq \(expectedSeq) was expected"))
+                                                 reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
                 }
                 let at = offset
                 offset += Int64(length)
                 expectedSeq += 1
-                return .record(record, offset: at)
-            case .verified(let seq, let length):
+                return .record(view, offset: at)
+            case .whole(let payload, let length):
+                // Below `decodeFrom`: only the seq is read.
+                var reader = ByteReader(payload)
+                let seq: UInt64
+                do { seq = try reader.varint() } catch {
+                    return .problem(FrameProblem(offset: offset, kind: .invalidContent,
+                                                 reason: "record with a valid checksum has invalid content: \(error.reason)"))
+                }
                 guard seq == expectedSeq else {
                     return .problem(FrameProblem(offset: offset, kind: .seqGap,
                                                  reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
@@ -148,9 +149,6 @@ struct FrameCursor {
                 }
             case .damaged(let reason):
                 return .problem(FrameProblem(offset: offset, kind: .damaged, reason: reason))
-            case .invalidContent(let reason):
-                return .problem(FrameProblem(offset: offset, kind: .invalidContent,
-                                             reason: "record with a valid checksum has invalid content: \(reason)"))
             }
         }
     }

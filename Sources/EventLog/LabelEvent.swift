@@ -50,8 +50,16 @@ public enum LabelEvent: Sendable, Hashable {
 
         /// The kind with this binary code, or `nil`.
         public init?(code: UInt8) {
-            guard let kind = Kind.allCases.first(where: { $0.code == code }) else { return nil }
-            self = kind
+            switch code {
+            case 1: self = .added
+            case 2: self = .renamed
+            case 3: self = .toggled
+            case 4: self = .removed
+            case 5: self = .moved
+            case 6: self = .reordered
+            case 7: self = .rejected
+            default: return nil
+            }
         }
 
         /// The stable name, e.g. `renamed`.

@@ -99,17 +99,14 @@ public struct LogHeader: Sendable, Hashable {
 /// Record framing: `[u32 payload length][u32 CRC-32C of length bytes + payload][payload]`.
 enum Frame {
     /// The outcome of looking at the bytes at one offset.
-    enum Result {
-        /// A whole, checksummed, decodable frame of `length` bytes.
-        case record(EventRecord, length: Int)
+    enum Check {
+        /// A whole frame of `length` bytes whose checksum matches; its
+        /// `payload` (not yet decoded) is in the buffer given to ``Frame/check(_:at:)``.
+        case whole(payload: UnsafeRawBufferPointer, length: Int)
         /// The frame runs past the bytes available (a torn tail, or still being written).
         case incomplete(needed: Int)
         /// The length or checksum is wrong: damaged or never-finished bytes.
         case damaged(String)
-        /// The checksum is right but the content does not decode: corruption that a torn write cannot produce.
-        case invalidContent(String)
-        /// A whole, checksummed frame whose payload was not decoded beyond its seq (`decode: false`).
-        case verified(seq: UInt64, length: Int)
     }
 
     /// Appends the frame of `record` to `out`. The record must be validated.
@@ -118,18 +115,24 @@ enum Frame {
         out.u32(0)
         out.u32(0)
         record.encodePayload(into: &out)
-        let length = UInt32(out.bytes.count - start - LogFormat.frameHeaderLength)
-        out.bytes.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
-            let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))
-            let crc = CRC32C.update(lengthCRC, UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]))
-            raw.storeBytes(of: crc.littleEndian, toByteOffset: start + 4, as: UInt32.self)
-        }
+        let length = out.bytes.count - start - LogFormat.frameHeaderLength
+        out.bytes.withUnsafeMutableBytes { raw in seal(raw.baseAddress! + start, payloadLength: length) }
     }
 
-    /// Looks at the frame starting at `position` in `buffer`.
-    /// `endOfData` says whether the buffer ends where the file ends.
-    static func decode(_ buffer: UnsafeRawBufferPointer, at position: Int, decode: Bool = true) -> Result {
+    /// Fills in the length and checksum of the frame at `frame`, whose
+    /// `payloadLength` payload bytes follow its 8-byte header.
+    @inline(__always)
+    static func seal(_ frame: UnsafeMutableRawPointer, payloadLength: Int) {
+        frame.storeBytes(of: UInt32(payloadLength).littleEndian, as: UInt32.self)
+        let crc = CRC32C.update(0, UnsafeRawBufferPointer(start: frame, count: 4),
+                                UnsafeRawBufferPointer(start: frame + LogFormat.frameHeaderLength, count: payloadLength))
+        frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
+    }
+
+    /// Looks at the frame starting at `position` in `buffer`: its length and
+    /// checksum. Decoding the payload is the caller's (``EventRecordView/parse(_:)``).
+    @inline(__always)
+    static func check(_ buffer: UnsafeRawBufferPointer, at position: Int) -> Check {
         let available = buffer.count - position
         guard available >= LogFormat.frameHeaderLength else {
             return .incomplete(needed: LogFormat.frameHeaderLength)
@@ -141,21 +144,12 @@ enum Frame {
         let total = LogFormat.frameHeaderLength + length
         guard available >= total else { return .incomplete(needed: total) }
         let stored = buffer.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self).littleEndian
-        let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4]))
         let payload = UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + total)])
-        let computed = CRC32C.update(lengthCRC, payload)
+        let computed = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4]), payload)
         guard stored == computed else {
             return .damaged("record checksum mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
         }
-        do {
-            guard decode else {
-                var reader = ByteReader(payload)
-                return .verified(seq: try reader.varint(), length: total)
-            }
-            return .record(try EventRecord.decodePayload(payload), length: total)
-        } catch {
-            return .invalidContent(error.reason)
-        }
+        return .whole(payload: payload, length: total)
     }
 
     /// Whether a plausible, checksummed frame starts at `position` (content not decoded).

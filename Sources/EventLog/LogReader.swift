@@ -46,9 +46,37 @@ public final class LogReader {
     /// or a frame still being written or torn at the end). Throws on damage
     /// that good records follow, on content that fails to decode, and on a seq gap.
     public func next() throws(EventLogError) -> EventRecord? {
+        try nextView()?.record
+    }
+
+    /// Calls `body` with every whole record from `seq` on that is complete
+    /// now, in order, each as an ``EventRecordView`` decoded in place in the
+    /// reader's buffer (no allocation per record), and returns how many it
+    /// visited. Records before `seq` are skipped (checked but not copied out);
+    /// a `seq` at or before ``nextSeq`` starts at ``nextSeq`` (a reader never
+    /// goes back). Afterwards the reader is positioned after the last record
+    /// visited, exactly as if ``next()`` had returned each of them: call it
+    /// again to follow a live log.
+    ///
+    /// Each view (and every ``UTF8Text`` in it) is valid only during the call
+    /// it is passed to. Throws what ``next()`` throws, and what `body` throws
+    /// (the reader is then positioned after that record).
+    @discardableResult
+    public func forEachView(from seq: UInt64 = 1, _ body: (EventRecordView) throws -> Void) throws -> Int {
+        try skip(toSeq: seq)
+        var visited = 0
+        while let view = try nextView() {
+            visited += 1
+            try body(view)
+        }
+        return visited
+    }
+
+    /// The next whole record decoded in place (valid until the cursor is next used), or `nil`; see ``next()``.
+    private func nextView() throws(EventLogError) -> EventRecordView? {
         switch try cursor.next() {
-        case .record(let record, _):
-            return record
+        case .record(let view, _):
+            return view
         case .skipped:
             preconditionFailure("a reader's cursor decodes every record")
         case .end:
@@ -62,8 +90,8 @@ public final class LogReader {
             // any later one, so if it is still bad now, it is damage, not a write in progress.
             guard try Recovery.hasValidFrame(in: file, after: problem.offset, fileLength: try file.size()) else { return nil }
             switch try cursor.next() {
-            case .record(let record, _):
-                return record
+            case .record(let view, _):
+                return view
             case .skipped:
                 preconditionFailure("a reader's cursor decodes every record")
             case .end:
@@ -128,7 +156,7 @@ public final class LogReader {
 
     /// Skips forward so that the next record read is `seq` (or the end, if the log is shorter).
     public func skip(toSeq seq: UInt64) throws(EventLogError) {
-        while cursor.expectedSeq < seq, try next() != nil {}
+        while cursor.expectedSeq < seq, try nextView() != nil {}
     }
 
     /// Scans a whole log under `mode`, calling `visit` for each good record,
@@ -140,7 +168,7 @@ public final class LogReader {
         defer { file.close() }
         let size = try file.size()
         let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-        let result = try Recovery.scan(file: file, mode: mode, visit: visit)
+        let result = try Recovery.scan(file: file, mode: mode) { try visit($0.record) }
         return (header, result.report)
     }
 

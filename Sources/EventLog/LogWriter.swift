@@ -109,6 +109,20 @@ public final class LogWriter: EventStorage, Sendable {
     /// not check out; ``RecoveryReport/resumedAfter`` says whether it was used.
     public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
+        try openWithViews(path: path, options: options, replayFrom: replayFrom, resumeAt: resumeAt) { try replay($0.record) }
+    }
+
+    /// Opens the log exactly as ``open(path:options:replayFrom:resumeAt:replay:)``
+    /// does, but passes each replayed record to `replayViews` as an
+    /// ``EventRecordView`` decoded in place in the read buffer: no `String`,
+    /// array or other allocation per record, whatever its texts.
+    ///
+    /// Each view (and every ``UTF8Text`` in it) is valid only during the call
+    /// it is passed to; copy what you keep (``EventRecordView/record``,
+    /// ``UTF8Text/string``). The records are checked exactly as by
+    /// ``open(path:options:replayFrom:resumeAt:replay:)``.
+    public static func openWithViews(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+                                     replayViews: (EventRecordView) throws -> Void) throws -> LogWriter {
         let fs = options.fileSystem
         var created = false
         if !fs.exists(path) {
@@ -124,7 +138,7 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replay)
+            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replayViews)
             scan.report.removedTemporaryFiles = LogCreation.removeAbandonedTemporaries(of: path, fileSystem: fs)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail {
@@ -199,23 +213,14 @@ public final class LogWriter: EventStorage, Sendable {
             if let expectedLastSeq, expectedLastSeq != s.lastSeq {
                 throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
             }
-            var records: [EventRecord] = []
-            records.reserveCapacity(entries.count)
-            var out = ByteWriter(capacity: entries.count * 64)
-            var offsets: [Int64] = []
-            offsets.reserveCapacity(entries.count)
-            for (i, entry) in entries.enumerated() {
-                let record = entry.record(seq: s.lastSeq + 1 + UInt64(i), now: now)
-                try record.validateForEncoding()
-                offsets.append(s.end + Int64(out.bytes.count))
-                Frame.encode(record, into: &out)
-                records.append(record)
-            }
-            if s.end + Int64(out.bytes.count) > s.allocated && options.preallocation > 0 {
-                try preallocate(&s, file: file, needed: s.end + Int64(out.bytes.count), sync: mode != .noSync)
+            let firstSeq = s.lastSeq + 1
+            let batch = try FrameBatch(entries, firstSeq: firstSeq, now: now)
+            let length = Int64(batch.bytes.count)
+            if s.end + length > s.allocated && options.preallocation > 0 {
+                try preallocate(&s, file: file, needed: s.end + length, sync: mode != .noSync)
             }
             do throws(EventLogError) {
-                try out.bytes.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
+                try file.write(batch.bytes, at: s.end)
             } catch {
                 // Cut back whatever part of the write landed, so the file ends at the last good record.
                 do throws(EventLogError) { try file.truncate(to: s.end) } catch {
@@ -224,19 +229,19 @@ public final class LogWriter: EventStorage, Sendable {
                 s.allocated = s.end
                 throw error
             }
-            for (record, offset) in zip(records, offsets) { s.index.note(seq: record.seq, offset: offset) }
-            s.lastPosition = LogPosition(seq: records[records.count - 1].seq, offset: offsets[offsets.count - 1],
-                                         length: s.end + Int64(out.bytes.count) - offsets[offsets.count - 1])
-            s.end += Int64(out.bytes.count)
+            for (seq, offset) in batch.indexed { s.index.note(seq: seq, offset: s.end + Int64(offset)) }
+            let lastOffset = s.end + Int64(batch.lastFrameOffset)
+            s.lastPosition = LogPosition(seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset)
+            s.end += length
             s.allocated = max(s.allocated, s.end)
-            s.lastSeq += UInt64(records.count)
+            s.lastSeq += UInt64(entries.count)
             if mode == .syncEachAppend {
                 do throws(EventLogError) { try file.syncData() } catch {
-                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(s.lastSeq - UInt64(records.count)) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: s.lastSeq - UInt64(records.count), errno: error.errno)
+                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(firstSeq - 1) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: firstSeq - 1, errno: error.errno)
                     throw error
                 }
             }
-            return records
+            return batch.records
         }
         if mode == .groupCommit {
             try groupCommit.waitDurable(records[records.count - 1].seq,
@@ -313,9 +318,9 @@ public final class LogWriter: EventStorage, Sendable {
         var passed: [(seq: UInt64, offset: Int64)] = []
         while result.count < maxCount, cursor.offset < end {
             switch try cursor.next() {
-            case .record(let record, let offset):
-                if record.seq >= first { result.append(record) }
-                if (record.seq - 1) % SparseIndex.stride == 0 { passed.append((record.seq, offset)) }
+            case .record(let view, let offset):
+                if view.seq >= first { result.append(view.record) }
+                if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, offset)) }
             case .problem(let problem):
                 throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
                                     offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)

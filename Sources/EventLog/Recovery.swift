@@ -108,8 +108,8 @@ struct SparseIndex: Sendable {
 }
 
 enum Recovery {
-    /// Scans every frame after the header, calling `visit` for each good record in
-    /// order, and decides what the first problem is under `mode`.
+    /// Scans every frame after the header, calling `visit` for each good record
+    /// (decoded in place; the view is valid during the call only) in order, and decides what the first problem is under `mode`.
     /// Throws for damage the mode does not tolerate; never modifies the file.
     /// Records below `decodeFrom` are checked (framing, checksum, seq) but neither decoded nor visited.
     ///
@@ -119,7 +119,7 @@ enum Recovery {
     /// there, and the records before it are not read; otherwise it scans
     /// from the first record as without it.
     static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                     visit: (EventRecord) throws -> Void) throws -> ScanResult {
+                     visit: (EventRecordView) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
         if mode == .tolerateCorruptedTail, let resumeAt, resumeAt.isPlausible(fileLength: fileLength) {
             var cursor = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
@@ -144,7 +144,7 @@ enum Recovery {
 
     /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.
     private static func scan(file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64,
-                             visit: (EventRecord) throws -> Void) throws -> ScanResult {
+                             visit: (EventRecordView) throws -> Void) throws -> ScanResult {
         var cursor = cursor
         var index = SparseIndex()
         var lastSeq = lastSeq
@@ -152,11 +152,11 @@ enum Recovery {
         while true {
             let start = cursor.offset
             switch try cursor.next() {
-            case .record(let record, let offset):
-                index.note(seq: record.seq, offset: offset)
-                lastSeq = record.seq
+            case .record(let view, let offset):
+                index.note(seq: view.seq, offset: offset)
+                lastSeq = view.seq
                 lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start)
-                try visit(record)
+                try visit(view)
             case .skipped(let seq, let offset):
                 index.note(seq: seq, offset: offset)
                 lastSeq = seq

@@ -104,6 +104,49 @@ struct CodecTests {
         }
     }
 
+    /// The reader has a word-at-a-time path (8+ bytes left) and a byte loop;
+    /// both must accept exactly the canonical varints, with the same errors.
+    @Test func varintsDecodeAndFailTheSameWithOrWithoutBytesAfterThem() throws {
+        func read(_ bytes: [UInt8]) -> Result<UInt64, DecodeFailure> {
+            bytes.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                return Result { () throws(DecodeFailure) -> UInt64 in try r.varint() }
+            }
+        }
+        var values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, UInt64(Int32.max), 1 << 48, 1 << 56 - 1, 1 << 56, 1 << 63, .max]
+        for bits in 0..<64 { values += [1 << UInt64(bits), (1 << UInt64(bits)) - 1] }
+        for value in values {
+            var w = ByteWriter()
+            w.varint(value)
+            for padding in [0, 1, 8, 12] {
+                guard case .success(let decoded) = read(w.bytes + Array(repeating: 0xAB, count: padding)) else {
+                    Issue.record("\(value) with \(padding) bytes after it did not decode"); continue
+                }
+                #expect(decoded == value)
+            }
+            // Every overlong form (a zero group added at the top) is refused, by both paths.
+            if w.bytes.count < 10 {
+                var overlong = w.bytes
+                overlong[overlong.count - 1] |= 0x80
+                overlong.append(0)
+                for padding in [0, 9] {
+                    guard case .failure(let failure) = read(overlong + Array(repeating: 0x01, count: padding)) else {
+                        Issue.record("overlong \(overlong) decoded"); continue
+                    }
+                    #expect(failure.reason == "overlong varint")
+                }
+            }
+        }
+        for padding in [0, 9] {
+            guard case .failure(let tooBig) = read([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02] + Array(repeating: 0, count: padding)),
+                  case .failure(let tooLong) = read(Array(repeating: 0x80, count: 10) + [0x01] + Array(repeating: 0, count: padding)),
+                  case .failure(let cut) = read([0x80, 0x80]) else { Issue.record("a bad varint decoded"); continue }
+            #expect(tooBig.reason == "varint overflows 64 bits")
+            #expect(tooLong.reason == "varint overflows 64 bits")  // an eleventh byte is never reached
+            #expect(cut.reason == "unexpected end of record in a varint")
+        }
+    }
+
     @Test func anAbsurdReorderCountIsRefusedWithoutAllocating() throws {
         var w = ByteWriter()
         w.varint(1); w.zigzag(0); w.u8(LabelEvent.Kind.reordered.code); w.u8(0)
@@ -185,6 +228,23 @@ struct UTF8ValidationTests {
         for input in inputs {
             let expected = String(validating: input, as: UTF8.self) != nil
             #expect(input.withUnsafeBytes { ByteReader.isValidUTF8($0) } == expected, "\(input)")
+        }
+    }
+
+    /// Mostly-valid text is where the word-at-a-time skipping matters: one
+    /// damaged byte at any offset, on either side of a word boundary.
+    @Test func theValidatorFindsOneBadByteAnywhereInMostlyASCIIText() {
+        var rng = SeededGenerator(seed: 81)
+        let pieces = ["a", "Ring ", "Büro", "東京", "🏷️", "Crème ", "Ωμέγα", "x1234567", "\u{7F}", "\u{80}", "\u{10FFFF}"]
+        for _ in 0..<6_000 {
+            var text = ""
+            while text.utf8.count < Int.random(in: 0...70, using: &rng) { text += pieces.randomElement(using: &rng)! }
+            var bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { ByteReader.isValidUTF8($0) }, "\(bytes)")
+            guard !bytes.isEmpty else { continue }
+            bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            #expect(bytes.withUnsafeBytes { ByteReader.isValidUTF8($0) } == expected, "\(bytes)")
         }
     }
 }

@@ -13,4 +13,11 @@ int ccrc32c_hardware_available(void);
 /// Call only when `ccrc32c_hardware_available()` is non-zero.
 uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length);
 
+/// Continues a CRC-32C over `first_length` bytes at `first`, then
+/// `second_length` bytes at `second` (a frame's length word and its payload,
+/// which are not adjacent): one call instead of two. Same conventions as
+/// `ccrc32c_hardware_update`.
+uint32_t ccrc32c_hardware_update2(uint32_t crc, const void *first, size_t first_length,
+                                  const void *second, size_t second_length);
+
 #endif

@@ -14,4 +14,16 @@ protocol ReplayConsumer {
     var digest: String { get }
     /// The suffix of the workload's id and title, e.g. `decode` or `fold`.
     static var name: String { get }
+    /// Takes the next record of our log, borrowed (see ``EventRecordView``).
+    mutating func consume(view: EventRecordView) throws
+    /// Takes the next row of the SQLite peer, borrowed (see ``SQLiteEventRow``).
+    mutating func consume(row: SQLiteEventRow) throws
+}
+
+extension ReplayConsumer {
+    /// By default a consumer wants records: the view is copied into one.
+    mutating func consume(view: EventRecordView) throws { try consume(view.record) }
+
+    /// By default a consumer wants records: the row is decoded into one, as ``SQLiteEventReader/forEach(in:_:)`` does.
+    mutating func consume(row: SQLiteEventRow) throws { try consume(try SQLiteEventReader.decode(row.statement)) }
 }

@@ -3,10 +3,12 @@ import LabelProjection
 
 /// Workload 4: open a store and replay its whole history.
 ///
-/// Ours: `LogWriter.open(path:options:replay:)` (lock, recovery scan, CRC
-/// check and decode of every record), passing each record to the consumer.
-/// SQLite: open the database, `SELECT … ORDER BY seq`, decode every row into
-/// the same `EventRecord` and pass it to the consumer. Timed: open, read
+/// Ours: `LogWriter.openWithViews(path:options:replayViews:)` (lock, recovery
+/// scan, CRC check and in-place decode of every record), passing each
+/// record's view to the consumer. SQLite: open the database,
+/// `SELECT … ORDER BY seq`, and pass each row, read in place, to the
+/// consumer. A consumer that wants `EventRecord`s (the fold) gets them on
+/// both sides: the view copied out, the row decoded. Timed: open, read
 /// everything, close. Both files are freshly written, so both are read from
 /// the page cache. Metric: events/s.
 ///
@@ -70,8 +72,8 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
                 consumer = folded
             } else {
                 elapsed = try Statistics.time {
-                    let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync)) { record in
-                        try consumer.consume(record)
+                    let log = try LogWriter.openWithViews(path: path, options: LogWriter.Options(durability: .noSync)) { view in
+                        try consumer.consume(view: view)
                         count += 1
                     }
                     log.close()
@@ -80,7 +82,7 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
         case .sqlite:
             elapsed = try Statistics.time {
                 let db = try SQLiteConnection(path: path)
-                count = try SQLiteEventReader.forEach(in: db) { record in try consumer.consume(record) }
+                count = try SQLiteEventReader.forEachRow(in: db) { row in try consumer.consume(row: row) }
                 db.close()
             }
         }

@@ -1,0 +1,156 @@
+/// The payload encoding of a record (docs/FORMAT.md, "Payload"): the one
+/// place that knows the byte layout on the writing side.
+extension EventRecord {
+    /// Flag bit 0 of a payload: an actor string follows.
+    static let actorFlag: UInt8 = 1
+    /// Flag bit 1 of a payload: a note string follows.
+    static let noteFlag: UInt8 = 2
+
+    /// Checks that this record can be encoded: every string within its limit,
+    /// every index in range. Throws ``EventLogError/Code/invalidEvent``.
+    public func validateForEncoding() throws(EventLogError) {
+        func check(_ s: String, _ limit: Int, _ what: String) throws(EventLogError) {
+            let n = s.utf8.count
+            if n > limit {
+                throw EventLogError(.invalidEvent, "\(what) is \(n) bytes of UTF-8; the limit is \(limit) (seq \(seq))")
+            }
+        }
+        func index(_ i: Int, _ what: String) throws(EventLogError) {
+            if i < 0 || i > LogLimits.maxIndex {
+                throw EventLogError(.invalidEvent, "\(what) \(i) is out of range 0...\(LogLimits.maxIndex) (seq \(seq))")
+            }
+        }
+        guard seq >= 1 else { throw EventLogError(.invalidEvent, "seq must be at least 1") }
+        if let actor { try check(actor, LogLimits.maxActorBytes, "actor") }
+        if let note { try check(note, LogLimits.maxNoteBytes, "note") }
+        switch event {
+        case .added(_, let title, _, let i):
+            try check(title, LogLimits.maxTitleBytes, "title")
+            try index(i, "index")
+        case .renamed(_, let old, let new):
+            try check(old, LogLimits.maxTitleBytes, "old title")
+            try check(new, LogLimits.maxTitleBytes, "title")
+        case .toggled:
+            break
+        case .removed(_, let i, let title, _):
+            try check(title, LogLimits.maxTitleBytes, "title")
+            try index(i, "index")
+        case .moved(_, let from, let to):
+            try index(from, "from index")
+            try index(to, "to index")
+        case .reordered(let order):
+            if order.count > LogLimits.maxReorderCount {
+                throw EventLogError(.invalidEvent, "reorder of \(order.count) ids exceeds the limit \(LogLimits.maxReorderCount)")
+            }
+        case .rejected(_, let command, let reason):
+            try check(command, LogLimits.maxReasonBytes, "rejected command")
+            try check(reason, LogLimits.maxReasonBytes, "rejection reason")
+        }
+    }
+
+    /// Appends the payload bytes of this record to `out`. Call
+    /// ``validateForEncoding()`` first; this does not check limits.
+    func encodePayload(into out: inout ByteWriter) {
+        out.appendUninitialized(count: payloadLength) { w in writePayload(to: &w) }
+    }
+
+    /// The payload bytes of this record (validated).
+    public func encodedPayload() throws(EventLogError) -> [UInt8] {
+        try validateForEncoding()
+        var w = ByteWriter()
+        encodePayload(into: &w)
+        return w.bytes
+    }
+
+    /// The exact byte length of the payload ``writePayload(to:)`` writes.
+    /// The record must be valid (``validateForEncoding()``).
+    var payloadLength: Int {
+        typealias W = UnsafeByteWriter
+        @inline(__always) func text(_ s: String) -> Int { W.stringLength(utf8Count: s.utf8.count) }
+        var n = W.varintLength(seq) + W.varintLength(W.zigzag(timestamp.millisecondsSince1970)) + 2
+        switch actor {
+        case .some(let actor): n += text(actor)
+        case .none: break
+        }
+        switch note {
+        case .some(let note): n += text(note)
+        case .none: break
+        }
+        switch event {
+        case .added(_, let title, _, let index), .removed(_, let index, let title, _):
+            n += 16 + W.varintLength(UInt64(index)) + 1 + text(title)
+        case .renamed(_, let old, let new):
+            n += 16 + text(old) + text(new)
+        case .toggled:
+            n += 17
+        case .moved(_, let from, let to):
+            n += 16 + W.varintLength(UInt64(from)) + W.varintLength(UInt64(to))
+        case .reordered(let order):
+            n += W.varintLength(UInt64(order.count)) + 16 * order.count
+        case .rejected(let id, let command, let reason):
+            n += 1 + (id == nil ? 0 : 16) + text(command) + text(reason)
+        }
+        return n
+    }
+
+    /// Writes the payload: exactly ``payloadLength`` bytes.
+    @inline(__always)
+    func writePayload(to w: inout UnsafeByteWriter) {
+        w.varint(seq)
+        w.varint(UnsafeByteWriter.zigzag(timestamp.millisecondsSince1970))
+        w.u8(event.kind.code)
+        var flags: UInt8 = 0
+        switch actor {
+        case .some: flags |= Self.actorFlag
+        case .none: break
+        }
+        switch note {
+        case .some: flags |= Self.noteFlag
+        case .none: break
+        }
+        w.u8(flags)
+        switch actor {
+        case .some(let actor): w.string(actor)
+        case .none: break
+        }
+        switch note {
+        case .some(let note): w.string(note)
+        case .none: break
+        }
+        switch event {
+        case .added(let id, let title, let isEnabled, let index):
+            w.id(id)
+            w.varint(UInt64(index))
+            w.u8(isEnabled ? 1 : 0)
+            w.string(title)
+        case .renamed(let id, let old, let new):
+            w.id(id)
+            w.string(old)
+            w.string(new)
+        case .toggled(let id, let isEnabled):
+            w.id(id)
+            w.u8(isEnabled ? 1 : 0)
+        case .removed(let id, let index, let title, let isEnabled):
+            w.id(id)
+            w.varint(UInt64(index))
+            w.u8(isEnabled ? 1 : 0)
+            w.string(title)
+        case .moved(let id, let from, let to):
+            w.id(id)
+            w.varint(UInt64(from))
+            w.varint(UInt64(to))
+        case .reordered(let order):
+            w.varint(UInt64(order.count))
+            for id in order { w.id(id) }
+        case .rejected(let id, let command, let reason):
+            if let id {
+                w.u8(1)
+                w.id(id)
+            } else {
+                w.u8(0)
+            }
+            w.string(command)
+            w.string(reason)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// The frames of one append call, encoded back to back into one buffer
+/// that is written with one `pwrite`, and the records they hold.
+///
+/// One pass over the entries: each becomes its ``EventRecord`` (the one copy
+/// of its strings that the caller gets back), is validated (an invalid entry
+/// rejects the whole call before anything is written), and is encoded from
+/// that record straight into the buffer through raw pointers, its frame
+/// checksummed once over contiguous bytes. The bytes are those of
+/// ``Frame/encode(_:into:)``.
+struct FrameBatch: ~Copyable {
+    /// The records the entries became, in order.
+    let records: [EventRecord]
+    /// Where the last frame starts in ``bytes``.
+    let lastFrameOffset: Int
+    /// The frames the sparse index keeps (every ``SparseIndex/stride``-th
+    /// seq), with their offsets in ``bytes``. Usually empty or one.
+    let indexed: [(seq: UInt64, offset: Int)]
+    private let base: UnsafeMutableRawPointer
+    private let count: Int
+
+    /// Validates and encodes `entries` as the records `firstSeq`, `firstSeq + 1`, …;
+    /// entries without a timestamp are stamped `now`. `entries` must not be empty.
+    /// Throws ``EventLogError/Code/invalidEvent`` for the first invalid entry.
+    init(_ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp) throws(EventLogError) {
+        precondition(!entries.isEmpty, "a frame batch needs at least one entry")
+        var capacity = entries.count * 96
+        var base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        var count = 0
+        var records: [EventRecord] = []
+        records.reserveCapacity(entries.count)
+        var lastFrameOffset = 0
+        var indexed: [(seq: UInt64, offset: Int)] = []
+        for i in entries.indices {
+            let record = entries[i].record(seq: firstSeq + UInt64(i), now: now)
+            do throws(EventLogError) { try record.validateForEncoding() } catch {
+                base.deallocate()
+                throw error
+            }
+            let frameLength = LogFormat.frameHeaderLength + record.payloadLength
+            if count + frameLength > capacity {
+                capacity = max(capacity * 2, count + frameLength)
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+                grown.copyMemory(from: base, byteCount: count)
+                base.deallocate()
+                base = grown
+            }
+            let frame = base + count
+            var w = UnsafeByteWriter(frame + LogFormat.frameHeaderLength)
+            record.writePayload(to: &w)
+            precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
+            Frame.seal(frame, payloadLength: frameLength - LogFormat.frameHeaderLength)
+            lastFrameOffset = count
+            if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
+            count += frameLength
+            records.append(record)
+        }
+        self.records = records
+        self.lastFrameOffset = lastFrameOffset
+        self.indexed = indexed
+        self.base = base
+        self.count = count
+    }
+
+    deinit { base.deallocate() }
+
+    /// The encoded frames; valid while the batch exists.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+}
