@@ -51,3 +51,26 @@ extension LabelEvent {
         }
     }
 }
+
+extension UTF8Text: FoldText {
+    @inline(__always)
+    func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
+    var utf8Count: Int { count }
+    var stringValue: String { string }
+}
+
+extension EventRecordView.Event {
+    /// This borrowed event as the fold sees it (texts stay borrowed).
+    @inline(__always)
+    var foldEvent: FoldEvent<UTF8Text, EventRecordView.IDs> {
+        switch self {
+        case .added(let id, let title, let isEnabled, let index): .added(id: id, title: title, isEnabled: isEnabled, index: index)
+        case .renamed(let id, let oldTitle, let newTitle): .renamed(id: id, oldTitle: oldTitle, newTitle: newTitle)
+        case .toggled(let id, let isEnabled): .toggled(id: id, isEnabled: isEnabled)
+        case .removed(let id, let index, let title, let isEnabled): .removed(id: id, index: index, title: title, isEnabled: isEnabled)
+        case .moved(let id, let from, let to): .moved(id: id, from: from, to: to)
+        case .reordered(let order): .reordered(order: order)
+        case .rejected: .rejected
+        }
+    }
+}

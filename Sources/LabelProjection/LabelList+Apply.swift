@@ -40,6 +40,14 @@ extension LabelList {
         _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event.foldEvent, describing: false)
     }
 
+    /// Folds one record decoded in place (``EventRecordView``, e.g. from
+    /// `LogWriter.openWithViews`) exactly as ``replay(_:)`` folds the same
+    /// record: titles are compared and copied as bytes, so folding a log this
+    /// way allocates nothing per record beyond the list's own growth.
+    public mutating func replay(_ view: EventRecordView) throws(ProjectionError) {
+        _ = try fold(seq: view.seq, timestamp: view.timestamp, event: view.event.foldEvent, describing: false)
+    }
+
     /// The fold behind ``apply(_:)`` and ``replay(_:)``, generic over how the
     /// record holds its texts (``FoldEvent``); `before`/`after` are made only
     /// when `describing` (a constant in each caller, so the other path

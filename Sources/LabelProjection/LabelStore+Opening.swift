@@ -46,7 +46,7 @@ extension LabelStore {
             do throws(StoreError) {
                 let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { record in
                     if record.seq <= skip {
-                        if record.seq == skip, record.snapshotFingerprint != candidate.header.fingerprint {
+                        if record.seq == skip, record.record.snapshotFingerprint != candidate.header.fingerprint {
                             mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
                         }
                         return
@@ -92,13 +92,14 @@ extension LabelStore {
         return (writer, list, snapshots)
     }
 
-    /// `LogWriter.open` with the store's options, its errors as ``StoreError``s.
+    /// `LogWriter.openWithViews` with the store's options (records decoded in
+    /// place, folded without allocating), its errors as ``StoreError``s.
     private static func openWriter(path: String, options: Options, replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                                   replay: (EventRecord) throws -> Void) throws(StoreError) -> LogWriter {
+                                   replay: (EventRecordView) throws -> Void) throws(StoreError) -> LogWriter {
         let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
                                               createIfMissing: options.createIfMissing, clock: options.clock)
         do {
-            return try LogWriter.open(path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replay: replay)
+            return try LogWriter.openWithViews(path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replayViews: replay)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch let error as ProjectionError {
