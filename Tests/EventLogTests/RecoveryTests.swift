@@ -279,3 +279,29 @@ struct ReaderTailTests {
         }
     }
 }
+
+@Suite struct PreallocationStepTests {
+    @Test func theStepGrowsWithTheFileInWholeBaseStepsUpTo64MiB() {
+        let mib: Int64 = 1 << 20
+        #expect(LogWriter.preallocationStep(base: mib, allocated: 0) == mib)
+        #expect(LogWriter.preallocationStep(base: mib, allocated: 8 * mib) == mib)
+        #expect(LogWriter.preallocationStep(base: mib, allocated: 20 * mib) == 2 * mib, "an eighth of 20 MiB, in whole MiB")
+        #expect(LogWriter.preallocationStep(base: mib, allocated: 800 * mib) == 64 * mib)
+        #expect(LogWriter.preallocationStep(base: 64 << 10, allocated: 64 << 10) == 64 << 10)
+        #expect(LogWriter.preallocationStep(base: 128 * mib, allocated: 4096 * mib) == 128 * mib, "never below the configured step")
+    }
+
+    @Test func aGrowingLogIsExtendedByLargerStepsAndTrimmedOnClose() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true, preallocation: 64 << 10))
+        let entry = LogEntry(.added(id: fixedID(1), title: String(repeating: "t", count: 900), isEnabled: true, index: 0))
+        for _ in 0..<1200 { try writer.append(entry) }
+        let size = Int64(readBytes(path).count)
+        let end = writer.byteLength
+        #expect(size > end && size - end < max(64 << 10, end / 8) + (64 << 10), "at most one step ahead")
+        writer.close()
+        #expect(Int64(readBytes(path).count) == end)
+        #expect(try LogReader.readAll(path: path).records.count == 1200)
+    }
+}
