@@ -44,22 +44,14 @@ enum SnapshotFiles {
 
     /// Reads and decodes the snapshot at `path`.
     static func read(_ path: String) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
-        let bytes: [UInt8]
+        // Mapped, not copied: snapshot files are only ever replaced by a rename, never rewritten in place.
+        let file: MappedFile
         do {
-            let file = try SystemFile.open(path, .readOnly)
-            defer { file.close() }
-            let size = try file.size()
-            guard size <= Int64(Int.max / 2) else { throw SnapshotError(.invalidContent, "the file is \(size) bytes") }
-            bytes = try file.read(at: 0, count: Int(size))
-        } catch let error as SnapshotError {
-            throw error
+            file = try MappedFile(path: path)
         } catch {
             throw SnapshotError(.ioError, "cannot read the snapshot: \(error)")
         }
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
-        }
-        return try result.get()
+        return try withExtendedLifetime(file) { () throws(SnapshotError) in try LabelList.decodeSnapshot(file.bytes) }
     }
 
     /// Writes `bytes` as the snapshot at `path` atomically and durably.
