@@ -79,12 +79,18 @@ extension LabelList {
         let liveCount = try r.count("the live count", limit: slotCount)
         let enabledCount = try r.count("the enabled count", limit: liveCount)
         var list = LabelList()
-        let (live, enabled) = version >= 2
-            ? try list.decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
-            : try list.decodeRows(&r, slotCount: slotCount, seq: seq)
-        let storage = list.slots
-        if let duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }) {
-            throw SnapshotError(.invalidContent, "label \(storage[Int(duplicate)].id) has two slots")
+        let live: Int, enabled: Int
+        let duplicate: UInt32?
+        if version >= 2 {
+            // The ids column is known now: build the id index on a second core while the columns are parsed.
+            (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+        } else {
+            (live, enabled) = try list.decodeRows(&r, slotCount: slotCount, seq: seq)
+            let storage = list.slots
+            duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id })
+        }
+        if let duplicate {
+            throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
         }
         guard live == liveCount, enabled == enabledCount else {
             throw SnapshotError(.invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")

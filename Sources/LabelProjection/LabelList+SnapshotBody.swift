@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 
 /// The slot part of a snapshot's body: version 2 stores it as columns, so
@@ -19,6 +20,31 @@ extension LabelList {
             }
         }
         order.forEachLeaf { leaf in for number in leaf { w.varint(UInt64(number)) } }
+    }
+
+    /// ``decodeColumns(_:slotCount:liveCount:seq:)`` on this thread while the
+    /// id index is built from the ids column on another (the two touch
+    /// disjoint memory; both finish before this returns). Returns the live
+    /// and enabled counts and a slot whose id an earlier slot has, if any.
+    mutating func decodeColumnsIndexingConcurrently(_ r: inout SnapshotReader, slotCount: Int, liveCount: Int, seq: UInt64)
+        throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?) {
+        guard slotCount >= 50_000, slotCount * 16 <= r.remaining else {
+            let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+            let storage = slots
+            return (counts.live, counts.enabled, slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }))
+        }
+        let job = IndexBuildJob(ids: UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + slotCount * 16]), count: slotCount)
+        DispatchQueue.global(qos: .userInitiated).async { job.run() }
+        let counts: (live: Int, enabled: Int)
+        do {
+            counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+        } catch {
+            job.finished.wait()  // the job reads the caller's buffer: never return before it ends
+            throw error
+        }
+        job.finished.wait()
+        slotIndex = job.index
+        return (counts.live, counts.enabled, job.duplicate)
     }
 
     /// Reads version 2's slot columns into this (empty) list's slots and
@@ -120,3 +146,28 @@ extension LabelList {
 
 /// The 16 raw bytes of a UUID, as `UUID(uuid:)` takes them.
 typealias UUID16 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+/// Builds a ``SlotIndex`` from a snapshot's ids column on another thread.
+///
+/// `@unchecked Sendable`: the job's results are written only by ``run()``,
+/// which signals ``finished`` when done, and read by the caller only after
+/// waiting on it; `ids` points into the caller's buffer, which the caller
+/// keeps alive until that wait.
+private final class IndexBuildJob: @unchecked Sendable {
+    private let ids: UnsafeRawBufferPointer
+    private let count: Int
+    private(set) var index = SlotIndex()
+    private(set) var duplicate: UInt32?
+    let finished = DispatchSemaphore(value: 0)
+
+    init(ids: UnsafeRawBufferPointer, count: Int) {
+        self.ids = ids
+        self.count = count
+    }
+
+    func run() {
+        let ids = self.ids
+        duplicate = index.build(count: count) { LabelID(bytes: ids.loadUnaligned(fromByteOffset: Int($0) * 16, as: UUID16.self)) }
+        finished.signal()
+    }
+}
