@@ -41,7 +41,7 @@ uint32_t ccrc32c_hardware_update(uint32_t crc, const void *bytes, size_t length)
     return c32;
 }
 
-#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__)) && (!defined(__BYTE_ORDER__) || __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 #define CCRC32C_TARGET __attribute__((target("crc")))
 
 #if defined(__APPLE__)

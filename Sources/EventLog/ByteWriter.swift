@@ -57,7 +57,7 @@ public struct ByteWriter: Sendable {
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBytes { raw in
             let base = raw.baseAddress! + start
-            var w = UnsafeByteWriter(base)
+            var w = UnsafeByteWriter(base, end: base + count)
             body(&w)
             precondition(w.position == base + count, "the encoder wrote a different length than it computed")
         }

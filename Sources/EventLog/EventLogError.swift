@@ -32,6 +32,9 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         case closed
         /// An operating-system call failed.
         case ioError
+        /// A ``LogReader`` was used from inside its own ``LogReader/forEachView(from:_:)``
+        /// closure, which would move the buffer the view being visited points into.
+        case readerBusy
     }
 
     /// The stable code.

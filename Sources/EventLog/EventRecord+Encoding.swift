@@ -46,6 +46,12 @@ extension EventRecord {
             try check(command, LogLimits.maxReasonBytes, "rejected command")
             try check(reason, LogLimits.maxReasonBytes, "rejection reason")
         }
+        // Each field within its limit can still add up to more than a frame may hold
+        // (a maximal reorder plus an actor and a note): readers would refuse the frame.
+        let length = payloadLength
+        if length > LogLimits.maxPayloadBytes {
+            throw EventLogError(.invalidEvent, "the record's payload is \(length) bytes; a record holds at most \(LogLimits.maxPayloadBytes) (seq \(seq))")
+        }
     }
 
     /// Appends the payload bytes of this record to `out`. Call

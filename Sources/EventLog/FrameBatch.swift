@@ -45,7 +45,7 @@ struct FrameBatch: ~Copyable {
                 base = grown
             }
             let frame = base + count
-            var w = UnsafeByteWriter(frame + LogFormat.frameHeaderLength)
+            var w = UnsafeByteWriter(frame + LogFormat.frameHeaderLength, end: frame + frameLength)
             record.writePayload(to: &w)
             precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
             Frame.seal(frame, payloadLength: frameLength - LogFormat.frameHeaderLength)

@@ -137,10 +137,12 @@ enum Frame {
         guard available >= LogFormat.frameHeaderLength else {
             return .incomplete(needed: LogFormat.frameHeaderLength)
         }
-        let length = Int(buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian)
-        guard length >= LogFormat.minPayloadLength, length <= LogFormat.maxPayloadCheck else {
-            return .damaged("impossible record length \(length) (valid: \(LogFormat.minPayloadLength)...\(LogFormat.maxPayloadCheck))")
+        // Compared as UInt32 first: a damaged word need not fit a 32-bit Int.
+        let word = buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian
+        guard word >= UInt32(LogFormat.minPayloadLength), word <= UInt32(LogFormat.maxPayloadCheck) else {
+            return .damaged("impossible record length \(word) (valid: \(LogFormat.minPayloadLength)...\(LogFormat.maxPayloadCheck))")
         }
+        let length = Int(word)
         let total = LogFormat.frameHeaderLength + length
         guard available >= total else { return .incomplete(needed: total) }
         let stored = buffer.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self).littleEndian
@@ -156,13 +158,39 @@ enum Frame {
     static func looksValid(_ buffer: UnsafeRawBufferPointer, at position: Int) -> Bool {
         let available = buffer.count - position
         guard available >= LogFormat.frameHeaderLength + LogFormat.minPayloadLength else { return false }
-        let length = Int(buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian)
-        guard length >= LogFormat.minPayloadLength, length <= LogFormat.maxPayloadCheck,
-              LogFormat.frameHeaderLength + length <= available else { return false }
+        let word = buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian
+        guard word >= UInt32(LogFormat.minPayloadLength), word <= UInt32(LogFormat.maxPayloadCheck),
+              LogFormat.frameHeaderLength + Int(word) <= available else { return false }
+        let length = Int(word)
+        // Before checksumming up to 64 MiB: does the payload start like a record
+        // (seq ≥ 1, a timestamp, a known kind, known flags)? Random bytes rarely do,
+        // so a scan for good frames past damage stays linear in practice.
+        guard startsLikeAPayload(UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 8 + length)])) else { return false }
         let stored = buffer.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self).littleEndian
         let lengthCRC = CRC32C.update(0, UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4]))
         let computed = CRC32C.update(lengthCRC, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 8 + length)]))
         return stored == computed
+    }
+}
+
+extension Frame {
+    /// Whether `payload` begins with a record's envelope: a varint seq of at
+    /// least 1, a varint timestamp, a known kind code and known flag bits.
+    static func startsLikeAPayload(_ payload: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            for shift in stride(from: UInt64(0), through: 63, by: 7) {
+                guard i < payload.count else { return nil }
+                let byte = payload[i]
+                i += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+            }
+            return nil
+        }
+        guard let seq = varint(), seq >= 1, varint() != nil, i + 2 <= payload.count else { return false }
+        return LabelEvent.Kind(code: payload[i]) != nil && payload[i + 1] & ~(EventRecord.actorFlag | EventRecord.noteFlag) == 0
     }
 }
 

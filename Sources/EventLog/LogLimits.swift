@@ -14,7 +14,9 @@ public enum LogLimits {
     public static let maxReasonBytes = 4096
     /// Largest record payload, in bytes (64 MiB).
     public static let maxPayloadBytes = 64 * 1024 * 1024
-    /// Most ids in one `reordered` event (what fits in `maxPayloadBytes`).
+    /// Most ids in one `reordered` event (what fits in `maxPayloadBytes` with a
+    /// short envelope; with a long actor or note the whole payload must still
+    /// fit in `maxPayloadBytes`, which encoding checks).
     public static let maxReorderCount = (maxPayloadBytes - 64) / 16
     /// Largest list index a record may carry.
     public static let maxIndex = Int(Int32.max)

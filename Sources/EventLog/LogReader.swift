@@ -14,6 +14,9 @@ public final class LogReader {
     public let header: LogHeader
     private let file: any LogFile
     private var cursor: FrameCursor
+    /// Whether a ``forEachView(from:_:)`` closure is running: the reader then
+    /// refuses to move (that would invalidate the view being visited).
+    private var visiting = false
 
     /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
     /// `fileSystem` is the real one unless a test injects faults.
@@ -46,7 +49,15 @@ public final class LogReader {
     /// or a frame still being written or torn at the end). Throws on damage
     /// that good records follow, on content that fails to decode, and on a seq gap.
     public func next() throws(EventLogError) -> EventRecord? {
-        try nextView()?.record
+        try checkNotVisiting()
+        return try nextView()?.record
+    }
+
+    /// Throws ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)`` closure.
+    private func checkNotVisiting() throws(EventLogError) {
+        if visiting {
+            throw EventLogError(.readerBusy, "the reader is in the middle of forEachView: read from it after that call returns (or open a second reader)", path: path)
+        }
     }
 
     /// Calls `body` with every whole record from `seq` on that is complete
@@ -59,11 +70,16 @@ public final class LogReader {
     /// again to follow a live log.
     ///
     /// Each view (and every ``UTF8Text`` in it) is valid only during the call
-    /// it is passed to. Throws what ``next()`` throws, and what `body` throws
-    /// (the reader is then positioned after that record).
+    /// it is passed to; the reader refuses to be used from inside `body`
+    /// (``EventLogError/Code/readerBusy``), since moving it would move the
+    /// bytes the view points into. Throws what ``next()`` throws, and what
+    /// `body` throws (the reader is then positioned after that record).
     @discardableResult
     public func forEachView(from seq: UInt64 = 1, _ body: (EventRecordView) throws -> Void) throws -> Int {
+        try checkNotVisiting()
         try skip(toSeq: seq)
+        visiting = true
+        defer { visiting = false }
         var visited = 0
         while let view = try nextView() {
             visited += 1
@@ -156,6 +172,7 @@ public final class LogReader {
 
     /// Skips forward so that the next record read is `seq` (or the end, if the log is shorter).
     public func skip(toSeq seq: UInt64) throws(EventLogError) {
+        try checkNotVisiting()
         while cursor.expectedSeq < seq, try nextView() != nil {}
     }
 

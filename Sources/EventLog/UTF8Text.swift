@@ -29,7 +29,7 @@ public struct UTF8Text: Equatable, CustomStringConvertible {
     /// more than 15 bytes).
     public var string: String {
         guard !bytes.isEmpty else { return "" }
-        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The same as ``string``.

@@ -10,8 +10,20 @@ import Foundation
 struct UnsafeByteWriter {
     /// Where the next byte goes.
     private(set) var position: UnsafeMutableRawPointer
+    /// One past the last byte the caller sized (checked before every write in debug builds,
+    /// so an encoder whose computed length falls short traps before it overruns).
+    private let end: UnsafeMutableRawPointer
 
-    init(_ start: UnsafeMutableRawPointer) { position = start }
+    init(_ start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) {
+        position = start
+        self.end = end
+    }
+
+    /// Debug builds: traps unless `count` more bytes fit.
+    @inline(__always)
+    private func checkRoom(_ count: Int) {
+        assert(position + count <= end, "the encoder writes past the length it computed")
+    }
 
     /// The encoded length of an unsigned LEB128 varint (1–10 bytes).
     @inline(__always)
@@ -29,16 +41,21 @@ struct UnsafeByteWriter {
 
     /// Leaves `count` bytes to be filled in later (a frame header).
     @inline(__always)
-    mutating func skip(_ count: Int) { position += count }
+    mutating func skip(_ count: Int) {
+        checkRoom(count)
+        position += count
+    }
 
     @inline(__always)
     mutating func u8(_ v: UInt8) {
+        checkRoom(1)
         position.storeBytes(of: v, as: UInt8.self)
         position += 1
     }
 
     @inline(__always)
     mutating func u32(_ v: UInt32) {
+        checkRoom(4)
         position.storeBytes(of: v.littleEndian, as: UInt32.self)
         position += 4
     }
@@ -57,6 +74,7 @@ struct UnsafeByteWriter {
     /// A label id's 16 raw bytes.
     @inline(__always)
     mutating func id(_ id: LabelID) {
+        checkRoom(16)
         position.storeBytes(of: id.uuid.uuid, as: uuid_t.self)
         position += 16
     }
@@ -64,6 +82,7 @@ struct UnsafeByteWriter {
     /// Raw bytes, as they are.
     @inline(__always)
     mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        checkRoom(bytes.count)
         if let base = bytes.baseAddress, !bytes.isEmpty { position.copyMemory(from: base, byteCount: bytes.count) }
         position += bytes.count
     }
