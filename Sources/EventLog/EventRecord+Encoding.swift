@@ -9,6 +9,11 @@ extension EventRecord {
     /// Checks that this record can be encoded: every string within its limit,
     /// every index in range. Throws ``EventLogError/Code/invalidEvent``.
     public func validateForEncoding() throws(EventLogError) {
+        _ = try validatedPayloadLength()
+    }
+
+    /// ``validateForEncoding()``, returning the payload's length (``payloadLength``).
+    func validatedPayloadLength() throws(EventLogError) -> Int {
         func check(_ s: String, _ limit: Int, _ what: String) throws(EventLogError) {
             let n = s.utf8.count
             if n > limit {
@@ -52,6 +57,7 @@ extension EventRecord {
         if length > LogLimits.maxPayloadBytes {
             throw EventLogError(.invalidEvent, "the record's payload is \(length) bytes; a record holds at most \(LogLimits.maxPayloadBytes) (seq \(seq))")
         }
+        return length
     }
 
     /// Appends the payload bytes of this record to `out`. Call

@@ -32,11 +32,12 @@ struct FrameBatch: ~Copyable {
         var indexed: [(seq: UInt64, offset: Int)] = []
         for i in entries.indices {
             let record = entries[i].record(seq: firstSeq + UInt64(i), now: now)
-            do throws(EventLogError) { try record.validateForEncoding() } catch {
+            let payloadLength: Int
+            do throws(EventLogError) { payloadLength = try record.validatedPayloadLength() } catch {
                 base.deallocate()
                 throw error
             }
-            let frameLength = LogFormat.frameHeaderLength + record.payloadLength
+            let frameLength = LogFormat.frameHeaderLength + payloadLength
             if count + frameLength > capacity {
                 capacity = max(capacity * 2, count + frameLength)
                 let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
