@@ -86,8 +86,7 @@ extension LabelList {
             (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
         } else {
             (live, enabled) = try list.decodeRows(&r, slotCount: slotCount, seq: seq)
-            let storage = list.slots
-            duplicate = list.slotIndex.build(count: slotCount, ids: { storage[Int($0)].id })
+            duplicate = list.buildSlotIndex()
         }
         if let duplicate {
             throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")

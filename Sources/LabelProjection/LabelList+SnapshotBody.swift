@@ -30,8 +30,7 @@ extension LabelList {
         throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?) {
         guard slotCount >= 50_000, slotCount * 16 <= r.remaining else {
             let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
-            let storage = slots
-            return (counts.live, counts.enabled, slotIndex.build(count: slotCount, ids: { storage[Int($0)].id }))
+            return (counts.live, counts.enabled, buildSlotIndex())
         }
         let job = IndexBuildJob(ids: UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + slotCount * 16]), count: slotCount)
         DispatchQueue.global(qos: .userInitiated).async { job.run() }
@@ -118,6 +117,13 @@ extension LabelList {
             }
         }
         return (live, enabled)
+    }
+
+    /// Builds the id index from the slots (bulk load); returns a slot whose id
+    /// an earlier slot already has, or `nil`.
+    mutating func buildSlotIndex() -> UInt32? {
+        let storage = slots
+        return slotIndex.build(count: storage.count, ids: { storage[Int($0)].id })
     }
 
     /// Reads version 1's one-record-per-slot layout (id · state · seq · title if live).

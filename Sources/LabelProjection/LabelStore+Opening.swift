@@ -44,15 +44,15 @@ extension LabelStore {
             var replayed: UInt64 = 0
             let resumeAt = options.snapshots.scanCoveredRecordsOnOpen ? nil : candidate.header.logPosition
             do throws(StoreError) {
-                let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { record in
-                    if record.seq <= skip {
-                        if record.seq == skip, record.record.snapshotFingerprint != candidate.header.fingerprint {
+                let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { view in
+                    if view.seq <= skip {
+                        if view.seq == skip, view.record.snapshotFingerprint != candidate.header.fingerprint {
                             mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
                         }
                         return
                     }
                     if mismatch != nil { return }
-                    try list.replay(record)
+                    try list.replay(view)
                     replayed += 1
                 }
                 var problem = mismatch
@@ -87,7 +87,7 @@ extension LabelStore {
             }
         }
         var list = LabelList()
-        let writer = try openWriter(path: path, options: options) { record in try list.replay(record) }
+        let writer = try openWriter(path: path, options: options) { view in try list.replay(view) }
         snapshots.report.replayedRecords = list.lastSeq
         return (writer, list, snapshots)
     }
