@@ -121,25 +121,29 @@ enum Recovery {
     static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                      visit: (EventRecordView) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
-        if mode == .tolerateCorruptedTail, let resumeAt, resumeAt.isPlausible(fileLength: fileLength) {
+        if mode == .tolerateCorruptedTail, let resumeAt, try holdsRecord(file, at: resumeAt, fileLength: fileLength) {
             var cursor = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
             cursor.decodeFrom = decodeFrom
-            switch try cursor.next() {
-            case .record(_, let offset) where cursor.offset == resumeAt.end && offset == resumeAt.offset,
-                 .skipped(_, let offset) where cursor.offset == resumeAt.end && offset == resumeAt.offset:
-                // A good frame is there; restart on it so that it is visited like any other record.
-                var resumed = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
-                resumed.decodeFrom = decodeFrom
-                var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: resumed, lastSeq: resumeAt.seq - 1, visit: visit)
-                result.report.resumedAfter = resumeAt
-                return result
-            default:
-                break
-            }
+            var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: resumeAt.seq - 1, visit: visit)
+            result.report.resumedAfter = resumeAt
+            return result
         }
         var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
         cursor.decodeFrom = decodeFrom
         return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: 0, visit: visit)
+    }
+
+    /// Whether exactly `position`'s bytes are one whole, checksummed frame
+    /// whose payload decodes to a record with `position.seq` (one read of
+    /// the frame, nothing else).
+    private static func holdsRecord(_ file: any LogFile, at position: LogPosition, fileLength: Int64) throws(EventLogError) -> Bool {
+        guard position.isPlausible(fileLength: fileLength) else { return false }
+        let bytes = try file.read(at: position.offset, count: Int(position.length))
+        return bytes.withUnsafeBytes { raw in
+            guard case .whole(let payload, let length) = Frame.check(raw, at: 0), length == raw.count,
+                  let view = try? EventRecordView.parse(payload) else { return false }
+            return view.seq == position.seq
+        }
     }
 
     /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.
