@@ -6,12 +6,14 @@
 /// rejects the whole call before anything is written), and is encoded from
 /// that record straight into the buffer through raw pointers, its frame
 /// checksummed once over contiguous bytes. The bytes are those of
-/// ``Frame/encode(_:into:)``.
+/// ``Frame/encode(_:into:format:previous:continues:)``.
 struct FrameBatch: ~Copyable {
     /// The records the entries became, in order.
     let records: [EventRecord]
     /// Where the last frame starts in ``bytes``.
     let lastFrameOffset: Int
+    /// The last frame's checksum (the `previous` of the next frame).
+    let lastChecksum: UInt32
     /// The frames the sparse index keeps (every ``SparseIndex/stride``-th
     /// seq), with their offsets in ``bytes``. Usually empty or one.
     let indexed: [(seq: UInt64, offset: Int)]
@@ -21,7 +23,14 @@ struct FrameBatch: ~Copyable {
     /// Validates and encodes `entries` as the records `firstSeq`, `firstSeq + 1`, …;
     /// entries without a timestamp are stamped `now`. `entries` must not be empty.
     /// Throws ``EventLogError/Code/invalidEvent`` for the first invalid entry.
-    init(_ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp) throws(EventLogError) {
+    ///
+    /// In a chained `format`, the first frame records `previous` (the
+    /// checksum of the log's last frame) and carries the continuation flag
+    /// if `firstContinues` (an earlier record is not yet durable); every
+    /// later frame of the batch carries it, since its predecessor is in the
+    /// same unsynced write.
+    init(_ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp, format: FrameFormat,
+         previous: UInt32, firstContinues: Bool) throws(EventLogError) {
         precondition(!entries.isEmpty, "a frame batch needs at least one entry")
         var capacity = entries.count * 96
         var base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -29,6 +38,7 @@ struct FrameBatch: ~Copyable {
         var records: [EventRecord] = []
         records.reserveCapacity(entries.count)
         var lastFrameOffset = 0
+        var checksum = previous
         var indexed: [(seq: UInt64, offset: Int)] = []
         for i in entries.indices {
             let record = entries[i].record(seq: firstSeq + UInt64(i), now: now)
@@ -37,7 +47,7 @@ struct FrameBatch: ~Copyable {
                 base.deallocate()
                 throw error
             }
-            let frameLength = LogFormat.frameHeaderLength + payloadLength
+            let frameLength = format.headerLength + payloadLength
             if count + frameLength > capacity {
                 capacity = max(capacity * 2, count + frameLength)
                 let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -46,10 +56,11 @@ struct FrameBatch: ~Copyable {
                 base = grown
             }
             let frame = base + count
-            var w = UnsafeByteWriter(frame + LogFormat.frameHeaderLength, end: frame + frameLength)
+            var w = UnsafeByteWriter(frame + format.headerLength, end: frame + frameLength)
             record.writePayload(to: &w)
             precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
-            Frame.seal(frame, payloadLength: frameLength - LogFormat.frameHeaderLength)
+            checksum = Frame.seal(frame, payloadLength: payloadLength, format: format, previous: checksum,
+                                  continues: i > entries.startIndex || firstContinues)
             lastFrameOffset = count
             if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
             count += frameLength
@@ -57,6 +68,7 @@ struct FrameBatch: ~Copyable {
         }
         self.records = records
         self.lastFrameOffset = lastFrameOffset
+        self.lastChecksum = checksum
         self.indexed = indexed
         self.base = base
         self.count = count

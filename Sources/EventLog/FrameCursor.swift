@@ -25,6 +25,12 @@ struct FrameCursor {
     }
 
     let file: any LogFile
+    /// How the log's frames are laid out and checksummed.
+    let format: FrameFormat
+    /// The checksum of the frame before the cursor, when known: a chained
+    /// frame must record it. `nil` for a cursor that started mid-log at an
+    /// unverified record (the first frame it reads is then taken as is).
+    private(set) var previousChecksum: UInt32?
     /// File offset of the next frame.
     private(set) var offset: Int64
     /// The seq the next record must have.
@@ -41,8 +47,14 @@ struct FrameCursor {
     /// zeros (recovery) or simply taken as the end for now (a follower).
     let verifiesZeroTail: Bool
 
-    init(file: any LogFile, offset: Int64, expectedSeq: UInt64, chunk: Int = 1 << 20, verifiesZeroTail: Bool = true) {
+    /// A cursor at `offset`, where record `expectedSeq` must start.
+    /// `previousChecksum` is the checksum of the frame before it, if known
+    /// (0 before seq 1, which the cursor assumes when `expectedSeq` is 1).
+    init(file: any LogFile, format: FrameFormat, offset: Int64, expectedSeq: UInt64, previousChecksum: UInt32? = nil,
+         chunk: Int = 1 << 20, verifiesZeroTail: Bool = true) {
         self.file = file
+        self.format = format
+        self.previousChecksum = expectedSeq == 1 ? 0 : previousChecksum
         self.verifiesZeroTail = verifiesZeroTail
         self.offset = offset
         self.expectedSeq = expectedSeq
@@ -99,8 +111,8 @@ struct FrameCursor {
     @inline(__always)
     mutating func next() throws(EventLogError) -> Step {
         var available = Int(Int64(buffer.count) - (offset - bufferStart))
-        if available < LogFormat.frameHeaderLength {
-            available = try fill(atLeast: LogFormat.frameHeaderLength)
+        if available < format.headerLength {
+            available = try fill(atLeast: format.headerLength)
             if available == 0 { return .end(preallocated: 0) }
         }
         if startsWithZeroLength() {
@@ -109,24 +121,25 @@ struct FrameCursor {
         }
         while true {
             let position = Int(offset - bufferStart)
-            switch Frame.check(UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0) {
-            case .whole(let payload, let length) where expectedSeq >= decodeFrom:
-                let view: EventRecordView
-                do { view = try EventRecordView.parse(payload) } catch {
-                    return .problem(FrameProblem(offset: offset, kind: .invalidContent,
-                                                 reason: "record with a valid checksum has invalid content: \(error.reason)"))
-                }
-                guard view.seq == expectedSeq else {
-                    return .problem(FrameProblem(offset: offset, kind: .seqGap,
-                                                 reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
-                }
+            switch Frame.check(UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format) {
+            case .whole(let frame):
                 let at = offset
-                offset += Int64(length)
-                expectedSeq += 1
-                return .record(view, offset: at)
-            case .whole(let payload, let length):
+                if expectedSeq >= decodeFrom {
+                    let view: EventRecordView
+                    do { view = try EventRecordView.parse(frame.payload) } catch {
+                        return .problem(FrameProblem(offset: offset, kind: .invalidContent,
+                                                     reason: "record with a valid checksum has invalid content: \(error.reason)"))
+                    }
+                    guard view.seq == expectedSeq else {
+                        return .problem(FrameProblem(offset: offset, kind: .seqGap,
+                                                     reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
+                    }
+                    if let broken = brokenChain(frame) { return .problem(broken) }
+                    advance(past: frame)
+                    return .record(view, offset: at)
+                }
                 // Below `decodeFrom`: only the seq is read.
-                var reader = ByteReader(payload)
+                var reader = ByteReader(frame.payload)
                 let seq: UInt64
                 do { seq = try reader.varint() } catch {
                     return .problem(FrameProblem(offset: offset, kind: .invalidContent,
@@ -136,9 +149,8 @@ struct FrameCursor {
                     return .problem(FrameProblem(offset: offset, kind: .seqGap,
                                                  reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
                 }
-                let at = offset
-                offset += Int64(length)
-                expectedSeq += 1
+                if let broken = brokenChain(frame) { return .problem(broken) }
+                advance(past: frame)
                 return .skipped(seq: seq, offset: at)
             case .incomplete(let needed):
                 let before = available
@@ -154,6 +166,25 @@ struct FrameCursor {
     }
 }
 
+extension FrameCursor {
+    /// The problem with a whole frame of the right seq that does not record
+    /// the previous frame's checksum (format version 2), if it does not.
+    @inline(__always)
+    private func brokenChain(_ frame: Frame.Whole) -> FrameProblem? {
+        guard format.chainsRecords, let previousChecksum, frame.previous != previousChecksum else { return nil }
+        return FrameProblem(offset: offset, kind: .brokenChain,
+                            reason: "record \(expectedSeq) does not continue this log's history: it follows a record with checksum 0x\(String(frame.previous, radix: 16)), but the record before it has checksum 0x\(String(previousChecksum, radix: 16))")
+    }
+
+    /// Moves past a good frame: the next record's seq and predecessor.
+    @inline(__always)
+    private mutating func advance(past frame: Frame.Whole) {
+        offset += Int64(frame.length)
+        expectedSeq += 1
+        previousChecksum = frame.checksum
+    }
+}
+
 /// A frame that is not a good next record.
 struct FrameProblem: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
@@ -165,6 +196,9 @@ struct FrameProblem: Sendable, Hashable {
         case invalidContent
         /// A good record with the wrong seq.
         case seqGap
+        /// A good record that records another predecessor than the record
+        /// before it (version 2): a record of another history spliced in.
+        case brokenChain
     }
     var offset: Int64
     var kind: Kind

@@ -31,7 +31,8 @@ public final class LogReader {
         }
         self.path = path
         self.file = file
-        self.cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1, verifiesZeroTail: false)
+        self.cursor = FrameCursor(file: file, format: FrameFormat(header: header), offset: Int64(LogFormat.headerLength), expectedSeq: 1,
+                                  verifiesZeroTail: false)
     }
 
     deinit { file.close() }
@@ -101,10 +102,15 @@ public final class LogReader {
         case .problem(let problem):
             cursor.discardBuffer()
             guard problem.canBeTornWrite else { throw corruption(problem) }
-            // Perhaps the writer is still writing this frame. Look for a good frame after it
-            // first, then read this one again: the writer finished this frame before it began
-            // any later one, so if it is still bad now, it is damage, not a write in progress.
-            guard try Recovery.hasValidFrame(in: file, after: problem.offset, fileLength: try file.size()) else { return nil }
+            // Perhaps the writer is still writing this frame. Look for a frame after it that
+            // was written once this one was durable (in version 1, any good frame) first,
+            // then read this one again: the writer finished this frame before it began any
+            // later one, so if it is still bad now, it is damage, not a write in progress.
+            // Frames that only continue an unsynced write are what a crash can leave after a
+            // lost page: recovery cuts them with it, so the reader does not read past it.
+            guard try Recovery.laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: try file.size()).proveDamage else {
+                return nil
+            }
             switch try cursor.next() {
             case .record(let view, _):
                 return view
@@ -144,7 +150,8 @@ public final class LogReader {
         let size = try file.size()
         let offset = cursor.offset
         guard size > offset else { return .none }
-        var probe = FrameCursor(file: file, offset: offset, expectedSeq: cursor.expectedSeq, verifiesZeroTail: true)
+        var probe = FrameCursor(file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
+                                previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
         switch try probe.next() {
         case .end(let preallocated):
             return preallocated > 0 ? .preallocated(bytes: preallocated) : .none
@@ -153,11 +160,12 @@ public final class LogReader {
             return .none
         case .problem(let problem):
             guard problem.canBeTornWrite else { throw corruption(problem) }
-            guard try Recovery.hasValidFrame(in: file, after: offset, fileLength: size) else {
+            guard try Recovery.laterFrames(in: file, format: cursor.format, after: offset, fileLength: size).proveDamage else {
                 return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
             }
             // As in `next()`: a frame the writer was finishing is complete once a later one exists.
-            var again = FrameCursor(file: file, offset: offset, expectedSeq: cursor.expectedSeq, verifiesZeroTail: true)
+            var again = FrameCursor(file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
+                                    previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
             if case .record = try again.next() { return .none }
             throw corruption(problem)
         }
@@ -185,7 +193,7 @@ public final class LogReader {
         defer { file.close() }
         let size = try file.size()
         let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-        let result = try Recovery.scan(file: file, mode: mode) { try visit($0.record) }
+        let result = try Recovery.scan(file: file, format: FrameFormat(header: header), mode: mode) { try visit($0.record) }
         return (header, result.report)
     }
 

@@ -8,7 +8,7 @@ extension LogWriter {
     public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
         try state.withLock { (s) throws(EventLogError) -> Int64 in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = s.poisoned { throw poisoned }
+            if let poisoned = syncs.poison { throw poisoned }
             guard seq <= s.lastSeq else {
                 throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
             }
@@ -17,23 +17,30 @@ extension LogWriter {
             var position: LogPosition?
             if seq > 0 {
                 guard let start = s.index.start(for: seq) else { return 0 }
-                var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
+                var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
                 while cursor.expectedSeq <= seq {
                     let frameStart = cursor.offset
                     guard case .record = try cursor.next() else {
                         throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
                     }
-                    position = LogPosition(seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart)
+                    position = LogPosition(seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart,
+                                           checksum: cursor.previousChecksum)
                 }
                 cut = cursor.offset
             }
             let removed = s.end - cut
-            try file.truncate(to: cut)
-            try file.syncAll()
+            do throws(EventLogError) { try file.truncate(to: cut) } catch {
+                // The file may now end anywhere between the cut and the old end: refuse appends until reopened.
+                syncs.poison(EventLogError(.poisoned, "cutting records after seq \(seq) failed; reopen the log to recover (\(error))", path: path, offset: cut, lastGoodSeq: seq))
+                throw error
+            }
+            try syncs.runSync({ () throws(EventLogError) in try file.syncAll() }, poisonFor: poisonError)
+            syncs.cut(to: seq)
             s.end = cut
             s.allocated = cut
             s.lastSeq = seq
             s.lastPosition = position
+            s.lastChecksum = position?.checksum ?? 0
             s.generation += 1
             s.index.truncate(after: seq)
             return removed

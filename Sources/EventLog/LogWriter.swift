@@ -63,11 +63,12 @@ public final class LogWriter: EventStorage, Sendable {
         var lastSeq: UInt64
         /// Where the last record's frame is (`nil` for an empty log).
         var lastPosition: LogPosition?
+        /// The last frame's checksum: the next frame's `previous` (format version 2).
+        var lastChecksum: UInt32
         var index: SparseIndex
         /// Incremented whenever records are cut, so a read's offsets noted
         /// without the lock are not put into the index of a changed file.
         var generation: UInt64 = 0
-        var poisoned: EventLogError?
     }
 
     /// The log file's path.
@@ -81,8 +82,11 @@ public final class LogWriter: EventStorage, Sendable {
     /// Whether opening created the file.
     public let created: Bool
 
+    /// How this log's frames are laid out (its format version and key).
+    let format: FrameFormat
     let state: Locked<State>
-    private let groupCommit: GroupCommit
+    /// Every sync of the file, and the poison of a failed one.
+    let syncs: SyncCoordinator
 
     /// Opens (or, with `createIfMissing`, creates) the log at `path`, recovers
     /// it under `options.recovery`, and calls `replay` for each good record in
@@ -140,16 +144,23 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-            var scan = try Recovery.scan(file: file, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, visit: replayViews)
+            let format = FrameFormat(header: header)
+            var scan = try Recovery.scan(file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt,
+                                         visit: replayViews)
             scan.report.removedTemporaryFiles = LogCreation.removeAbandonedTemporaries(of: path, fileSystem: fs)
             if scan.report.droppedBytes > 0 {
-                if let damage = scan.report.damage, !damage.isTornTail {
+                if let damage = scan.report.damage, !damage.isTornTail || damage.cutsWrittenRecords {
                     scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
                 }
                 try file.truncate(to: scan.report.validLength)
                 try file.syncAll()
+            } else if scan.report.lastSeq > 0 {
+                // The records found may still be only in the page cache (a writer in
+                // `noSync` mode, or one that crashed before its sync): make them
+                // durable before any frame is written that says they are.
+                try file.syncData()
             }
-            return LogWriter(path: path, file: file, header: header, scan: scan, options: options, created: created)
+            return LogWriter(path: path, file: file, header: header, format: format, scan: scan, options: options, created: created)
         } catch {
             file.close()
             throw error
@@ -169,16 +180,18 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 
-    private init(path: String, file: any LogFile, header: LogHeader, scan: ScanResult, options: Options, created: Bool) {
+    private init(path: String, file: any LogFile, header: LogHeader, format: FrameFormat, scan: ScanResult, options: Options, created: Bool) {
         self.path = path
         self.header = header
+        self.format = format
         self.recoveryReport = scan.report
         self.options = options
         self.created = created
         let allocated = scan.report.validLength + (scan.report.damage == nil ? scan.report.preallocatedBytes : 0)
         self.state = Locked(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
-                                      lastPosition: scan.report.lastPosition, index: scan.index))
-        self.groupCommit = GroupCommit(syncedSeq: scan.report.lastSeq)
+                                  lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? 0,
+                                  index: scan.index))
+        self.syncs = SyncCoordinator(durableSeq: scan.report.lastSeq)
     }
 
     deinit {
@@ -203,20 +216,24 @@ public final class LogWriter: EventStorage, Sendable {
     /// If `expectedLastSeq` is given and the log's last seq differs, nothing
     /// is written and ``EventLogError/Code/seqConflict`` is thrown. Every
     /// entry is validated before anything is written: an invalid one rejects
-    /// the whole call. Returns when the ``Durability`` guarantee holds.
+    /// the whole call. Returns when the ``Durability`` guarantee holds; a
+    /// failed sync poisons the writer (``EventLogError/Code/poisoned``).
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         guard !entries.isEmpty else { return [] }
         let now = options.clock()
         let mode = options.durability
-        let records = try state.withLock { (s) throws(EventLogError) -> [EventRecord] in
+        let (records, file, epoch) = try state.withLock { (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = s.poisoned { throw poisoned }
+            if let poisoned = syncs.poison { throw poisoned }
             if let expectedLastSeq, expectedLastSeq != s.lastSeq {
                 throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
             }
             let firstSeq = s.lastSeq + 1
-            let batch = try FrameBatch(entries, firstSeq: firstSeq, now: now)
+            // A frame written while an earlier record is not yet durable says so (the
+            // continuation flag): recovery then knows damage before it can be a lost write.
+            let batch = try FrameBatch(entries, firstSeq: firstSeq, now: now, format: format, previous: s.lastChecksum,
+                                       firstContinues: !syncs.isDurable(through: s.lastSeq))
             let length = Int64(batch.bytes.count)
             if s.end + length > s.allocated && options.preallocation > 0 {
                 try preallocate(&s, file: file, needed: s.end + length, sync: mode != .noSync)
@@ -226,31 +243,40 @@ public final class LogWriter: EventStorage, Sendable {
             } catch {
                 // Cut back whatever part of the write landed, so the file ends at the last good record.
                 do throws(EventLogError) { try file.truncate(to: s.end) } catch {
-                    s.poisoned = EventLogError(.poisoned, "a failed write could not be cut back; reopen the log to recover (\(error))", path: path, offset: s.end, lastGoodSeq: s.lastSeq)
+                    syncs.poison(EventLogError(.poisoned, "a failed write could not be cut back; reopen the log to recover (\(error))", path: path, offset: s.end, lastGoodSeq: s.lastSeq))
                 }
                 s.allocated = s.end
                 throw error
             }
             for (seq, offset) in batch.indexed { s.index.note(seq: seq, offset: s.end + Int64(offset)) }
             let lastOffset = s.end + Int64(batch.lastFrameOffset)
-            s.lastPosition = LogPosition(seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset)
+            s.lastPosition = LogPosition(seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset,
+                                         checksum: batch.lastChecksum)
+            s.lastChecksum = batch.lastChecksum
             s.end += length
             s.allocated = max(s.allocated, s.end)
             s.lastSeq += UInt64(entries.count)
+            let epoch = syncs.noteWritten(s.lastSeq)
             if mode == .syncEachAppend {
-                do throws(EventLogError) { try file.syncData() } catch {
-                    s.poisoned = EventLogError(.poisoned, "a sync failed, so records after seq \(firstSeq - 1) may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: firstSeq - 1, errno: error.errno)
-                    throw error
-                }
+                try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
             }
-            return batch.records
+            return (batch.records, file, epoch)
         }
         if mode == .groupCommit {
-            try groupCommit.waitDurable(records[records.count - 1].seq,
-                                        writtenSeq: { lastSeq },
-                                        sync: { () throws(EventLogError) in try syncOrPoison() })
+            try syncs.waitDurable(records[records.count - 1].seq, epoch: epoch,
+                                  sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
+                                  cutBeforeDurable: {
+                                      EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
+                                  })
         }
         return records
+    }
+
+    /// The error that poisons the writer after `error`, a failed sync, when
+    /// records through `durableSeq` are known durable.
+    func poisonError(_ error: EventLogError, durableSeq: UInt64) -> EventLogError {
+        EventLogError(.poisoned, "a sync of the log failed, so records after seq \(durableSeq) may not be durable; the writer refuses appends until the log is reopened (\(error))",
+                      path: path, lastGoodSeq: durableSeq, errno: error.errno)
     }
 
     /// Appends one entry; see ``append(_:expectedLastSeq:)``.
@@ -261,6 +287,7 @@ public final class LogWriter: EventStorage, Sendable {
 
     /// Extends the file with zero bytes to a whole number of preallocation
     /// steps past `needed`, and (for syncing modes) syncs the new size once.
+    /// A failed sync poisons the writer, like any other.
     private func preallocate(_ s: inout State, file: any LogFile, needed: Int64, sync: Bool) throws(EventLogError) {
         let step = Self.preallocationStep(base: options.preallocation, allocated: s.allocated)
         let target = (needed + step - 1) / step * step
@@ -272,7 +299,7 @@ public final class LogWriter: EventStorage, Sendable {
                 try zeros.withBytes { (raw) throws(EventLogError) in try file.write(UnsafeRawBufferPointer(rebasing: raw[0..<n]), at: at) }
                 at += Int64(n)
             }
-            if sync { try file.syncAll() }
+            if sync { try syncs.runSync({ () throws(EventLogError) in try file.syncAll() }, poisonFor: poisonError) }
         } catch {
             // Zero bytes past the records are harmless; give the space back if we can.
             try? file.truncate(to: s.allocated)
@@ -291,24 +318,13 @@ public final class LogWriter: EventStorage, Sendable {
     }
 
     /// Makes every record appended so far durable (useful in ``Durability/noSync`` mode).
+    /// A failed sync poisons the writer.
     public func sync() throws(EventLogError) {
-        let seq = lastSeq
-        try syncOrPoison()
-        groupCommit.markDurable(seq)
-    }
-
-    private func syncOrPoison() throws(EventLogError) {
         let file = try state.withLock { (s) throws(EventLogError) -> any LogFile in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = s.poisoned { throw poisoned }
             return file
         }
-        do throws(EventLogError) { try file.syncData() } catch {
-            state.withLock { s in
-                s.poisoned = EventLogError(.poisoned, "a sync failed, so recent records may not be durable; the writer refuses appends until the log is reopened (\(error))", path: path, lastGoodSeq: s.lastSeq, errno: error.errno)
-            }
-            throw error
-        }
+        try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
     }
 
     /// Reads up to `maxCount` records starting at `seq` (1-based), in order.
@@ -324,7 +340,7 @@ public final class LogWriter: EventStorage, Sendable {
         }
         let first = max(seq, 1)
         guard first <= lastSeq, maxCount > 0, let start else { return [] }
-        var cursor = FrameCursor(file: file, offset: start.offset, expectedSeq: start.seq)
+        var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
         var result: [EventRecord] = []
         var passed: [(seq: UInt64, offset: Int64)] = []
         while result.count < maxCount, cursor.offset < end {
@@ -352,7 +368,7 @@ public final class LogWriter: EventStorage, Sendable {
     /// Do not call it while other threads still use the writer.
     public func close() {
         state.withLock { s in
-            if let file = s.file, s.allocated > s.end, s.poisoned == nil {
+            if let file = s.file, s.allocated > s.end, syncs.poison == nil {
                 // Trim the preallocated space; either size is a valid log if this is interrupted.
                 try? file.truncate(to: s.end)
             }

@@ -26,8 +26,24 @@ public struct RecoveryReport: Sendable, Hashable {
         public var offset: Int64
         /// What is wrong there.
         public var reason: String
-        /// Whether it is a torn tail (no good record follows it) rather than damage before the tail.
+        /// Whether it is a torn tail rather than damage before the tail: no
+        /// good record follows it that was written after it was durable
+        /// (docs/FORMAT.md, "Recovery").
         public var isTornTail: Bool
+        /// Whether whole, checksummed records follow the damage, which
+        /// cutting it removes: records written after the damaged one but
+        /// never made durable (a crash persisted their pages and not its), or,
+        /// in a salvage, records after real damage. A writer's open saves
+        /// such bytes to `PATH.salvaged-<ms>` before cutting them.
+        public var cutsWrittenRecords: Bool = false
+
+        /// Creates a description of damage.
+        public init(offset: Int64, reason: String, isTornTail: Bool, cutsWrittenRecords: Bool = false) {
+            self.offset = offset
+            self.reason = reason
+            self.isTornTail = isTornTail
+            self.cutsWrittenRecords = cutsWrittenRecords
+        }
     }
 
     /// The seq of the last good record (0 when there is none).
@@ -115,33 +131,35 @@ enum Recovery {
     ///
     /// With `resumeAt` (honoured in ``RecoveryMode/tolerateCorruptedTail``
     /// only: the other modes exist to find damage anywhere), the scan starts
-    /// at that record if a whole checksummed frame of that length and seq is
-    /// there, and the records before it are not read; otherwise it scans
-    /// from the first record as without it.
-    static func scan(file: any LogFile, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+    /// at that record if a whole checksummed frame of that length and seq
+    /// (and checksum, when the position has one) is there, and the records
+    /// before it are not read; otherwise it scans from the first record as without it.
+    static func scan(file: any LogFile, format: FrameFormat, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                      visit: (EventRecordView) throws -> Void) throws -> ScanResult {
         let fileLength = try file.size()
-        if mode == .tolerateCorruptedTail, let resumeAt, try holdsRecord(file, at: resumeAt, fileLength: fileLength) {
-            var cursor = FrameCursor(file: file, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
+        if mode == .tolerateCorruptedTail, let resumeAt, try holdsRecord(file, format: format, at: resumeAt, fileLength: fileLength) {
+            var cursor = FrameCursor(file: file, format: format, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
             cursor.decodeFrom = decodeFrom
             var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: resumeAt.seq - 1, visit: visit)
             result.report.resumedAfter = resumeAt
             return result
         }
-        var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+        var cursor = FrameCursor(file: file, format: format, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
         cursor.decodeFrom = decodeFrom
         return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: 0, visit: visit)
     }
 
     /// Whether exactly `position`'s bytes are one whole, checksummed frame
-    /// whose payload decodes to a record with `position.seq` (one read of
-    /// the frame, nothing else).
-    private static func holdsRecord(_ file: any LogFile, at position: LogPosition, fileLength: Int64) throws(EventLogError) -> Bool {
+    /// whose payload decodes to a record with `position.seq`, and whose
+    /// checksum is `position.checksum` if that is known (one read of the
+    /// frame, nothing else). Never traps on an absurd position.
+    static func holdsRecord(_ file: any LogFile, format: FrameFormat, at position: LogPosition, fileLength: Int64) throws(EventLogError) -> Bool {
         guard position.isPlausible(fileLength: fileLength) else { return false }
         let bytes = try file.read(at: position.offset, count: Int(position.length))
         return bytes.withUnsafeBytes { raw in
-            guard case .whole(let payload, let length) = Frame.check(raw, at: 0), length == raw.count,
-                  let view = try? EventRecordView.parse(payload) else { return false }
+            guard case .whole(let frame) = Frame.check(raw, at: 0, format: format), frame.length == raw.count,
+                  position.checksum == nil || position.checksum == frame.checksum,
+                  let view = try? EventRecordView.parse(frame.payload) else { return false }
             return view.seq == position.seq
         }
     }
@@ -159,23 +177,25 @@ enum Recovery {
             case .record(let view, let offset):
                 index.note(seq: view.seq, offset: offset)
                 lastSeq = view.seq
-                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start)
+                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
                 try visit(view)
             case .skipped(let seq, let offset):
                 index.note(seq: seq, offset: offset)
                 lastSeq = seq
-                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start)
+                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
             case .end(let preallocated):
                 var report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
                                             preallocatedBytes: preallocated)
                 report.lastPosition = lastPosition
                 return ScanResult(report: report, index: index)
             case .problem(let problem):
-                var tornTail = false
+                var later = LaterFrames.none
                 if problem.canBeTornWrite {
-                    tornTail = try !hasValidFrame(in: file, after: problem.offset, fileLength: fileLength)
+                    later = try laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: fileLength)
                 }
-                let damage = RecoveryReport.Damage(offset: problem.offset, reason: problem.reason, isTornTail: tornTail)
+                let tornTail = problem.canBeTornWrite && !later.proveDamage
+                let damage = RecoveryReport.Damage(offset: problem.offset, reason: problem.reason, isTornTail: tornTail,
+                                                   cutsWrittenRecords: later != .none)
                 var report = RecoveryReport(lastSeq: lastSeq, validLength: problem.offset, fileLength: fileLength, damage: damage)
                 report.lastPosition = lastPosition
                 switch mode {
@@ -195,26 +215,112 @@ enum Recovery {
         }
     }
 
-    /// Whether any checksummed frame starts after `offset` (at any byte).
-    /// Used to tell a torn tail (nothing good follows) from damage in the middle.
-    static func hasValidFrame(in file: any LogFile, after offset: Int64, fileLength: Int64) throws(EventLogError) -> Bool {
-        let start = offset + 1
-        guard start < fileLength else { return false }
-        let window = 8 << 20
-        var blockStart = start
-        while blockStart < fileLength {
-            // Read a window plus room for one maximal frame that begins inside it.
-            let count = Int(min(Int64(window + LogFormat.frameHeaderLength + LogLimits.maxPayloadBytes), fileLength - blockStart))
-            let bytes = try file.read(at: blockStart, count: min(count, window + 1 << 20))
-            let found = bytes.withUnsafeBytes { raw -> Bool in
-                let limit = min(window, raw.count)
-                for position in 0..<limit where Frame.looksValid(raw, at: position) { return true }
-                return false
-            }
-            if found { return true }
-            // Frames larger than the extra megabyte are rare; re-check those starts with exact reads.
-            blockStart += Int64(window)
+    /// What follows damage at some offset.
+    enum LaterFrames: Equatable {
+        /// No checksummed frame starts after it.
+        case none
+        /// Only frames written while an earlier record was not yet durable
+        /// (continuations, format version 2): the damage can be a write that
+        /// no sync covered, lost or torn by a crash, and the frames after it
+        /// were never acknowledged either.
+        case continuationsOnly
+        /// A frame written when every record before it was durable (in format
+        /// version 1, any frame): the damaged bytes were durable, so they
+        /// are damage, not a torn write.
+        case durableFrame(offset: Int64)
+
+        /// Whether the frames found prove the bytes before them were durable.
+        var proveDamage: Bool {
+            if case .durableFrame = self { return true }
+            return false
         }
-        return false
+    }
+
+    /// Looks for checksummed frames starting at any byte after `offset`, to
+    /// tell a torn tail (nothing durable follows) from damage in the middle.
+    /// Every byte offset is tried; a frame longer than the read window is
+    /// checked with an exact read of the frame.
+    ///
+    /// In format version 2, a frame that starts inside the damaged frame's own
+    /// extent (as its length word, if plausible, declares it) counts only if
+    /// it is chained to the damaged frame (records its stored checksum as
+    /// `previous`): the bytes of a record being written — a title, say —
+    /// cannot then pass for a later record, while a genuine next record
+    /// behind a damaged length word still does.
+    static func laterFrames(in file: any LogFile, format: FrameFormat, after offset: Int64, fileLength: Int64) throws(EventLogError) -> LaterFrames {
+        let ownExtent = try damagedFrameExtent(in: file, format: format, at: offset, fileLength: fileLength)
+        func counts(_ at: Int64, previous: UInt32) -> Bool {
+            guard let ownExtent, at < ownExtent.end else { return true }
+            return previous == ownExtent.checksum
+        }
+        let window = 8 << 20
+        // Enough bytes past the window for a frame header and the start of a payload.
+        let overlap = 64
+        var found = LaterFrames.none
+        var blockStart = offset + 1
+        var skipTo = blockStart
+        while blockStart < fileLength {
+            let bytes = try file.read(at: blockStart, count: Int(min(Int64(window + overlap), fileLength - blockStart)))
+            if bytes.isEmpty { break }
+            let limit = min(window, bytes.count)
+            var exactReads: [(at: Int64, length: Int)] = []
+            var durable: Int64?
+            bytes.withUnsafeBytes { raw in
+                var position = Int(skipTo - blockStart)
+                while position < limit {
+                    let at = blockStart + Int64(position)
+                    switch Frame.candidate(raw, at: position, fileRemaining: fileLength - at, format: format) {
+                    case .none:
+                        position += 1
+                    case .needsRead(let length):
+                        exactReads.append((at, length))
+                        position += 1
+                    case .valid(let length, let continues, let previous):
+                        guard counts(at, previous: previous) else {
+                            position += 1
+                            continue
+                        }
+                        if !continues {
+                            durable = at
+                            return
+                        }
+                        found = .continuationsOnly
+                        // A genuine frame of this log: the next one can start no earlier than its end.
+                        position += length
+                    }
+                }
+                skipTo = blockStart + Int64(position)
+            }
+            if let durable { return .durableFrame(offset: durable) }
+            for candidate in exactReads {
+                let frame = try file.read(at: candidate.at, count: candidate.length)
+                let result: LaterFrames? = frame.withUnsafeBytes { raw in
+                    guard case .whole(let whole) = Frame.check(raw, at: 0, format: format), whole.length == raw.count,
+                          counts(candidate.at, previous: whole.previous) else { return nil }
+                    return whole.continues ? .continuationsOnly : .durableFrame(offset: candidate.at)
+                }
+                if let result {
+                    if result.proveDamage { return result }
+                    found = result
+                }
+            }
+            blockStart += Int64(window)
+            skipTo = max(skipTo, blockStart)
+        }
+        return found
+    }
+
+    /// The end and stored checksum of the damaged frame at `offset`, if the
+    /// format chains records and its length word is plausible.
+    private static func damagedFrameExtent(in file: any LogFile, format: FrameFormat, at offset: Int64,
+                                           fileLength: Int64) throws(EventLogError) -> (end: Int64, checksum: UInt32)? {
+        guard format.chainsRecords else { return nil }
+        let header = try file.read(at: offset, count: format.headerLength)
+        guard header.count == format.headerLength else { return nil }
+        return header.withUnsafeBytes { raw in
+            let word = raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian
+            guard let length = Frame.payloadLength(word: word, format: format) else { return nil }
+            return (offset + Int64(format.headerLength + length), raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
+        }
     }
 }

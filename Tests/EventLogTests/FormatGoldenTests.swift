@@ -21,15 +21,42 @@ struct FormatGoldenTests {
         "160000005059b90e0ae20f0700000772657665727365076e6f7468696e67",
     ]
 
-    @Test func everyKindEncodesToTheDocumentedFrameBytes() throws {
-        let records = sampleEntries().enumerated().map { i, entry in
+    static func sampleRecords() -> [EventRecord] {
+        sampleEntries().enumerated().map { i, entry in
             entry.record(seq: UInt64(i + 1), now: EventTimestamp(millisecondsSince1970: 1_000 + Int64(i)))
         }
+    }
+
+    @Test func everyKindEncodesToTheDocumentedVersion1FrameBytes() throws {
+        let records = Self.sampleRecords()
         #expect(records.count == Self.sampleFrames.count)
         for (record, expected) in zip(records, Self.sampleFrames) {
             var out = ByteWriter()
-            Frame.encode(record, into: &out)
+            Frame.encode(record, into: &out, format: .version1)
             #expect(hex(out.bytes) == expected, "seq \(record.seq) (\(record.event.kind))")
+        }
+    }
+
+    /// Version 2 frames built by hand from docs/FORMAT.md — word (length,
+    /// continuation bit 31), checksum, previous checksum, payload; checksum
+    /// = CRC-32C(log id ‖ word ‖ previous ‖ payload) — equal the encoder's.
+    @Test func version2FramesAreKeyedByTheLogIDAndChainedAsDocumented() throws {
+        let logID = try #require(LabelID("0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0"))
+        let format = FrameFormat(version: 2, logID: logID)
+        var previous: UInt32 = 0
+        for (i, record) in Self.sampleRecords().enumerated() {
+            let continues = i % 3 == 1
+            var out = ByteWriter()
+            let checksum = Frame.encode(record, into: &out, format: format, previous: previous, continues: continues)
+            var payload = ByteWriter()
+            record.encodePayload(into: &payload)
+            let word = UInt32(payload.bytes.count) | (continues ? 1 << 31 : 0)
+            let covered = logID.uuidBytes + littleEndian(word) + littleEndian(previous) + payload.bytes
+            let crc = CRC32C.portableUpdate(0, covered.withUnsafeBytes { UnsafeRawBufferPointer($0) })
+            let expected = littleEndian(word) + littleEndian(crc) + littleEndian(previous) + payload.bytes
+            #expect(out.bytes == expected, "seq \(record.seq)")
+            #expect(checksum == crc)
+            previous = crc
         }
     }
 
@@ -48,9 +75,32 @@ struct FormatGoldenTests {
             size = size * 3 % 1_001 + 1
         }
         writer.close()
-        let records = Array(readBytes(path).dropFirst(LogFormat.headerLength))
-        #expect(records.count == 309667)
-        #expect(fnv1a(records) == 0x2f1fdc9d1dfc7095)
+        // The file is in format version 2; its frames, checked by hand and
+        // turned back into version 1 frames, give the bytes pinned before the
+        // batch-append rewrite (so the payload encoding has not changed).
+        let bytes = readBytes(path)
+        let logID = try LogReader(path: path).header.logID
+        var version1: [UInt8] = []
+        var position = LogFormat.headerLength
+        var previous: UInt32 = 0
+        var frames = 0
+        while position < bytes.count {
+            let word = loadU32(bytes, position)
+            let length = Int(word & 0x07FF_FFFF)
+            let payload = Array(bytes[(position + 12)..<(position + 12 + length)])
+            #expect(loadU32(bytes, position + 8) == previous, "frame \(frames + 1) is not chained to the one before")
+            // A noSync writer never syncs: only the first frame of a new log follows durable records.
+            #expect((word >> 31 == 1) == (frames > 0), "frame \(frames + 1): continuation flag")
+            let covered = logID.uuidBytes + Array(bytes[position..<position + 4]) + Array(bytes[(position + 8)..<(position + 12 + length)])
+            previous = CRC32C.checksum(covered)
+            #expect(loadU32(bytes, position + 4) == previous, "frame \(frames + 1): checksum")
+            version1 += littleEndian(UInt32(length)) + littleEndian(CRC32C.checksum(littleEndian(UInt32(length)) + payload)) + payload
+            position += 12 + length
+            frames += 1
+        }
+        #expect(frames == entries.count)
+        #expect(version1.count == 309667)
+        #expect(fnv1a(version1) == 0x2f1fdc9d1dfc7095)
     }
 
     /// A deterministic mix of every kind with short, long (up to 16 KiB), non-ASCII and empty texts.
@@ -81,6 +131,21 @@ struct FormatGoldenTests {
 
 private func hex(_ bytes: [UInt8]) -> String {
     bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+}
+
+private func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+private func loadU32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+}
+
+extension LabelID {
+    /// The id's 16 bytes in RFC 4122 order, as the log stores them.
+    var uuidBytes: [UInt8] {
+        var w = ByteWriter()
+        w.id(self)
+        return w.bytes
+    }
 }
 
 private func fnv1a(_ bytes: [UInt8]) -> UInt64 {

@@ -225,7 +225,7 @@ struct ReplayFromTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let entries = (0..<3000).map { LogEntry(.added(id: LabelID(), title: "label \($0)", isEnabled: true, index: $0)) }
-        let records = try writeLog(path, entries, batch: true)
+        let records = try writeLog(path, entries, batch: true, syncEvery: 100)
         var visited: [EventRecord] = []
         let writer = try LogWriter.open(path: path, replayFrom: 2500) { visited.append($0) }
         #expect(visited == Array(records[2499...]))

@@ -165,7 +165,8 @@ struct RecordViewTests {
         let file = try PosixFileSystem().open(path, .readOnly)
         defer { file.close() }
         for chunk in [1, 7, 64, 4096] {
-            var cursor = FrameCursor(file: file, offset: Int64(LogFormat.headerLength), expectedSeq: 1, chunk: chunk)
+            var cursor = FrameCursor(file: file, format: try frameFormat(of: readBytes(path)), offset: Int64(LogFormat.headerLength),
+                                     expectedSeq: 1, chunk: chunk)
             var seen: [EventRecord] = []
             while case .record(let view, _) = try cursor.next() { seen.append(view.record) }
             #expect(seen == written, "chunk \(chunk)")

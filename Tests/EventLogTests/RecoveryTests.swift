@@ -198,11 +198,9 @@ struct RecoveryTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let records = try writeLog(path, Array(sampleEntries()[..<3]))
-        var out = ByteWriter()
         var skipped = records[2]
         skipped.seq = 5
-        Frame.encode(skipped, into: &out)
-        writeBytes(path, readBytes(path) + out.bytes)
+        writeBytes(path, readBytes(path) + (try nextFrame(skipped, after: readBytes(path))))
         do {
             _ = try LogWriter.open(path: path)
             Issue.record("opened a log with a seq gap")
@@ -227,12 +225,7 @@ struct RecoveryTests {
         // A well-framed record whose kind byte is 99.
         var payload = ByteWriter()
         payload.varint(3); payload.zigzag(0); payload.u8(99); payload.u8(0)
-        var frame = ByteWriter()
-        frame.u32(UInt32(payload.bytes.count))
-        let crc = CRC32C.update(CRC32C.checksum(frame.bytes), payload.bytes.withUnsafeBytes { $0 })
-        frame.u32(crc)
-        frame.bytes += payload.bytes
-        writeBytes(path, readBytes(path) + frame.bytes)
+        writeBytes(path, readBytes(path) + (try nextFrame(payload: payload.bytes, after: readBytes(path))))
         do {
             _ = try LogWriter.open(path: path)
             Issue.record("opened a log with an unknown kind")

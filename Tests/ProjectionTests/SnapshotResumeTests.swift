@@ -9,13 +9,16 @@ import Testing
 @Suite struct SnapshotResumeTests {
     let helpers = SnapshotStoreTests()
 
-    func options(_ policy: SnapshotPolicy = .manual, recovery: RecoveryMode = .tolerateCorruptedTail) -> LabelStore.Options {
-        LabelStore.Options(durability: .noSync, recovery: recovery, createIfMissing: true, clock: StepClock().now, snapshots: policy)
+    func options(_ policy: SnapshotPolicy = .manual, recovery: RecoveryMode = .tolerateCorruptedTail,
+                 durability: Durability = .noSync) -> LabelStore.Options {
+        LabelStore.Options(durability: durability, recovery: recovery, createIfMissing: true, clock: StepClock().now, snapshots: policy)
     }
 
-    /// A log of 200 records with a snapshot at 150; returns the snapshot and the final list.
+    /// A log of 200 durable records (each acknowledged after a sync, so damage
+    /// among them is damage, not a lost write) with a snapshot at 150; returns
+    /// the snapshot and the final list.
     func makeStore(_ path: String) throws -> (LabelStore.SnapshotInfo, LabelList) {
-        let store = try LabelStore.open(path: path, options: options())
+        let store = try LabelStore.open(path: path, options: options(durability: .syncEachAppend))
         try helpers.write(150, to: store, seed: 21)
         let info = try store.writeSnapshot()
         try helpers.write(50, to: store, seed: 22)
