@@ -10,16 +10,22 @@ extension LabelList {
     /// ``lastSeq`` (0 for the empty log); `logPosition` is where that record's
     /// frame is in the log file (``LogWriter/lastPosition``), if known: it
     /// lets opening resume the log's scan there instead of reading every record.
+    /// When the position has the record's chained frame checksum (a format
+    /// version 2 log), that checksum is stored instead of `fingerprint`
+    /// (``SnapshotHeader/coversHistory``), tying the snapshot to the whole
+    /// history it covers.
     public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logPosition: LogPosition? = nil) -> [UInt8] {
         let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
+        var flags: UInt16 = lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag
+        if position?.checksum != nil { flags |= SnapshotFormat.historyChecksumFlag }
         var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 22 + count * 4 + titles.liveBytes + 64)
         w.bytes.append(contentsOf: SnapshotFormat.magic)
         w.u16(SnapshotFormat.currentVersion)
-        w.u16(lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag)
+        w.u16(flags)
         w.u32(UInt32(SnapshotFormat.headerLength))
         w.id(logID)
         w.u64(lastSeq)
-        w.u32(fingerprint)
+        w.u32(position?.checksum ?? fingerprint)
         w.u32(UInt32(position?.length ?? 0))
         w.u64(listVersion)
         w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
@@ -56,7 +62,8 @@ extension LabelList {
         }
         let flags = try r.u16("the flags")
         let headerLength = try r.u32("the header length")
-        guard version >= 1, flags & ~SnapshotFormat.hasTimestampFlag == 0, headerLength == UInt32(SnapshotFormat.headerLength) else {
+        let knownFlags = SnapshotFormat.hasTimestampFlag | (version >= 3 ? SnapshotFormat.historyChecksumFlag : 0)
+        guard version >= 1, flags & ~knownFlags == 0, headerLength == UInt32(SnapshotFormat.headerLength) else {
             throw SnapshotError(.invalidContent, "impossible header: version \(version), flags 0x\(String(flags, radix: 16)), header length \(headerLength)")
         }
         let logID = try r.id("the log id")
@@ -71,7 +78,8 @@ extension LabelList {
               UInt64(recordLength) <= logOffset else {
             throw SnapshotError(.invalidContent, "impossible header: version \(version), seq \(seq), list version \(listVersion), record length \(recordLength), log offset \(logOffset)")
         }
-        let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint, listVersion: listVersion,
+        let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint,
+                                    coversHistory: flags & SnapshotFormat.historyChecksumFlag != 0, listVersion: listVersion,
                                     lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
                                     logOffset: Int64(logOffset), recordLength: Int64(recordLength))
 

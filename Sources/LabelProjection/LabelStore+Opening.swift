@@ -7,7 +7,9 @@ extension LabelStore {
     ///
     /// A snapshot is trusted only if it decodes (checksum and content), names
     /// this log's id, is not past the log's last seq, and the log's record at
-    /// its seq has the fingerprint it recorded. The log's scan resumes at that
+    /// its seq has the fingerprint it recorded — in a format version 2 log,
+    /// the chained frame checksum, which matches only the same history up to
+    /// that seq. A snapshot found stale or of another history is removed. The log's scan resumes at that
     /// record when the snapshot says where it is and the policy and recovery
     /// mode allow it (``SnapshotPolicy/scanCoveredRecordsOnOpen``); otherwise
     /// records up to its seq are read and checksummed, but not folded.
@@ -46,7 +48,7 @@ extension LabelStore {
             do throws(StoreError) {
                 let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { view in
                     if view.seq <= skip {
-                        if view.seq == skip, view.record.snapshotFingerprint != candidate.header.fingerprint {
+                        if view.seq == skip, !candidate.header.coversHistory, view.record.snapshotFingerprint != candidate.header.fingerprint {
                             mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
                         }
                         return
@@ -61,6 +63,20 @@ extension LabelStore {
                 }
                 if problem == nil, writer.lastSeq < skip {
                     problem = SnapshotError(.stale, "the snapshot is at seq \(skip) but the log ends at seq \(writer.lastSeq)")
+                }
+                if problem == nil, candidate.header.coversHistory, skip > 0 {
+                    do throws(EventLogError) {
+                        if try writer.frameChecksum(ofSeq: skip) != candidate.header.fingerprint {
+                            problem = SnapshotError(.historyMismatch, "the log's history up to seq \(skip) is not the one the snapshot was taken from (the log was cut and rewritten since)")
+                        }
+                    } catch {
+                        writer.close()
+                        throw StoreError.storage(error)
+                    }
+                }
+                if let problem, problem.code == .stale || problem.code == .historyMismatch {
+                    // Provably not of this log's history: retire it so no later open weighs it again.
+                    SnapshotFiles.remove(candidate.entry.path)
                 }
                 guard let problem else {
                     snapshots.seq = skip

@@ -73,6 +73,9 @@ enum SnapshotFiles {
 
     /// Removes every snapshot of `logPath` except those in `keep`, and every leftover temporary file.
     /// Only the log's single writer may call this (it holds the log's lock).
+    /// Removes one snapshot file (best effort: a file that cannot be removed stays).
+    static func remove(_ path: String) { SystemFile.unlink(path) }
+
     static func prune(for logPath: String, keeping keep: Set<String>) {
         let (snapshots, temporary) = list(for: logPath)
         for entry in snapshots where !keep.contains(entry.path) { SystemFile.unlink(entry.path) }

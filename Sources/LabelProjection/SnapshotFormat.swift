@@ -5,13 +5,17 @@ public enum SnapshotFormat {
     /// The eight bytes every snapshot file starts with: `LABELSNP`.
     public static let magic: [UInt8] = Array("LABELSNP".utf8)
     /// The format version this code writes, and the newest it reads (it reads every older one).
-    public static let currentVersion: UInt16 = 2
+    public static let currentVersion: UInt16 = 3
     /// The size of the fixed header in bytes.
     public static let headerLength = 72
     /// The size of the trailing checksum.
     public static let trailerLength = 4
     /// Header flag: the last-timestamp field is present.
     static let hasTimestampFlag: UInt16 = 1
+    /// Header flag (version 3): the fingerprint is the log's chained frame
+    /// checksum of the record at the snapshot's seq, which covers the whole
+    /// history before it (format version 2 logs).
+    static let historyChecksumFlag: UInt16 = 2
     /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).
     static let minSlotBytes = 18
 }
@@ -24,8 +28,15 @@ public struct SnapshotHeader: Sendable, Hashable {
     public var logID: LabelID
     /// The seq of the last record folded into the snapshot.
     public var seq: UInt64
-    /// ``EventRecord/snapshotFingerprint`` of the record at ``seq`` (0 when `seq` is 0).
+    /// With ``coversHistory``, the log's frame checksum of the record at
+    /// ``seq`` (``LogWriter/frameChecksum(ofSeq:)``), which depends on every
+    /// record up to it; otherwise ``EventRecord/snapshotFingerprint`` of that
+    /// record alone (0 when `seq` is 0).
     public var fingerprint: UInt32
+    /// Whether ``fingerprint`` is the log's chained frame checksum (snapshot
+    /// version 3 of a format version 2 log): the snapshot then matches only
+    /// the exact history it was taken from.
+    public var coversHistory: Bool = false
     /// ``LabelList/listVersion`` at ``seq``.
     public var listVersion: UInt64
     /// ``LabelList/lastTimestamp`` at ``seq``.
@@ -40,6 +51,6 @@ public struct SnapshotHeader: Sendable, Hashable {
     /// opening resumes the log's scan there (see ``LogWriter/open(path:options:replayFrom:resumeAt:replay:)``).
     public var logPosition: LogPosition? {
         guard seq >= 1, recordLength > 0, logOffset >= recordLength else { return nil }
-        return LogPosition(seq: seq, offset: logOffset - recordLength, length: recordLength)
+        return LogPosition(seq: seq, offset: logOffset - recordLength, length: recordLength, checksum: coversHistory ? fingerprint : nil)
     }
 }

@@ -1,0 +1,39 @@
+/// Which history a record belongs to.
+extension LogWriter {
+    /// The stored checksum of record `seq`'s frame, or `nil` in a format
+    /// version 1 log (whose frames are not chained).
+    ///
+    /// In format version 2 each frame's checksum covers the previous frame's,
+    /// so this value names record `seq` *and every record before it*: a
+    /// snapshot that stores it (``LogPosition/checksum``) matches only the
+    /// history it was taken from, not a log that was cut and rewritten with a
+    /// byte-identical record at `seq`. Reads from the nearest indexed record
+    /// before `seq` (at most ``SparseIndex/stride`` frames, not decoded).
+    ///
+    /// - Throws: ``EventLogError/Code/invalidEvent`` if the log has no record
+    ///   `seq`; ``EventLogError/Code/corruptRecord`` if it cannot be read.
+    public func frameChecksum(ofSeq seq: UInt64) throws(EventLogError) -> UInt32? {
+        guard format.chainsRecords else { return nil }
+        let (file, start, lastSeq) = try state.withLock { (s) throws(EventLogError) in
+            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            return (file, s.index.start(for: max(seq, 1)), s.lastSeq)
+        }
+        guard seq >= 1, seq <= lastSeq, let start else {
+            throw EventLogError(.invalidEvent, "the log has no record \(seq): it ends at seq \(lastSeq)", path: path, lastGoodSeq: lastSeq)
+        }
+        var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
+        cursor.decodeFrom = seq + 1
+        while cursor.expectedSeq <= seq {
+            switch try cursor.next() {
+            case .record, .skipped:
+                continue
+            case .problem(let problem):
+                throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
+                                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
+            case .end:
+                throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
+            }
+        }
+        return cursor.previousChecksum
+    }
+}
