@@ -2,6 +2,11 @@ import EventLog
 import Foundation
 import LabelProjection
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `verify`, `repair`, and every command's behaviour on damaged, foreign or missing files.
 @Suite struct IntegrityTests {
@@ -175,6 +180,35 @@ import Testing
         #expect(try bytes(scratch.path(backup)) == damaged)
         #expect(try await CLI.run(["verify", log]).status == 0)
         #expect(try await CLI.run(["show", log, "--json"]).json()["count"] as? Int == 3)
+    }
+
+    /// Regression: a log path naming a FIFO made every reading command block forever in `open`.
+    /// A FIFO or a directory is refused at once, by every command, naming the path and what it is.
+    @Test(arguments: ["FIFO", "directory"])
+    func aLogPathThatIsNotARegularFileIsRefusedByEveryCommandWithoutBlocking(_ kind: String) async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("special.labellog")
+        if kind == "FIFO" {
+            try #require(mkfifo(path, 0o644) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        let commands = [["verify", path], ["show", path], ["log", path], ["log", path, "--follow"], ["stats", path],
+                        ["export", path], ["trace", path], ["diff", path, "0", "1"], ["repair", path],
+                        ["repair", path, "--salvage"], ["add", path, "X"], ["snapshot", path], ["import", path, "-"]]
+        try await withThrowingTaskGroup(of: CLIResult.self) { group in
+            for command in commands {
+                group.addTask { try await CLI.run(command, stdin: Data(#"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":true}"#.utf8), atMost: .seconds(30)) }
+            }
+            for try await result in group {
+                #expect(result.status == 1, "\(result)")
+                #expect(result.stderr.contains(path) && result.stderr.contains("not a regular file") && result.stderr.contains(kind), "\(result)")
+            }
+        }
+        let json = try await CLI.run(["verify", path, "--json"], atMost: .seconds(30)).json()
+        let problem = json["problem"] as? [String: Any]
+        #expect(problem?["kind"] as? String == "file" && problem?["code"] as? String == "notARegularFile", "\(json)")
+        #expect(scratch.files == ["special.labellog"], "nothing was created beside it: \(scratch.files)")
     }
 
     @Test(arguments: [
