@@ -40,9 +40,10 @@ import Darwin
 
     @Test func aDirectoryADeviceAndASocketAreRefusedNamingWhatTheyAre() async throws {
         let dir = TemporaryDirectory()
-        let socketPath = dir.file("s")
+        // Short, under /tmp: a socket path must fit sockaddr_un (104 bytes on Apple platforms).
+        let socketPath = "/tmp/lst-\(UInt32.random(in: 0...UInt32.max)).sock"
         let listening = try bindSocket(at: socketPath)
-        defer { close(listening) }
+        defer { close(listening); unlink(socketPath) }
         var cases = [(dir.path, "directory"), ("/dev/null", "character device"), (socketPath, "socket")]
         if let block = blockDevice() { cases.append((block, "block device")) }
         for (path, kind) in cases {
