@@ -5,6 +5,9 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
     public enum Code: String, Sendable, Hashable, Codable {
         /// The file does not exist (and creation was not requested).
         case fileNotFound
+        /// The path names a directory, a FIFO, a socket or a device, not a
+        /// regular file; the message says which.
+        case notARegularFile
         /// The file exists where a new log was to be created.
         case fileExists
         /// The file is empty (a log always has a header).

@@ -1,7 +1,9 @@
 /// The JSON form of events (one object per record), used by `labelreplay
 /// log --json`, `export` and `import`. Field names are stable:
 ///
-/// `seq`, `time` (ISO 8601 UTC with milliseconds), `kind`, `id` (for events
+/// `seq`, `time` (ISO 8601 UTC with milliseconds; years outside 0000–9999
+/// in the expanded form with a sign, e.g. `+10000-01-01T00:00:00.000Z`,
+/// `-0001-12-31T23:59:59.999Z`, so every stored value round-trips), `kind`, `id` (for events
 /// about one label), optional `actor` and `note`, and per kind:
 /// added `title`, `isEnabled`, `index`; renamed `oldTitle`, `title`;
 /// toggled `isEnabled` (the new value); removed `index`, `title`, `isEnabled`;
@@ -90,10 +92,15 @@ extension LabelEvent: Codable {
 extension EventTimestamp {
     fileprivate static func decode(_ c: KeyedDecodingContainer<JSONField>) throws -> EventTimestamp? {
         guard let text = try c.decodeIfPresent(String.self, forKey: .time) else { return nil }
-        guard let time = EventTimestamp(iso8601: text) else {
+        switch EventTimestamp.parse(text) {
+        case .time(let time):
+            return time
+        case .malformed:
             throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "'\(text)' is not an ISO 8601 time")
+        case .outOfRange:
+            throw DecodingError.dataCorruptedError(forKey: .time, in: c,
+                debugDescription: "'\(text)' is outside the range a timestamp holds (\(EventTimestamp.earliest.iso8601) … \(EventTimestamp.latest.iso8601))")
         }
-        return time
     }
 }
 

@@ -32,6 +32,13 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
     public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
 
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-30T09:15:02.125Z`.
+    ///
+    /// Years 0000–9999 have four digits. Every other year a timestamp can
+    /// hold is written in ISO 8601's expanded representation, with a sign
+    /// and at least four digits: `+10000-01-01T00:00:00.000Z`,
+    /// `-0001-12-31T23:59:59.999Z`, up to `+292278994-08-17T07:12:55.807Z`
+    /// (`Int64.max` milliseconds). ``init(iso8601:)`` reads every one of them
+    /// back to the same value.
     public var iso8601: String {
         var ms = millisecondsSince1970
         var seconds = ms / 1000
@@ -45,22 +52,48 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
-        let year = y < 0 ? "-" + pad(-y, 4) : pad(y, 4)
+        let year = y < 0 ? "-" + pad(-y, 4) : y > 9999 ? "+" + String(y) : pad(y, 4)
         return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
     }
 
     /// Parses ISO 8601 date-times: `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`, or a
-    /// bare date `YYYY-MM-DD` (midnight UTC). Returns `nil` for anything else.
+    /// bare date `YYYY-MM-DD` (midnight UTC). The year is four digits, or a
+    /// sign and four or more digits (the expanded form ``iso8601`` writes
+    /// outside 0000–9999). Returns `nil` for anything else, and for a time
+    /// outside the range a timestamp holds (see ``parse(_:)``).
     public init?(iso8601 text: String) {
+        guard case .time(let time) = Self.parse(text) else { return nil }
+        self = time
+    }
+
+    /// What ``parse(_:)`` found.
+    public enum Parsed: Sendable, Hashable {
+        /// A time.
+        case time(EventTimestamp)
+        /// Not an ISO 8601 date-time of the accepted forms.
+        case malformed
+        /// A well-formed date-time outside the range a timestamp holds
+        /// (``earliest`` … ``latest``).
+        case outOfRange
+    }
+
+    /// The earliest time a timestamp holds: `Int64.min` milliseconds, `-292275055-05-16T16:47:04.192Z`.
+    public static let earliest = EventTimestamp(millisecondsSince1970: .min)
+    /// The latest time a timestamp holds: `Int64.max` milliseconds, `+292278994-08-17T07:12:55.807Z`.
+    public static let latest = EventTimestamp(millisecondsSince1970: .max)
+
+    /// Parses an ISO 8601 date-time as ``init(iso8601:)`` does, telling a
+    /// malformed text from a time outside the range a timestamp holds.
+    public static func parse(_ text: String) -> Parsed {
         let scalars = Array(text.utf8)
         var i = 0
+        func isDigit(_ at: Int) -> Bool { at < scalars.count && scalars[at] >= 48 && scalars[at] <= 57 }
         func number(_ digits: Int) -> Int64? {
             guard i + digits <= scalars.count else { return nil }
             var v: Int64 = 0
             for _ in 0..<digits {
-                let c = scalars[i]
-                guard c >= 48 && c <= 57 else { return nil }
-                v = v * 10 + Int64(c - 48)
+                guard isDigit(i) else { return nil }
+                v = v * 10 + Int64(scalars[i] - 48)
                 i += 1
             }
             return v
@@ -70,25 +103,41 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
             i += 1
             return true
         }
-        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        // The year: four digits, or a sign and four or more (ISO 8601 expanded representation).
+        var yearSign: Int64 = 1
+        var signed = false
+        if i < scalars.count, scalars[i] == 43 || scalars[i] == 45 {
+            yearSign = scalars[i] == 45 ? -1 : 1
+            signed = true
+            i += 1
+        }
+        var yearDigits = 0
+        while isDigit(i + yearDigits) { yearDigits += 1 }
+        guard signed ? yearDigits >= 4 : yearDigits == 4 else { return .malformed }
+        // More than 18 digits cannot be read into an Int64, and is far out of range anyway.
+        let outOfRange = yearDigits > 18
+        guard let magnitude = outOfRange ? 0 : number(yearDigits) else { return .malformed }
+        if outOfRange { i += yearDigits }
+        let year = yearSign * magnitude
+        guard expect(45), let month = number(2), expect(45), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day) else { return .malformed }
         var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, millis: Int64 = 0, offset: Int64 = 0
         if i < scalars.count {
-            guard expect(84) || expect(116) || expect(32) else { return nil }  // T, t or space
-            guard let h = number(2), expect(58), let mi = number(2), h < 24, mi < 60 else { return nil }
+            guard expect(84) || expect(116) || expect(32) else { return .malformed }  // T, t or space
+            guard let h = number(2), expect(58), let mi = number(2), h < 24, mi < 60 else { return .malformed }
             hour = h; minute = mi
             if expect(58) {
-                guard let s = number(2), s < 61 else { return nil }
+                guard let s = number(2), s < 61 else { return .malformed }
                 second = s
                 if expect(46) {
                     var digits = 0
                     var frac: Int64 = 0
-                    while i < scalars.count, scalars[i] >= 48, scalars[i] <= 57 {
+                    while isDigit(i) {
                         if digits < 3 { frac = frac * 10 + Int64(scalars[i] - 48) }
                         digits += 1
                         i += 1
                     }
-                    guard digits > 0 else { return nil }
+                    guard digits > 0 else { return .malformed }
                     if digits < 3 { for _ in digits..<3 { frac *= 10 } }
                     millis = frac
                 }
@@ -97,16 +146,29 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
             } else if i < scalars.count, scalars[i] == 43 || scalars[i] == 45 {
                 let sign: Int64 = scalars[i] == 45 ? -1 : 1
                 i += 1
-                guard let oh = number(2) else { return nil }
+                guard let oh = number(2) else { return .malformed }
                 _ = expect(58)
-                guard let om = number(2), oh < 24, om < 60 else { return nil }
+                guard let om = number(2), oh < 24, om < 60 else { return .malformed }
                 offset = sign * (oh * 3600 + om * 60)
             }
-            guard i == scalars.count else { return nil }
+            guard i == scalars.count else { return .malformed }
         }
+        // A year this far out is beyond the range (±292 million years) and would overflow the day count.
+        guard !outOfRange, (-300_000_000...300_000_000).contains(year) else { return .outOfRange }
         let days = Self.daysFromCivil(year, month, day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        self.millisecondsSince1970 = seconds * 1000 + millis
+        // seconds * 1000 + millis, checked; at the negative end through seconds + 1, so that
+        // Int64.min milliseconds is reached without an intermediate value below it.
+        let total: (partialValue: Int64, overflow: Bool)
+        if seconds >= 0 || millis == 0 {
+            let whole = seconds.multipliedReportingOverflow(by: 1000)
+            total = whole.overflow ? whole : whole.partialValue.addingReportingOverflow(millis)
+        } else {
+            let whole = (seconds + 1).multipliedReportingOverflow(by: 1000)
+            total = whole.overflow ? whole : whole.partialValue.subtractingReportingOverflow(1000 - millis)
+        }
+        guard !total.overflow else { return .outOfRange }
+        return .time(EventTimestamp(millisecondsSince1970: total.partialValue))
     }
 
     /// The ISO 8601 text.

@@ -30,7 +30,15 @@ public struct SystemFile: LogFile {
     }
 
     /// Opens `path`. A missing file gives code `fileNotFound`; an existing
-    /// one under `.createExclusive` gives `fileExists`.
+    /// one under `.createExclusive` gives `fileExists`. Anything but a regular
+    /// file — a directory, a FIFO, a socket, a device — gives `notARegularFile`,
+    /// naming what it is, and never blocks: the file is opened with
+    /// `O_NONBLOCK` (an `open` of a FIFO without a writer would otherwise wait
+    /// for one forever), its type checked with `fstat` on the descriptor
+    /// itself (so a file swapped in after a path check cannot slip through),
+    /// and only then is `O_NONBLOCK` cleared. The path is also checked before
+    /// opening, so that a device is not opened at all in the usual case
+    /// (opening some devices has effects).
     public static func open(_ path: String, _ mode: Mode) throws(EventLogError) -> SystemFile {
         var flags: Int32
         switch mode {
@@ -38,15 +46,53 @@ public struct SystemFile: LogFile {
         case .readWrite: flags = O_RDWR
         case .createExclusive: flags = O_RDWR | O_CREAT | O_EXCL
         }
-        flags |= O_CLOEXEC
+        if mode != .createExclusive {
+            var st = stat()
+            if stat(path, &st) == 0, let kind = specialKind(st.st_mode) { throw notRegular(path, kind) }
+        }
+        flags |= O_CLOEXEC | O_NOCTTY | O_NONBLOCK
         let fd = retryingInterrupts { path.withCString { Glue.open($0, flags, 0o644) } }
         if fd < 0 {
             let e = currentErrno()
             if e == ENOENT { throw EventLogError(.fileNotFound, "no such file", path: path, errno: e) }
             if e == EEXIST { throw EventLogError(.fileExists, "a file already exists", path: path, errno: e) }
+            if e == EISDIR { throw notRegular(path, "a directory") }
             throw EventLogError(.ioError, "cannot open the file", path: path, errno: e)
         }
+        var st = stat()
+        if fstat(fd, &st) != 0 {
+            let e = currentErrno()
+            _ = Glue.close(fd)
+            throw EventLogError(.ioError, "cannot stat the file", path: path, errno: e)
+        }
+        if let kind = specialKind(st.st_mode) {
+            _ = Glue.close(fd)
+            throw notRegular(path, kind)
+        }
+        let status = fcntl(fd, F_GETFL)
+        if status < 0 || fcntl(fd, F_SETFL, status & ~O_NONBLOCK) != 0 {
+            let e = currentErrno()
+            _ = Glue.close(fd)
+            throw EventLogError(.ioError, "cannot clear O_NONBLOCK", path: path, errno: e)
+        }
         return SystemFile(descriptor: fd, path: path)
+    }
+
+    /// What a file of this mode is, with its article ("a FIFO (named pipe)"), or `nil` for a regular file.
+    static func specialKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "a special file (type \(String(mode & S_IFMT, radix: 8)))"
+        }
+    }
+
+    private static func notRegular(_ path: String, _ kind: String) -> EventLogError {
+        EventLogError(.notARegularFile, "not a regular file: this is \(kind); a log or snapshot must be a regular file", path: path)
     }
 
     /// Closes the descriptor (errors are ignored: nothing can be done about them).

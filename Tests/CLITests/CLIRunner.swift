@@ -78,6 +78,13 @@ enum CLI {
         return try await running.wait()
     }
 
+    /// Runs `labelreplay arguments…` like ``run(_:in:stdin:)``, but kills it (and fails the test) if it
+    /// has not exited within `limit`: for inputs that could make it block.
+    static func run(_ arguments: [String], stdin: Data? = nil, atMost limit: Duration,
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+        try await start(arguments, stdin: stdin).wait(atMost: limit, sourceLocation: sourceLocation)
+    }
+
     /// Starts `labelreplay arguments…` without waiting (for `--follow`).
     static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
@@ -136,6 +143,20 @@ final class RunningCLI: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return try await wait()
+    }
+
+    /// Waits at most `limit` for the process to exit; one still running then
+    /// is recorded as a failure (it hangs) and killed, so a regression fails the
+    /// test instead of hanging the run.
+    func wait(atMost limit: Duration, sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while process.isRunning && clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            Issue.record("labelreplay \(arguments.joined(separator: " ")) still running after \(limit): killed", sourceLocation: sourceLocation)
+            kill(process.processIdentifier, SIGKILL)
+        }
         return try await wait()
     }
 

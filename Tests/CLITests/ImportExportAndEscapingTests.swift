@@ -32,6 +32,43 @@ import Testing
         #expect(last["actor"] as? String == "importer" && last["seq"] as? Int == 8 && last["time"] is String)
     }
 
+    /// Regression: times outside the years 0000–9999 were stored, exported with the year in
+    /// full and refused by `import` (which expected exactly four digits).
+    @Test func exportThenImportKeepsTimesAtTheExtremesOfWhatALogStores() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        let times: [(Int64, String)] = [
+            (.max, "+292278994-08-17T07:12:55.807Z"),
+            (.min, "-292275055-05-16T16:47:04.192Z"),
+            (253_402_300_800_000, "+10000-01-01T00:00:00.000Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+            (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+            (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
+        ]
+        let writer = try LogWriter.open(path: log, options: .init(durability: .noSync, createIfMissing: true))
+        for (i, (ms, _)) in times.enumerated() {
+            try writer.append([LogEntry(.added(id: testID(i + 1), title: "T\(i)", isEnabled: true, index: i),
+                                        timestamp: EventTimestamp(millisecondsSince1970: ms))])
+        }
+        writer.close()
+        let exported = try await CLI.run(["export", log])
+        #expect(exported.status == 0, "\(exported)")
+        #expect(try exported.jsonLines().map { $0["time"] as? String } == times.map(\.1))
+        let copy = scratch.path("copy.labellog")
+        let imported = try await CLI.run(["import", copy, "-"], stdin: Data(exported.stdout.utf8))
+        #expect(imported.status == 0 && imported.stdout.contains("imported 6 records"), "\(imported)")
+        let again = try await CLI.run(["export", copy])
+        #expect(again.stdout == exported.stdout)
+        #expect(try LogReader.readAll(path: copy).records.map(\.timestamp.millisecondsSince1970) == times.map(\.0))
+        // The human-readable forms show the same text.
+        let listed = try await CLI.run(["log", copy])
+        for (_, text) in times { #expect(listed.stdout.contains(text), "\(text) in \(listed)") }
+        // A time no log can store is refused, naming it.
+        let beyond = #"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":false,"time":"+292278995-01-01T00:00:00.000Z"}"#
+        let refused = try await CLI.run(["import", copy, "-"], stdin: Data(beyond.utf8))
+        #expect(refused.status == 1 && refused.stderr.contains("+292278995-01-01T00:00:00.000Z") && refused.stderr.contains("line 1"), "\(refused)")
+    }
+
     @Test func importIsAllOrNothing() async throws {
         let scratch = try Scratch()
         let good = #"{"kind":"added","id":"00000000-0000-4000-8000-000000000001","title":"One","isEnabled":true,"index":0}"#

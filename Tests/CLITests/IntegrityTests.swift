@@ -2,6 +2,11 @@ import EventLog
 import Foundation
 import LabelProjection
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `verify`, `repair`, and every command's behaviour on damaged, foreign or missing files.
 @Suite struct IntegrityTests {
@@ -175,6 +180,105 @@ import Testing
         #expect(try bytes(scratch.path(backup)) == damaged)
         #expect(try await CLI.run(["verify", log]).status == 0)
         #expect(try await CLI.run(["show", log, "--json"]).json()["count"] as? Int == 3)
+    }
+
+    /// Regression: a salvage of a log with an inconsistent event (seq 4) and later framing damage
+    /// (seq 6, with seq 7 good after it) reopened the log in the default recovery mode, which refuses
+    /// mid-log damage, so it exited 1 and left a new backup file on every attempt.
+    @Test func salvageKeepsThePrefixBeforeAnInconsistentEventFollowedByFramingDamageInOneAttempt() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let writer = try LogWriter.open(path: log)
+        try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X"))])
+        for enabled in [false, true, false] { try writer.append([LogEntry(.toggled(id: testID(2), isEnabled: enabled))]) }
+        writer.close()
+        var offsets: [UInt64: Int] = [:]
+        let reader = try LogReader(path: log)
+        while true {
+            let offset = Int(reader.offset)
+            guard let record = try reader.next() else { break }
+            offsets[record.seq] = offset
+        }
+        #expect(offsets.count == 7)
+        var damaged = try bytes(log)
+        let six = try #require(offsets[6]), seven = try #require(offsets[7])
+        damaged[(six + seven) / 2] ^= 0x5A
+        try write(damaged, to: log)
+
+        let refused = try await CLI.run(["repair", log])
+        #expect(refused.status == 1 && refused.stderr.contains("seq 4") && refused.stderr.contains("--salvage"), "\(refused)")
+        #expect(try bytes(log) == damaged && scratch.files == ["l.labellog"], "a refused repair changed nothing")
+        let salvaged = try await CLI.run(["repair", log, "--salvage"])
+        #expect(salvaged.status == 0 && salvaged.stdout.contains("ends at seq 3"), "\(salvaged)")
+        #expect(salvaged.stdout.contains("seq 4") && salvaged.stdout.contains("damage at byte offset \(six)"), "\(salvaged)")
+        let backups = scratch.files.filter { $0.hasPrefix("l.labellog.bak-") }
+        #expect(backups.count == 1, "one backup: \(scratch.files)")
+        if let backup = backups.first { #expect(try bytes(scratch.path(backup)) == damaged) }
+        #expect(try bytes(log).count == (offsets[4] ?? 0))
+        #expect(try await CLI.run(["verify", log]).status == 0)
+        #expect(try await CLI.run(["show", log, "--json"]).json()["count"] as? Int == 3)
+        let again = try await CLI.run(["repair", log, "--salvage"])
+        #expect(again.status == 0 && again.stdout.contains("nothing to repair"), "\(again)")
+        #expect(scratch.files.filter { $0.hasPrefix("l.labellog.bak-") }.count == 1)
+    }
+
+    /// A repair that fails after copying the backup (here: another writer holds the log's lock)
+    /// changed nothing, so it must not leave the copy behind either.
+    @Test func aFailedRepairLeavesNoBackupBehind() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let sound = try bytes(log)
+        let inconsistent: [UInt8] = try {
+            let writer = try LogWriter.open(path: log)
+            try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X"))])
+            writer.close()
+            return try bytes(log)
+        }()
+        var corrupt = sound
+        corrupt[sound.count - 20] ^= 0x5A
+        corrupt += sound[64...]
+        let torn = sound + [7, 0, 0, 0, 1, 2]
+        for (content, arguments) in [(torn, ["repair"]), (corrupt, ["repair", "--salvage"]), (inconsistent, ["repair", "--salvage"])] {
+            try write(content, to: log)
+            let holder = try SystemFile.open(log, .readWrite)
+            defer { holder.close() }
+            #expect(try holder.tryLockExclusive())
+            let failed = try await CLI.run(arguments + [log])
+            #expect(failed.status == 1 && failed.stderr.contains("in use"), "\(failed)")
+            #expect(scratch.files == ["l.labellog"], "\(arguments): \(scratch.files)")
+            #expect(try bytes(log) == content)
+        }
+    }
+
+    /// Regression: a log path naming a FIFO made every reading command block forever in `open`.
+    /// A FIFO or a directory is refused at once, by every command, naming the path and what it is.
+    @Test(arguments: ["FIFO", "directory"])
+    func aLogPathThatIsNotARegularFileIsRefusedByEveryCommandWithoutBlocking(_ kind: String) async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("special.labellog")
+        if kind == "FIFO" {
+            try #require(mkfifo(path, 0o644) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        let commands = [["verify", path], ["show", path], ["log", path], ["log", path, "--follow"], ["stats", path],
+                        ["export", path], ["trace", path], ["diff", path, "0", "1"], ["repair", path],
+                        ["repair", path, "--salvage"], ["add", path, "X"], ["snapshot", path], ["import", path, "-"]]
+        try await withThrowingTaskGroup(of: CLIResult.self) { group in
+            for command in commands {
+                group.addTask { try await CLI.run(command, stdin: Data(#"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":true}"#.utf8), atMost: .seconds(30)) }
+            }
+            for try await result in group {
+                #expect(result.status == 1, "\(result)")
+                #expect(result.stderr.contains(path) && result.stderr.contains("not a regular file") && result.stderr.contains(kind), "\(result)")
+            }
+        }
+        let json = try await CLI.run(["verify", path, "--json"], atMost: .seconds(30)).json()
+        let problem = json["problem"] as? [String: Any]
+        #expect(problem?["kind"] as? String == "file" && problem?["code"] as? String == "notARegularFile", "\(json)")
+        #expect(scratch.files == ["special.labellog"], "nothing was created beside it: \(scratch.files)")
     }
 
     @Test(arguments: [

@@ -46,6 +46,53 @@ struct JSONTests {
                 == prefix + #""command":"rename","id":"\#(id)","kind":"rejected","reason":"Edit skipped: label was removed.",\#(common)}"#)
     }
 
+    /// Every value the log can store, as text, in milliseconds since 1970.
+    static let extremeTimes: [(Int64, String)] = [
+        (.max, "+292278994-08-17T07:12:55.807Z"),
+        (.min, "-292275055-05-16T16:47:04.192Z"),
+        (253_402_300_800_000, "+10000-01-01T00:00:00.000Z"),
+        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+        (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
+        (-62_198_755_200_000, "-0001-01-01T00:00:00.000Z"),
+        (0, "1970-01-01T00:00:00.000Z"),
+    ]
+
+    /// EventTimestamp promises an unchanged round trip: years before 0000 and
+    /// after 9999 used to be written in full and refused by the parser (four digits).
+    @Test func everyStorableTimestampRoundTripsThroughItsJSONForm() throws {
+        for (ms, text) in Self.extremeTimes {
+            let time = EventTimestamp(millisecondsSince1970: ms)
+            #expect(time.iso8601 == text)
+            #expect(EventTimestamp(iso8601: text) == time, "\(text)")
+            let record = EventRecord(seq: 1, timestamp: time, event: .toggled(id: fixedID(1), isEnabled: true))
+            let data = try encoder.encode(record)
+            #expect(String(decoding: data, as: UTF8.self).contains(#""time":"\#(text)""#))
+            #expect(try JSONDecoder().decode(EventRecord.self, from: data) == record, "\(text)")
+            #expect(try JSONDecoder().decode(LogEntry.self, from: data).timestamp == time, "\(text)")
+            #expect(try JSONDecoder().decode(LogEntry.self, from: try encoder.encode(LogEntry(record.event, timestamp: time))).timestamp == time)
+        }
+    }
+
+    @Test func expandedYearsParseAndTimesBeyondTheStorableRangeAreRefused() throws {
+        #expect(EventTimestamp(iso8601: "+2026-11-30T09:35:02.125Z") == EventTimestamp(iso8601: "2026-11-30T09:35:02.125Z"))
+        #expect(EventTimestamp(iso8601: "+010000-01-01")?.millisecondsSince1970 == 253_402_300_800_000, "six digits, as ECMAScript writes them")
+        #expect(EventTimestamp(iso8601: "-000001-01-01")?.millisecondsSince1970 == -62_198_755_200_000)
+        // The last millisecond an Int64 holds, reached through an offset.
+        #expect(EventTimestamp(iso8601: "+292278994-08-17T08:12:55.807+01:00")?.millisecondsSince1970 == .max)
+        for bad in ["10000-01-01", "+292278994-08-17T07:12:55.808Z", "-292275055-05-16T16:47:04.191Z",
+                    "+292278994-08-17T07:12:55.807-00:01", "+99999999999999999999-01-01", "+999-01-01", "+-2026-01-01", "--2026-01-01"] {
+            #expect(EventTimestamp(iso8601: bad) == nil, "\(bad)")
+        }
+        let line = #"{"kind":"toggled","id":"00000000-0000-0000-0000-000000000000","isEnabled":true,"time":"+292278995-01-01T00:00:00Z"}"#
+        do {
+            _ = try JSONDecoder().decode(LogEntry.self, from: Data(line.utf8))
+            Issue.record("decoded a time beyond the range of a timestamp")
+        } catch {
+            #expect("\(error)".contains("+292278995-01-01T00:00:00Z") && "\(error)".contains("range"), "\(error)")
+        }
+    }
+
     @Test func badJSONNamesTheProblem() {
         let cases = [
             (#"{"kind":"exploded","id":"00000000-0000-0000-0000-000000000000"}"#, "unknown kind 'exploded'"),

@@ -1,6 +1,11 @@
 import EventLog
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import LabelProjection
 
 /// Snapshots of a store over a file log: the policy, opening from the newest
@@ -212,6 +217,50 @@ import Testing
             #expect(list == (try reopened.state(atSeq: entry.seq)), "snapshot at \(entry.seq) is the fold of the log to that seq")
         }
         reopened.close()
+    }
+
+    /// A file named like a snapshot that is a FIFO (or a directory) is ignored and reported,
+    /// never opened in a way that blocks: a blocking `open` of a FIFO used to hang the store's opening.
+    @Test func aSnapshotPathThatIsAFIFOOrADirectoryIsIgnoredWithoutBlocking() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/labels.log"
+        let store = try LabelStore.open(path: path, options: options())
+        try write(10, to: store, seed: 3)
+        let expected = store.snapshot
+        store.close()
+        let fifo = SnapshotFiles.path(for: path, seq: 10)
+        let folder = SnapshotFiles.path(for: path, seq: 9)
+        try #require(mkfifo(fifo, 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+
+        let outcome = Locked<Result<SnapshotReport, StoreError>?>(nil)
+        let options = options(create: false)
+        Thread {
+            let result = Result { () throws(StoreError) -> SnapshotReport in
+                let reopened = try LabelStore.open(path: path, options: options)
+                defer { reopened.close() }
+                #expect(reopened.snapshot == expected)
+                return reopened.snapshotReport
+            }
+            outcome.withLock { $0 = result }
+        }.start()
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while outcome.withLock({ $0 == nil }) && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        if outcome.withLock({ $0 == nil }) {
+            Issue.record("opening the store blocked on a snapshot path that is a FIFO")
+            while outcome.withLock({ $0 == nil }) {
+                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let report = try #require(outcome.withLock { $0 }).get()
+        #expect(report.usedPath == nil && report.ignored.map(\.path) == [fifo, folder], "\(report)")
+        #expect(report.ignored.first?.error.message.contains("FIFO") == true, "\(report)")
+        #expect(report.ignored.last?.error.message.contains("directory") == true, "\(report)")
     }
 
     @Test func writeSnapshotIsRefusedWithoutAFileLogAndAfterClose() throws {

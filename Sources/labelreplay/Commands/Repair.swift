@@ -10,8 +10,10 @@ enum Repair: Command {
         A torn tail (an incomplete or damaged last record with nothing good after it, what a crash mid-write \
         leaves) is cut. Damage followed by good records is corruption: repair refuses to touch it unless --salvage \
         is given, which keeps the good records before the damage and cuts the rest (the cut bytes are also saved \
-        to LOG.salvaged-<ms>). Either way the original file is first copied to LOG.bak-<ms>, which never \
-        overwrites an existing file. A sound log is left untouched. Writing commands need the log's lock, so \
+        to LOG.salvaged-<ms>). An event that contradicts the state before it is a problem too: --salvage keeps \
+        the records before the first problem of either kind. Either way the original file is first copied (and \
+        synced) to LOG.bak-<ms>, which never overwrites an existing file; a repair that fails before changing \
+        the log removes that copy again. A sound log is left untouched. Writing commands need the log's lock, so \
         repair fails while another writer has the log open.
         """,
         arguments: [
@@ -33,9 +35,10 @@ enum Repair: Command {
             do throws(ProjectionError) { try list.replay(record) } catch { inconsistent = error }
         }.report
         if let inconsistent {
-            let badSeq = inconsistent.seq
-            return try salvageInconsistent(path: path, badSeq: badSeq, cause: inconsistent, salvage: salvage,
-                                           backupPath: arguments.option("backup"), console: console)
+            // Framing damage may follow the inconsistent event (the scan stops at it, so it cannot
+            // come first): the salvage must then open the log in a mode that accepts it.
+            return try salvageInconsistent(path: path, badSeq: inconsistent.seq, cause: inconsistent, laterDamage: found.damage,
+                                           salvage: salvage, backupPath: arguments.option("backup"), console: console)
         }
         guard let damage = found.damage else {
             console.line(Escape.text("\(path): nothing to repair: \(found.lastSeq) records, \(found.fileLength) bytes, no damage"))
@@ -45,10 +48,11 @@ enum Repair: Command {
             throw Failure("\(path): corruption at byte offset \(damage.offset), after seq \(found.lastSeq), is followed by good records (\(damage.reason)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(found.lastSeq) and cuts the \(found.droppedBytes) bytes after them (backed up first)")
         }
         let backup = try backupCopy(of: path, to: arguments.option("backup"))
-        let options = LogWriter.Options(recovery: damage.isTornTail ? .tolerateCorruptedTail : .pointInTime)
-        let writer = try LogWriter.open(path: path, options: options)
-        let report = writer.recoveryReport
-        writer.close()
+        let report = try removingBackupIfNothingChanged(backup, of: path) {
+            let writer = try LogWriter.open(path: path, options: .init(recovery: recoveryMode(for: damage)))
+            defer { writer.close() }
+            return writer.recoveryReport
+        }
         let kind = report.damage?.isTornTail == false ? "corruption" : "torn tail"
         console.line(Escape.text("\(path): cut \(report.droppedBytes) bytes at byte offset \(report.validLength) (\(kind): \(report.damage?.reason ?? damage.reason))"))
         console.line(Escape.text("  the log now ends at seq \(report.lastSeq), \(report.validLength) bytes"))
@@ -58,21 +62,73 @@ enum Repair: Command {
     }
 
     /// A record with valid framing that contradicts the state before it: refuse, or with
-    /// `--salvage` keep exactly seq 1…badSeq-1 (after a backup).
-    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, salvage: Bool,
-                                    backupPath: String?, console: Console) throws -> Int32 {
+    /// `--salvage` keep exactly seq 1…badSeq-1 (after a backup). `laterDamage` is the framing
+    /// damage the scan found after it, if any; damage followed by good records makes the default
+    /// recovery mode refuse to open the log, so the writer then opens it in salvage mode.
+    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, laterDamage: RecoveryReport.Damage?,
+                                    salvage: Bool, backupPath: String?, console: Console) throws -> Int32 {
         guard salvage else {
             throw Failure("\(path): seq \(badSeq) cannot be applied to the state before it (\(cause.message)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(badSeq - 1) and cuts the rest (backed up first)")
         }
         let backup = try backupCopy(of: path, to: backupPath)
-        let writer = try LogWriter.open(path: path)
-        let cut = try writer.discardRecords(after: badSeq - 1)
-        let end = writer.byteLength
-        writer.close()
+        let (cut, end, saved) = try removingBackupIfNothingChanged(backup, of: path) {
+            let writer = try LogWriter.open(path: path, options: .init(recovery: recoveryMode(for: laterDamage)))
+            defer { writer.close() }
+            let opening = writer.recoveryReport
+            let cut = opening.droppedBytes + (try writer.discardRecords(after: badSeq - 1))
+            return (cut, writer.byteLength, opening.savedTailPath)
+        }
         console.line(Escape.text("\(path): cut \(cut) bytes from seq \(badSeq) on (inconsistent event: \(cause.message))"))
+        if let laterDamage {
+            let kind = laterDamage.isTornTail ? "a torn tail" : "damage"
+            console.line(Escape.text("  that includes \(kind) at byte offset \(laterDamage.offset) after it (\(laterDamage.reason))"))
+        }
         console.line(Escape.text("  the log now ends at seq \(badSeq - 1), \(end) bytes"))
         console.line(Escape.text("  the original file is kept in \(backup)"))
+        if let saved { console.line(Escape.text("  the bytes from byte offset \(laterDamage?.offset ?? 0) on are also in \(saved)")) }
         return ExitStatus.success
+    }
+
+    /// The recovery mode that lets the writer open a log with this framing damage: the
+    /// default one cuts a torn tail but refuses damage that good records follow.
+    static func recoveryMode(for damage: RecoveryReport.Damage?) -> RecoveryMode {
+        guard let damage, !damage.isTornTail else { return .tolerateCorruptedTail }
+        return .pointInTime
+    }
+
+    /// Runs `change`, which changes the log at `path`, after `backup` was copied from it. If
+    /// `change` fails without having changed the log (it could not take the lock, or the log
+    /// still has exactly the backed-up bytes), the backup is removed, so that a failed attempt
+    /// leaves nothing behind; if the log may have changed, the backup stays.
+    static func removingBackupIfNothingChanged<T>(_ backup: String, of path: String, _ change: () throws -> T) throws -> T {
+        do {
+            return try change()
+        } catch {
+            if (error as? EventLogError)?.code == .logInUse || sameBytes(path, backup) {
+                SystemFile.unlink(backup)
+            }
+            throw error
+        }
+    }
+
+    /// Whether the files at `a` and `b` hold the same bytes (`false` if either cannot be read).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        do {
+            let first = try SystemFile.open(a, .readOnly)
+            defer { first.close() }
+            let second = try SystemFile.open(b, .readOnly)
+            defer { second.close() }
+            guard try first.size() == second.size() else { return false }
+            var offset: Int64 = 0
+            while true {
+                let x = try first.read(at: offset, count: 1 << 20), y = try second.read(at: offset, count: 1 << 20)
+                guard x == y else { return false }
+                if x.isEmpty { return true }
+                offset += Int64(x.count)
+            }
+        } catch {
+            return false
+        }
     }
 
     /// Copies `path` to `requested`, or to a new `PATH.bak-<ms>` (`-2`, `-3`, … if taken), synced.
@@ -96,20 +152,28 @@ enum Repair: Command {
             }
         }
         defer { copy.close() }
-        let source = try SystemFile.open(path, .readOnly)
-        defer { source.close() }
-        var offset: Int64 = 0
-        while true {
-            let bytes = try source.read(at: offset, count: 1 << 20)
-            if bytes.isEmpty { break }
-            var failure: EventLogError?
-            bytes.withUnsafeBytes { raw in
-                do throws(EventLogError) { try copy.write(raw, at: offset) } catch { failure = error }
+        do {
+            let source = try SystemFile.open(path, .readOnly)
+            defer { source.close() }
+            var offset: Int64 = 0
+            while true {
+                let bytes = try source.read(at: offset, count: 1 << 20)
+                if bytes.isEmpty { break }
+                var failure: EventLogError?
+                bytes.withUnsafeBytes { raw in
+                    do throws(EventLogError) { try copy.write(raw, at: offset) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                offset += Int64(bytes.count)
             }
-            if let failure { throw failure }
-            offset += Int64(bytes.count)
+            try copy.syncAll()
+            // The backup's name must be durable before the log is cut.
+            try SystemFile.syncDirectory(containing: name)
+        } catch {
+            // A partial copy is no backup: leave nothing behind (the log is untouched so far).
+            SystemFile.unlink(name)
+            throw error
         }
-        try copy.syncAll()
         return name
     }
 }

@@ -32,10 +32,14 @@ enum Show: Command {
         try arguments.exclusive("at", "at-time")
         let seq = try arguments.seq("at")
         let time = try arguments.option("at-time").map { (text) throws(UsageError) -> EventTimestamp in
-            guard let time = EventTimestamp(iso8601: text) else {
+            switch EventTimestamp.parse(text) {
+            case .time(let time):
+                return time
+            case .malformed:
                 throw arguments.invalid(text, for: "at-time", expected: "an ISO 8601 time such as 2026-11-30T09:15:02Z or 2026-11-30")
+            case .outOfRange:
+                throw arguments.invalid(text, for: "at-time", expected: "a time from \(EventTimestamp.earliest.iso8601) to \(EventTimestamp.latest.iso8601)")
             }
-            return time
         }
         let query = ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only"))
         let filtered = query != .all

@@ -41,7 +41,7 @@ enum Verify: Command {
         do {
             reader = try LogReader(path: path)
         } catch {
-            let kind = [.fileNotFound, .ioError].contains(error.code) ? "file" : "header"
+            let kind = [.fileNotFound, .notARegularFile, .ioError].contains(error.code) ? "file" : "header"
             result.problem = .init(kind: kind, code: error.code.rawValue, offset: error.offset, seq: nil, message: error.message)
             return result
         }
