@@ -34,9 +34,12 @@ final class StepClock: Sendable {
     }
 }
 
-/// Creates a log at `path` through the store (in this process), with a step clock, and closes it.
+/// Creates a log at `path` through the store (in this process), with a step
+/// clock, and closes it. Each write is synced before it returns, as an app's
+/// acknowledged writes are: damage a test puts among them is then damage,
+/// not a write a crash could have lost.
 func makeLog(at path: String, recordRejections: Bool = false, _ build: (LabelStore) throws -> Void) throws {
-    let options = LabelStore.Options(durability: .noSync, createIfMissing: true, recordRejections: recordRejections,
+    let options = LabelStore.Options(durability: .syncEachAppend, createIfMissing: true, recordRejections: recordRejections,
                                      clock: StepClock().now)
     let store = try LabelStore.open(path: path, options: options)
     defer { store.close() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EventLog
 
 /// swift-argument-parser's conventions: help, version, usage errors with exit status 64.
 @Suite struct HelpAndUsageTests {
@@ -37,7 +38,7 @@ import Testing
         let result = try await CLI.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("labelreplay 1."))
-        #expect(result.stdout.contains("format 1"))
+        #expect(result.stdout.contains("format \(LogFormat.currentVersion)") && LogFormat.currentVersion == 2)
     }
 
     @Test func unknownCommandIsAUsageError() async throws {

@@ -26,7 +26,7 @@ import Darwin
         #expect(report["ok"] as? Bool == true && report["records"] as? Int == 7 && report["lastSeq"] as? Int == 7)
         #expect(report["fileSize"] as? Int == report["validLength"] as? Int)
         #expect(report["count"] as? Int == 2 && report["enabledCount"] as? Int == 1)
-        #expect((report["header"] as? [String: Any])?["version"] as? Int == 1)
+        #expect((report["header"] as? [String: Any])?["version"] as? Int == 2)
         #expect(report["problem"] == nil && report["tornTail"] == nil)
     }
 
