@@ -39,6 +39,7 @@ extension LabelStore {
         }
 
         // Fold the log, skipping what the snapshot covers.
+        var misfit: String?
         if let candidate = base, var list = baseList {
             baseList = nil  // the only reference left is `list`: folding the tail does not copy it
             let skip = candidate.header.seq
@@ -64,7 +65,8 @@ extension LabelStore {
                 if problem == nil, writer.lastSeq < skip {
                     problem = SnapshotError(.stale, "the snapshot is at seq \(skip) but the log ends at seq \(writer.lastSeq)")
                 }
-                if problem == nil, candidate.header.coversHistory, skip > 0 {
+                // A resumed scan already matched the frame's checksum (and did not read the records before it).
+                if problem == nil, candidate.header.coversHistory, skip > 0, writer.recoveryReport.resumedAfter == nil {
                     do throws(EventLogError) {
                         if try writer.frameChecksum(ofSeq: skip) != candidate.header.fingerprint {
                             problem = SnapshotError(.historyMismatch, "the log's history up to seq \(skip) is not the one the snapshot was taken from (the log was cut and rewritten since)")
@@ -100,10 +102,13 @@ extension LabelStore {
                 // The records after the snapshot do not fit it: fall through to a full replay,
                 // which reports the inconsistency itself if the log is at fault.
                 snapshots.report.ignored.append(.init(path: candidate.entry.path, error: SnapshotError(.historyMismatch, "the log's records after the snapshot do not apply to it: \(error.message)")))
+                misfit = candidate.entry.path
             }
         }
         var list = LabelList()
         let writer = try openWriter(path: path, options: options) { view in try list.replay(view) }
+        // The whole log folds, so the snapshot whose tail did not fit is of another history: retire it.
+        if let misfit { SnapshotFiles.remove(misfit) }
         snapshots.report.replayedRecords = list.lastSeq
         return (writer, list, snapshots)
     }

@@ -32,7 +32,7 @@ import Testing
             let path = dir + "/labels.log"
             let (info, expected) = try makeStore(path)
             let header = try SnapshotFiles.read(info.path).header
-            #expect(header.version == SnapshotFormat.currentVersion && header.version == 2)
+            #expect(header.version == SnapshotFormat.currentVersion && header.version == 3 && header.coversHistory)
             let position = try #require(header.logPosition)
             let scanned = try LogWriter.open(path: path, replayFrom: 150)
             #expect(position.seq == 150)
@@ -95,7 +95,9 @@ import Testing
             let (info, expected) = try makeStore(path)
             // Replace the snapshot with what format version 1 wrote for the same state.
             let v2 = try SnapshotFiles.read(info.path)
-            let bytes = Self.versionOneSnapshot(of: v2.list, logID: v2.header.logID, fingerprint: v2.header.fingerprint,
+            // Version 1 fingerprints the record alone (the current version stores the log's chained checksum).
+            let fingerprint = try LogReader.readAll(path: path).records[149].snapshotFingerprint
+            let bytes = Self.versionOneSnapshot(of: v2.list, logID: v2.header.logID, fingerprint: fingerprint,
                                                 logOffset: v2.header.logOffset)
             try Data(bytes).write(to: URL(fileURLWithPath: info.path))
             let (list, header) = try SnapshotFiles.read(info.path)

@@ -151,6 +151,7 @@ import Darwin
             try write(20, to: store, seed: 10)
             let snapshot = try store.writeSnapshot()
             #expect(snapshot.seq == 50)
+            let snapshotBytes = try Data(contentsOf: URL(fileURLWithPath: snapshot.path))
             store.close()
             // The log loses its last 20 records (e.g. unsynced when the power went).
             try truncate(path, to: lengthAt30)
@@ -158,14 +159,18 @@ import Darwin
             let stale = try LabelStore.open(path: path, options: options(create: false))
             #expect(stale.snapshotReport.ignored.first?.error.code == .stale)
             #expect(stale.snapshot == (try fullReplay(path)) && stale.lastSeq == 30)
-            // A different history grows past the snapshot's seq.
+            // A stale snapshot is of no history this log can have again: it is retired.
+            #expect(!FileManager.default.fileExists(atPath: snapshot.path))
+            // A different history grows past the snapshot's seq; the old file, put back, is of another history.
             try write(25, to: stale, seed: 11)
             let expected = stale.snapshot
             stale.close()
+            try Data(snapshotBytes).write(to: URL(fileURLWithPath: snapshot.path))
 
             let diverged = try LabelStore.open(path: path, options: options(create: false))
             #expect(diverged.snapshotReport.ignored.map(\.error.code) == [.historyMismatch])
             #expect(diverged.snapshotReport.usedPath == nil && diverged.snapshot == expected)
+            #expect(!FileManager.default.fileExists(atPath: snapshot.path))
             diverged.close()
         }
     }
