@@ -32,8 +32,24 @@ extension FileHistory {
         switch loss {
         case .dropAll: return durable
         case .partial, .garbageSector, .zeroSector: return tornPrefixImage(loss, using: &rng)
-        case .outOfOrderPages: return outOfOrderImage(using: &rng)
+        case .outOfOrderPages:
+            // One coin per page, drawn in page order (reproducible from the seed).
+            let pages = touchedPages.sorted()
+            let kept = Set(pages.filter { _ in Bool.random(using: &rng) })
+            return imageKeepingPages(kept, keepsPendingCut: Bool.random(using: &rng))
         }
+    }
+
+    /// The 4 KiB pages (indices) that changes since the last successful sync wrote to.
+    var touchedPages: Set<Int> {
+        var touched = Set<Int>()
+        let page = FaultyFileSystem.pageSize
+        for p in pending {
+            if case .write(let offset, let bytes) = p.change, !bytes.isEmpty {
+                for index in (offset / page)...((offset + bytes.count - 1) / page) { touched.insert(index) }
+            }
+        }
+        return touched
     }
 
     private func tornPrefixImage(_ loss: FaultyFileSystem.Loss, using rng: inout some RandomNumberGenerator) -> [UInt8] {
@@ -69,25 +85,21 @@ extension FileHistory {
         return image
     }
 
-    private func outOfOrderImage(using rng: inout some RandomNumberGenerator) -> [UInt8] {
+    /// The out-of-order image in which exactly the written pages in `kept`
+    /// hold what was written; every other page holds its durable bytes (zeros
+    /// past the durable end). A pending net cut of the file is kept or not as a whole.
+    func imageKeepingPages(_ kept: Set<Int>, keepsPendingCut: Bool = false) -> [UInt8] {
         var current = durable
-        var touched = Set<Int>()
+        for p in pending { Self.apply(p.change, to: &current) }
         let page = FaultyFileSystem.pageSize
-        for p in pending {
-            Self.apply(p.change, to: &current)
-            if case .write(let offset, let bytes) = p.change, !bytes.isEmpty {
-                for index in (offset / page)...((offset + bytes.count - 1) / page) { touched.insert(index) }
-            }
-        }
-        let surviving = touched.sorted().filter { _ in Bool.random(using: &rng) }
-        var length: Int
+        let surviving = touchedPages.intersection(kept).sorted()
+        let length: Int
         if current.count >= durable.count {
             // The size covers at least the last surviving page (the metadata went with it).
             let reach = surviving.last.map { min(($0 + 1) * page, current.count) } ?? 0
             length = max(durable.count, reach)
         } else {
-            // A pending cut is kept or lost as a whole.
-            length = Bool.random(using: &rng) ? current.count : durable.count
+            length = keepsPendingCut ? current.count : durable.count
         }
         var image = durable
         Self.resize(&image, to: length)
