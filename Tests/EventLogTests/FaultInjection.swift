@@ -76,6 +76,8 @@ final class FaultyFileSystem: LogFileSystem {
         var op: Op
         var site: Op?
         var path: String
+        /// The thread that made the call (its error reaches the writer there).
+        var thread: ObjectIdentifier
     }
 
     struct State {
@@ -97,12 +99,25 @@ final class FaultyFileSystem: LogFileSystem {
     let state = Locked(State())
     /// Whether a failed sync also reverts what reads see (the kernel evicted the pages).
     let evictsDroppedPages: Bool
+    /// Whether a successful sync also syncs the real file. The model (``FileHistory``)
+    /// decides what is durable either way; a model check turns this off for speed.
+    let performsRealSyncs: Bool
 
-    init(evictsDroppedPages: Bool = false) { self.evictsDroppedPages = evictsDroppedPages }
+    init(evictsDroppedPages: Bool = false, performsRealSyncs: Bool = true) {
+        self.evictsDroppedPages = evictsDroppedPages
+        self.performsRealSyncs = performsRealSyncs
+    }
 
     var injectedCount: Int { state.withLock { $0.injected } }
     /// Every injected sync failure so far, in order.
     var failedSyncs: [FailedSync] { state.withLock { $0.failedSyncs } }
+    /// How many injected sync failures hit `path` so far.
+    func failedSyncCount(path: String) -> Int { state.withLock { $0.failedSyncs.filter { $0.path == path }.count } }
+    /// The positions in ``failedSyncs`` of the failures of `path` that calls of the current thread met.
+    func failedSyncsOfCurrentThread(path: String) -> [Int] {
+        let me = ObjectIdentifier(Thread.current)
+        return state.withLock { s in s.failedSyncs.indices.filter { s.failedSyncs[$0].path == path && s.failedSyncs[$0].thread == me } }
+    }
     var hasCrashed: Bool { state.withLock { $0.crashed != nil } }
 
     func add(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
@@ -184,7 +199,7 @@ final class FaultyFileSystem: LogFileSystem {
 
     func syncDirectory(containing path: String) throws(EventLogError) {
         if let fault = try enter(.syncDirectory, path: path) { throw error(fault, "cannot sync the directory", path: path) }
-        try real.syncDirectory(containing: path)
+        if performsRealSyncs { try real.syncDirectory(containing: path) }
     }
 
     // MARK: Bookkeeping for FaultyFile
@@ -218,8 +233,9 @@ final class FaultyFileSystem: LogFileSystem {
 
     /// Drops what the failed sync covered; returns the byte ranges the real file must revert to.
     func syncFailed(path: String, op: Op, site: Op?, _ coverage: FileHistory.Coverage) -> [(offset: Int, bytes: [UInt8])] {
-        state.withLock { s in
-            s.failedSyncs.append(FailedSync(op: op, site: site, path: path))
+        let thread = ObjectIdentifier(Thread.current)
+        return state.withLock { s in
+            s.failedSyncs.append(FailedSync(op: op, site: site, path: path, thread: thread))
             return s.files[path]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
         }
     }

@@ -81,7 +81,7 @@ struct FileHistory: Sendable {
         var ranges: [Range<Int>] = []
         for p in dropped {
             guard case .write(let offset, let bytes) = p.change else { continue }
-            let range = offset..<min(offset + bytes.count, visible.count)
+            let range = offset..<max(offset, min(offset + bytes.count, visible.count))
             guard !range.isEmpty else { continue }
             ranges.append(range)
             for i in range { visible[i] = i < durable.count ? durable[i] : 0 }

@@ -26,9 +26,12 @@ enum StressRecords {
         }
     }
 
-    /// A reorder entry of more than 10 MB.
-    static func largeReorder(seed: UInt64, timestamp: EventTimestamp? = nil) -> LogEntry {
-        LogEntry(.reordered(order: reorderIDs(seed: seed, count: largeReorderCount)), timestamp: timestamp, actor: "bulk")
+    /// The ids of every large reorder (built once: a debug build takes a while).
+    static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
+
+    /// A reorder entry of more than 10 MB (entries differ by their timestamp and `actor`).
+    static func largeReorder(timestamp: EventTimestamp? = nil, actor: String = "bulk") -> LogEntry {
+        LogEntry(.reordered(order: largeReorderIDs), timestamp: timestamp, actor: actor)
     }
 
     /// The bytes of a whole frame that is valid in the log at `logPath` and
