@@ -8,15 +8,55 @@ import Darwin
 #endif
 
 /// A file system that wraps the real one, counts every call, fails chosen
-/// calls with chosen errnos, and remembers what was written since the last
-/// sync so a test can build the file a power loss could leave behind
-/// (LevelDB's fault-injection `Env`, SQLite's crash-test VFS).
+/// calls with chosen errnos, can "crash" at a chosen call, and keeps a
+/// ``FileHistory`` of every file so a test can build the file a power loss
+/// or a process crash could leave behind (LevelDB's fault-injection `Env`,
+/// SQLite's crash-test VFS).
+///
+/// **Sync failures follow the fsyncgate model** (``FileHistory``): a failed
+/// `syncData`/`syncAll` drops every change no successful sync covered (they
+/// never become durable; the error is reported once; a later sync succeeds
+/// without writing them). With `evictsDroppedPages`, reads see the dropped
+/// bytes revert too (the kernel threw the dirty pages away).
+///
+/// **Sync call sites** of the writer, and the ops a fault can name to hit each
+/// (a sync counts as its `syncData`/`syncAll` *and* its site op, as a record
+/// write counts as both `write` and `recordWrite`):
+///
+/// | site (Sources/EventLog) | call | ops |
+/// |---|---|---|
+/// | `LogWriter.append`, `syncEachAppend` | `syncData` after the write | `syncData` |
+/// | group commit (`GroupCommit.waitDurable` → `syncOrPoison`) | `syncData` | `syncData` |
+/// | explicit `LogWriter.sync()` (`syncOrPoison`) | `syncData` | `syncData` |
+/// | `LogWriter.preallocate` (syncing modes) | `syncAll` after zero writes | `syncAll`, `preallocationSync` |
+/// | `LogWriter.discardRecords(after:)` | `syncAll` after `truncate` | `syncAll`, `truncationSync` |
+/// | open: cutting a torn tail or salvaged damage | `syncAll` after `truncate` | `syncAll`, `truncationSync` |
+/// | salvage: `saveTail` (`PATH.salvaged-…`) | `syncAll`, then `syncDirectory` | `syncAll`, `salvageSync`; `syncDirectory` |
+/// | creation: `LogCreation` (`PATH.creating-…`) | `syncAll`, then `syncDirectory` | `syncAll`, `creationSync`; `syncDirectory` |
 final class FaultyFileSystem: LogFileSystem {
     enum Op: String, CaseIterable, Sendable {
         case open, read, write, syncData, syncAll, truncate, link, syncDirectory
-        /// Writes that carry records, i.e. are not all zero bytes (preallocation). Every
-        /// such write counts as both `.write` and `.recordWrite`.
+        /// Writes that carry records (not all zero bytes); also counted as `write`.
         case recordWrite
+        /// All-zero writes (the writer's preallocation); also counted as `write`.
+        case zeroWrite
+        /// A `syncAll` right after zero writes: a preallocation step.
+        case preallocationSync
+        /// A `syncAll` right after a `truncate`: `discardRecords`, or open cutting a tail.
+        case truncationSync
+        /// A `syncAll` of a log's creation temporary (`.creating-`).
+        case creationSync
+        /// A `syncAll` of a salvage file (`.salvaged-`).
+        case salvageSync
+
+        /// Calls that change a file (or a directory): a crash can be placed before any of them.
+        var isMutating: Bool {
+            switch self {
+            case .write, .syncData, .syncAll, .truncate, .link, .syncDirectory: true
+            default: false
+            }
+        }
+        var isSync: Bool { self == .syncData || self == .syncAll }
     }
 
     /// A rule: fail calls of `op` number `first...` (1-based, counted per op), `times` times.
@@ -31,37 +71,103 @@ final class FaultyFileSystem: LogFileSystem {
         var afterWrite = false
     }
 
-    struct Pending: Sendable {
-        var offset: Int64
-        var bytes: [UInt8]
+    /// A sync that failed because a fault was injected.
+    struct FailedSync: Sendable {
+        var op: Op
+        var site: Op?
+        var path: String
+        /// The thread that made the call (its error reaches the writer there).
+        var thread: ObjectIdentifier
     }
 
     struct State {
         var calls: [Op: Int] = [:]
         var faults: [Fault] = []
         var injected = 0
-        /// The bytes each file had at its last successful sync (or when first opened).
-        var durable: [String: [UInt8]] = [:]
-        /// Writes since that sync, in order.
-        var pending: [String: [Pending]] = [:]
+        var files: [String: FileHistory] = [:]
+        var nextSerial = 0
+        var failedSyncs: [FailedSync] = []
+        var mutatingCalls = 0
+        /// Crash when mutating call number `crashAt` is entered (it does not happen).
+        var crashAt: Int?
+        /// The histories at the moment of the crash; once set, every call fails.
+        var crashed: [String: FileHistory]?
+        var hook: (@Sendable (Op, String) -> Void)?
     }
 
     let real = PosixFileSystem()
     let state = Locked(State())
+    /// Whether a failed sync also reverts what reads see (the kernel evicted the pages).
+    let evictsDroppedPages: Bool
+    /// Whether a successful sync also syncs the real file. The model (``FileHistory``)
+    /// decides what is durable either way; a model check turns this off for speed.
+    let performsRealSyncs: Bool
+
+    init(evictsDroppedPages: Bool = false, performsRealSyncs: Bool = true) {
+        self.evictsDroppedPages = evictsDroppedPages
+        self.performsRealSyncs = performsRealSyncs
+    }
 
     var injectedCount: Int { state.withLock { $0.injected } }
+    /// Every injected sync failure so far, in order.
+    var failedSyncs: [FailedSync] { state.withLock { $0.failedSyncs } }
+    /// How many injected sync failures hit `path` so far.
+    func failedSyncCount(path: String) -> Int { state.withLock { $0.failedSyncs.filter { $0.path == path }.count } }
+    /// The positions in ``failedSyncs`` of the failures of `path` that calls of the current thread met.
+    func failedSyncsOfCurrentThread(path: String) -> [Int] {
+        let me = ObjectIdentifier(Thread.current)
+        return state.withLock { s in s.failedSyncs.indices.filter { s.failedSyncs[$0].path == path && s.failedSyncs[$0].thread == me } }
+    }
+    var hasCrashed: Bool { state.withLock { $0.crashed != nil } }
 
     func add(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
     func clearFaults() { state.withLock { $0.faults.removeAll() } }
     func calls(_ op: Op) -> Int { state.withLock { $0.calls[op, default: 0] } }
+    /// Fails the next call of `op` (counted per op) with `errno`.
+    func failNext(_ op: Op, errno: Int32 = EIO, partialBytes: Int = 0) {
+        state.withLock { s in s.faults.append(Fault(op: op, first: s.calls[op, default: 0] + 1, errno: errno, partialBytes: partialBytes)) }
+    }
+    /// Called at the start of every call, before it is counted, outside the lock
+    /// (a test may block in it to force an interleaving).
+    func setHook(_ hook: (@Sendable (Op, String) -> Void)?) { state.withLock { $0.hook = hook } }
 
-    /// Counts the call and returns the fault to inject, if any.
-    func check(_ op: Op, path: String) -> Fault? {
-        state.withLock { s in
-            let n = s.calls[op, default: 0] + 1
-            s.calls[op] = n
-            guard let fault = s.faults.first(where: { $0.op == op && n >= $0.first && n < $0.first + $0.times }) else { return nil }
-            s.injected += 1
+    /// Crashes when the `n`th mutating call from now is entered (`n` ≥ 1): that call and
+    /// every later one fail, and the files keep what they had at that moment.
+    func armCrash(beforeMutatingCall n: Int) { state.withLock { s in s.crashAt = s.mutatingCalls + max(1, n) } }
+    /// Crashes now (between calls).
+    func crashNow() { state.withLock { s in if s.crashed == nil { s.crashed = s.files } } }
+
+    /// The bytes `path` could hold after a power loss at the crash (or now, if none happened).
+    func imageAfterPowerLoss(_ path: String, loss: Loss, using rng: inout some RandomNumberGenerator) -> [UInt8] {
+        history(path).imageAfterPowerLoss(loss, using: &rng)
+    }
+
+    /// The bytes `path` holds after the process dies at the crash (or now): everything written survives.
+    func imageAfterProcessCrash(_ path: String) -> [UInt8] { history(path).visible }
+
+    func history(_ path: String) -> FileHistory {
+        state.withLock { s in (s.crashed ?? s.files)[path] ?? FileHistory(contents: []) }
+    }
+
+    /// Counts a call as `op` and `extra` (if any), crashes if it is time, and returns the fault to inject.
+    func enter(_ op: Op, _ extra: Op? = nil, path: String) throws(EventLogError) -> Fault? {
+        if let hook = state.withLock({ $0.hook }) { hook(op, path) }
+        return try state.withLock { (s) throws(EventLogError) -> Fault? in
+            if s.crashed != nil { throw EventLogError(.ioError, "injected: the process has crashed", path: path, errno: EIO) }
+            if op.isMutating {
+                s.mutatingCalls += 1
+                if let at = s.crashAt, s.mutatingCalls >= at {
+                    s.crashed = s.files
+                    throw EventLogError(.ioError, "injected: the process crashes here", path: path, errno: EIO)
+                }
+            }
+            var fault: Fault?
+            for o in [op, extra].compactMap({ $0 }) {
+                let n = s.calls[o, default: 0] + 1
+                s.calls[o] = n
+                if fault == nil { fault = s.faults.first(where: { $0.op == o && n >= $0.first && n < $0.first + $0.times }) }
+            }
+            if fault != nil { s.injected += 1 }
             return fault
         }
     }
@@ -71,141 +177,66 @@ final class FaultyFileSystem: LogFileSystem {
     }
 
     func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile {
-        if let fault = check(.open, path: path) { throw error(fault, "cannot open the file", path: path) }
+        if let fault = try enter(.open, path: path) { throw error(fault, "cannot open the file", path: path) }
         let file = try real.open(path, mode)
-        let size = try file.size()
-        let current = try file.read(at: 0, count: Int(size))
-        state.withLock { s in
-            if s.durable[path] == nil || mode == .createExclusive {
-                s.durable[path] = mode == .createExclusive ? [] : current
-                s.pending[path] = []
-            }
+        let known = state.withLock { $0.files[path] != nil }
+        if !known || mode == .createExclusive {
+            let current = mode == .createExclusive ? [] : try file.read(at: 0, count: Int(try file.size()))
+            state.withLock { $0.files[path] = FileHistory(contents: current) }
         }
         return FaultyFile(inner: file, fs: self)
     }
 
     func exists(_ path: String) -> Bool { real.exists(path) }
+
     func link(_ from: String, to: String) throws(EventLogError) {
-        if let fault = check(.link, path: to) { throw error(fault, "cannot link", path: to) }
+        if let fault = try enter(.link, path: to) { throw error(fault, "cannot link", path: to) }
         try real.link(from, to: to)
-        state.withLock { s in
-            s.durable[to] = s.durable[from]
-            s.pending[to] = s.pending[from]
-        }
+        state.withLock { s in s.files[to] = s.files[from] }
     }
+
     func unlink(_ path: String) { real.unlink(path) }
+
     func syncDirectory(containing path: String) throws(EventLogError) {
-        if let fault = check(.syncDirectory, path: path) { throw error(fault, "cannot sync the directory", path: path) }
-        try real.syncDirectory(containing: path)
+        if let fault = try enter(.syncDirectory, path: path) { throw error(fault, "cannot sync the directory", path: path) }
+        if performsRealSyncs { try real.syncDirectory(containing: path) }
     }
 
-    func recordWrite(path: String, offset: Int64, bytes: UnsafeRawBufferPointer) {
-        state.withLock { s in s.pending[path, default: []].append(Pending(offset: offset, bytes: Array(bytes))) }
-    }
+    // MARK: Bookkeeping for FaultyFile
 
-    func recordSync(path: String, current: [UInt8]) {
+    func recordChange(path: String, _ change: FileHistory.Change) {
         state.withLock { s in
-            s.durable[path] = current
-            s.pending[path] = []
+            s.files[path, default: FileHistory(contents: [])].record(change, serial: s.nextSerial)
+            s.nextSerial += 1
         }
     }
 
-    /// How the unsynced writes fare in a simulated power loss.
-    enum Loss: CaseIterable {
-        /// All unsynced writes are lost.
-        case dropAll
-        /// A prefix of them survives, the next one partly.
-        case partial
-        /// As `partial`, then the last 512-byte sector written holds garbage.
-        case garbageSector
-        /// As `partial`, then the last 512-byte sector written is zeroed.
-        case zeroSector
-    }
-
-    /// The bytes `path` could hold after a power loss now.
-    func imageAfterPowerLoss(_ path: String, loss: Loss, using rng: inout some RandomNumberGenerator) -> [UInt8] {
-        let (durable, pending) = state.withLock { s in (s.durable[path] ?? [], s.pending[path] ?? []) }
-        var image = durable
-        func apply(_ p: Pending, count: Int) {
-            let end = Int(p.offset) + count
-            if image.count < end { image += [UInt8](repeating: 0, count: end - image.count) }
-            for i in 0..<count { image[Int(p.offset) + i] = p.bytes[i] }
+    /// The site op of a `syncAll` of `path` about to run, judged by the path and its last change.
+    func syncSite(_ op: Op, path: String) -> Op? {
+        guard op == .syncAll else { return nil }
+        if path.contains(LogCreation.temporaryMarker) { return .creationSync }
+        if path.contains(".salvaged-") { return .salvageSync }
+        switch state.withLock({ $0.files[path]?.lastChange }) {
+        case .zeroWrite: return .preallocationSync
+        case .truncate: return .truncationSync
+        default: return nil
         }
-        guard loss != .dropAll, !pending.isEmpty else { return image }
-        let survivors = Int.random(in: 0..<pending.count, using: &rng)
-        for p in pending[..<survivors] { apply(p, count: p.bytes.count) }
-        let torn = pending[survivors]
-        let kept = Int.random(in: 0...torn.bytes.count, using: &rng)
-        apply(torn, count: kept)
-        // Damage stays inside the bytes written since the sync (sectors are assumed to be written atomically
-        // with respect to earlier synced data).
-        let pendingStart = Int(pending.map(\.offset).min()!)
-        let pendingEnd = pending.map { Int($0.offset) + $0.bytes.count }.max()!
-        let sectorStart = max(pendingStart, (Int(torn.offset) + kept) / 512 * 512)
-        let sectorEnd = min(image.count, pendingEnd, sectorStart + 512)
-        if sectorStart < sectorEnd {
-            for i in sectorStart..<sectorEnd {
-                switch loss {
-                case .garbageSector: image[i] = UInt8.random(in: 0...255, using: &rng)
-                case .zeroSector: image[i] = 0
-                default: break
-                }
-            }
+    }
+
+    func beginSync(path: String) -> FileHistory.Coverage {
+        state.withLock { s in s.files[path, default: FileHistory(contents: [])].coverage(nextSerial: s.nextSerial) }
+    }
+
+    func syncSucceeded(path: String, _ coverage: FileHistory.Coverage) {
+        state.withLock { s in s.files[path]?.syncSucceeded(coverage) }
+    }
+
+    /// Drops what the failed sync covered; returns the byte ranges the real file must revert to.
+    func syncFailed(path: String, op: Op, site: Op?, _ coverage: FileHistory.Coverage) -> [(offset: Int, bytes: [UInt8])] {
+        let thread = ObjectIdentifier(Thread.current)
+        return state.withLock { s in
+            s.failedSyncs.append(FailedSync(op: op, site: site, path: path, thread: thread))
+            return s.files[path]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
         }
-        return image
     }
-}
-
-/// An open file of ``FaultyFileSystem``.
-final class FaultyFile: LogFile {
-    let inner: any LogFile
-    let fs: FaultyFileSystem
-    init(inner: any LogFile, fs: FaultyFileSystem) {
-        self.inner = inner
-        self.fs = fs
-    }
-
-    var path: String { inner.path }
-    func size() throws(EventLogError) -> Int64 { try inner.size() }
-
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
-        if let fault = fs.check(.read, path: path) { throw fs.error(fault, "cannot read", path: path) }
-        return try inner.read(at: offset, into: buffer)
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) {
-        let anyWriteFault = fs.check(.write, path: path)
-        let recordFault = bytes.contains(where: { $0 != 0 }) ? fs.check(.recordWrite, path: path) : nil
-        if let fault = anyWriteFault ?? recordFault {
-            let landed = fault.afterWrite ? bytes.count : min(fault.partialBytes, bytes.count)
-            if landed > 0 {
-                let part = UnsafeRawBufferPointer(rebasing: bytes[0..<landed])
-                try inner.write(part, at: offset)
-                fs.recordWrite(path: path, offset: offset, bytes: part)
-            }
-            throw fs.error(fault, "cannot write", path: path)
-        }
-        try inner.write(bytes, at: offset)
-        fs.recordWrite(path: path, offset: offset, bytes: bytes)
-    }
-
-    func syncData() throws(EventLogError) {
-        if let fault = fs.check(.syncData, path: path) { throw fs.error(fault, "cannot sync", path: path) }
-        try inner.syncData()
-        fs.recordSync(path: path, current: try inner.read(at: 0, count: Int(try inner.size())))
-    }
-
-    func syncAll() throws(EventLogError) {
-        if let fault = fs.check(.syncAll, path: path) { throw fs.error(fault, "cannot sync", path: path) }
-        try inner.syncAll()
-        fs.recordSync(path: path, current: try inner.read(at: 0, count: Int(try inner.size())))
-    }
-
-    func truncate(to length: Int64) throws(EventLogError) {
-        if let fault = fs.check(.truncate, path: path) { throw fs.error(fault, "cannot truncate", path: path) }
-        try inner.truncate(to: length)
-    }
-
-    func tryLockExclusive() throws(EventLogError) -> Bool { try inner.tryLockExclusive() }
-    func close() { inner.close() }
 }

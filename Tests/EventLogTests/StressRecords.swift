@@ -1,0 +1,91 @@
+import Foundation
+@testable import EventLog
+
+/// Records that stress the writer and recovery: reorders over 10 MB, and
+/// titles whose bytes contain a whole, valid frame of the log they are
+/// appended to (so a torn write of such a record leaves a checksummed frame
+/// behind the damage).
+///
+/// Nothing here knows the frame layout: frames are made by a `LogWriter`
+/// appending to a scratch copy of the target log's header (same log id, same
+/// code path), and located with `lastPosition`. The twin of this code is
+/// Sources/logtorture/StressRecords.swift (the kill tests' child); keep both alike.
+enum StressRecords {
+    /// Enough ids for a reorder payload over 10 MiB (16 bytes each).
+    static let largeReorderCount = (10 << 20) / 16 + 64
+
+    /// `count` distinct ids determined by `seed`.
+    static func reorderIDs(seed: UInt64, count: Int) -> [LabelID] {
+        (0..<count).map { i in
+            let a = seed, b = UInt64(i)
+            return LabelID(bytes: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
+                                   UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
+                                   0x40, UInt8(truncatingIfNeeded: a >> 48), 0x80, UInt8(truncatingIfNeeded: a >> 56),
+                                   UInt8(truncatingIfNeeded: b), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16),
+                                   UInt8(truncatingIfNeeded: b >> 24), UInt8(truncatingIfNeeded: b >> 32), 0x5A))
+        }
+    }
+
+    /// The ids of every large reorder (built once: a debug build takes a while).
+    static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
+
+    /// A reorder entry of more than 10 MB (entries differ by their timestamp and `actor`).
+    static func largeReorder(timestamp: EventTimestamp? = nil, actor: String = "bulk") -> LogEntry {
+        LogEntry(.reordered(order: largeReorderIDs), timestamp: timestamp, actor: actor)
+    }
+
+    /// The bytes of a whole frame that is valid in the log at `logPath` and
+    /// also valid UTF-8 (so it can sit inside a title), holding seq `seq`
+    /// (1...127: larger varints are never valid UTF-8 here), or `nil` if no
+    /// candidate record's frame is valid UTF-8 (a format whose frames never
+    /// are makes this attack impossible).
+    static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 512) throws -> [UInt8]? {
+        precondition((1...127).contains(seq), "seq must have a one-byte varint")
+        let header = Array(readBytes(logPath).prefix(LogFormat.headerLength))
+        let scratch = "\(logPath).frame-scratch-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        writeBytes(scratch, header)
+        let options = LogWriter.Options(durability: .noSync, preallocation: 0)
+        var writer = try LogWriter.open(path: scratch, options: options)
+        if seq > 1 {
+            try writer.append((1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
+        }
+        let base = writer.byteLength
+        writer.close()
+        for attempt in 0..<attempts {
+            let handle = try require(FileHandle(forWritingAtPath: scratch))
+            try handle.truncate(atOffset: UInt64(base))
+            try handle.close()
+            writer = try LogWriter.open(path: scratch, options: options)
+            try writer.append(LogEntry(.toggled(id: asciiID(1000 + attempt), isEnabled: attempt % 2 == 0),
+                                       timestamp: .init(millisecondsSince1970: Int64(attempt % 60))))
+            let position = try require(writer.lastPosition)
+            writer.close()
+            let frame = Array(readBytes(scratch)[Int(position.offset)..<Int(position.end)])
+            if frame.allSatisfy({ $0 < 0x80 }) || String(validating: frame, as: UTF8.self) != nil { return frame }
+        }
+        return nil
+    }
+
+    /// A title of about `length` bytes: `prefix`, then the frame's bytes (as text), then padding.
+    static func frameTitle(prefix: String, frame: [UInt8], length: Int = 4000) -> String {
+        let text = String(decoding: frame, as: UTF8.self)
+        let head = prefix + "⟨" + text + "⟩"
+        let padding = max(0, min(length, LogLimits.maxTitleBytes) - head.utf8.count)
+        return head + String(repeating: "p", count: padding)
+    }
+
+    /// A label id whose 16 bytes are printable ASCII, distinct for each `n` below 10^16.
+    static func asciiID(_ n: Int) -> LabelID {
+        var digits = Array(String(n).utf8)
+        digits = [UInt8](repeating: UInt8(ascii: "0"), count: max(0, 16 - digits.count)) + digits
+        let b = digits.suffix(16).map { $0 + 0x11 }  // "0"..."9" → "A"..."J"
+        return LabelID(bytes: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+}
+
+/// `#require` outside a test body: throws when `value` is `nil`.
+private func require<T>(_ value: T?, _ what: String = "a value") throws -> T {
+    guard let value else { throw EventLogError(.invalidEvent, "expected \(what)") }
+    return value
+}
