@@ -1,9 +1,11 @@
 /// Repair support: cutting records, saving what a salvage cuts.
 extension LogWriter {
-    /// Cuts every record after `seq` from the file (durably) and returns how
-    /// many bytes were cut. This rewrites history: it is for repair tools
-    /// that found a record the projection cannot apply, and must save a
-    /// backup first. `seq` must be in `0...lastSeq`.
+    /// Cuts every record after `seq` from the file and returns how many bytes
+    /// were cut. On return the cut and the records through `seq` are durable
+    /// (synced, even when nothing was cut). This rewrites history: it is for
+    /// repair tools that found a record the projection cannot apply, and must
+    /// save a backup first. `seq` must be in `0...lastSeq`. A failed truncate
+    /// or sync poisons the writer.
     @discardableResult
     public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
         try state.withLock { (s) throws(EventLogError) -> Int64 in
@@ -12,7 +14,12 @@ extension LogWriter {
             guard seq <= s.lastSeq else {
                 throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
             }
-            guard seq < s.lastSeq else { return 0 }
+            guard seq < s.lastSeq else {
+                if !syncs.isDurable(through: seq) {
+                    try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
+                }
+                return 0
+            }
             var cut = Int64(LogFormat.headerLength)
             var position: LogPosition?
             if seq > 0 {

@@ -94,9 +94,10 @@ final class SyncCoordinator: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let failure { throw failure }
             if epoch != writtenIn { throw cutBeforeDurable() }
+            // A sync that succeeded before any failure made it durable: acknowledge it.
             if durableSeq >= seq { return }
+            if let failure { throw failure }
             if syncing {
                 condition.wait()
                 continue
