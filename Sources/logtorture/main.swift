@@ -1,6 +1,9 @@
 // logtorture: the child process of the reliability tests (Tests/EventLogTests/ProcessTests.swift).
 // It is not part of the library. Usage:
 //   logtorture append PATH DURABILITY SEED   print "opened LASTSEQ", then append forever, printing "ack FIRST LAST" after each acknowledged append
+//   logtorture append-mixed PATH DURABILITY ROUND
+//                                            as append, but every fifth title holds a valid frame of the log
+//                                            (StressRecords.mixedTitle); an odd ROUND first appends a reorder of over 10 MB
 //   logtorture hold PATH                     open PATH as the writer, print "locked", then sleep until killed
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 import EventLog
@@ -17,7 +20,7 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 3 else { fail("usage: logtorture append|hold|follow PATH …", code: 64) }
+guard args.count >= 3 else { fail("usage: logtorture append|append-mixed|hold|follow PATH …", code: 64) }
 let path = args[2]
 /// Writes a whole line to stdout at once, unbuffered, so a kill never leaves a half-reported ack.
 func say(_ line: String) {
@@ -39,6 +42,33 @@ case "append":
             let first = writer.lastSeq + 1
             let entries = (0..<UInt64(n)).map { i in
                 LogEntry(.added(id: LabelID(), title: expectedTitle(first + i), isEnabled: true, index: 0), actor: "child")
+            }
+            let records = try writer.append(entries)
+            say("ack \(records[0].seq) \(records[records.count - 1].seq)")
+        }
+    } catch {
+        fail("\(error)")
+    }
+case "append-mixed":
+    guard args.count == 5, let durability = Durability(rawValue: args[3]), let round = UInt64(args[4]) else {
+        fail("usage: logtorture append-mixed PATH DURABILITY ROUND", code: 64)
+    }
+    do {
+        let writer = try LogWriter.open(path: path, options: .init(durability: durability, createIfMissing: true))
+        say("opened \(writer.lastSeq)")
+        let frame = try StressRecords.frameBytes(validIn: path, seq: StressRecords.embeddedSeq)
+        say("frame \(frame?.count ?? 0)")
+        if round % 2 == 1 {
+            let record = try writer.append(LogEntry(.reordered(order: StressRecords.largeReorderIDs), actor: "bulk"))
+            say("ack \(record.seq) \(record.seq)")
+        }
+        var state = round | 1
+        while true {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            let n = Int(state % 3) + 1
+            let first = writer.lastSeq + 1
+            let entries = (0..<UInt64(n)).map { i in
+                LogEntry(.added(id: LabelID(), title: StressRecords.mixedTitle(first + i, frame: frame), isEnabled: true, index: 0), actor: "child")
             }
             let records = try writer.append(entries)
             say("ack \(records[0].seq) \(records[records.count - 1].seq)")

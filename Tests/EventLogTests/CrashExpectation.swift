@@ -19,15 +19,27 @@ struct CrashExpectation {
     /// Entries of appends that may have been written, by their unique timestamp.
     var inFlight: [Int64: (key: CallKey, index: Int, entry: LogEntry)] = [:]
     var callSizes: [CallKey: Int] = [:]
+    /// Events of the life that may explain lost records, named in the report.
+    var context: [String] = []
 
     var lastRequiredSeq: UInt64 { required.keys.max() ?? 0 }
+
+    /// How many records that may be torn by this crash carry a title containing a frame.
+    var unsyncedFrameLikeTitles: Int {
+        let events = exact.values.map(\.event) + inFlight.values.map(\.entry.event)
+        return events.filter { event in
+            if case .added(_, let title, _, _) = event { return title.contains("⟨") }
+            return false
+        }.count
+    }
 
     /// The problems of `records` (a reopened log's, seq 1 first); empty if it is a log this crash may leave.
     func problems(of records: [EventRecord]) -> [String] {
         if UInt64(records.count) < lastRequiredSeq {
             let missing = (UInt64(records.count) + 1)...lastRequiredSeq
             let lost = missing.filter { required[$0] != nil }
-            return ["acknowledged records are lost: seqs \(Self.ranges(lost)) (the log ends at seq \(records.count); acknowledged through \(lastRequiredSeq))"]
+            let during = context.isEmpty ? "" : "; during the life: \(context.joined(separator: ", "))"
+            return ["acknowledged records are lost: seqs \(Self.ranges(lost)) (the log ends at seq \(records.count); acknowledged through \(lastRequiredSeq)\(during))"]
         }
         var run: (key: CallKey, next: Int)?
         var used = Set<Int64>()

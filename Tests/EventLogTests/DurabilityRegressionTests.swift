@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import EventLog
 
-/// One focused test per durability bug a review found in the writer. Each
+/// One focused test per durability bug a review found in the writer (1, 2,
+/// 3 and 6), plus one the new power-loss suite found. Each
 /// builds its interleaving deterministically with ``FaultyFileSystem``
 /// (fsyncgate sync model) and ``CallGate``, then checks the promise the
 /// writer makes: an acknowledged record is durable, a writer that saw a
@@ -164,6 +165,46 @@ struct DurabilityRegressionTests {
         } catch {
             Issue.record("every acknowledged record is intact (record 4's page lost, record 5's kept), yet the default open fails: \(error)")
         }
+    }
+
+    /// Found by the power-loss suite with frame-like titles (not in the review):
+    /// the record in flight has a title whose bytes are a whole, valid frame of
+    /// this log; the power loss keeps its write up to just past that embedded
+    /// frame. The record is torn, nothing after it was ever written, so it is a
+    /// torn tail; the default open instead finds the embedded frame and calls it
+    /// damage before good records.
+    @Test(arguments: [Durability.syncEachAppend, .groupCommit])
+    func aTornRecordWhoseTitleHoldsAValidFrameIsATornTail(mode: Durability) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let fs = FaultyFileSystem()
+        let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
+        let acknowledged = try (1...2).map { try writer.append(entry($0)) }
+        let frame = try #require(try StressRecords.frameBytes(validIn: path, seq: 3), "no frame of this log is valid UTF-8")
+        let title = StressRecords.frameTitle(prefix: "torn ", frame: frame, length: 3_000)
+        fs.armCrash(beforeMutatingCall: 2)  // the write lands; the process dies at the sync after it
+        #expect(throws: EventLogError.self) { try writer.append(LogEntry(.added(id: StressRecords.asciiID(3), title: title, isEnabled: true, index: 0))) }
+        writer.close()
+        let history = fs.history(path)
+        let write = try #require(history.pending.last)
+        guard case .write(let offset, let bytes) = write.change else { Issue.record("the last change is not the record's write"); return }
+        let at = try #require(Self.firstIndex(of: frame, in: bytes), "the embedded frame is not in the write")
+        var image = history.durable
+        FileHistory.write(bytes, prefix: at + frame.count + 16, at: offset, to: &image)
+        writeBytes(path, image)
+        do {
+            let reopened = try LogWriter.open(path: path)
+            defer { reopened.close() }
+            #expect(try reopened.read(from: 1, maxCount: 10) == acknowledged)
+            #expect(reopened.recoveryReport.damage?.isTornTail == true)
+        } catch {
+            Issue.record("a torn record whose title holds a valid frame makes the default open fail: \(error)")
+        }
+    }
+
+    static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     /// Where each entry's frame lies when `entries` are appended in order to a new log.

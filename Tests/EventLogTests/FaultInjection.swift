@@ -69,6 +69,9 @@ final class FaultyFileSystem: LogFileSystem {
         var partialBytes: Int = 0
         /// Perform the write fully, then fail: a process dying between write and sync.
         var afterWrite = false
+        /// For writes: after the bytes land, the process crashes (every later call fails;
+        /// the crash images are those of this moment).
+        var crashes = false
     }
 
     /// A sync that failed because a fault was injected.

@@ -33,6 +33,7 @@ final class FaultyFile: LogFile {
                 try inner.write(part, at: offset)
                 fs.recordChange(path: path, .write(offset: Int(offset), bytes: Array(part)))
             }
+            if fault.crashes { fs.crashNow() }
             throw fs.error(fault, "cannot write", path: path)
         }
         try inner.write(bytes, at: offset)

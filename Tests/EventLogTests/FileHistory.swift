@@ -59,7 +59,8 @@ struct FileHistory: Sendable {
 
     /// The sync that began with `coverage` succeeded: what it covers is durable.
     mutating func syncSucceeded(_ coverage: Coverage) {
-        guard coverage.upTo > settledUpTo else { return }
+        // An equal coverage follows a failed sync with no change since: it still makes the size durable.
+        guard coverage.upTo >= settledUpTo else { return }
         settledUpTo = coverage.upTo
         let covered = pending.prefix { $0.serial < coverage.upTo }
         for p in covered { Self.apply(p.change, to: &durable) }

@@ -28,6 +28,11 @@ enum StressRecords {
 
     /// The ids of every large reorder (built once: a debug build takes a while).
     static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
+    /// Their bytes, 16 per id, as a record stores them.
+    static let largeReorderBytes: [UInt8] = {
+        precondition(MemoryLayout<LabelID>.stride == 16, "a LabelID is its 16 UUID bytes")
+        return largeReorderIDs.withUnsafeBytes { Array($0) }
+    }()
 
     /// A reorder entry of more than 10 MB (entries differ by their timestamp and `actor`).
     static func largeReorder(timestamp: EventTimestamp? = nil, actor: String = "bulk") -> LogEntry {
@@ -41,7 +46,9 @@ enum StressRecords {
     /// are makes this attack impossible).
     static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 512) throws -> [UInt8]? {
         precondition((1...127).contains(seq), "seq must have a one-byte varint")
-        let header = Array(readBytes(logPath).prefix(LogFormat.headerLength))
+        let handle = try require(FileHandle(forReadingAtPath: logPath), "the log at \(logPath)")
+        let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
+        try handle.close()
         let scratch = "\(logPath).frame-scratch-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         writeBytes(scratch, header)
@@ -73,6 +80,16 @@ enum StressRecords {
         let head = prefix + "⟨" + text + "⟩"
         let padding = max(0, min(length, LogLimits.maxTitleBytes) - head.utf8.count)
         return head + String(repeating: "p", count: padding)
+    }
+
+    /// The seq of the record whose frame the kill test's titles embed.
+    static let embeddedSeq: UInt64 = 7
+
+    /// The title of the record at `seq` in the mixed kill test: every fifth one
+    /// holds `frame` (a valid frame of the log), the others are the plain titles.
+    static func mixedTitle(_ seq: UInt64, frame: [UInt8]?) -> String {
+        guard let frame, seq % 5 == 2 else { return "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61)) }
+        return frameTitle(prefix: "seq \(seq) ", frame: frame, length: 200 + Int(seq % 7) * 900)
     }
 
     /// A label id whose 16 bytes are printable ASCII, distinct for each `n` below 10^16.

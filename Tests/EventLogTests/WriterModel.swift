@@ -21,6 +21,8 @@ final class WriterModel: Sendable {
         var entries: [LogEntry]
         /// Injected sync failures the writer had reported (a call that met one returned) before the call began.
         var failedSyncsAtStart: Int
+        /// Their call sites.
+        var failedSyncSites: [String] = []
         var outcome: Outcome = .pending
     }
 
@@ -29,14 +31,17 @@ final class WriterModel: Sendable {
         var base: [EventRecord] = []
         /// Appends since the checkpoint.
         var calls: [Call] = []
-        /// For `noSync`: the last seq an explicit `sync()` made durable.
+        /// For `noSync`: the last seq known durable (at open, or made so by an explicit `sync()`).
         var syncedThrough: UInt64 = 0
         /// A discard failed: records above this seq, acknowledged by then, may or may not have been cut.
         var demotedAbove: UInt64?
         /// The calls (by index) the demotion covers: those made before the failed discard.
         var demotedCalls = 0
-        /// Injected sync failures (positions in the file system's list) whose error a call of this writer has returned.
-        var reportedFailures = Set<Int>()
+        /// Injected sync failures (positions in the file system's list, with their call sites)
+        /// whose error a call of this writer has returned.
+        var reportedFailures: [Int: String] = [:]
+        /// What happened since the checkpoint, to name the likely cause of lost records.
+        var context: Set<String> = []
         var violations: [String] = []
     }
 
@@ -56,7 +61,8 @@ final class WriterModel: Sendable {
     /// A writer opened the log and read `records`: they are the new checkpoint.
     func reopened(_ records: [EventRecord]) {
         state.withLock { s in
-            s.reportedFailures = []
+            s.reportedFailures = [:]
+            s.context = []
             s.base = records
             s.calls = []
             s.syncedThrough = UInt64(records.count)
@@ -67,13 +73,14 @@ final class WriterModel: Sendable {
 
     /// A call of the writer returned, and `failures` (positions in the file system's list of
     /// failed syncs) had happened in calls of its thread: the writer has seen them.
-    func callReturned(afterMeeting failures: [Int]) {
-        state.withLock { s in s.reportedFailures.formUnion(failures) }
+    func callReturned(afterMeeting failures: [(index: Int, site: String)]) {
+        state.withLock { s in for failure in failures { s.reportedFailures[failure.index] = failure.site } }
     }
 
     func beginAppend(_ entries: [LogEntry]) -> Int {
         state.withLock { s in
-            s.calls.append(Call(entries: entries, failedSyncsAtStart: s.reportedFailures.count))
+            let sites = s.reportedFailures.sorted { $0.key < $1.key }.map(\.value)
+            s.calls.append(Call(entries: entries, failedSyncsAtStart: sites.count, failedSyncSites: sites))
             return s.calls.count - 1
         }
     }
@@ -91,16 +98,19 @@ final class WriterModel: Sendable {
                     && zip(records, records.dropFirst()).allSatisfy { $0.seq + 1 == $1.seq }
                 if !matches { s.violations.append("an append returned records that differ from its entries: seqs \(records.map(\.seq))") }
                 if call.failedSyncsAtStart > 0 {
-                    s.violations.append("seqs \(records.first!.seq)...\(records.last!.seq) were acknowledged by an append that began after a failed sync: the writer is not poisoned")
+                    s.violations.append("seqs \(records.first!.seq)...\(records.last!.seq) were acknowledged by an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))): the writer is not poisoned")
                 }
             case .failure(let error):
                 s.calls[index].outcome = .failed(error)
                 if call.failedSyncsAtStart > 0 && !crashed && error.code != .poisoned {
-                    s.violations.append("an append that began after a failed sync failed with \(error.code) instead of poisoned: \(error)")
+                    s.violations.append("an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))) was not refused as poisoned; it failed with \(error.code): \(error)")
                 }
             }
         }
     }
+
+    /// Remembers an event of this life that may explain a lost record (e.g. "a failed explicit sync()").
+    func noteContext(_ text: String) { _ = state.withLock { $0.context.insert(text) } }
 
     /// An explicit `sync()` succeeded; it had been called when the writer's last seq was `seq`.
     func synced(through seq: UInt64) { state.withLock { s in s.syncedThrough = max(s.syncedThrough, seq) } }
@@ -126,11 +136,13 @@ final class WriterModel: Sendable {
     func discarded(after seq: UInt64, kept: [EventRecord]?, error: EventLogError?) {
         state.withLock { s in
             if let kept {
+                // The cut is durable; the kept records are as durable as they were.
                 s.base = kept
                 s.calls = []
-                s.syncedThrough = UInt64(kept.count)
+                s.syncedThrough = min(s.syncedThrough, UInt64(kept.count))
                 s.demotedAbove = nil
                 s.demotedCalls = 0
+                s.context.insert("appended after discardRecords")
             } else if let error, error.code == .ioError {
                 s.demotedAbove = min(s.demotedAbove ?? .max, seq)
                 s.demotedCalls = s.calls.count
@@ -157,9 +169,18 @@ final class WriterModel: Sendable {
     func expectation(after kind: CrashKind, mode: Durability, syncFailed: Bool) -> CrashExpectation {
         state.withLock { s in
             var e = CrashExpectation()
+            e.context = s.context.sorted()
             let demoted = s.demotedAbove ?? .max
+            /// Whether a record of the writer must survive this crash (if nothing cut it).
+            func isDurable(_ seq: UInt64) -> Bool {
+                guard mode == .noSync else { return true }  // acknowledged means synced
+                switch kind {
+                case .process: return !syncFailed || seq <= s.syncedThrough  // a failed sync drops unsynced pages
+                case .power: return seq <= s.syncedThrough
+                }
+            }
             for record in s.base {
-                if record.seq <= demoted { e.required[record.seq] = record } else { e.exact[record.seq] = record }
+                if record.seq <= demoted && isDurable(record.seq) { e.required[record.seq] = record } else { e.exact[record.seq] = record }
             }
             for (index, call) in s.calls.enumerated() {
                 let key = CrashExpectation.CallKey.call(index)
@@ -168,19 +189,15 @@ final class WriterModel: Sendable {
                 case .acknowledged(let records):
                     for (i, record) in records.enumerated() {
                         e.origin[record.seq] = (key, i)
-                        var durable = true
-                        if mode == .noSync {
-                            switch kind {
-                            case .process: durable = !syncFailed || record.seq <= s.syncedThrough
-                            case .power: durable = record.seq <= s.syncedThrough
-                            }
-                        }
-                        if index < s.demotedCalls && record.seq > demoted { durable = false }
+                        let durable = isDurable(record.seq) && !(index < s.demotedCalls && record.seq > demoted)
                         if durable { e.required[record.seq] = record } else { e.exact[record.seq] = record }
                     }
-                case .failed(let error) where [.poisoned, .closed, .invalidEvent, .seqConflict].contains(error.code):
+                case .failed(let error) where [.closed, .invalidEvent, .seqConflict].contains(error.code):
                     break  // refused before anything was written
+                case .failed(let error) where error.code == .poisoned && call.failedSyncsAtStart > 0:
+                    break  // began after the writer reported a failed sync: refused at once
                 case .pending, .failed:
+                    // Written or not; a poisoned group-commit appender may have written before its sync refused.
                     for (i, entry) in call.entries.enumerated() {
                         e.inFlight[entry.timestamp!.millisecondsSince1970] = (key, i, entry)
                     }

@@ -40,7 +40,10 @@ final class WriterModelCheck {
 
     /// Tells the model that a call of this thread returned: the sync failures it met are known to the writer.
     private static func returned(_ fs: FaultyFileSystem, _ model: WriterModel, path: String, baseline: Int) {
-        model.callReturned(afterMeeting: fs.failedSyncsOfCurrentThread(path: path).filter { $0 >= baseline })
+        let failures = fs.failedSyncs
+        model.callReturned(afterMeeting: fs.failedSyncsOfCurrentThread(path: path).filter { $0 >= baseline }.map { index in
+            (index, (failures[index].site ?? failures[index].op).rawValue)
+        })
     }
 
     init(mode: Durability, seed: UInt64) {
@@ -84,7 +87,9 @@ final class WriterModelCheck {
             case .power(let loss): image = fs.imageAfterPowerLoss(path, loss: loss, using: &rng)
             }
             writeBytes(path, image)
-            crash = "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages))"
+            let frameLike = expectation!.unsyncedFrameLikeTitles
+            let during = expectation!.context.isEmpty ? "" : "; during the life: \(expectation!.context.joined(separator: ", "))"
+            crash = "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages); unsynced records with frame-like titles: \(frameLike)\(during))"
             note("crash: \(crash); \(image.count) bytes on disk; must hold seqs \(CrashExpectation.ranges(Array(expectation!.required.keys)))")
             collectModelViolations()
             if !failures.isEmpty { break }
@@ -153,7 +158,7 @@ final class WriterModelCheck {
         }
         if threads > 1 {
             // Widen the windows between a sync's start and its end.
-            fs.setHook { op, _ in if op.isSync, Int.random(in: 0..<3) == 0 { usleep(UInt32.random(in: 20...300)) } }
+            fs.setHook { op, _ in if op.isSync, Bool.random() { usleep(UInt32.random(in: 20...1_500)) } }
         }
         let steps = Int.random(in: 1...10, using: &rng)
         for step in 0..<steps where !fs.hasCrashed && failures.isEmpty {
@@ -224,6 +229,7 @@ final class WriterModelCheck {
             model.synced(through: through)
             note("sync() through seq \(through)")
         } catch {
+            if error.code == .ioError { model.noteContext("a failed explicit sync()") }
             note("sync() failed: \(error.code)")
         }
         Self.returned(fs, model, path: path, baseline: failedSyncBaseline)
@@ -245,11 +251,20 @@ final class WriterModelCheck {
         Self.returned(fs, model, path: path, baseline: failedSyncBaseline)
     }
 
+    /// What one thread of a burst does.
+    private enum Action: Sendable {
+        case append([LogEntry])
+        /// An explicit `sync()`; `failing`: its syncData is made to fail (it races the group syncs for it).
+        case sync(failing: Bool)
+    }
+
     /// 2–4 threads append at once (group commit); the first may also call `sync()`.
     private func burst(_ writer: LogWriter, _ fs: FaultyFileSystem) {
-        let plans: [[[LogEntry]?]] = (0..<threads).map { t in
-            var plan: [[LogEntry]?] = (0..<Int.random(in: 1...3, using: &rng)).map { _ in makeEntries() }
-            if t == 0 && Bool.random(using: &rng) { plan.insert(nil, at: Int.random(in: 0...plan.count, using: &rng)) }
+        let plans: [[Action]] = (0..<threads).map { t in
+            var plan: [Action] = (0..<Int.random(in: 1...3, using: &rng)).map { _ in .append(makeEntries()) }
+            if t == 0 && Bool.random(using: &rng) {
+                plan.insert(.sync(failing: Bool.random(using: &rng)), at: Int.random(in: 1...plan.count, using: &rng))
+            }
             return plan
         }
         let notes = Locked<[String]>([])
@@ -258,18 +273,22 @@ final class WriterModelCheck {
         for (t, plan) in plans.enumerated() {
             group.enter()
             Thread.detachNewThread {
-                for entries in plan {
-                    if let entries {
+                for action in plan {
+                    switch action {
+                    case .append(let entries):
                         let line = Self.append(entries, writer, fs, model: model, path: path, failedSyncBaseline: baseline)
                         notes.withLock { $0.append("  thread \(t): \(line)") }
-                    } else {
+                    case .sync(let failing):
+                        // Armed just before the call, so the fault most likely hits this sync, not a group sync.
+                        if failing { fs.failNext(.syncData) }
                         let through = writer.lastSeq
                         do throws(EventLogError) {
                             try writer.sync()
                             model.synced(through: through)
                             notes.withLock { $0.append("  thread \(t): sync() through seq \(through)") }
                         } catch {
-                            notes.withLock { $0.append("  thread \(t): sync() failed: \(error.code)") }
+                            if error.code == .ioError { model.noteContext("a failed explicit sync() beside group syncs") }
+                            notes.withLock { $0.append("  thread \(t): sync()\(failing ? " (its syncData made to fail)" : "") failed: \(error.code)") }
                         }
                         Self.returned(fs, model, path: path, baseline: baseline)
                     }

@@ -62,8 +62,21 @@ struct WriterModelCheckTests {
 
     /// A coarse class of a violation, for the summary.
     static func kind(_ text: String) -> String {
-        for (needle, kind) in [("does not open", "the log does not open"), ("not poisoned", "acknowledged after a failed sync"),
-                               ("instead of poisoned", "refused, but not as poisoned"), ("are lost", "acknowledged records lost"),
+        if text.contains("does not open") {
+            if text.contains("outOfOrderPages") { return "does not open: out-of-order page loss" }
+            if text.contains("impossible record length 0") { return "does not open: zeros (a write a failed sync dropped) before a later record" }
+            if !text.contains("frame-like titles: 0") { return "does not open: torn record with a frame-like title" }
+            return "does not open"
+        }
+        for site in ["preallocationSync", "truncationSync", "syncData", "syncAll"] where text.contains("failed sync (\(site)") {
+            if text.contains("not poisoned") { return "acknowledged after a failed \(site)" }
+            if text.contains("not refused as poisoned") { return "not refused after a failed \(site)" }
+        }
+        if text.contains("are lost") {
+            if text.contains("explicit sync() beside group syncs") { return "acknowledged records lost (a failed explicit sync() beside group syncs)" }
+            if text.contains("after discardRecords") { return "acknowledged records lost (appended after discardRecords)" }
+        }
+        for (needle, kind) in [("are lost", "acknowledged records lost"),
                                ("is not the acknowledged", "acknowledged record changed"), ("no append wrote", "unknown record"),
                                ("did not finish", "deadlock"), ("survives with only", "partial append before others"),
                                ("earlier records are missing", "append without its first records")] where text.contains(needle) {

@@ -1,0 +1,85 @@
+// Records that stress the writer and recovery, for the kill tests: a reorder over
+// 10 MB, and titles whose bytes contain a whole, valid frame of the log.
+// Twin of Tests/EventLogTests/StressRecords.swift (the parent checks what this
+// child writes with that copy): keep both alike, byte for byte in what they produce.
+import EventLog
+import Foundation
+
+enum StressRecords {
+    /// Enough ids for a reorder payload over 10 MiB (16 bytes each).
+    static let largeReorderCount = (10 << 20) / 16 + 64
+
+    /// `count` distinct ids determined by `seed`.
+    static func reorderIDs(seed: UInt64, count: Int) -> [LabelID] {
+        (0..<count).map { i in
+            let a = seed, b = UInt64(i)
+            return LabelID(bytes: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
+                                   UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
+                                   0x40, UInt8(truncatingIfNeeded: a >> 48), 0x80, UInt8(truncatingIfNeeded: a >> 56),
+                                   UInt8(truncatingIfNeeded: b), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16),
+                                   UInt8(truncatingIfNeeded: b >> 24), UInt8(truncatingIfNeeded: b >> 32), 0x5A))
+        }
+    }
+
+    /// The ids of every large reorder.
+    static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
+
+    /// The bytes of a whole frame that is valid in the log at `logPath` and valid
+    /// UTF-8, holding seq `seq` (1...127), made by a writer appending to a scratch
+    /// log with the same header; `nil` if no candidate's frame is valid UTF-8.
+    static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 512) throws -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: logPath) else { return nil }
+        let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
+        try handle.close()
+        let scratch = "\(logPath).frame-scratch-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        guard FileManager.default.createFile(atPath: scratch, contents: Data(header)) else { return nil }
+        let options = LogWriter.Options(durability: .noSync, preallocation: 0)
+        var writer = try LogWriter.open(path: scratch, options: options)
+        if seq > 1 {
+            try writer.append((1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
+        }
+        let base = writer.byteLength
+        writer.close()
+        for attempt in 0..<attempts {
+            guard let truncating = FileHandle(forWritingAtPath: scratch) else { return nil }
+            try truncating.truncate(atOffset: UInt64(base))
+            try truncating.close()
+            writer = try LogWriter.open(path: scratch, options: options)
+            try writer.append(LogEntry(.toggled(id: asciiID(1000 + attempt), isEnabled: attempt % 2 == 0),
+                                       timestamp: .init(millisecondsSince1970: Int64(attempt % 60))))
+            guard let position = writer.lastPosition else { return nil }
+            writer.close()
+            guard let bytes = FileManager.default.contents(atPath: scratch) else { return nil }
+            let frame = Array(bytes[Int(position.offset)..<Int(position.end)])
+            if frame.allSatisfy({ $0 < 0x80 }) || String(validating: frame, as: UTF8.self) != nil { return frame }
+        }
+        return nil
+    }
+
+    /// A title of about `length` bytes: `prefix`, then the frame's bytes (as text), then padding.
+    static func frameTitle(prefix: String, frame: [UInt8], length: Int = 4000) -> String {
+        let text = String(decoding: frame, as: UTF8.self)
+        let head = prefix + "⟨" + text + "⟩"
+        let padding = max(0, min(length, LogLimits.maxTitleBytes) - head.utf8.count)
+        return head + String(repeating: "p", count: padding)
+    }
+
+    /// A label id whose 16 bytes are printable ASCII, distinct for each `n` below 10^16.
+    static func asciiID(_ n: Int) -> LabelID {
+        var digits = Array(String(n).utf8)
+        digits = [UInt8](repeating: UInt8(ascii: "0"), count: max(0, 16 - digits.count)) + digits
+        let b = digits.suffix(16).map { $0 + 0x11 }  // "0"..."9" → "A"..."J"
+        return LabelID(bytes: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    /// The seq of the record whose frame the titles embed.
+    static let embeddedSeq: UInt64 = 7
+
+    /// The title of the record at `seq` in the mixed kill test: every fifth one
+    /// holds `frame` (a valid frame of the log), the others are the plain titles.
+    static func mixedTitle(_ seq: UInt64, frame: [UInt8]?) -> String {
+        guard let frame, seq % 5 == 2 else { return "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61)) }
+        return frameTitle(prefix: "seq \(seq) ", frame: frame, length: 200 + Int(seq % 7) * 900)
+    }
+}
