@@ -42,33 +42,26 @@ enum StressRecords {
     /// The bytes of a whole frame that is valid in the log at `logPath` and
     /// also valid UTF-8 (so it can sit inside a title), holding seq `seq`
     /// (1...127: larger varints are never valid UTF-8 here), or `nil` if no
-    /// candidate record's frame is valid UTF-8 (a format whose frames never
-    /// are makes this attack impossible).
-    static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 512) throws -> [UInt8]? {
+    /// candidate record's frame is valid UTF-8 within `attempts`.
+    ///
+    /// The strongest such title: the frame is keyed with the log's own id
+    /// (read from its header, as only someone who can read the file could),
+    /// its `previous` field is chosen ASCII, and record contents are varied
+    /// until the checksum is ASCII too. Built in memory with the log's own
+    /// frame encoder, for the log's format version.
+    static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 4096) throws -> [UInt8]? {
         precondition((1...127).contains(seq), "seq must have a one-byte varint")
         let handle = try require(FileHandle(forReadingAtPath: logPath), "the log at \(logPath)")
-        let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
+        let headerBytes = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
         try handle.close()
-        let scratch = "\(logPath).frame-scratch-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        writeBytes(scratch, header)
-        let options = LogWriter.Options(durability: .noSync, preallocation: 0)
-        var writer = try LogWriter.open(path: scratch, options: options)
-        if seq > 1 {
-            try writer.append((1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
-        }
-        let base = writer.byteLength
-        writer.close()
+        let header = try LogHeader.decode(headerBytes, fileSize: Int64(headerBytes.count), path: logPath)
+        let format = FrameFormat(header: header)
         for attempt in 0..<attempts {
-            let handle = try require(FileHandle(forWritingAtPath: scratch))
-            try handle.truncate(atOffset: UInt64(base))
-            try handle.close()
-            writer = try LogWriter.open(path: scratch, options: options)
-            try writer.append(LogEntry(.toggled(id: asciiID(1000 + attempt), isEnabled: attempt % 2 == 0),
-                                       timestamp: .init(millisecondsSince1970: Int64(attempt % 60))))
-            let position = try require(writer.lastPosition)
-            writer.close()
-            let frame = Array(readBytes(scratch)[Int(position.offset)..<Int(position.end)])
+            let record = EventRecord(seq: seq, timestamp: .init(millisecondsSince1970: Int64(attempt % 60)),
+                                     event: .toggled(id: asciiID(1000 + attempt), isEnabled: attempt % 2 == 0))
+            var out = ByteWriter()
+            Frame.encode(record, into: &out, format: format, previous: 0x4141_4141, continues: false)
+            let frame = out.bytes
             if frame.allSatisfy({ $0 < 0x80 }) || String(validating: frame, as: UTF8.self) != nil { return frame }
         }
         return nil

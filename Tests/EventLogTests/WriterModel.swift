@@ -194,8 +194,10 @@ final class WriterModel: Sendable {
                     }
                 case .failed(let error) where [.closed, .invalidEvent, .seqConflict].contains(error.code):
                     break  // refused before anything was written
-                case .failed(let error) where error.code == .poisoned && call.failedSyncsAtStart > 0:
-                    break  // began after the writer reported a failed sync: refused at once
+                // A poisoned append is not taken as refused before writing: with concurrent
+                // appenders, an append can begin between a group sync's failure and
+                // the poison that follows it: it writes, is never acknowledged, and is refused while
+                // waiting for durability — in flight, like any other unacknowledged write.
                 case .pending, .failed:
                     // Written or not; a poisoned group-commit appender may have written before its sync refused.
                     for (i, entry) in call.entries.enumerated() {
