@@ -131,6 +131,7 @@ extension LabelStore {
     func applyStored(_ record: EventRecord, _ s: inout State) throws(StoreError) {
         do {
             let change = try s.list.apply(record)
+            log.noteApplied(record.seq)
             delivery.enqueue(s.hub.dispatch(change, in: s.list))
         } catch {
             let broken = StoreError.inconsistent(error)

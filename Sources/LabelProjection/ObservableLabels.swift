@@ -78,7 +78,7 @@ public final class ObservableLabels {
         let target = store.lastSeq
         guard appliedSeq < target else { return }
         do {
-            try LabelStore.forEachRecord(in: store.storage, from: appliedSeq + 1, through: target) { record in
+            try store.forEachStoredRecord(from: appliedSeq + 1, through: target) { record in
                 apply(record)
                 return true
             }
