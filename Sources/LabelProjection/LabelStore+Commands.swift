@@ -5,7 +5,7 @@ extension LabelStore {
     /// applies them and publishes them; returns the appended records.
     ///
     /// - Returns `[]` (appending nothing) when the command changes nothing:
-    ///   enabling an enabled label, renaming to the same title, moving to the
+    ///   enabling an enabled label, renaming to the same title (the same bytes), moving to the
     ///   same position, reversing fewer than two labels, reordering to the
     ///   current order.
     /// - A refused command appends nothing (except the audit record when
