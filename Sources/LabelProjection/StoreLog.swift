@@ -14,13 +14,25 @@ import Synchronization
 ///   store's lock. Once the store is released it no longer changes: it is
 ///   what a stream is owed up to.
 ///
-/// Thread safety: immutable except `appliedSeq`, an atomic.
+/// Reading a closed file keeps a few positioned `LogReader`s between reads,
+/// so a stream's consecutive catch-up batches continue where the last one
+/// stopped instead of scanning from seq 1 each time (which made catching up
+/// over a closed or released file log quadratic in its length).
+///
+/// Thread safety: `appliedSeq` is an atomic; the reader pool is behind a
+/// lock, and a reader is used by one thread at a time (taken out of the pool).
 final class StoreLog: Sendable {
     /// The caller's storage; `nil` for a file log the store opened itself.
     private let retained: (any EventStorage)?
     /// The file, when the storage is a file log.
     let path: String?
     private let applied: Atomic<UInt64>
+    /// Readers of the closed file, each positioned after the records it returned.
+    private let readers = Locked<[PooledReader]>([])
+    /// The most readers kept (one per stream catching up at once, roughly).
+    private static let pooledReaders = 4
+    /// How many readers of the closed file were opened (for tests and diagnostics).
+    let readersOpened = Atomic<Int>(0)
 
     init(storage: any EventStorage, ownsStorage: Bool, appliedSeq: UInt64) {
         retained = ownsStorage ? nil : storage
@@ -48,13 +60,37 @@ final class StoreLog: Sendable {
             }
         }
         guard let path else { throw StoreError(.closed, "The store's log is gone.") }
-        do {
-            let reader = try LogReader(path: path)
-            try reader.skip(toSeq: seq)
-            return try reader.poll(maxCount: maxCount)
+        do throws(EventLogError) {
+            return try readFile(path, from: seq, maxCount: maxCount)
         } catch {
             throw StoreError.storage(error)
         }
+    }
+
+    /// Reads the file with the pooled reader nearest before `seq` (or a new
+    /// one) and pools it again unless it reached the end of the log.
+    private func readFile(_ path: String, from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        let pooled = readers.withLock { pool -> PooledReader? in
+            let usable = pool.indices.filter { pool[$0].reader.nextSeq <= seq }
+            guard let best = usable.max(by: { pool[$0].reader.nextSeq < pool[$1].reader.nextSeq }) else { return nil }
+            return pool.remove(at: best)
+        }
+        let reader: PooledReader
+        if let pooled {
+            reader = pooled
+        } else {
+            reader = PooledReader(try LogReader(path: path))
+            readersOpened.add(1, ordering: .relaxed)
+        }
+        try reader.reader.skip(toSeq: seq)
+        let records = try reader.reader.poll(maxCount: maxCount)
+        if records.count == maxCount {
+            readers.withLock { pool in
+                pool.append(reader)
+                if pool.count > Self.pooledReaders { pool.removeFirst() }
+            }
+        }
+        return records
     }
 
     /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
@@ -82,4 +118,12 @@ final class StoreLog: Sendable {
             next = records[records.count - 1].seq + 1
         }
     }
+}
+
+/// A `LogReader` in ``StoreLog``'s pool. `@unchecked Sendable`: a reader is
+/// used by one thread at a time, between being taken out of the pool (under
+/// its lock) and being put back.
+private final class PooledReader: @unchecked Sendable {
+    let reader: LogReader
+    init(_ reader: LogReader) { self.reader = reader }
 }

@@ -99,4 +99,19 @@ import Testing
         store = nil
         #expect(await collect(live) == Array(1...30))
     }
+
+    @Test func catchingUpOverAClosedFileLogContinuesWhereTheLastBatchStopped() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 4))
+            try store.execute(batch: (0..<3_000).map { .add(title: "label \($0)", isEnabled: true, id: nil, at: nil) })
+            let streams = try [store.changes(for: .everything, from: 1), store.changes(for: .membership, from: 1_000)]
+            store.close()
+            async let first = collect(streams[0])
+            async let second = collect(streams[1])
+            #expect(await first == Array(1...3_000))
+            #expect(await second == Array(1_000...3_000))
+            // Batches of two records: reopening the file for each (and scanning it from seq 1) would open about 2,500 readers.
+            #expect(store.log.readersOpened.load(ordering: .relaxed) <= 8)
+        }
+    }
 }
