@@ -14,9 +14,10 @@ import Testing
 /// releasing the store, and reopening (from snapshots, for a file).
 ///
 /// The default run takes a few seconds; `LABELSTORE_SOAK=1` runs 20 seeds
-/// per backing with longer epochs.
+/// per backing with longer epochs. The runs go one at a time (they share the
+/// main actor anyway), so a soak run holds one history in memory at a time.
 @MainActor
-@Suite struct StoreOracleTests {
+@Suite(.serialized) struct StoreOracleTests {
     nonisolated static let soak = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil
     nonisolated static let seeds: [UInt64] = soak ? Array(1...20) : [1, 2]
 
