@@ -333,11 +333,17 @@ public final class LogWriter: EventStorage, Sendable {
     /// Reads start at the nearest indexed record before `seq`. Records an
     /// open did not scan (it resumed at a snapshot's position) are indexed
     /// as reads pass them, so only the first read of that region is long.
+    ///
+    /// A read may race ``close()``: it either completes (the file stays open
+    /// until it returns, see `ReadLeases`) or, if the writer closed first,
+    /// fails with ``EventLogError/Code/closed``.
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
         let (file, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            ReadLeases.acquire(self)
             return (file, s.index.start(for: max(seq, 1)), s.end, s.lastSeq, s.generation)
         }
+        defer { ReadLeases.release(self) }
         let first = max(seq, 1)
         guard first <= lastSeq, maxCount > 0, let start else { return [] }
         var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
@@ -365,14 +371,16 @@ public final class LogWriter: EventStorage, Sendable {
     }
 
     /// Releases the file and its lock. Later calls fail with ``EventLogError/Code/closed``.
-    /// Do not call it while other threads still use the writer.
+    /// Reads already under way complete first: the file (and its lock) is
+    /// released when the last of them returns. Do not call it while other
+    /// threads still append or sync.
     public func close() {
         state.withLock { s in
             if let file = s.file, s.allocated > s.end, syncs.poison == nil {
                 // Trim the preallocated space; either size is a valid log if this is interrupted.
                 try? file.truncate(to: s.end)
             }
-            s.file?.close()
+            if let file = s.file { ReadLeases.close(file, of: self) }
             s.file = nil
         }
     }

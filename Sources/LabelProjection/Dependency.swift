@@ -6,7 +6,7 @@ import EventLog
 /// | dependency | notified by |
 /// |---|---|
 /// | ``membership`` | `added`, `removed`, `moved`, and `reordered` that changes the order |
-/// | ``title(_:)`` | `renamed` of that id to a different title, and its `added` / `removed` (title `nil` ↔ value) |
+/// | ``title(_:)`` | `renamed` of that id to a different title (other bytes, even if canonically equivalent), and its `added` / `removed` (title `nil` ↔ value) |
 /// | ``isEnabled(_:)`` | `toggled` of that id, and its `added` / `removed` (`nil` ↔ value) |
 /// | ``label(_:)`` | any of the two above for that id (not moves: position is not part of a label) |
 /// | ``view(_:)`` | anything that changes the view's rows: one entering, leaving, moving, or a visible row's title or `isEnabled` |
@@ -49,7 +49,7 @@ extension LabelChange {
         if membershipChanged { result.append(.membership) }
         if enabledCountChanged { result.append(.enabledCount) }
         if let id = labelID {
-            let title = before?.title != after?.title
+            let title = !String.sameBytes(before?.title, after?.title)
             let enabled = before?.isEnabled != after?.isEnabled
             if title { result.append(.title(id)) }
             if enabled { result.append(.isEnabled(id)) }

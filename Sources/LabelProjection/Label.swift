@@ -33,3 +33,21 @@ public struct Label: Sendable, Hashable, Codable, Identifiable, CustomStringConv
         "\(title) (\(isEnabled ? "on" : "off")) [\(id), v\(version)]"
     }
 }
+
+extension Label {
+    /// Whether two labels are the same value: id, `isEnabled`, version, and
+    /// the title's exact bytes (``Swift/String/sameBytes(_:_:)``), so labels
+    /// whose titles are only canonically equivalent differ.
+    public static func == (a: Label, b: Label) -> Bool {
+        a.id == b.id && a.isEnabled == b.isEnabled && a.version == b.version && String.sameBytes(a.title, b.title)
+    }
+
+    /// Hashes what ``==(_:_:)`` compares (the title as its UTF-8 bytes).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(isEnabled)
+        hasher.combine(version)
+        title.withUTF8Bytes { hasher.combine(bytes: $0) }
+        hasher.combine(title.utf8Count)
+    }
+}

@@ -64,9 +64,11 @@ public struct LabelChange: Sendable, Hashable {
     /// The label the event is about, if it names a live (or just removed) label.
     public var labelID: LabelID? { after?.id ?? before?.id }
 
-    /// The title change, if the event changed the label's title (or added or removed it).
+    /// The title change, if the event changed the label's title (or added or
+    /// removed it). A title changes when its bytes do (``Swift/String/sameBytes(_:_:)``):
+    /// a rename to a canonically equivalent title is a change.
     public var title: ValueChange<String>? {
-        guard let id = labelID, before?.title != after?.title else { return nil }
+        guard let id = labelID, !String.sameBytes(before?.title, after?.title) else { return nil }
         return ValueChange(id: id, old: before?.title, new: after?.title)
     }
 

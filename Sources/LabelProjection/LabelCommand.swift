@@ -9,7 +9,7 @@ public enum LabelCommand: Sendable, Hashable, CustomStringConvertible {
     /// Adds a label. `id` defaults to a fresh one (an id of a removed label
     /// restores it); `at` defaults to the end and must be in `0...count`.
     case add(title: String, isEnabled: Bool = true, id: LabelID? = nil, at: Int? = nil)
-    /// Changes a label's title (the same title is a no-op).
+    /// Changes a label's title (the same title, byte for byte, is a no-op; a canonically equivalent one is a rename).
     case rename(id: LabelID, title: String)
     /// Sets `isEnabled` (setting the current value is a no-op, not an error).
     case setEnabled(id: LabelID, isEnabled: Bool)

@@ -55,7 +55,7 @@ extension LabelList {
         case .rename(let id, let title):
             let label = try resolve(id)
             try checkTitle(title)
-            return label.title == title ? [] : [.renamed(id: id, oldTitle: label.title, newTitle: title)]
+            return String.sameBytes(label.title, title) ? [] : [.renamed(id: id, oldTitle: label.title, newTitle: title)]
 
         case .setEnabled(let id, let isEnabled):
             let label = try resolve(id)

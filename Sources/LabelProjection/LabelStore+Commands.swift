@@ -5,7 +5,7 @@ extension LabelStore {
     /// applies them and publishes them; returns the appended records.
     ///
     /// - Returns `[]` (appending nothing) when the command changes nothing:
-    ///   enabling an enabled label, renaming to the same title, moving to the
+    ///   enabling an enabled label, renaming to the same title (the same bytes), moving to the
     ///   same position, reversing fewer than two labels, reordering to the
     ///   current order.
     /// - A refused command appends nothing (except the audit record when
@@ -131,6 +131,7 @@ extension LabelStore {
     func applyStored(_ record: EventRecord, _ s: inout State) throws(StoreError) {
         do {
             let change = try s.list.apply(record)
+            log.noteApplied(record.seq)
             delivery.enqueue(s.hub.dispatch(change, in: s.list))
         } catch {
             let broken = StoreError.inconsistent(error)

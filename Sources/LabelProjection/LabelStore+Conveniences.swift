@@ -13,7 +13,7 @@ extension LabelStore {
         return id
     }
 
-    /// Renames a label; renaming to the current title appends nothing.
+    /// Renames a label; renaming to the current title (the same bytes) appends nothing.
     @discardableResult
     public func rename(_ id: LabelID, to title: String, options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
         try execute(.rename(id: id, title: title), options: options)

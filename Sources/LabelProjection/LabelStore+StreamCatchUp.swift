@@ -41,23 +41,58 @@ extension LabelStore {
         }
     }
 
-    /// Up to `maxCount` records from `seq` on. After ``close()`` a file log is
-    /// read through a ``LogReader`` (the writer is closed), so streams and
-    /// time travel keep working on a closed store.
-    func readRecords(from seq: UInt64, maxCount: Int) throws(StoreError) -> [EventRecord] {
-        do {
-            return try storage.read(from: seq, maxCount: maxCount)
-        } catch where error.code == .closed && ownedWriter != nil {
-            do {
-                let reader = try LogReader(path: ownedWriter!.path)
-                try reader.skip(toSeq: seq)
-                return try reader.poll(maxCount: maxCount)
-            } catch {
-                throw StoreError.storage(error)
+    /// Runs one catch-up batch for a stream whose store was released:
+    /// folds the log after `consumed` (from `fold`, or from seq 1) through
+    /// the last seq the store applied, which no longer changes, and hands the
+    /// notifications to the buffer; when it reaches that seq the stream ends
+    /// after them (the store finished it when it went away). Like
+    /// ``catchUpStream(_:dependency:after:fold:)``, a batch produces at most
+    /// the buffer's limit of notifications, and a log that cannot be read
+    /// ends the stream after what it holds.
+    static func catchUpDetachedStream(_ buffer: StreamBuffer, log: StoreLog, dependency: Dependency,
+                                      after consumed: UInt64, fold resumed: NotificationFold?) {
+        let batch = max(1, min(buffer.limit, 2048) / 2)
+        let target = log.appliedSeq
+        do throws(StoreError) {
+            var fold: NotificationFold
+            if let resumed {
+                fold = resumed
+            } else {
+                var list = LabelList()
+                try log.fold(&list, through: consumed, via: nil)
+                fold = NotificationFold(dependency: dependency, list: list)
+            }
+            var out: [ChangeNotification] = []
+            if fold.list.lastSeq < target {
+                let records = try log.read(from: fold.list.lastSeq + 1, maxCount: Int(min(UInt64(batch), target - fold.list.lastSeq)), via: nil)
+                guard !records.isEmpty else {
+                    throw StoreError(.storage(EventLogError(.corruptRecord, "record \(fold.list.lastSeq + 1) is missing")), "The log ends before seq \(target).")
+                }
+                for record in records {
+                    if let notification = try fold.step(record) { out.append(notification) }
+                }
+            }
+            if fold.list.lastSeq >= target {
+                buffer.deliverCaughtUp(out, fold: nil, liveAfter: target)
+            } else {
+                buffer.deliverCaughtUp(out, fold: fold, liveAfter: nil)
             }
         } catch {
-            throw StoreError.storage(error)
+            buffer.fail()
         }
+    }
+
+    /// Up to `maxCount` records from `seq` on. After ``close()`` a file log is
+    /// read through a `LogReader` (the writer is closed), so streams and
+    /// time travel keep working on a closed store.
+    func readRecords(from seq: UInt64, maxCount: Int) throws(StoreError) -> [EventRecord] {
+        try log.read(from: seq, maxCount: maxCount, via: storage)
+    }
+
+    /// Calls `body` for each stored record from `seq` through `last` (`nil`:
+    /// the end), read as ``readRecords(from:maxCount:)`` reads; `body` returns `false` to stop.
+    func forEachStoredRecord(from seq: UInt64, through last: UInt64?, _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
+        try log.forEachRecord(from: seq, through: last, via: storage, body)
     }
 
     /// The number of notifications held by stream buffers now (for tests and diagnostics).

@@ -45,8 +45,10 @@ extension LabelStore {
     /// it pays a fold of the log when it falls that far behind. A stream that
     /// cannot read the log while catching up ends early.
     ///
-    /// The stream ends when the store is closed or released (after the
-    /// consumer has received what it is owed); cancelling the consuming task
+    /// The stream ends when the store is closed or released, after the
+    /// consumer has received what it is owed: every notification up to the
+    /// store's last seq, caught up from the log if the stream fell behind
+    /// (a stream keeps what it needs to read the log, not the store); cancelling the consuming task
     /// (or dropping the stream) unregisters it and affects no other subscriber.
     public func changes(for dependency: Dependency) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
@@ -100,9 +102,15 @@ extension LabelStore {
         let buffer = StreamBuffer(limit: options.streamBufferLimit)
         let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .stream(buffer))
         let id = box.id
+        // The stream keeps the log, not the store: once the store is released it
+        // still catches up to the store's last seq, then ends.
+        let log = self.log
         let handle = StreamHandle(buffer: buffer, catchUp: { [weak self] after, fold in
-            guard let self else { return buffer.fail() }
-            self.catchUpStream(buffer, dependency: dependency, after: after, fold: fold)
+            if let self {
+                self.catchUpStream(buffer, dependency: dependency, after: after, fold: fold)
+            } else {
+                Self.catchUpDetachedStream(buffer, log: log, dependency: dependency, after: after, fold: fold)
+            }
         }, onEnd: { [weak self, weak box] in
             box?.markCancelled()
             self?.unsubscribe(id: id, dependency: dependency)
@@ -159,12 +167,12 @@ extension LabelStore {
             if let notification = try history.step(record) { pending.append(.init(subscriber: box, notification: notification)) }
             return true
         }
-        try Self.forEachRecord(in: storage, from: seq, through: target, step)
+        try forEachStoredRecord(from: seq, through: target, step)
 
         try state.withLock { (s) throws(StoreError) in
             if s.closed { throw StoreError(.closed, "The store is closed.") }
             if history.list.lastSeq < s.list.lastSeq {
-                try Self.forEachRecord(in: storage, from: history.list.lastSeq + 1, through: s.list.lastSeq, step)
+                try forEachStoredRecord(from: history.list.lastSeq + 1, through: s.list.lastSeq, step)
             }
             delivery.enqueue(pending)
             if !box.isCancelled { s.hub.insert(box, list: s.list) }

@@ -21,7 +21,7 @@ extension LabelStore {
     /// record with an out-of-order earlier timestamp after it is not included).
     public func state(atTime time: EventTimestamp) throws(StoreError) -> LabelList {
         var list = LabelList()
-        try Self.forEachRecord(in: storage, from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
+        try forEachStoredRecord(from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
             guard record.timestamp <= time else { return false }
             do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             return true
@@ -34,13 +34,7 @@ extension LabelStore {
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
         var list = loadSnapshot(atOrBefore: seq) ?? LabelList()
-        while list.lastSeq < seq {
-            let records = try readRecords(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)))
-            if records.isEmpty { break }
-            for record in records {
-                do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
-            }
-        }
+        try log.fold(&list, through: seq, via: storage)
         return list
     }
 }

@@ -75,6 +75,8 @@ public final class LabelStore: Sendable {
     public let options: Options
     /// The file log, when the store opened it itself (``close()`` closes it).
     let ownedWriter: LogWriter?
+    /// How the store and its streams read the log (also after close, and streams after release).
+    let log: StoreLog
     let state: Locked<State>
     let delivery = DeliveryQueue()
     /// The source of subscriber ids (registration order).
@@ -113,19 +115,25 @@ public final class LabelStore: Sendable {
     init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState()) {
         self.storage = storage
         self.ownedWriter = ownedWriter
+        self.log = StoreLog(storage: storage, ownsStorage: ownedWriter != nil, appliedSeq: list.lastSeq)
         self.options = options
         self.state = Locked(State(list: list, snapshots: snapshots))
     }
 
+    /// Releasing the store ends its subscriptions. An async stream first
+    /// delivers what it is owed — every notification up to the store's last
+    /// seq, read from the log if it fell behind — then ends.
     deinit {
         let boxes = state.withLock { $0.hub.removeAll() }
         for box in boxes { box.finish() }
     }
 
-    /// Closes the store: finishes every subscription (async streams end),
+    /// Closes the store: finishes every subscription (async streams end
+    /// once they have delivered what they are owed, up to the last seq),
     /// refuses later writes with ``StoreError/Code/closed``, and closes the
-    /// file log if the store opened it. Reads keep returning the last state.
-    /// Call it when no other thread is writing.
+    /// file log if the store opened it. Reads, time travel and streams that
+    /// catch up keep working (a closed file log is read through a
+    /// `LogReader`). Call it when no other thread is writing.
     public func close() {
         let (boxes, checkpoint) = state.withLock { s in
             let checkpoint = s.closed ? nil : snapshotDueOnClose(&s)

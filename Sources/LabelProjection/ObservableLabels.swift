@@ -29,9 +29,10 @@ public final class ObservableLabel: Identifiable {
     /// The row as a ``Label`` value.
     public var label: Label { Label(id: id, title: title, isEnabled: isEnabled, version: version) }
 
-    /// Sets each property that differs from `label` (and only those).
+    /// Sets each property that differs from `label` (and only those; a title
+    /// differs when its bytes do, see ``Swift/String/sameBytes(_:_:)``).
     func update(from label: Label) {
-        if title != label.title { title = label.title }
+        if !String.sameBytes(title, label.title) { title = label.title }
         if isEnabled != label.isEnabled { isEnabled = label.isEnabled }
         if version != label.version { version = label.version }
     }
@@ -78,7 +79,7 @@ public final class ObservableLabels {
         let target = store.lastSeq
         guard appliedSeq < target else { return }
         do {
-            try LabelStore.forEachRecord(in: store.storage, from: appliedSeq + 1, through: target) { record in
+            try store.forEachStoredRecord(from: appliedSeq + 1, through: target) { record in
                 apply(record)
                 return true
             }
@@ -133,7 +134,7 @@ public final class ObservableLabels {
             if isEnabled { enabledCount += 1 }
         case .renamed(let id, _, let newTitle):
             guard let row = byID[id] else { return false }
-            if row.title != newTitle { row.update(from: Label(id: id, title: newTitle, isEnabled: row.isEnabled, version: seq)) }
+            if !String.sameBytes(row.title, newTitle) { row.update(from: Label(id: id, title: newTitle, isEnabled: row.isEnabled, version: seq)) }
         case .toggled(let id, let isEnabled):
             guard let row = byID[id] else { return false }
             row.update(from: Label(id: id, title: row.title, isEnabled: isEnabled, version: seq))

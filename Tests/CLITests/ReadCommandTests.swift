@@ -164,4 +164,19 @@ import Testing
         let lines = try await text.stdout
         #expect(lines.contains("2 live (1 enabled), 1 removed") && lines.contains("filter-ui 3"))
     }
+
+    @Test func diffReportsARenameToACanonicallyEquivalentTitleAsARename() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        let composed = "\u{622}ب", decomposed = "\u{627}\u{653}ب"  // equal Strings, different bytes
+        try makeLog(at: log) { store in
+            try store.add(composed, id: testID(1), options: stamped(1))
+            try store.rename(testID(1), to: decomposed, options: stamped(2))
+        }
+        let object = try await CLI.run(["diff", log, "1", "2", "--json"]).json()
+        let changes = try #require(object["changes"] as? [[String: Any]])
+        #expect(changes.count == 1 && changes.first?["change"] as? String == "renamed", "\(changes)")
+        #expect((changes.first?["oldTitle"] as? String).map { Array($0.utf8) } == Array(composed.utf8))
+        #expect((changes.first?["newTitle"] as? String).map { Array($0.utf8) } == Array(decomposed.utf8))
+    }
 }

@@ -58,4 +58,19 @@ import Testing
             #expect(inner.code == .titleMismatch && inner.seq == 2 && error?.message.contains("seq 2") == true)
         }
     }
+
+    @Test func aClosedFileStoreStillTravelsInTimeBySeqAndByTime() throws {
+        try withTemporaryDirectory { directory in
+            let clock = StepClock()
+            let options = LabelStore.Options(durability: .noSync, createIfMissing: true, clock: clock.now,
+                                             snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false))
+            let store = try LabelStore.open(path: directory + "/labels.log", options: options)
+            for i in 0..<6 { try store.add("label \(i)") }
+            let atThree = try store.state(atSeq: 3)
+            let timeOfFour = try #require(try store.state(atSeq: 4).lastTimestamp)
+            store.close()
+            #expect(try store.state(atSeq: 3) == atThree)
+            #expect(try store.state(atTime: timeOfFour).lastSeq == 4, "time travel by time reads the closed log")
+        }
+    }
 }

@@ -19,7 +19,7 @@ extension ModelList {
             guard (0...rows.count).contains(index) else { return .failure(ModelFailure(code: .positionOutOfRange(position: index, count: rows.count))) }
             return .success([.added(id: id, title: title, isEnabled: isEnabled, index: index)])
         case .rename(let id, let title):
-            return resolve(id).map { $0.title == title ? [] : [.renamed(id: id, oldTitle: $0.title, newTitle: title)] }
+            return resolve(id).map { Array($0.title.utf8) == Array(title.utf8) ? [] : [.renamed(id: id, oldTitle: $0.title, newTitle: title)] }
         case .setEnabled(let id, let isEnabled):
             return resolve(id).map { $0.isEnabled == isEnabled ? [] : [.toggled(id: id, isEnabled: isEnabled)] }
         case .toggle(let id):

@@ -71,7 +71,7 @@ struct ModelList: Equatable {
             listVersion = seq
         case .renamed(let id, _, let new):
             let i = index(id)!
-            if rows[i].title != new {
+            if Array(rows[i].title.utf8) != Array(new.utf8) {
                 rows[i].title = new
                 rows[i].version = seq
             }

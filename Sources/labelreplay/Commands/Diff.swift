@@ -71,7 +71,7 @@ enum Diff: Command {
                 changes.append(LabelDiffEntry(id: id, change: .added, title: new.title, isEnabled: new.isEnabled, to: position))
                 continue
             }
-            if old.title != new.title {
+            if !String.sameBytes(old.title, new.title) {
                 changes.append(LabelDiffEntry(id: id, change: .renamed, title: new.title, oldTitle: old.title, newTitle: new.title))
             }
             if old.isEnabled != new.isEnabled {

@@ -1,0 +1,129 @@
+import EventLog
+import Synchronization
+
+/// A store's log as the store's readers see it, including readers that
+/// outlive the store: its async streams.
+///
+/// - Reading: through the store's storage while there is one; once a file
+///   log's writer is closed (``LabelStore/close()``) or gone (the store was
+///   released), through a fresh `LogReader` on the file. A storage the caller
+///   gave the store (e.g. an ``InMemoryEventLog``) is kept here, so streams
+///   can still read it after the store is released; a file log the store
+///   opened itself is not (releasing the store closes it and frees its lock).
+/// - ``appliedSeq``: the last seq the store applied, updated under the
+///   store's lock. Once the store is released it no longer changes: it is
+///   what a stream is owed up to.
+///
+/// Reading a closed file keeps a few positioned `LogReader`s between reads,
+/// so a stream's consecutive catch-up batches continue where the last one
+/// stopped instead of scanning from seq 1 each time (which made catching up
+/// over a closed or released file log quadratic in its length).
+///
+/// Thread safety: `appliedSeq` is an atomic; the reader pool is behind a
+/// lock, and a reader is used by one thread at a time (taken out of the pool).
+final class StoreLog: Sendable {
+    /// The caller's storage; `nil` for a file log the store opened itself.
+    private let retained: (any EventStorage)?
+    /// The file, when the storage is a file log.
+    let path: String?
+    private let applied: Atomic<UInt64>
+    /// Readers of the closed file, each positioned after the records it returned.
+    private let readers = Locked<[PooledReader]>([])
+    /// The most readers kept (one per stream catching up at once, roughly).
+    private static let pooledReaders = 4
+    /// How many readers of the closed file were opened (for tests and diagnostics).
+    let readersOpened = Atomic<Int>(0)
+
+    init(storage: any EventStorage, ownsStorage: Bool, appliedSeq: UInt64) {
+        retained = ownsStorage ? nil : storage
+        path = (storage as? LogWriter)?.path
+        applied = Atomic(appliedSeq)
+    }
+
+    /// The last seq the store applied.
+    var appliedSeq: UInt64 { applied.load(ordering: .acquiring) }
+
+    /// Records that the store applied `seq` (under the store's lock).
+    func noteApplied(_ seq: UInt64) { applied.store(seq, ordering: .releasing) }
+
+    /// Up to `maxCount` records from `seq` on, read through `storage` (the
+    /// store's, while it is alive) or the storage kept here, and through the
+    /// file when that storage is a closed file log or there is none.
+    func read(from seq: UInt64, maxCount: Int, via storage: (any EventStorage)?) throws(StoreError) -> [EventRecord] {
+        if let storage = storage ?? retained {
+            do {
+                return try storage.read(from: seq, maxCount: maxCount)
+            } catch where error.code == .closed && path != nil {
+                // Read the file below.
+            } catch {
+                throw StoreError.storage(error)
+            }
+        }
+        guard let path else { throw StoreError(.closed, "The store's log is gone.") }
+        do throws(EventLogError) {
+            return try readFile(path, from: seq, maxCount: maxCount)
+        } catch {
+            throw StoreError.storage(error)
+        }
+    }
+
+    /// Reads the file with the pooled reader nearest before `seq` (or a new
+    /// one) and pools it again unless it reached the end of the log.
+    private func readFile(_ path: String, from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        let pooled = readers.withLock { pool -> PooledReader? in
+            let usable = pool.indices.filter { pool[$0].reader.nextSeq <= seq }
+            guard let best = usable.max(by: { pool[$0].reader.nextSeq < pool[$1].reader.nextSeq }) else { return nil }
+            return pool.remove(at: best)
+        }
+        let reader: PooledReader
+        if let pooled {
+            reader = pooled
+        } else {
+            reader = PooledReader(try LogReader(path: path))
+            readersOpened.add(1, ordering: .relaxed)
+        }
+        try reader.reader.skip(toSeq: seq)
+        let records = try reader.reader.poll(maxCount: maxCount)
+        if records.count == maxCount {
+            readers.withLock { pool in
+                pool.append(reader)
+                if pool.count > Self.pooledReaders { pool.removeFirst() }
+            }
+        }
+        return records
+    }
+
+    /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
+    func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?) throws(StoreError) {
+        while list.lastSeq < seq {
+            let records = try read(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)), via: storage)
+            if records.isEmpty { break }
+            for record in records where record.seq <= seq {
+                do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
+            }
+        }
+    }
+
+    /// Calls `body` for each record from `seq` through `last` (`nil`: the end), in order; `body` returns `false` to stop.
+    func forEachRecord(from seq: UInt64, through last: UInt64?, via storage: (any EventStorage)?,
+                       _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
+        var next = max(seq, 1)
+        while last.map({ next <= $0 }) ?? true {
+            let records = try read(from: next, maxCount: 4096, via: storage)
+            if records.isEmpty { return }
+            for record in records {
+                if let last, record.seq > last { return }
+                if try !body(record) { return }
+            }
+            next = records[records.count - 1].seq + 1
+        }
+    }
+}
+
+/// A `LogReader` in ``StoreLog``'s pool. `@unchecked Sendable`: a reader is
+/// used by one thread at a time, between being taken out of the pool (under
+/// its lock) and being put back.
+private final class PooledReader: @unchecked Sendable {
+    let reader: LogReader
+    init(_ reader: LogReader) { self.reader = reader }
+}
