@@ -161,7 +161,7 @@ enum Frame {
         /// A frame may start here but runs past the buffer: read `length` bytes from here and ``check(_:at:format:)`` them.
         case needsRead(length: Int)
         /// A whole, checksummed frame starts here.
-        case valid(length: Int, continues: Bool, previous: UInt32)
+        case valid(length: Int, continues: Bool, previous: UInt32, checksum: UInt32)
     }
 
     /// Whether a plausible, checksummed frame starts at `position` (content
@@ -180,7 +180,7 @@ enum Frame {
         guard startsLikeAPayload(prefix, whole: prefix.count == length) else { return .none }
         guard headerLength + length <= available else { return .needsRead(length: headerLength + length) }
         guard case .whole(let frame) = check(buffer, at: position, format: format) else { return .none }
-        return .valid(length: frame.length, continues: frame.continues, previous: frame.previous)
+        return .valid(length: frame.length, continues: frame.continues, previous: frame.previous, checksum: frame.checksum)
     }
 
     /// Whether `payload` begins with a record's envelope: a varint seq of at

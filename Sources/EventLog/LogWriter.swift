@@ -260,9 +260,12 @@ public final class LogWriter: EventStorage, Sendable {
             if mode == .syncEachAppend {
                 try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
             }
+            // Group commit syncs outside the lock: hold the file open until then, whatever `close()` does.
+            if mode == .groupCommit { ReadLeases.acquire(self) }
             return (batch.records, file, epoch)
         }
         if mode == .groupCommit {
+            defer { ReadLeases.release(self) }
             try syncs.waitDurable(records[records.count - 1].seq, epoch: epoch,
                                   sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
                                   cutBeforeDurable: {
@@ -322,8 +325,11 @@ public final class LogWriter: EventStorage, Sendable {
     public func sync() throws(EventLogError) {
         let file = try state.withLock { (s) throws(EventLogError) -> any LogFile in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+            ReadLeases.acquire(self)
             return file
         }
+        // The lease keeps the file open for the sync even if `close()` runs meanwhile.
+        defer { ReadLeases.release(self) }
         try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
     }
 

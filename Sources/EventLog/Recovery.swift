@@ -264,7 +264,7 @@ enum Recovery {
             if bytes.isEmpty { break }
             let limit = min(window, bytes.count)
             var exactReads: [(at: Int64, length: Int)] = []
-            var durable: Int64?
+            var durable: (at: Int64, length: Int, checksum: UInt32)?
             bytes.withUnsafeBytes { raw in
                 var position = Int(skipTo - blockStart)
                 while position < limit {
@@ -275,13 +275,14 @@ enum Recovery {
                     case .needsRead(let length):
                         exactReads.append((at, length))
                         position += 1
-                    case .valid(let length, let continues, let previous):
+                    case .valid(let length, let continues, let previous, let checksum):
                         guard counts(at, previous: previous) else {
                             position += 1
                             continue
                         }
                         if !continues {
-                            durable = at
+                            durable = (at, length, checksum)
+                            skipTo = at + 1
                             return
                         }
                         found = .continuationsOnly
@@ -291,23 +292,65 @@ enum Recovery {
                 }
                 skipTo = blockStart + Int64(position)
             }
-            if let durable { return .durableFrame(offset: durable) }
+            if let durable {
+                if try isFollowedConsistently(file, format: format, frameAt: durable.at, length: durable.length,
+                                              checksum: durable.checksum, fileLength: fileLength) {
+                    return .durableFrame(offset: durable.at)
+                }
+                continue  // not a record of this log's sequence (e.g. bytes inside a title): look on from the next byte
+            }
             for candidate in exactReads {
                 let frame = try file.read(at: candidate.at, count: candidate.length)
-                let result: LaterFrames? = frame.withUnsafeBytes { raw in
+                let whole: Frame.Whole? = frame.withUnsafeBytes { raw in
                     guard case .whole(let whole) = Frame.check(raw, at: 0, format: format), whole.length == raw.count,
                           counts(candidate.at, previous: whole.previous) else { return nil }
-                    return whole.continues ? .continuationsOnly : .durableFrame(offset: candidate.at)
+                    return whole
                 }
-                if let result {
-                    if result.proveDamage { return result }
-                    found = result
+                guard let whole else { continue }
+                if whole.continues {
+                    found = .continuationsOnly
+                } else if try isFollowedConsistently(file, format: format, frameAt: candidate.at, length: whole.length,
+                                                     checksum: whole.checksum, fileLength: fileLength) {
+                    return .durableFrame(offset: candidate.at)
                 }
             }
             blockStart += Int64(window)
             skipTo = max(skipTo, blockStart)
         }
         return found
+    }
+
+    /// Whether what follows the frame at `at` is what follows a record of the
+    /// log: the end of the file, preallocated zeros to the end, or the next
+    /// frame — in format version 2 a frame header chained to this frame's
+    /// `checksum` with a plausible length (whole or torn: the next write may
+    /// itself be the one a crash cut); in version 1 a whole frame, or one
+    /// cut by the end of the file. A frame-shaped run of bytes inside a
+    /// record — a title, say — is followed by the rest of that record, or by
+    /// a frame chained to that record, not to it.
+    private static func isFollowedConsistently(_ file: any LogFile, format: FrameFormat, frameAt at: Int64, length: Int,
+                                               checksum: UInt32, fileLength: Int64) throws(EventLogError) -> Bool {
+        let next = at + Int64(length)
+        guard next < fileLength else { return true }
+        let header = try file.read(at: next, count: format.headerLength)
+        if header.allSatisfy({ $0 == 0 }) {
+            var probe = FrameCursor(file: file, format: format, offset: next, expectedSeq: 1)
+            if case .end(let zeros) = try probe.next(), zeros > 0 { return true }
+            return false
+        }
+        guard header.count == format.headerLength,
+              let payloadLength = header.withUnsafeBytes({ Frame.payloadLength(word: $0.loadUnaligned(as: UInt32.self).littleEndian, format: format) })
+        else { return false }
+        if format.chainsRecords {
+            return header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian } == checksum
+        }
+        let end = next + Int64(format.headerLength + payloadLength)
+        guard end <= fileLength else { return true }
+        let frame = try file.read(at: next, count: format.headerLength + payloadLength)
+        return frame.withUnsafeBytes { raw in
+            if case .whole = Frame.check(raw, at: 0, format: format) { return true }
+            return false
+        }
     }
 
     /// The end and stored checksum of the damaged frame at `offset`, if the

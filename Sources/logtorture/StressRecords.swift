@@ -31,7 +31,9 @@ enum StressRecords {
     /// record's frame; in format version 2 it is then re-framed as
     /// docs/FORMAT.md specifies, with an ASCII `previous` field, and the
     /// record's id varied until the checksum is ASCII too: the strongest title
-    /// someone who can read the log's id could choose.
+    /// someone who can read the log's id could choose. The test target has a
+    /// byte-for-byte twin (Tests/EventLogTests/StressRecords.swift): the kill
+    /// test checks the titles this child writes against it.
     static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 4096) throws -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: logPath) else { return nil }
         let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
@@ -60,7 +62,8 @@ enum StressRecords {
         guard let idAt = (0...(payload.count - 16)).first(where: { Array(payload[$0..<($0 + 16)]) == idBytes.bytes }) else { return nil }
         var keyBytes = ByteWriter()
         keyBytes.id(logHeader.logID)
-        let word = Array(frame[0..<4])
+        // The record's length, without the continuation flag (the scratch writer may have set it).
+        let word = Array(frame[0..<3]) + [frame[3] & 0x7F]
         let previous: [UInt8] = [0x41, 0x41, 0x41, 0x41]
         for attempt in 0..<attempts {
             payload[idAt + 14] = 0x41 + UInt8(attempt / 26 % 26)

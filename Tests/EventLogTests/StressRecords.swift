@@ -39,30 +39,54 @@ enum StressRecords {
         LogEntry(.reordered(order: largeReorderIDs), timestamp: timestamp, actor: actor)
     }
 
-    /// The bytes of a whole frame that is valid in the log at `logPath` and
-    /// also valid UTF-8 (so it can sit inside a title), holding seq `seq`
-    /// (1...127: larger varints are never valid UTF-8 here), or `nil` if no
-    /// candidate record's frame is valid UTF-8 within `attempts`.
+    /// The bytes of a whole frame that is valid in the log at `logPath` and valid
+    /// UTF-8, holding seq `seq` (1...127), or `nil` if none is found.
     ///
-    /// The strongest such title: the frame is keyed with the log's own id
-    /// (read from its header, as only someone who can read the file could),
-    /// its `previous` field is chosen ASCII, and record contents are varied
-    /// until the checksum is ASCII too. Built in memory with the log's own
-    /// frame encoder, for the log's format version.
+    /// A writer appending to a scratch log with the same header gives a real
+    /// record's frame; in format version 2 it is then re-framed as
+    /// docs/FORMAT.md specifies, with an ASCII `previous` field, and the
+    /// record's id varied until the checksum is ASCII too: the strongest title
+    /// someone who can read the log's id could choose. The `logtorture` child has
+    /// a byte-for-byte twin (Sources/logtorture/StressRecords.swift): the kill
+    /// test checks the titles it writes against this one.
     static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 4096) throws -> [UInt8]? {
-        precondition((1...127).contains(seq), "seq must have a one-byte varint")
-        let handle = try require(FileHandle(forReadingAtPath: logPath), "the log at \(logPath)")
-        let headerBytes = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
+        guard let handle = FileHandle(forReadingAtPath: logPath) else { return nil }
+        let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
         try handle.close()
-        let header = try LogHeader.decode(headerBytes, fileSize: Int64(headerBytes.count), path: logPath)
-        let format = FrameFormat(header: header)
+        let logHeader = try LogHeader.decode(header, fileSize: Int64(header.count), path: logPath)
+        let scratch = "\(logPath).frame-scratch-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        guard FileManager.default.createFile(atPath: scratch, contents: Data(header)) else { return nil }
+        let writer = try LogWriter.open(path: scratch, options: LogWriter.Options(durability: .noSync, preallocation: 0))
+        if seq > 1 {
+            try writer.append((1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
+        }
+        let template = asciiID(1000)
+        try writer.append(LogEntry(.toggled(id: template, isEnabled: true), timestamp: .init(millisecondsSince1970: 1)))
+        guard let position = writer.lastPosition else { return nil }
+        writer.close()
+        guard let bytes = FileManager.default.contents(atPath: scratch) else { return nil }
+        let frame = Array(bytes[Int(position.offset)..<Int(position.end)])
+        let headerLength = LogFormat.frameHeaderLength(version: logHeader.version)
+        guard logHeader.version >= 2 else {
+            return frame.allSatisfy({ $0 < 0x80 }) ? frame : nil
+        }
+        var payload = Array(frame[headerLength...])
+        var idBytes = ByteWriter()
+        idBytes.id(template)
+        guard let idAt = (0...(payload.count - 16)).first(where: { Array(payload[$0..<($0 + 16)]) == idBytes.bytes }) else { return nil }
+        var keyBytes = ByteWriter()
+        keyBytes.id(logHeader.logID)
+        // The record's length, without the continuation flag (the scratch writer may have set it).
+        let word = Array(frame[0..<3]) + [frame[3] & 0x7F]
+        let previous: [UInt8] = [0x41, 0x41, 0x41, 0x41]
         for attempt in 0..<attempts {
-            let record = EventRecord(seq: seq, timestamp: .init(millisecondsSince1970: Int64(attempt % 60)),
-                                     event: .toggled(id: asciiID(1000 + attempt), isEnabled: attempt % 2 == 0))
-            var out = ByteWriter()
-            Frame.encode(record, into: &out, format: format, previous: 0x4141_4141, continues: false)
-            let frame = out.bytes
-            if frame.allSatisfy({ $0 < 0x80 }) || String(validating: frame, as: UTF8.self) != nil { return frame }
+            payload[idAt + 14] = 0x41 + UInt8(attempt / 26 % 26)
+            payload[idAt + 15] = 0x41 + UInt8(attempt % 26)
+            payload[idAt + 13] = 0x41 + UInt8(attempt / 676 % 26)
+            let crc = CRC32C.checksum(keyBytes.bytes + word + previous + payload)
+            let candidate = word + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) } + previous + payload
+            if candidate.allSatisfy({ $0 < 0x80 }) { return candidate }
         }
         return nil
     }
