@@ -51,10 +51,14 @@ struct DurabilityRegressionTests {
         try #require(gate.waitUntilHeld(), "appender A never reached its group sync")
         // Appender B's record is larger than a preallocation step, so it extends the file; that step's sync fails.
         fs.failNext(.preallocationSync)
-        #expect(throws: EventLogError.self) { try writer.append(entry(3, titleBytes: 10_000)) }
-        try #require(fs.failedSyncs.map(\.site) == [.preallocationSync], "the preallocation sync this test fails did not happen")
+        // B runs beside A's held sync: it overlaps it (as before the fix) or waits for it (syncs run one at a time).
+        let appenderB = Background { () throws(EventLogError) -> EventRecord in try writer.append(entry(3, titleBytes: 10_000)) }
+        Thread.sleep(forTimeInterval: 0.2)
         gate.release()
         let resultA = try #require(appenderA.value(), "appender A did not finish")
+        let resultB = try #require(appenderB.value(), "appender B did not finish")
+        if case .success = resultB { Issue.record("appender B was acknowledged though its preallocation sync failed") }
+        try #require(fs.failedSyncs.map(\.site) == [.preallocationSync], "the preallocation sync this test fails did not happen")
         if case .success(let record) = resultA {
             let durable = try recordsAfterPowerLoss(fs, path, in: dir)
             #expect(durable.contains(record),
@@ -77,10 +81,14 @@ struct DurabilityRegressionTests {
         let appenderA = Background { () throws(EventLogError) -> EventRecord in try writer.append(entry(2)) }
         try #require(gate.waitUntilHeld(), "appender A never reached its group sync")
         fs.failNext(.syncData)
-        #expect(throws: EventLogError.self) { try writer.sync() }
-        try #require(fs.failedSyncs.count == 1, "the explicit sync did not fail")
+        // The explicit sync runs beside A's held group sync: it overlaps it (as before the fix) or waits for it.
+        let syncer = Background { () throws(EventLogError) -> Bool in try writer.sync(); return true }
+        Thread.sleep(forTimeInterval: 0.2)
         gate.release()
         let resultA = try #require(appenderA.value(), "appender A did not finish")
+        let synced = try #require(syncer.value(), "the explicit sync did not finish")
+        if case .success = synced { Issue.record("the explicit sync did not report its failure") }
+        try #require(fs.failedSyncs.count == 1, "the explicit sync did not fail")
         if case .success(let record) = resultA {
             let durable = try recordsAfterPowerLoss(fs, path, in: dir)
             #expect(durable.contains(record),
