@@ -118,14 +118,17 @@ func frameFormat(of bytes: [UInt8]) throws -> FrameFormat {
     FrameFormat(header: try LogHeader.decode(Array(bytes[0..<LogFormat.headerLength]), fileSize: Int64(bytes.count), path: "test"))
 }
 
+/// The stored checksum of the last whole frame of the log whose bytes are `bytes` (0 if it has none).
+func lastFrameChecksum(of bytes: [UInt8]) -> UInt32 {
+    guard let last = frameOffsets(bytes).last else { return 0 }
+    return UInt32(bytes[last + 4]) | UInt32(bytes[last + 5]) << 8 | UInt32(bytes[last + 6]) << 16 | UInt32(bytes[last + 7]) << 24
+}
+
 /// A frame holding `payload` (any bytes) as the log whose bytes are `bytes`
 /// would write it next: its format, chained to its last frame.
 func nextFrame(payload: [UInt8], after bytes: [UInt8]) throws -> [UInt8] {
     let format = try frameFormat(of: bytes)
-    var previous: UInt32 = 0
-    if let last = frameOffsets(bytes).last {
-        previous = UInt32(bytes[last + 4]) | UInt32(bytes[last + 5]) << 8 | UInt32(bytes[last + 6]) << 16 | UInt32(bytes[last + 7]) << 24
-    }
+    let previous = lastFrameChecksum(of: bytes)
     var frame = [UInt8](repeating: 0, count: format.headerLength) + payload
     frame.withUnsafeMutableBytes { raw in
         _ = Frame.seal(raw.baseAddress!, payloadLength: payload.count, format: format, previous: previous, continues: false)
@@ -137,10 +140,7 @@ func nextFrame(payload: [UInt8], after bytes: [UInt8]) throws -> [UInt8] {
 /// next: its format, chained to its last frame, not a continuation.
 func nextFrame(_ record: EventRecord, after bytes: [UInt8], continues: Bool = false) throws -> [UInt8] {
     let format = try frameFormat(of: bytes)
-    var previous: UInt32 = 0
-    if let last = frameOffsets(bytes).last {
-        previous = UInt32(bytes[last + 4]) | UInt32(bytes[last + 5]) << 8 | UInt32(bytes[last + 6]) << 16 | UInt32(bytes[last + 7]) << 24
-    }
+    let previous = lastFrameChecksum(of: bytes)
     var out = ByteWriter()
     Frame.encode(record, into: &out, format: format, previous: previous, continues: continues)
     return out.bytes
