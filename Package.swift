@@ -1,6 +1,25 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Internal invariant checks (as swift-collections' COLLECTIONS_INTERNAL_CHECKS):
+// with the LABELSTORE_INTERNAL_CHECKS condition, the projection checks its
+// storage (slots, id index, title arena, the order's B+-tree) after its
+// mutations — every fold, order edit and rollback — and traps on the first
+// broken invariant. They are on in debug builds of this package built from its
+// own directory (its `swift test`), never in release builds, and off when the
+// package is a dependency of an app. LABELSTORE_INTERNAL_CHECKS=1 turns them on
+// for any debug build of it, =0 off.
+let internalChecks: Bool = {
+    switch Context.environment["LABELSTORE_INTERNAL_CHECKS"] {
+    case "1": return true
+    case "0": return false
+    default: return Context.environment["PWD"].map { Context.packageDirectory == $0 } ?? false
+    }
+}()
+let projectionSettings: [SwiftSetting] = internalChecks
+    ? [.define("LABELSTORE_INTERNAL_CHECKS", .when(configuration: .debug))]
+    : []
+
 let package = Package(
     name: "LabelStore",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -13,7 +32,7 @@ let package = Package(
         // Hardware CRC-32C (SSE 4.2 / ARMv8 CRC); EventLog falls back to portable Swift without it.
         .target(name: "CCRC32C"),
         .target(name: "EventLog", dependencies: ["CCRC32C"]),
-        .target(name: "LabelProjection", dependencies: ["EventLog"]),
+        .target(name: "LabelProjection", dependencies: ["EventLog"], swiftSettings: projectionSettings),
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
         // The child process of the crash and multi-process tests; not a product.
         .executableTarget(name: "logtorture", dependencies: ["EventLog"]),

@@ -2,30 +2,30 @@
 /// the output side of the log's codec, also used for snapshot files.
 /// Strings are written as a varint byte count followed by their UTF-8 bytes;
 /// ids as their 16 raw UUID bytes.
-public struct ByteWriter: Sendable {
+package struct ByteWriter: Sendable {
     /// The bytes written so far.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// Creates an empty writer with room for `capacity` bytes.
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Appends one byte.
-    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
 
     /// Appends two bytes, little-endian.
-    public mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
 
     /// Appends four bytes, little-endian.
-    public mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
 
     /// Appends eight bytes, little-endian.
-    public mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
 
     /// Appends an unsigned LEB128 varint (1–10 bytes, canonical).
-    public mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         if value < 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value))
             return
@@ -34,17 +34,17 @@ public struct ByteWriter: Sendable {
     }
 
     /// Appends a zigzag-encoded signed varint.
-    public mutating func zigzag(_ v: Int64) {
+    package mutating func zigzag(_ v: Int64) {
         varint(UInt64(bitPattern: (v << 1) ^ (v >> 63)))
     }
 
     /// Appends a varint byte count and the string's UTF-8 bytes.
-    public mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         appendUninitialized(count: UnsafeByteWriter.stringLength(utf8Count: s.utf8.count)) { $0.string(s) }
     }
 
     /// Appends the id's 16 raw bytes.
-    public mutating func id(_ id: LabelID) {
+    package mutating func id(_ id: LabelID) {
         withUnsafeBytes(of: id.uuid.uuid) { bytes.append(contentsOf: $0) }
     }
 

@@ -7,9 +7,9 @@ import CCRC32C
 /// x86-64, the CRC extension on AArch64) and a portable slicing-by-8
 /// implementation elsewhere; both give the standard results
 /// (`CRC32C.checksum("123456789") == 0xE3069283`).
-public enum CRC32C {
+package enum CRC32C {
     /// Whether checksums use the CPU's CRC-32C instructions.
-    public static let usesHardware: Bool = ccrc32c_hardware_available() != 0
+    package static let usesHardware: Bool = ccrc32c_hardware_available() != 0
     static let tables: [[UInt32]] = {
         var tables = Array(repeating: Array(repeating: UInt32(0), count: 256), count: 8)
         for n in 0..<256 {
@@ -32,7 +32,7 @@ public enum CRC32C {
 
     /// Continues a checksum over more bytes. Start with `crc = 0`.
     @inline(__always)
-    public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         if usesHardware, let base = bytes.baseAddress {
             return ~ccrc32c_hardware_update(~crc, base, bytes.count)
         }
@@ -52,7 +52,7 @@ public enum CRC32C {
 
     /// The portable slicing-by-8 implementation (used when the CPU lacks CRC
     /// instructions; public so tests can check both give the same results).
-    public static func portableUpdate(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func portableUpdate(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         flat.withUnsafeBufferPointer { t in
             var i = 0
@@ -75,14 +75,14 @@ public enum CRC32C {
     }
 
     /// The checksum of `bytes`.
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 { update(0, bytes) }
 
     /// The checksum of a byte collection.
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         let array = Array(bytes)
         return array.withUnsafeBytes { update(0, $0) }
     }
 
     /// The checksum of a string's UTF-8 bytes.
-    public static func checksum(_ text: String) -> UInt32 { checksum(Array(text.utf8)) }
+    package static func checksum(_ text: String) -> UInt32 { checksum(Array(text.utf8)) }
 }

@@ -15,15 +15,15 @@ import Musl
 /// be reported as a race; with a pthread mutex the sanitizer run in CI checks
 /// real happens-before edges. The lock is not recursive: do not call
 /// `withLock` on the same instance from inside its body.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     #if canImport(Darwin)
     private let mutex: Mutex<Value>
 
     /// Creates a lock guarding `value`.
-    public init(_ value: sending Value) { mutex = Mutex(value) }
+    package init(_ value: sending Value) { mutex = Mutex(value) }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         try mutex.withLock(body)
     }
     #else
@@ -31,7 +31,7 @@ public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates a lock guarding `value`.
-    public init(_ value: sending Value) {
+    package init(_ value: sending Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -45,7 +45,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -15,15 +15,15 @@ import Musl
 /// pointer; use it from one place). A file truncated by
 /// someone else while mapped would make reads fault, so map only files that
 /// are replaced atomically, never rewritten.
-public final class MappedFile {
+package final class MappedFile {
     private let base: UnsafeRawPointer?
     private let count: Int
 
     /// The file's bytes (empty for an empty file).
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// Maps the file at `path`. Throws `fileNotFound` or `ioError` with the errno.
-    public init(path: String) throws(EventLogError) {
+    package init(path: String) throws(EventLogError) {
         let file = try SystemFile.open(path, .readOnly)
         defer { file.close() }
         let size = try file.size()

@@ -4,6 +4,7 @@
 extension LabelOrder {
     /// Inserts `slot` (not already present) so that it ends up at `position` (in `0...count`).
     mutating func insert(_ slot: UInt32, at position: Int) {
+        defer { _checkInvariantsAfterEdit() }
         precondition(position >= 0 && position <= count, "position \(position) is outside 0...\(count)")
         precondition(!contains(slot), "slot \(slot) is already in the order")
         var node = Int(root)
@@ -26,6 +27,7 @@ extension LabelOrder {
     /// Removes and returns the slot at `position` (in `0..<count`).
     @discardableResult
     mutating func remove(at position: Int) -> UInt32 {
+        defer { _checkInvariantsAfterEdit() }
         precondition(position >= 0 && position < count, "position \(position) is outside 0..<\(count)")
         var node = Int(root)
         var p = position
@@ -50,6 +52,7 @@ extension LabelOrder {
     /// Replaces the whole order with `slots` (distinct), in O(n + previous n).
     /// Leaves are filled to three quarters so that inserts do not split at once.
     mutating func replace(with slots: [UInt32]) {
+        defer { _checkInvariantsAfterEdit() }
         forEachLeaf { items in for slot in items { leafOf[Int(slot)] = -1 } }
         leaves = []
         inners = []

@@ -10,7 +10,7 @@ extension LabelOrder {
     /// - `leafOf` names the leaf of every slot in the order, `-1` for others,
     ///   and no slot occurs twice.
     func _checkInvariants() {
-        #if DEBUG
+        #if DEBUG || LABELSTORE_INTERNAL_CHECKS
         var seen = 0
         var inOrder = 0
         func check(_ node: Int32, level: Int, parent: Int32) -> Int {
@@ -46,6 +46,16 @@ extension LabelOrder {
         precondition(seen == count)
         for leaf in leafOf where leaf >= 0 { inOrder += 1 }
         precondition(inOrder == count, "leafOf names \(inOrder) slots but the order holds \(count): a slot occurs twice or a stale entry remains")
+        #endif
+    }
+
+    /// Ends an edit: with internal checks compiled in (``InternalChecks``),
+    /// runs ``_checkInvariants()`` when one is due; a no-op otherwise.
+    @inline(__always)
+    mutating func _checkInvariantsAfterEdit() {
+        #if LABELSTORE_INTERNAL_CHECKS
+        editsChecked &+= 1
+        if InternalChecks.isDue(mutation: editsChecked, count: count) { _checkInvariants() }
         #endif
     }
 }

@@ -54,6 +54,10 @@ struct LabelOrder: Sendable {
     var height = 0
     /// The number of slots (set only by the editing methods).
     var count = 0
+    #if LABELSTORE_INTERNAL_CHECKS
+    /// Edits so far, to space the internal checks (``InternalChecks``).
+    var editsChecked: UInt64 = 0
+    #endif
 
     /// An empty order. Capacities below 4 are raised to 4 (small ones are for tests).
     init(leafCapacity: Int = 256, innerCapacity: Int = 64) {
