@@ -8,8 +8,12 @@ extension EventRecord {
         try EventRecordView.parse(payload).record
     }
 
-    /// Decodes a payload from bytes (for tools and tests); throws
-    /// ``EventLogError/Code/corruptRecord`` naming the reason.
+    /// Decodes a payload from bytes (for tools and tests).
+    ///
+    /// - Throws: ``EventLogError/Code/corruptRecord`` naming the reason (truncated,
+    ///   unknown kind or flags, invalid UTF-8, trailing bytes, …); the error has no path
+    ///   or offset.
+    /// - Complexity: O(b) in the payload's bytes (they are copied once, then decoded).
     public static func decode(payload: some Collection<UInt8>) throws(EventLogError) -> EventRecord {
         let bytes = Array(payload)
         let result: Result<EventRecord, DecodeFailure> = bytes.withUnsafeBytes { buffer in

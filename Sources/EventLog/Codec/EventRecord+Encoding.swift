@@ -7,7 +7,13 @@ extension EventRecord {
     static let noteFlag: UInt8 = 2
 
     /// Checks that this record can be encoded: every string within its limit,
-    /// every index in range. Throws ``EventLogError/Code/invalidEvent``.
+    /// every index in range.
+    ///
+    /// - Throws: ``EventLogError/Code/invalidEvent`` naming the field and the seq: a seq
+    ///   of 0; an actor, note, title, rejected command or rejection reason longer than its
+    ///   ``LogLimits`` limit in UTF-8 bytes; an index outside `0...LogLimits.maxIndex`; a
+    ///   reorder of more than ``LogLimits/maxReorderCount`` ids; or a payload longer than
+    ///   ``LogLimits/maxPayloadBytes`` in all.
     public func validateForEncoding() throws(EventLogError) {
         _ = try validatedPayloadLength()
     }
@@ -67,6 +73,9 @@ extension EventRecord {
     }
 
     /// The payload bytes of this record (validated).
+    ///
+    /// - Throws: What ``validateForEncoding()`` throws.
+    /// - Complexity: O(b) in the payload's bytes.
     public func encodedPayload() throws(EventLogError) -> [UInt8] {
         try validateForEncoding()
         var w = ByteWriter()

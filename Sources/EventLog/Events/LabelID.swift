@@ -41,12 +41,18 @@ public struct LabelID: Sendable, Hashable, Comparable, Codable, CustomStringConv
     }
 
     /// Encodes as the lowercase UUID string.
+    ///
+    /// - Throws: What the encoder's single-value container throws (e.g. `EncodingError`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
 
     /// Decodes from a UUID string (any case).
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not a UUID; what the
+    ///   decoder throws when the value is not a string (`DecodingError.typeMismatch`,
+    ///   `DecodingError.valueNotFound`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)

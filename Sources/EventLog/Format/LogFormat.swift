@@ -53,6 +53,14 @@ public struct LogHeader: Sendable, Hashable {
 
     /// Parses and checks a header. `fileSize` distinguishes an empty file
     /// from a short or foreign one. Errors name the path.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/emptyFile`` when `fileSize` is 0;
+    ///   ``EventLogError/Code/notALog`` when `bytes` do not start with ``LogFormat/magic``;
+    ///   ``EventLogError/Code/unsupportedVersion`` for a header whose checksum matches but
+    ///   whose version is newer than ``LogFormat/currentVersion``;
+    ///   ``EventLogError/Code/corruptHeader`` for fewer than 64 bytes, a checksum mismatch,
+    ///   or impossible fields (version 0, unknown flags, another header length, a first
+    ///   seq other than 1).
     public static func decode(_ bytes: [UInt8], fileSize: Int64, path: String) throws(EventLogError) -> LogHeader {
         if fileSize == 0 {
             throw EventLogError(.emptyFile, "the file is empty, not a label log (a log always starts with a \(LogFormat.headerLength)-byte header)", path: path, offset: 0)

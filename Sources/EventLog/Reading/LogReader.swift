@@ -20,6 +20,14 @@ public final class LogReader {
 
     /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
     /// `fileSystem` is the real one unless a test injects faults.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/fileNotFound`` when nothing is at
+    ///   `path`; ``EventLogError/Code/notARegularFile`` for a directory, FIFO, socket or
+    ///   device; ``EventLogError/Code/emptyFile``, ``EventLogError/Code/notALog``,
+    ///   ``EventLogError/Code/corruptHeader`` or ``EventLogError/Code/unsupportedVersion``
+    ///   when the file does not start with a valid header this build reads;
+    ///   ``EventLogError/Code/ioError`` when an OS call fails. A reader takes no lock, so
+    ///   it never fails with ``EventLogError/Code/logInUse``.
     public init(path: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws(EventLogError) {
         let file = try fileSystem.open(path, .readOnly)
         do {
@@ -44,11 +52,25 @@ public final class LogReader {
     public var offset: Int64 { cursor.offset }
 
     /// The file's current size in bytes.
+    ///
+    /// - Throws: ``EventLogError/Code/ioError`` when the file cannot be `fstat`ed.
     public func fileSize() throws(EventLogError) -> Int64 { try file.size() }
 
     /// The next whole record, or `nil` if none is complete yet (end of file,
     /// or a frame still being written or torn at the end). Throws on damage
     /// that good records follow, on content that fails to decode, and on a seq gap.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/corruptRecord`` for damage that a
+    ///   later good record proves was durable, for a checksummed record whose content does
+    ///   not decode, and for a record of another history (its chained checksum does not
+    ///   follow the record before); ``EventLogError/Code/seqGap`` for a good record whose
+    ///   seq is not ``nextSeq``; ``EventLogError/Code/readerBusy`` when called from inside a
+    ///   ``forEachView(from:_:)`` closure; ``EventLogError/Code/ioError`` when a read fails.
+    ///   The error's `offset` and `lastGoodSeq` say where; the reader stays before the bad
+    ///   record.
+    /// - Complexity: O(b) in the record's bytes (reads are buffered). When the bytes at
+    ///   the end are not a whole frame, the rest of the file is also searched for a later
+    ///   frame, O(bytes after them), to tell a write in progress from damage.
     public func next() throws(EventLogError) -> EventRecord? {
         try checkNotVisiting()
         return try nextView()?.record
@@ -73,8 +95,17 @@ public final class LogReader {
     /// Each view (and every ``UTF8Text`` in it) is valid only during the call
     /// it is passed to; the reader refuses to be used from inside `body`
     /// (``EventLogError/Code/readerBusy``), since moving it would move the
-    /// bytes the view points into. Throws what ``next()`` throws, and what
-    /// `body` throws (the reader is then positioned after that record).
+    /// bytes the view points into.
+    ///
+    /// - Throws: What ``next()`` throws (``EventLogError/Code/corruptRecord``,
+    ///   ``EventLogError/Code/seqGap``, ``EventLogError/Code/ioError``), also for the records
+    ///   skipped before `seq`; ``EventLogError/Code/readerBusy`` when called from inside a
+    ///   `forEachView` closure of this reader (and from any call on this reader that `body`
+    ///   makes); and whatever `body` throws, unchanged (the reader is then positioned after
+    ///   that record).
+    /// - Complexity: O(s + k): the s records from ``nextSeq`` up to `seq` are read and
+    ///   checked but not copied out, and the k records visited are decoded in place, with
+    ///   no allocation per record.
     @discardableResult
     public func forEachView(from seq: UInt64 = 1, _ body: (EventRecordView) throws -> Void) throws -> Int {
         try checkNotVisiting()
@@ -142,10 +173,17 @@ public final class LogReader {
         case torn(offset: Int64, bytes: Int64, reason: String)
     }
 
-    /// Classifies the bytes after the last record read. Throws
-    /// ``EventLogError/Code/corruptRecord`` when a checksummed record starts
-    /// somewhere after them: that is damage in the middle of the log (a
-    /// follower stops at it and waits; `verify` must report it).
+    /// Classifies the bytes after the last record read.
+    ///
+    /// - Throws: ``EventLogError/Code/corruptRecord`` when a checksummed record starts
+    ///   somewhere after them: that is damage in the middle of the log (a follower stops
+    ///   at it and waits; `verify` must report it). Also ``EventLogError/Code/corruptRecord``
+    ///   or ``EventLogError/Code/seqGap`` when the bytes there are a whole checksummed record
+    ///   that cannot be the next one (content that does not decode, another history, or the
+    ///   wrong seq), and ``EventLogError/Code/ioError`` when a read fails.
+    /// - Complexity: O(bytes after the last record read): zero bytes are checked to the
+    ///   end, and a torn tail is told from damage by searching the rest of the file for a
+    ///   later frame.
     public func tail() throws(EventLogError) -> Tail {
         let size = try file.size()
         let offset = cursor.offset
@@ -172,6 +210,10 @@ public final class LogReader {
     }
 
     /// Every record that is complete now, up to `maxCount`; empty when caught up.
+    ///
+    /// - Throws: What ``next()`` throws. The records read before the failing one are not
+    ///   returned, but the reader has moved past them.
+    /// - Complexity: O(k) in the records returned (each is copied out), as ``next()`` each.
     public func poll(maxCount: Int = .max) throws(EventLogError) -> [EventRecord] {
         var result: [EventRecord] = []
         while result.count < maxCount, let record = try next() { result.append(record) }
@@ -179,6 +221,10 @@ public final class LogReader {
     }
 
     /// Skips forward so that the next record read is `seq` (or the end, if the log is shorter).
+    ///
+    /// - Throws: What ``next()`` throws, for any record on the way (each is checked).
+    /// - Complexity: O(s) in the records skipped: a reader has no seq index, so it reads
+    ///   every frame from ``nextSeq`` on. A `seq` at or before ``nextSeq`` costs nothing.
     public func skip(toSeq seq: UInt64) throws(EventLogError) {
         try checkNotVisiting()
         while cursor.expectedSeq < seq, try nextView() != nil {}
@@ -187,6 +233,15 @@ public final class LogReader {
     /// Scans a whole log under `mode`, calling `visit` for each good record,
     /// and reports what it found. Never changes the file (a writer's open cuts
     /// torn tails; a reader only reports them).
+    ///
+    /// - Throws: ``EventLogError``: the codes of ``init(path:fileSystem:)`` for a file that
+    ///   cannot be opened or has no valid header; ``EventLogError/Code/corruptRecord`` or
+    ///   ``EventLogError/Code/seqGap`` for damage that `mode` does not tolerate (see
+    ///   ``RecoveryMode``: never in ``RecoveryMode/pointInTime``, which reports it);
+    ///   ``EventLogError/Code/ioError`` when a read fails. Whatever `visit` throws is rethrown
+    ///   unchanged, and the scan stops there.
+    /// - Complexity: O(file size): every frame from seq 1 is read and checked. Damage also
+    ///   costs a search of the bytes after it for later frames.
     public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = PosixFileSystem(),
                             visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
         let file = try fileSystem.open(path, .readOnly)
@@ -197,7 +252,11 @@ public final class LogReader {
         return (header, result.report)
     }
 
-    /// Reads every good record of a log (tolerating a torn tail), with the report.
+    /// Reads every good record of a log, with the report. The default `mode`
+    /// tolerates a torn tail; ``RecoveryMode/absoluteConsistency`` refuses it.
+    ///
+    /// - Throws: What ``scan(path:mode:fileSystem:visit:)`` throws.
+    /// - Complexity: O(file size) in time, and every record is held in memory.
     public static func readAll(path: String, mode: RecoveryMode = .tolerateCorruptedTail) throws -> (records: [EventRecord], report: RecoveryReport) {
         var records: [EventRecord] = []
         let (_, report) = try scan(path: path, mode: mode) { records.append($0) }

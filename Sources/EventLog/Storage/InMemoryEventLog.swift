@@ -21,6 +21,12 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     public var allRecords: [EventRecord] { records.withLock { $0 } }
 
     /// Appends entries after `expectedLastSeq` (when given), all or nothing.
+    ///
+    /// - Throws: ``EventLogError/Code/seqConflict`` when `expectedLastSeq` is not
+    ///   ``lastSeq``; ``EventLogError/Code/invalidEvent`` for an entry beyond a
+    ///   ``LogLimits`` limit. Nothing is appended then.
+    /// - Complexity: O(k) for k entries, amortized (the record array grows geometrically;
+    ///   while an ``allRecords`` array is kept elsewhere, the next append copies all records).
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         let now = clock()
@@ -41,6 +47,9 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     }
 
     /// Up to `maxCount` records from `seq` on.
+    ///
+    /// - Throws: Nothing in practice: the `throws` is the ``EventStorage`` requirement's.
+    /// - Complexity: O(k) in the records returned (copied out of the array).
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
         records.withLock { all in
             let start = Int(max(seq, 1) - 1)

@@ -8,10 +8,17 @@ extension LogWriter {
     /// snapshot that stores it (``LogPosition/checksum``) matches only the
     /// history it was taken from, not a log that was cut and rewritten with a
     /// byte-identical record at `seq`. Reads from the nearest indexed record
-    /// before `seq` (at most ``SparseIndex/stride`` frames, not decoded).
+    /// before `seq` (frames are checked, not decoded).
     ///
-    /// - Throws: ``EventLogError/Code/invalidEvent`` if the log has no record
-    ///   `seq`; ``EventLogError/Code/corruptRecord`` if it cannot be read.
+    /// - Throws: ``EventLogError/Code/closed`` after ``close()``;
+    ///   ``EventLogError/Code/invalidEvent`` if the log has no record `seq`;
+    ///   ``EventLogError/Code/corruptRecord`` if it cannot be read;
+    ///   ``EventLogError/Code/ioError`` when a read fails. A format version 1 log
+    ///   returns `nil` without checking any of these.
+    /// - Complexity: O(d): fewer than 1,024 frames are read when an open scanned the
+    ///   records before `seq` or a ``read(from:maxCount:)`` passed them. After an open
+    ///   that resumed past `seq` (at a snapshot's position), it reads from the nearest
+    ///   indexed record before `seq`, at worst from seq 1, and indexes nothing on the way.
     public func frameChecksum(ofSeq seq: UInt64) throws(EventLogError) -> UInt32? {
         guard format.chainsRecords else { return nil }
         let (file, start, lastSeq) = try state.withLock { (s) throws(EventLogError) in

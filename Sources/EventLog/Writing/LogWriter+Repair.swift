@@ -6,6 +6,17 @@ extension LogWriter {
     /// repair tools that found a record the projection cannot apply, and must
     /// save a backup first. `seq` must be in `0...lastSeq`. A failed truncate
     /// or sync poisons the writer.
+    ///
+    /// - Throws: ``EventLogError/Code/closed`` after ``close()``;
+    ///   ``EventLogError/Code/poisoned`` if an earlier write or sync failed;
+    ///   ``EventLogError/Code/invalidEvent`` when `seq` is past ``lastSeq``;
+    ///   ``EventLogError/Code/corruptRecord`` when the records up to `seq` cannot be read
+    ///   back to find where to cut; ``EventLogError/Code/ioError`` when a read, the
+    ///   truncate or the sync fails (a failed truncate or sync poisons the writer).
+    /// - Complexity: O(d) frames read to find the cut, from the nearest indexed record at
+    ///   or before `seq` (fewer than 1,024; at worst from seq 1 when an open resumed past
+    ///   `seq`), then one truncate and one full sync. Appends, reads and syncs of this
+    ///   writer wait meanwhile.
     @discardableResult
     public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
         try state.withLock { (s) throws(EventLogError) -> Int64 in

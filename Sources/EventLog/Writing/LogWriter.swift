@@ -113,6 +113,23 @@ public final class LogWriter: EventStorage, Sendable {
     /// and `labelreplay verify` read everything). The position is honoured in
     /// ``RecoveryMode/tolerateCorruptedTail`` only, and ignored when it does
     /// not check out; ``RecoveryReport/resumedAfter`` says whether it was used.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/fileNotFound`` when there is no
+    ///   file and ``Options/createIfMissing`` is off; ``EventLogError/Code/logInUse`` when
+    ///   another writer still holds the lock after ``Options/lockWait``;
+    ///   ``EventLogError/Code/notARegularFile`` for a directory, FIFO, socket or device;
+    ///   ``EventLogError/Code/emptyFile``, ``EventLogError/Code/notALog``,
+    ///   ``EventLogError/Code/corruptHeader`` or ``EventLogError/Code/unsupportedVersion``
+    ///   when the file does not start with a valid header this build reads;
+    ///   ``EventLogError/Code/corruptRecord`` or ``EventLogError/Code/seqGap`` for damage
+    ///   that `options.recovery` does not tolerate (nothing is cut then);
+    ///   ``EventLogError/Code/ioError`` when an OS call fails (creating, locking, reading,
+    ///   cutting, syncing, saving a salvaged tail). Whatever `replay` throws is rethrown
+    ///   unchanged. On any error the file is closed and its lock released.
+    /// - Complexity: O(r + b) in the records and bytes scanned: every record from seq 1,
+    ///   or, when `resumeAt` is honoured, only those from it on. Records before
+    ///   `replayFrom` are checked but not decoded. Damage also costs a search of the bytes
+    ///   after it for later frames.
     public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                             replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
         try openWithViews(path: path, options: options, replayFrom: replayFrom, resumeAt: resumeAt) { try replay($0.record) }
@@ -127,6 +144,11 @@ public final class LogWriter: EventStorage, Sendable {
     /// it is passed to; copy what you keep (``EventRecordView/record``,
     /// ``UTF8Text/string``). The records are checked exactly as by
     /// ``open(path:options:replayFrom:resumeAt:replay:)``.
+    ///
+    /// - Throws: What ``open(path:options:replayFrom:resumeAt:replay:)`` throws; whatever
+    ///   `replayViews` throws is rethrown unchanged.
+    /// - Complexity: As ``open(path:options:replayFrom:resumeAt:replay:)``, with no
+    ///   allocation per record replayed.
     public static func openWithViews(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
                                      replayViews: (EventRecordView) throws -> Void) throws -> LogWriter {
         let fs = options.fileSystem
@@ -218,6 +240,22 @@ public final class LogWriter: EventStorage, Sendable {
     /// entry is validated before anything is written: an invalid one rejects
     /// the whole call. Returns when the ``Durability`` guarantee holds; a
     /// failed sync poisons the writer (``EventLogError/Code/poisoned``).
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/closed`` after ``close()``;
+    ///   ``EventLogError/Code/poisoned`` once an earlier write or sync failed (reopen the
+    ///   log); ``EventLogError/Code/seqConflict`` when `expectedLastSeq` is not ``lastSeq``;
+    ///   ``EventLogError/Code/invalidEvent`` for an entry beyond a ``LogLimits`` limit.
+    ///   Nothing is written for any of these. ``EventLogError/Code/ioError`` when the write
+    ///   fails (it is cut back; if that fails too, the writer is poisoned) or when the sync
+    ///   fails (the records are written but not known to be durable, and the writer is
+    ///   poisoned). With ``Durability/groupCommit``, an append whose records a failed
+    ///   shared sync was to cover gets ``EventLogError/Code/poisoned``, and one whose
+    ///   records ``discardRecords(after:)`` cut before a sync gets
+    ///   ``EventLogError/Code/invalidEvent``.
+    /// - Complexity: O(k + b) for k entries of b bytes in all: one `pwrite`, plus the sync
+    ///   that ``Options/durability`` calls for. Amortized: when the records reach the end
+    ///   of the preallocated space, the append first writes the next step of zero bytes
+    ///   and syncs the file's size (see ``Options/preallocation``).
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         guard !entries.isEmpty else { return [] }
@@ -283,6 +321,9 @@ public final class LogWriter: EventStorage, Sendable {
     }
 
     /// Appends one entry; see ``append(_:expectedLastSeq:)``.
+    ///
+    /// - Throws: What ``append(_:expectedLastSeq:)`` throws.
+    /// - Complexity: As ``append(_:expectedLastSeq:)``: O(b) in the entry's bytes, plus the sync.
     @discardableResult
     public func append(_ entry: LogEntry, expectedLastSeq: UInt64? = nil) throws(EventLogError) -> EventRecord {
         try append([entry], expectedLastSeq: expectedLastSeq)[0]
@@ -322,6 +363,11 @@ public final class LogWriter: EventStorage, Sendable {
 
     /// Makes every record appended so far durable (useful in ``Durability/noSync`` mode).
     /// A failed sync poisons the writer.
+    ///
+    /// - Throws: ``EventLogError/Code/closed`` after ``close()``;
+    ///   ``EventLogError/Code/poisoned`` if an earlier write or sync failed;
+    ///   ``EventLogError/Code/ioError`` when this sync fails (the writer is then poisoned).
+    /// - Complexity: One `fdatasync`, after waiting for a sync already running, if any.
     public func sync() throws(EventLogError) {
         let file = try state.withLock { (s) throws(EventLogError) -> any LogFile in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
@@ -343,6 +389,15 @@ public final class LogWriter: EventStorage, Sendable {
     /// A read may race ``close()``: it either completes (the file stays open
     /// until it returns, see `ReadLeases`) or, if the writer closed first,
     /// fails with ``EventLogError/Code/closed``.
+    ///
+    /// - Throws: ``EventLogError/Code/closed`` after ``close()``;
+    ///   ``EventLogError/Code/corruptRecord`` when a record cannot be read back (damaged
+    ///   since it was written, or the file was changed under the writer);
+    ///   ``EventLogError/Code/ioError`` when a read fails.
+    /// - Complexity: O(d + k): up to d < 1,024 records before `seq` are read from the
+    ///   nearest indexed record, then the k records returned. The first read of a region
+    ///   that an open resumed past starts at the nearest indexed record before it (at
+    ///   worst seq 1). A `seq` past ``lastSeq`` returns `[]` at once.
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
         let (file, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }

@@ -83,6 +83,14 @@ public struct LabelList: Sendable {
 
     /// The fold of `records`, which must start at seq 1 and be consecutive.
     /// Throws the first inconsistency, naming its seq.
+    ///
+    /// - Throws: ``ProjectionError`` for the first record that does not fold:
+    ///   ``ProjectionError/Code/seqOutOfOrder`` when the records do not start at seq 1 or
+    ///   skip a seq; otherwise the code of the contradiction, as ``apply(_:)`` throws it
+    ///   (``ProjectionError/Code/duplicateID``, ``ProjectionError/Code/removedID``,
+    ///   ``ProjectionError/Code/indexMismatch``, ``ProjectionError/Code/titleMismatch``, …).
+    /// - Complexity: O(k log n) for k records over at most n labels; each `reordered`
+    ///   costs O(n).
     public init(replaying records: some Sequence<EventRecord>) throws(ProjectionError) {
         self.init()
         for record in records { try replay(record) }
@@ -94,7 +102,9 @@ public struct LabelList: Sendable {
     /// Whether there are no live labels.
     public var isEmpty: Bool { order.count == 0 }
 
-    /// The live ids in list order (O(n) to copy out).
+    /// The live ids in list order.
+    ///
+    /// - Complexity: O(n) to copy them out.
     public var ids: [LabelID] {
         var result: [LabelID] = []
         result.reserveCapacity(count)
@@ -102,7 +112,10 @@ public struct LabelList: Sendable {
         return result
     }
 
-    /// The live labels in list order (O(n)).
+    /// The live labels in list order.
+    ///
+    /// - Complexity: O(n + t) for n labels with t title bytes (each title is made into a
+    ///   `String`).
     public var labels: [Label] {
         var result: [Label] = []
         result.reserveCapacity(count)
@@ -110,37 +123,60 @@ public struct LabelList: Sendable {
         return result
     }
 
-    /// The label at `position`, which must be in `0..<count` (O(log n)).
+    /// The label at `position`, which must be in `0..<count`.
+    ///
+    /// - Complexity: O(log n) (a descent of the counted B+-tree), plus the title's length
+    ///   to make its `String`.
     public subscript(position: Int) -> Label { label(slot: order[position]) }
 
-    /// The id at `position`, which must be in `0..<count` (O(log n)).
+    /// The id at `position`, which must be in `0..<count`.
+    ///
+    /// - Complexity: O(log n).
     public func id(at position: Int) -> LabelID { slots[Int(order[position])].id }
 
     /// The first label, or `nil` when the list is empty.
+    ///
+    /// - Complexity: O(log n), plus the title's length.
     public var first: Label? { isEmpty ? nil : self[0] }
 
     /// The last label, or `nil` when the list is empty.
+    ///
+    /// - Complexity: O(log n), plus the title's length.
     public var last: Label? { isEmpty ? nil : self[count - 1] }
 
-    /// The live label with this id, or `nil` (O(1)).
+    /// The live label with this id, or `nil`.
+    ///
+    /// - Complexity: O(1) expected (a lookup in the id hash index), plus the title's
+    ///   length to make its `String`.
     public func label(_ id: LabelID) -> Label? { liveSlot(id).map { label(slot: $0) } }
 
-    /// Whether a live label has this id (O(1)).
+    /// Whether a live label has this id.
+    ///
+    /// - Complexity: O(1) expected.
     public func contains(_ id: LabelID) -> Bool { liveSlot(id) != nil }
 
-    /// The position of the live label with this id, or `nil` (O(log n)).
+    /// The position of the live label with this id, or `nil`.
+    ///
+    /// - Complexity: O(log n): an O(1) expected id lookup, then a walk from the label's
+    ///   leaf up the counted B+-tree.
     public func position(of id: LabelID) -> Int? { liveSlot(id).flatMap { order.position(of: $0) } }
 
     /// The version of the live label with this id (see ``Label/version``), or `nil`.
+    ///
+    /// - Complexity: O(1) expected.
     public func labelVersion(_ id: LabelID) -> UInt64? { liveSlot(id).map { slots[Int($0)].seq } }
 
     /// The seq that removed this id, if it is removed and was not added again.
+    ///
+    /// - Complexity: O(1) expected.
     public func removal(of id: LabelID) -> UInt64? {
         guard let slot = slot(of: id), !slots[Int(slot)].isLive else { return nil }
         return slots[Int(slot)].seq
     }
 
     /// Every id this list has seen: the live ones and the removed ones.
+    ///
+    /// - Complexity: O(s) in the ids ever added (a new `Set` each time).
     public var knownIDs: Set<LabelID> { Set(slots.lazy.map(\.id)) }
 
     // MARK: - Slots

@@ -43,9 +43,9 @@ public final class ObservableLabel: Identifiable {
 /// per property), plus ``enabledCount``.
 ///
 /// A record changes only what it changes: a toggle sets one row's
-/// `isEnabled` and `enabledCount`; a rename sets one row's `title`; only
-/// add, remove, move and reorder assign `rows`. So a SwiftUI list re-renders
-/// only the rows whose read properties changed.
+/// `isEnabled` and `version` and `enabledCount`; a rename sets one row's
+/// `title` and `version`; only add, remove, move and reorder assign `rows`.
+/// So a SwiftUI list re-renders only the rows whose read properties changed.
 ///
 /// It is main-actor isolated. Keep it current either by pulling
 /// (``update()``, e.g. after your own writes) or by pushing
@@ -65,16 +65,25 @@ public final class ObservableLabels {
     @ObservationIgnored private var byID: [LabelID: ObservableLabel] = [:]
 
     /// A model showing the store's current state.
+    ///
+    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor.
     public init(store: LabelStore) {
         self.store = store
         reload()
     }
 
-    /// The row with this id, or `nil` (O(1)).
+    /// The row with this id, or `nil`.
+    ///
+    /// - Complexity: O(1) expected.
     public func row(_ id: LabelID) -> ObservableLabel? { byID[id] }
 
     /// Applies the records the store has applied since the model last caught up.
     /// Falls back to ``reload()`` if the log cannot be read.
+    ///
+    /// - Complexity: O(k) log reads for the k records behind, on the main actor. Each
+    ///   rename or toggle then costs O(1) expected; each add, remove, move or reorder
+    ///   O(n), since it edits or replaces the `rows` array. A fallback to ``reload()``
+    ///   costs what that does.
     public func update() {
         let target = store.lastSeq
         guard appliedSeq < target else { return }
@@ -90,6 +99,8 @@ public final class ObservableLabels {
 
     /// Follows the store's changes until the store closes or the calling task
     /// is cancelled, applying each record on the main actor as it arrives.
+    ///
+    /// - Complexity: ``update()`` first; then per record as ``update()`` applies it.
     public func follow() async {
         update()
         guard let stream = try? store.changes(for: .everything, from: appliedSeq + 1) else { return }
@@ -98,6 +109,8 @@ public final class ObservableLabels {
 
     /// Rebuilds the model from the store's snapshot, keeping (and updating in
     /// place) the row objects of labels that are still there.
+    ///
+    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor.
     public func reload() {
         let snapshot = store.snapshot
         var next: [LabelID: ObservableLabel] = [:]

@@ -4,7 +4,7 @@ extension LabelList {
     /// The snapshot file bytes of this list (docs/SNAPSHOTS.md, version 2):
     /// header, every slot (live labels and removal tombstones) in slot order
     /// as columns (ids, states, seqs, title lengths, the titles' bytes), the
-    /// live slots in list order, and a CRC-32C over all of it. O(n + title bytes).
+    /// live slots in list order, and a CRC-32C over all of it.
     ///
     /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
     /// ``lastSeq`` (0 for the empty log); `logPosition` is where that record's
@@ -14,6 +14,8 @@ extension LabelList {
     /// version 2 log), that checksum is stored instead of `fingerprint`
     /// (``SnapshotHeader/coversHistory``), tying the snapshot to the whole
     /// history it covers.
+    ///
+    /// - Complexity: O(s + t) for s known ids (live and removed) and t live title bytes.
     public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logPosition: LogPosition? = nil) -> [UInt8] {
         let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
         var flags: UInt16 = lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag
@@ -39,8 +41,17 @@ extension LabelList {
     /// Decodes and checks a snapshot: the checksum first, then every field.
     /// Each count is checked against the bytes left before anything is
     /// allocated for it, so damaged input costs at most O(file size).
-    /// Throws ``SnapshotError`` (`notASnapshot`, `unsupportedVersion`,
-    /// `checksumMismatch`, `invalidContent`).
+    ///
+    /// - Throws: ``SnapshotError``: ``SnapshotError/Code/notASnapshot`` when the bytes do
+    ///   not start with the snapshot magic; ``SnapshotError/Code/unsupportedVersion`` for a
+    ///   newer format version (with a matching checksum);
+    ///   ``SnapshotError/Code/checksumMismatch`` for damaged or cut-short bytes (also when
+    ///   they are too short to hold an empty snapshot);
+    ///   ``SnapshotError/Code/invalidContent`` when the checksum matches but a field is
+    ///   impossible (counts, seqs, titles, an id with two slots, the order).
+    /// - Complexity: O(b) in the snapshot's bytes, which are O(s + t) for s known ids and
+    ///   t title bytes; for format version 2 and later, the id index is built on a second
+    ///   thread while the columns are parsed.
     public static func decodeSnapshot(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
         let minimum = SnapshotFormat.headerLength + SnapshotFormat.trailerLength
         guard bytes.count >= SnapshotFormat.magic.count, bytes.prefix(SnapshotFormat.magic.count).elementsEqual(SnapshotFormat.magic) else {

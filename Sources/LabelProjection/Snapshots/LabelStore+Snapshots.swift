@@ -34,9 +34,15 @@ extension LabelStore {
     /// (`PATH.snapshot-<seq>`), atomically and durably, then removes all but
     /// the newest ``SnapshotPolicy/keep`` snapshots. Returns the file written.
     ///
-    /// Throws ``StoreError/Code/invalidCommand`` for a store that is not over a
-    /// file log it opened itself, ``StoreError/Code/closed`` after ``close()``,
-    /// and ``StoreError/Code/storage(_:)`` when writing fails.
+    /// - Throws: ``StoreError/Code/invalidCommand`` for a store that is not over a file
+    ///   log it opened itself (``init(storage:options:)``); ``StoreError/Code/closed``
+    ///   after ``close()``; ``StoreError/Code/storage(_:)`` when reading the last record's
+    ///   fingerprint from the log fails or writing the file fails (e.g.
+    ///   ``EventLogError/Code/ioError``). The store and the log are unchanged then.
+    /// - Complexity: O(s + t) for s known ids (live and removed) and t live title bytes,
+    ///   to encode and write the file (plus a file sync and a directory sync), and one log
+    ///   read of the last record. The store's lock is held only to capture the projection,
+    ///   O(1).
     @discardableResult
     public func writeSnapshot() throws(StoreError) -> SnapshotInfo {
         guard ownedWriter != nil else {

@@ -6,7 +6,18 @@ extension LabelStore {
     /// folded from the log with the same fold as the live projection: from
     /// the newest trusted snapshot at or before `seq` when there is one (file
     /// logs), else from seq 1. The current seq returns the projection itself.
-    /// Throws ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`.
+    /// It works on a closed store too (a closed file log is read with a ``LogReader``).
+    ///
+    /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;
+    ///   ``StoreError/Code/storage(_:)`` when the log cannot be read (e.g.
+    ///   ``EventLogError/Code/ioError`` or ``EventLogError/Code/corruptRecord``);
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold.
+    /// - Complexity: O(1) for the current seq and for 0. Otherwise O(r) in the records
+    ///   folded (each O(log n), a `reordered` O(n)): those after the newest trusted snapshot
+    ///   at or before `seq` (which is decoded first, O(its size)), else all of `1...seq`.
+    ///   An open file log finds the first of them through its sparse index (fewer than
+    ///   1,024 earlier records read); after ``close()``, the file is read sequentially up
+    ///   to it.
     public func state(atSeq seq: UInt64) throws(StoreError) -> LabelList {
         let current = snapshot
         let last = current.lastSeq
@@ -19,6 +30,13 @@ extension LabelStore {
     /// The list as it was at `time`: records are folded in seq order and the
     /// fold stops before the first record stamped later than `time` (so a
     /// record with an out-of-order earlier timestamp after it is not included).
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` when the log cannot be read;
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold.
+    /// - Complexity: O(r) in the records folded, always from seq 1 (no snapshot is used)
+    ///   up to the first record stamped later than `time`; each fold is O(log n), a
+    ///   `reordered` O(n). The log is read in batches of 4,096 records, so up to 4,095 more
+    ///   are read but not folded.
     public func state(atTime time: EventTimestamp) throws(StoreError) -> LabelList {
         var list = LabelList()
         try forEachStoredRecord(from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in

@@ -14,6 +14,11 @@ extension LabelStore {
     ///   notifications are delivered after the current handler returns.
     ///
     /// Keep the returned ``Subscription``: releasing it cancels.
+    ///
+    /// - Complexity: O(1), except that the first subscriber to a ``Dependency/view(_:)``
+    ///   query builds the maintained view, O(n) matches over the n labels (every write
+    ///   then updates it, see ``FilteredView/apply(_:in:)``, until its last subscriber
+    ///   goes).
     public func subscribe(to dependency: Dependency, _ handler: @escaping @Sendable (ChangeNotification) -> Void) -> Subscription {
         let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
         let token = subscription(for: box)
@@ -25,6 +30,17 @@ extension LabelStore {
     /// (notifications for records `seq...lastSeq` that changed `dependency`,
     /// computed by folding the log), then continues live with no gap and no
     /// duplicate across the switch. `seq` must be in `1...lastSeq + 1`.
+    ///
+    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
+    ///   `1...lastSeq + 1`; ``StoreError/Code/storage(_:)`` when the log cannot be read;
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold. No
+    ///   subscription is made then.
+    /// - Complexity: O(r) in the records folded before this returns: those up to `seq - 1`
+    ///   from the newest trusted snapshot at or before it (file logs) or from seq 1, then
+    ///   `seq...lastSeq`, each O(log n) (a `reordered` O(n)). Most of it runs outside the
+    ///   store's lock; the history's notifications are usually delivered on this thread
+    ///   before it returns.
     public func subscribe(to dependency: Dependency, from seq: UInt64,
                           _ handler: @escaping @Sendable (ChangeNotification) -> Void) throws(StoreError) -> Subscription {
         let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
@@ -50,6 +66,9 @@ extension LabelStore {
     /// store's last seq, caught up from the log if the stream fell behind
     /// (a stream keeps what it needs to read the log, not the store); cancelling the consuming task
     /// (or dropping the stream) unregisters it and affects no other subscriber.
+    ///
+    /// - Complexity: O(1), except that the first subscriber to a ``Dependency/view(_:)``
+    ///   query builds the maintained view, O(n) matches over the n labels.
     public func changes(for dependency: Dependency) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
         register(box)  // a closed store finishes the stream at once
@@ -61,6 +80,14 @@ extension LabelStore {
     /// then continues live with no gap and no duplicate; `seq` must be in
     /// `1...lastSeq + 1`. The history is folded from the log lazily, as the
     /// consumer reads, so it is bounded like a lagging stream.
+    ///
+    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
+    ///   `1...lastSeq + 1`. Failures to read the log later, while the history is folded,
+    ///   are not thrown: the stream ends early.
+    /// - Complexity: O(1) here (O(n) to build a ``Dependency/view(_:)`` query's view that
+    ///   no one maintains yet). The consumer then pays the fold of the history as it reads:
+    ///   from the newest trusted snapshot at or before `seq - 1` (file logs) or from seq 1.
     public func changes(for dependency: Dependency, from seq: UInt64) throws(StoreError) -> AsyncStream<ChangeNotification> {
         let (stream, box) = makeStream(for: dependency)
         do throws(StoreError) {

@@ -22,7 +22,10 @@ public struct FilteredView: Sendable, Equatable {
     /// The visible slots, in list order.
     private(set) var rows: LabelOrder
 
-    /// The view of `query` over `list` (one O(n) filter).
+    /// The view of `query` over `list`.
+    ///
+    /// - Complexity: O(n) matches of ``ViewQuery/matches(_:)`` over the n labels (each
+    ///   makes the title a `String`), then an O(r) build of the r rows.
     public init(query: ViewQuery, list: LabelList) {
         self.query = query
         var visible: [UInt32] = []
@@ -33,6 +36,8 @@ public struct FilteredView: Sendable, Equatable {
     }
 
     /// Whether two views show the same query with the same rows (over lists of the same log).
+    ///
+    /// - Complexity: O(r) in the rows.
     public static func == (a: FilteredView, b: FilteredView) -> Bool {
         a.query == b.query && a.rows.elementsEqual(b.rows.elements)
     }
@@ -40,20 +45,29 @@ public struct FilteredView: Sendable, Equatable {
     /// The number of visible rows.
     public var count: Int { rows.count }
 
-    /// The visible ids in order, as they are in `list` (O(rows)).
+    /// The visible ids in order, as they are in `list`.
+    ///
+    /// - Complexity: O(r) in the rows.
     public func ids(in list: LabelList) -> [LabelID] { rows.elements.map { list.slots[Int($0)].id } }
 
-    /// Whether the label is visible (O(1)).
+    /// Whether the label is visible.
+    ///
+    /// - Complexity: O(1) expected (an id lookup in `list`, then an array lookup).
     public func contains(_ id: LabelID, in list: LabelList) -> Bool {
         list.slot(of: id).map(rows.contains) ?? false
     }
 
-    /// The visible index of the label, or `nil` (O(log n)).
+    /// The visible index of the label, or `nil`.
+    ///
+    /// - Complexity: O(log r) in the rows, after an O(1) expected id lookup.
     public func index(of id: LabelID, in list: LabelList) -> Int? {
         list.slot(of: id).flatMap(rows.position(of:))
     }
 
     /// The visible labels as they are in `list` (the list the view is maintained over).
+    ///
+    /// - Complexity: O(r + t) for r rows with t title bytes (each title is made into a
+    ///   `String`).
     public func labels(in list: LabelList) -> [Label] { rows.elements.map { list.label(slot: $0) } }
 
     /// Updates the rows for one change, given the list *after* it, and returns
@@ -61,6 +75,13 @@ public struct FilteredView: Sendable, Equatable {
     ///
     /// A label that stops matching because of an edit leaves the view (the
     /// edit itself is kept in the list); one that starts matching enters it.
+    ///
+    /// - Complexity: One query match at most, for the label the event names, then:
+    ///   O(log n) for a row leaving or updating; usually O(log n), at worst O(log² n), for
+    ///   `added`, `moved` and a row entering (placing it compares list positions); for a
+    ///   `reordered` that changes the order, O(n + s) to rebuild the rows and O(r log r)
+    ///   to derive the row moves with a Fenwick tree (s: ids ever added, r: rows). An
+    ///   event whose label neither is nor becomes a row costs O(1) expected, plus the match.
     public mutating func apply(_ change: LabelChange, in list: LabelList) -> [ViewChange] {
         switch change.record.event {
         case .added(let id, _, _, let index):

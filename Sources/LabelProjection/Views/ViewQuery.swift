@@ -41,12 +41,18 @@ public struct ViewQuery: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let all = ViewQuery()
 
     /// Whether `label` is shown by this query.
+    ///
+    /// - Complexity: As ``matches(title:)``; O(1) when ``enabledOnly`` hides the label.
     public func matches(_ label: Label) -> Bool {
         (!enabledOnly || label.isEnabled) && matches(title: label.title)
     }
 
     /// Whether a title matches the text part of this query (both in their
     /// canonical decomposition, see the type's documentation).
+    ///
+    /// - Complexity: O(1) for an empty ``text``; otherwise O(m·k) at worst for a title of m
+    ///   and a text of k characters (a substring search), after decomposing a non-ASCII
+    ///   title into a new `String`, O(m).
     public func matches(title: String) -> Bool {
         searchText.isEmpty || Self.searchForm(title).localizedStandardContains(searchText)
     }
@@ -72,12 +78,18 @@ public struct ViewQuery: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Decodes `{"text": …, "enabledOnly": …}`.
+    ///
+    /// - Throws: `DecodingError` from the decoder: `keyNotFound` when `text` or
+    ///   `enabledOnly` is missing, `typeMismatch` or `valueNotFound` when one is not a
+    ///   string or a Boolean.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(try container.decode(String.self, forKey: .text), enabledOnly: try container.decode(Bool.self, forKey: .enabledOnly))
     }
 
     /// Encodes `{"text": …, "enabledOnly": …}`.
+    ///
+    /// - Throws: What the encoder's keyed container throws (e.g. `EncodingError`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(text, forKey: .text)
