@@ -30,6 +30,41 @@ extension LabelList {
         return try body(&self)
     }
 
+    /// Validates a batch by folding it into this list and rolling it back
+    /// (``withRollback(_:)``): for each of `items` in order, `steps` gives
+    /// what the item becomes in the state the items before it leave (or
+    /// throws why it is refused), and each step is folded as the record
+    /// `record(step, seq)` at the next seq, checked like any stored record.
+    /// Returns every item's steps, in order; the list is unchanged on return.
+    ///
+    /// A refusal, or a record the fold refuses (as
+    /// ``StoreError/Code/inconsistentEvent(_:)``), is thrown with the item's
+    /// position in ``StoreError/batchIndex`` when there is more than one item.
+    mutating func trialFold<Item, Step>(_ items: [Item], steps: (_ state: LabelList, _ item: Item) throws(StoreError) -> [Step],
+                                        record: (_ step: Step, _ seq: UInt64) -> EventRecord) throws(StoreError) -> [Step] {
+        try withRollback { (work) throws(StoreError) -> [Step] in
+            var all: [Step] = []
+            all.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                do throws(StoreError) {
+                    for step in try steps(work, item) {
+                        do throws(ProjectionError) {
+                            try work.replay(record(step, work.lastSeq + 1))
+                        } catch {
+                            throw StoreError.inconsistent(error)
+                        }
+                        all.append(step)
+                    }
+                } catch {
+                    var error = error
+                    if items.count > 1 { error.batchIndex = i }
+                    throw error
+                }
+            }
+            return all
+        }
+    }
+
     private mutating func rollBack() {
         guard let journal else { return }
         self.journal = nil
