@@ -10,8 +10,8 @@ extension LabelStore {
     ///   current order.
     /// - A refused command appends nothing (except the audit record when
     ///   ``Options/recordRejections`` is on) and throws: ``StoreError/Code/labelRemoved(removedAtSeq:)``
-    ///   for a removed id, ``StoreError/Code/unknownID`` for an id never added,
-    ///   ``StoreError/Code/duplicateID``, ``StoreError/Code/positionOutOfRange(position:count:)``,
+    ///   for a removed id, ``StoreError/Code/labelNeverAdded`` for an id never added,
+    ///   ``StoreError/Code/labelAlreadyExists``, ``StoreError/Code/positionOutOfRange(position:count:)``,
     ///   ``StoreError/Code/invalidCommand``, or ``StoreError/Code/staleVersion(expected:current:)``
     ///   when `options.expectation` no longer holds (checked after the command itself).
     /// - Returns when the records are as durable as the log's durability
