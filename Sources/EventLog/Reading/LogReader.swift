@@ -20,7 +20,7 @@ public final class LogReader {
 
     /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
     /// `fileSystem` is the real one unless a test injects faults.
-    public init(path: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws(EventLogError) {
+    public init(path: String, fileSystem: any LogFileSystem = SystemFileSystem()) throws(EventLogError) {
         let file = try fileSystem.open(path, .readOnly)
         do {
             let size = try file.size()
@@ -187,7 +187,7 @@ public final class LogReader {
     /// Scans a whole log under `mode`, calling `visit` for each good record,
     /// and reports what it found. Never changes the file (a writer's open cuts
     /// torn tails; a reader only reports them).
-    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = PosixFileSystem(),
+    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = SystemFileSystem(),
                             visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
         let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }
