@@ -98,7 +98,7 @@ final class FaultyFileSystem: LogFileSystem {
         var hook: (@Sendable (Op, String) -> Void)?
     }
 
-    let real = PosixFileSystem()
+    let real = SystemFileSystem()
     let state = Locked(State())
     /// Whether a failed sync also reverts what reads see (the kernel evicted the pages).
     let evictsDroppedPages: Bool

@@ -9,7 +9,7 @@ import Testing
 @Suite struct ReadCloseRaceTests {
     /// A file system whose files can hold a read until the test lets it go.
     final class GatedFileSystem: LogFileSystem {
-        let real = PosixFileSystem()
+        let real = SystemFileSystem()
         /// Set to make the next read wait (reads only; opening's scan is not gated).
         let gate = Atomic<Bool>(false)
         let entered = DispatchSemaphore(value: 0)
@@ -103,7 +103,7 @@ import Testing
         let directory = TemporaryDirectory()
         for round in 0..<40 {
             let path = directory.file("race-\(round).labellog")
-            let writer = try makeLog(path, fs: PosixFileSystem(), count: 400)
+            let writer = try makeLog(path, fs: SystemFileSystem(), count: 400)
             let outcomes = Locked<[String]>([])
             let threads = (0..<4).map { n in
                 Thread {

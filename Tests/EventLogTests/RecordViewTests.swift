@@ -162,7 +162,7 @@ struct RecordViewTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let written = try writeLog(path, Self.entries() + Self.entries(), batch: true)
-        let file = try PosixFileSystem().open(path, .readOnly)
+        let file = try SystemFileSystem().open(path, .readOnly)
         defer { file.close() }
         for chunk in [1, 7, 64, 4096] {
             var cursor = FrameCursor(file: file, format: try frameFormat(of: readBytes(path)), offset: Int64(LogFormat.headerLength),

@@ -68,7 +68,7 @@ import Testing
         let error = #expect(throws: StoreError.self) {
             try store.execute(batch: [.rename(id: a, title: "A2"), .add(title: "B", id: b), .remove(id: testID(99))])
         }
-        #expect(error?.batchIndex == 2 && error?.code == .unknownID)
+        #expect(error?.batchIndex == 2 && error?.code == .labelNeverAdded)
         #expect(store.lastSeq == seq && store.labels.map(\.title) == ["A"])
         let records = try store.execute(batch: [.add(title: "B", id: b, at: 0), .rename(id: b, title: "B2"), .move(id: b, to: 1)])
         #expect(records.map(\.seq) == [seq + 1, seq + 2, seq + 3])

@@ -9,12 +9,12 @@ extension ModelList {
         func resolve(_ id: LabelID) -> Result<Label, ModelFailure> {
             if let row = row(id) { return .success(row) }
             if let seq = removed[id] { return .failure(ModelFailure(code: .labelRemoved(removedAtSeq: seq))) }
-            return .failure(ModelFailure(code: .unknownID))
+            return .failure(ModelFailure(code: .labelNeverAdded))
         }
         switch command {
         case .add(let title, let isEnabled, let id, let at):
             let id = id!  // the model test always passes ids
-            if row(id) != nil { return .failure(ModelFailure(code: .duplicateID)) }
+            if row(id) != nil { return .failure(ModelFailure(code: .labelAlreadyExists)) }
             let index = at ?? rows.count
             guard (0...rows.count).contains(index) else { return .failure(ModelFailure(code: .positionOutOfRange(position: index, count: rows.count))) }
             return .success([.added(id: id, title: title, isEnabled: isEnabled, index: index)])
@@ -60,7 +60,7 @@ extension ModelList {
             } else if let seq = removed[id] {
                 return .failure(ModelFailure(code: .labelRemoved(removedAtSeq: seq)))
             } else {
-                return .failure(ModelFailure(code: .unknownID))
+                return .failure(ModelFailure(code: .labelNeverAdded))
             }
         case .list(let version)?:
             if listVersion != version { return .failure(ModelFailure(code: .staleVersion(expected: version, current: listVersion))) }

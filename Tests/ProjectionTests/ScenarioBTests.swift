@@ -70,7 +70,7 @@ import Testing
     @Test func writeToAnIDThatNeverExistedIsADifferentErrorFromARemovedOne() throws {
         let store = try makeStore()
         let error = #expect(throws: StoreError.self) { try store.toggle(LabelID()) }
-        #expect(error?.code == .unknownID)
+        #expect(error?.code == .labelNeverAdded)
         #expect(error?.message.hasPrefix("Edit skipped") == false)
     }
 
@@ -78,7 +78,7 @@ import Testing
         let store = try makeStore()
         let id = try store.add("Grid")
         let duplicate = #expect(throws: StoreError.self) { try store.add("Other", id: id) }
-        #expect(duplicate?.code == .duplicateID)
+        #expect(duplicate?.code == .labelAlreadyExists)
         #expect(store.count == 1)
         try store.remove(id)
         try store.add("Grid", id: id, at: 0)

@@ -1,54 +1,88 @@
 import Foundation
 
 /// Why a byte sequence could not be decoded; turned into an ``EventLogError``
-/// with the path and offset by the caller.
-struct DecodeFailure: Error, Sendable {
-    var reason: String
-    init(_ reason: String) { self.reason = reason }
+/// with the path and offset by the caller (the log), or into a
+/// ``SnapshotError`` worded from ``fault`` and ``offset`` (snapshots).
+package struct DecodeFailure: Error, Sendable {
+    /// The kinds of failure a caller may word itself.
+    package enum Fault: Sendable {
+        /// The input ends inside the value.
+        case truncated
+        /// A varint overflows 64 bits.
+        case varintOverflow
+        /// A varint is not canonical: its last byte is zero.
+        case overlongVarint
+        /// Anything else: ``DecodeFailure/reason`` says what.
+        case invalid
+    }
+
+    /// What is wrong, in words.
+    package var reason: String
+    /// The kind of failure.
+    package var fault: Fault
+    /// For ``Fault/truncated``, where reading stopped: the first byte of a
+    /// fixed-width value, the end of the input for a varint; for the other
+    /// varint faults, the byte at fault. `nil` for ``Fault/invalid``.
+    package var offset: Int?
+
+    init(_ reason: String, _ fault: Fault = .invalid, at offset: Int? = nil) {
+        self.reason = reason
+        self.fault = fault
+        self.offset = offset
+    }
 }
 
 /// Bounds-checked reading of little-endian and LEB128 values from a byte
-/// buffer (the codec's input side). Never traps and never allocates more than
-/// the bytes actually present.
-struct ByteReader {
-    let base: UnsafeRawBufferPointer
-    var position: Int
+/// buffer: the input side of the log's codec, also used for snapshot files.
+/// Never traps and never allocates more than the bytes actually present.
+package struct ByteReader {
+    /// The input.
+    package let base: UnsafeRawBufferPointer
+    /// The offset of the next byte to read.
+    package var position: Int
 
-    init(_ base: UnsafeRawBufferPointer, position: Int = 0) {
+    /// A reader of `base` from `position`.
+    package init(_ base: UnsafeRawBufferPointer, position: Int = 0) {
         self.base = base
         self.position = position
     }
 
-    var remaining: Int { base.count - position }
+    /// The bytes after ``position``.
+    package var remaining: Int { base.count - position }
     var isAtEnd: Bool { position >= base.count }
 
+    /// One byte.
     @inline(__always)
-    mutating func u8() throws(DecodeFailure) -> UInt8 {
-        guard position < base.count else { throw DecodeFailure("unexpected end of record") }
+    package mutating func u8() throws(DecodeFailure) -> UInt8 {
+        guard position < base.count else { throw DecodeFailure("unexpected end of record", .truncated, at: position) }
         defer { position += 1 }
         return base[position]
     }
 
-    mutating func u16() throws(DecodeFailure) -> UInt16 {
-        guard remaining >= 2 else { throw DecodeFailure("unexpected end of record") }
+    /// 2 bytes, little-endian.
+    package mutating func u16() throws(DecodeFailure) -> UInt16 {
+        guard remaining >= 2 else { throw DecodeFailure("unexpected end of record", .truncated, at: position) }
         defer { position += 2 }
         return UInt16(base[position]) | UInt16(base[position + 1]) << 8
     }
 
-    mutating func u32() throws(DecodeFailure) -> UInt32 {
-        guard remaining >= 4 else { throw DecodeFailure("unexpected end of record") }
+    /// 4 bytes, little-endian.
+    package mutating func u32() throws(DecodeFailure) -> UInt32 {
+        guard remaining >= 4 else { throw DecodeFailure("unexpected end of record", .truncated, at: position) }
         defer { position += 4 }
         return base.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian
     }
 
-    mutating func u64() throws(DecodeFailure) -> UInt64 {
-        guard remaining >= 8 else { throw DecodeFailure("unexpected end of record") }
+    /// 8 bytes, little-endian.
+    package mutating func u64() throws(DecodeFailure) -> UInt64 {
+        guard remaining >= 8 else { throw DecodeFailure("unexpected end of record", .truncated, at: position) }
         defer { position += 8 }
         return base.loadUnaligned(fromByteOffset: position, as: UInt64.self).littleEndian
     }
 
+    /// A canonical unsigned LEB128 varint of at most 10 bytes.
     @inline(__always)
-    mutating func varint() throws(DecodeFailure) -> UInt64 {
+    package mutating func varint() throws(DecodeFailure) -> UInt64 {
         // Fast path: most varints (kinds, small indices, short lengths) are one byte.
         if position < base.count, base[position] < 0x80 {
             defer { position += 1 }
@@ -62,7 +96,9 @@ struct ByteReader {
                 let bits = ends.trailingZeroBitCount &+ 1  // 8 × the varint's length (1...8 bytes)
                 let x = word & (~UInt64(0) &>> (64 &- bits))
                 // The encoding is canonical: a zero final byte after others is an overlong varint.
-                if bits > 8 && x &>> (bits &- 8) == 0 { throw DecodeFailure("overlong varint") }
+                if bits > 8 && x &>> (bits &- 8) == 0 {
+                    throw DecodeFailure("overlong varint", .overlongVarint, at: position &+ bits &>> 3 &- 1)
+                }
                 // Gather the 7-bit groups (byte k's low 7 bits go to bits 7k...7k+6): pairs, then quads, then halves.
                 var result = x & 0x7f7f_7f7f_7f7f_7f7f
                 result = (result & 0x007f_007f_007f_007f) | ((result & 0x7f00_7f00_7f00_7f00) &>> 1)
@@ -79,14 +115,14 @@ struct ByteReader {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < base.count else { throw DecodeFailure("unexpected end of record in a varint") }
+            guard position < base.count else { throw DecodeFailure("unexpected end of record in a varint", .truncated, at: position) }
             let byte = base[position]
             position += 1
-            if shift == 63 && byte > 1 { throw DecodeFailure("varint overflows 64 bits") }
+            if shift == 63 && byte > 1 { throw DecodeFailure("varint overflows 64 bits", .varintOverflow, at: position - 1) }
             result |= UInt64(byte & 0x7f) << shift
             if byte & 0x80 == 0 {
                 // The encoding is canonical: a zero final byte after others is an overlong varint.
-                if byte == 0 && shift > 0 { throw DecodeFailure("overlong varint") }
+                if byte == 0 && shift > 0 { throw DecodeFailure("overlong varint", .overlongVarint, at: position - 1) }
                 return result
             }
             shift += 7
@@ -203,15 +239,17 @@ struct ByteReader {
         return true
     }
 
+    /// A label id: its 16 raw UUID bytes.
     @inline(__always)
-    mutating func id() throws(DecodeFailure) -> LabelID {
-        guard remaining >= 16 else { throw DecodeFailure("unexpected end of record in a label id") }
+    package mutating func id() throws(DecodeFailure) -> LabelID {
+        guard remaining >= 16 else { throw DecodeFailure("unexpected end of record in a label id", .truncated, at: position) }
         defer { position += 16 }
         return LabelID(UUID(uuid: base.loadUnaligned(fromByteOffset: position, as: uuid_t.self)))
     }
 
-    mutating func bytes(_ n: Int) throws(DecodeFailure) -> UnsafeRawBufferPointer {
-        guard n <= remaining else { throw DecodeFailure("unexpected end of data") }
+    /// The next `n` bytes, borrowed from the input.
+    package mutating func bytes(_ n: Int) throws(DecodeFailure) -> UnsafeRawBufferPointer {
+        guard n <= remaining else { throw DecodeFailure("unexpected end of data", .truncated, at: position) }
         defer { position += n }
         return UnsafeRawBufferPointer(rebasing: base[position..<position + n])
     }

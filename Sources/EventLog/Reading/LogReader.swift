@@ -28,7 +28,7 @@ public final class LogReader {
     ///   when the file does not start with a valid header this build reads;
     ///   ``EventLogError/Code/ioError`` when an OS call fails. A reader takes no lock, so
     ///   it never fails with ``EventLogError/Code/logInUse``.
-    public init(path: String, fileSystem: any LogFileSystem = PosixFileSystem()) throws(EventLogError) {
+    public init(path: String, fileSystem: any LogFileSystem = SystemFileSystem()) throws(EventLogError) {
         let file = try fileSystem.open(path, .readOnly)
         do {
             let size = try file.size()
@@ -242,7 +242,7 @@ public final class LogReader {
     ///   unchanged, and the scan stops there.
     /// - Complexity: O(file size): every frame from seq 1 is read and checked. Damage also
     ///   costs a search of the bytes after it for later frames.
-    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = PosixFileSystem(),
+    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = SystemFileSystem(),
                             visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
         let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }

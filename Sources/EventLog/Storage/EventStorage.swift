@@ -23,16 +23,33 @@ extension EventStorage {
     /// reading in batches. `body` returns `false` to stop early.
     public func forEachRecord(from seq: UInt64 = 1, through last: UInt64? = nil, batch: Int = 4096,
                               _ body: (EventRecord) throws -> Bool) throws {
-        var next = max(seq, 1)
-        while true {
-            if let last, next > last { return }
-            let records = try read(from: next, maxCount: batch)
-            if records.isEmpty { return }
-            for record in records {
-                if let last, record.seq > last { return }
-                if try !body(record) { return }
-            }
-            next = records[records.count - 1].seq + 1
+        try forEachRecordInBatches(from: seq, through: last, batch: batch, read: { (next, count) throws in
+            try read(from: next, maxCount: count)
+        }, body)
+    }
+}
+
+/// The one batch loop behind ``EventStorage/forEachRecord(from:through:batch:_:)``
+/// and a store's reads of its log: calls `body` for every record from `seq`
+/// through `last` (inclusive; `nil` means the end), in order, fetching them
+/// with `read(from, maxCount)` in batches of at most `batch` (and never past
+/// `last`). Stops when `body` returns `false` or `read` returns no records.
+package func forEachRecordInBatches<Failure: Error>(
+    from seq: UInt64, through last: UInt64?, batch: Int,
+    read: (_ seq: UInt64, _ maxCount: Int) throws(Failure) -> [EventRecord],
+    _ body: (EventRecord) throws(Failure) -> Bool
+) throws(Failure) {
+    var next = max(seq, 1)
+    while true {
+        if let last, next > last { return }
+        var count = batch
+        if let last, last - next < UInt64(max(batch, 0)) { count = Int(last - next + 1) }  // no further than `last`
+        let records = try read(next, count)
+        if records.isEmpty { return }
+        for record in records {
+            if let last, record.seq > last { return }
+            if try !body(record) { return }
         }
+        next = records[records.count - 1].seq + 1
     }
 }

@@ -10,7 +10,8 @@ import Musl
 
 /// Every operating-system call the log makes, in one place.
 ///
-/// An open file descriptor with the few operations a log needs. Errors are
+/// An open file of the real file system (``SystemFileSystem`` opens these),
+/// a file descriptor with the few operations a log needs. Errors are
 /// ``EventLogError`` values with code `ioError`, the path, and the `errno`.
 /// `SystemFile` is a plain value; whoever opens one closes it.
 public struct SystemFile: LogFile {

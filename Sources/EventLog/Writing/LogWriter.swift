@@ -43,7 +43,7 @@ public final class LogWriter: EventStorage, Sendable {
         /// Creates options; every parameter has the documented default.
         public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
                     createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() },
-                    fileSystem: any LogFileSystem = PosixFileSystem(), preallocation: Int64 = 1 << 20,
+                    fileSystem: any LogFileSystem = SystemFileSystem(), preallocation: Int64 = 1 << 20,
                     lockWait: Duration = .milliseconds(250)) {
             self.durability = durability
             self.recovery = recovery

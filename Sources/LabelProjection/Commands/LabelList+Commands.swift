@@ -8,34 +8,15 @@ extension LabelList {
     /// Returns `[]` when the commands change nothing. Throws the first refusal;
     /// for more than one command the error carries its ``StoreError/batchIndex``.
     /// A batch is validated by folding its events into this list and rolling
-    /// them back (``withRollback(_:)``): the list is unchanged on return, and
+    /// them back (``trialFold(_:steps:record:)``): the list is unchanged on return, and
     /// the cost is O(events · log n), not a copy of the list.
     mutating func events(for commands: [LabelCommand], expectation: VersionExpectation?) throws(StoreError) -> [LabelEvent] {
         var events: [LabelEvent] = []
         if commands.count == 1 {
             events = try self.events(for: commands[0])
         } else if !commands.isEmpty {
-            events = try withRollback { (work) throws(StoreError) -> [LabelEvent] in
-                var all: [LabelEvent] = []
-                for (i, command) in commands.enumerated() {
-                    do throws(StoreError) {
-                        let next = try work.events(for: command)
-                        for event in next {
-                            do throws(ProjectionError) {
-                                try work.replay(EventRecord(seq: work.lastSeq + 1, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event))
-                            } catch {
-                                throw StoreError.inconsistent(error)
-                            }
-                        }
-                        all += next
-                    } catch {
-                        var error = error
-                        error.batchIndex = i
-                        throw error
-                    }
-                }
-                return all
-            }
+            events = try trialFold(commands, steps: { (state, command) throws(StoreError) in try state.events(for: command) },
+                                   record: { event, seq in EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event) })
         }
         if let expectation { try check(expectation) }
         return events

@@ -4,14 +4,6 @@ import EventLog
 /// its events into the live projection and undoing them afterwards, in
 /// O(events · log n), instead of folding them into an O(n) copy.
 extension LabelList {
-    /// One edit of the order, as ``apply(_:)`` makes it.
-    enum OrderEdit: Sendable {
-        case inserted(UInt32, at: Int)
-        case removed(UInt32, at: Int)
-        case moved(from: Int, to: Int)
-        case replaced(with: [UInt32])
-    }
-
     /// What undoes the applies made since the journal was opened.
     struct Journal: Sendable {
         let slotCount: Int
@@ -38,29 +30,38 @@ extension LabelList {
         return try body(&self)
     }
 
-    /// Writes a slot, remembering its old value while a journal is open.
-    mutating func setSlot(_ number: UInt32, _ slot: Slot) {
-        if let slotCount = journal?.slotCount, Int(number) < slotCount {
-            journal!.slots.append((number, slots[Int(number)]))
-        }
-        slots[Int(number)] = slot
-    }
-
-    /// Edits the order, remembering the inverse while a journal is open.
-    mutating func editOrder(_ edit: OrderEdit) {
-        switch edit {
-        case .inserted(let slot, let at):
-            order.insert(slot, at: at)
-            journal?.undo.append(.removed(slot, at: at))
-        case .removed(_, let at):
-            let slot = order.remove(at: at)
-            journal?.undo.append(.inserted(slot, at: at))
-        case .moved(let from, let to):
-            order.move(from: from, to: to)
-            journal?.undo.append(.moved(from: to, to: from))
-        case .replaced(let slots):
-            if journal != nil { journal!.undo.append(.replaced(with: order.elements)) }
-            order.replace(with: slots)
+    /// Validates a batch by folding it into this list and rolling it back
+    /// (``withRollback(_:)``): for each of `items` in order, `steps` gives
+    /// what the item becomes in the state the items before it leave (or
+    /// throws why it is refused), and each step is folded as the record
+    /// `record(step, seq)` at the next seq, checked like any stored record.
+    /// Returns every item's steps, in order; the list is unchanged on return.
+    ///
+    /// A refusal, or a record the fold refuses (as
+    /// ``StoreError/Code/inconsistentEvent(_:)``), is thrown with the item's
+    /// position in ``StoreError/batchIndex`` when there is more than one item.
+    mutating func trialFold<Item, Step>(_ items: [Item], steps: (_ state: LabelList, _ item: Item) throws(StoreError) -> [Step],
+                                        record: (_ step: Step, _ seq: UInt64) -> EventRecord) throws(StoreError) -> [Step] {
+        try withRollback { (work) throws(StoreError) -> [Step] in
+            var all: [Step] = []
+            all.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                do throws(StoreError) {
+                    for step in try steps(work, item) {
+                        do throws(ProjectionError) {
+                            try work.replay(record(step, work.lastSeq + 1))
+                        } catch {
+                            throw StoreError.inconsistent(error)
+                        }
+                        all.append(step)
+                    }
+                } catch {
+                    var error = error
+                    if items.count > 1 { error.batchIndex = i }
+                    throw error
+                }
+            }
+            return all
         }
     }
 

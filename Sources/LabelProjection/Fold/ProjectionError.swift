@@ -12,9 +12,11 @@ public struct ProjectionError: Error, Sendable, Hashable, CustomStringConvertibl
     public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
         /// The record's seq is not the one after the last applied seq.
         case seqOutOfOrder
-        /// An `added` event names an id that is already live.
+        /// An `added` event names an id that is already live. (A command that
+        /// would do so is refused as ``StoreError/Code/labelAlreadyExists``.)
         case duplicateID
-        /// An event names an id the list has never seen.
+        /// An event names an id the list has never seen. (A command that would
+        /// do so is refused as ``StoreError/Code/labelNeverAdded``.)
         case unknownID
         /// An event edits, moves or removes an id that was removed (and not re-added).
         case removedID

@@ -9,7 +9,7 @@ extension EventRecord {
     /// from a history the log no longer has (records lost in a crash and
     /// written again differently) is not used.
     public var snapshotFingerprint: UInt32 {
-        var w = SnapshotWriter(capacity: 96)
+        var w = ByteWriter(capacity: 96)
         w.u64(seq)
         w.u64(UInt64(bitPattern: timestamp.millisecondsSince1970))
         w.u8(event.kind.code)

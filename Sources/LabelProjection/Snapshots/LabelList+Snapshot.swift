@@ -20,7 +20,7 @@ extension LabelList {
         let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
         var flags: UInt16 = lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag
         if position?.checksum != nil { flags |= SnapshotFormat.historyChecksumFlag }
-        var w = SnapshotWriter(capacity: SnapshotFormat.headerLength + slots.count * 22 + count * 4 + titles.liveBytes + 64)
+        var w = ByteWriter(capacity: SnapshotFormat.headerLength + slots.count * 22 + count * 4 + titles.liveBytes + 64)
         w.bytes.append(contentsOf: SnapshotFormat.magic)
         w.u16(SnapshotFormat.currentVersion)
         w.u16(flags)
@@ -63,7 +63,7 @@ extension LabelList {
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - SnapshotFormat.trailerLength)])
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
         let computed = CRC32C.checksum(body)
-        var r = SnapshotReader(body, position: SnapshotFormat.magic.count)
+        var r = ByteReader(body, position: SnapshotFormat.magic.count)
         let version = try r.u16("the version")
         if version > SnapshotFormat.currentVersion && stored == computed {
             throw SnapshotError(.unsupportedVersion, "the snapshot has format version \(version); this build reads up to version \(SnapshotFormat.currentVersion)")

@@ -6,7 +6,7 @@ import EventLog
 /// stored one record per slot (still read).
 extension LabelList {
     /// Writes the counts and the slot columns (docs/SNAPSHOTS.md, "Body").
-    func encodeColumns(into w: inout SnapshotWriter) {
+    func encodeColumns(into w: inout ByteWriter) {
         w.varint(UInt64(slots.count))
         w.varint(UInt64(count))
         w.varint(UInt64(enabledCount))
@@ -26,7 +26,7 @@ extension LabelList {
     /// id index is built from the ids column on another (the two touch
     /// disjoint memory; both finish before this returns). Returns the live
     /// and enabled counts and a slot whose id an earlier slot has, if any.
-    mutating func decodeColumnsIndexingConcurrently(_ r: inout SnapshotReader, slotCount: Int, liveCount: Int, seq: UInt64)
+    mutating func decodeColumnsIndexingConcurrently(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64)
         throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?) {
         guard slotCount >= 50_000, slotCount * 16 <= r.remaining else {
             let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
@@ -48,7 +48,7 @@ extension LabelList {
 
     /// Reads version 2's slot columns into this (empty) list's slots and
     /// titles; returns the live and enabled counts the states give.
-    mutating func decodeColumns(_ r: inout SnapshotReader, slotCount: Int, liveCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
+    mutating func decodeColumns(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
         guard slotCount * 18 + liveCount <= r.remaining else {
             throw SnapshotError(.invalidContent, "\(slotCount) slots cannot fit in the \(r.remaining) bytes left")
         }
@@ -127,7 +127,7 @@ extension LabelList {
     }
 
     /// Reads version 1's one-record-per-slot layout (id · state · seq · title if live).
-    mutating func decodeRows(_ r: inout SnapshotReader, slotCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
+    mutating func decodeRows(_ r: inout ByteReader, slotCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
         slots.reserveCapacity(slotCount)
         var live = 0, enabled = 0
         for number in 0..<slotCount {

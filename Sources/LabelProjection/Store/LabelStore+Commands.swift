@@ -10,8 +10,8 @@ extension LabelStore {
     ///   current order.
     /// - A refused command appends nothing (except the audit record when
     ///   ``Options/recordRejections`` is on) and throws: ``StoreError/Code/labelRemoved(removedAtSeq:)``
-    ///   for a removed id, ``StoreError/Code/unknownID`` for an id never added,
-    ///   ``StoreError/Code/duplicateID``, ``StoreError/Code/positionOutOfRange(position:count:)``,
+    ///   for a removed id, ``StoreError/Code/labelNeverAdded`` for an id never added,
+    ///   ``StoreError/Code/labelAlreadyExists``, ``StoreError/Code/positionOutOfRange(position:count:)``,
     ///   ``StoreError/Code/invalidCommand``, or ``StoreError/Code/staleVersion(expected:current:)``
     ///   when `options.expectation` no longer holds (checked after the command itself).
     /// - Returns when the records are as durable as the log's durability
@@ -46,23 +46,11 @@ extension LabelStore {
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
         try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
-            try list.withRollback { (work) throws(StoreError) -> [LogEntry] in
-                var stamped: [LogEntry] = []
-                stamped.reserveCapacity(entries.count)
-                for (i, entry) in entries.enumerated() {
-                    var entry = entry
-                    entry.timestamp = entry.timestamp ?? now
-                    do throws(ProjectionError) {
-                        try work.replay(entry.record(seq: work.lastSeq + 1, now: now))
-                    } catch {
-                        var storeError = StoreError.inconsistent(error)
-                        storeError.batchIndex = entries.count > 1 ? i : nil
-                        throw storeError
-                    }
-                    stamped.append(entry)
-                }
-                return stamped
-            }
+            try list.trialFold(entries, steps: { (_, entry) throws(StoreError) in
+                var entry = entry
+                entry.timestamp = entry.timestamp ?? now
+                return [entry]
+            }, record: { entry, seq in entry.record(seq: seq, now: now) })
         }
     }
 

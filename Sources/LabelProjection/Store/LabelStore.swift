@@ -145,20 +145,12 @@ public final class LabelStore: Sendable {
         ownedWriter?.close()
     }
 
-    /// Calls `body` for each stored record from `seq` through `last` (`nil`: the end), in order;
-    /// `body` returns `false` to stop.
+    /// Calls `body` for each stored record from `seq` through `last` (`nil`: the end), in order,
+    /// read straight from `storage` (its errors as ``StoreError/Code/storage(_:)``); `body` returns `false` to stop.
     static func forEachRecord(in storage: any EventStorage, from seq: UInt64, through last: UInt64?,
                               _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
-        var next = max(seq, 1)
-        while last.map({ next <= $0 }) ?? true {
-            let records: [EventRecord]
-            do { records = try storage.read(from: next, maxCount: 4096) } catch { throw StoreError.storage(error) }
-            if records.isEmpty { return }
-            for record in records {
-                if let last, record.seq > last { return }
-                if try !body(record) { return }
-            }
-            next = records[records.count - 1].seq + 1
-        }
+        try forEachRecordInBatches(from: seq, through: last, batch: StoreLog.batch, read: { (next, count) throws(StoreError) in
+            do throws(EventLogError) { return try storage.read(from: next, maxCount: count) } catch { throw StoreError.storage(error) }
+        }, body)
     }
 }

@@ -11,10 +11,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The label was removed by the record at `removedAtSeq` (and not added again).
         /// The message starts with `Edit skipped: label was removed.`
         case labelRemoved(removedAtSeq: UInt64)
-        /// No label with this id was ever added.
-        case unknownID
-        /// An add names an id that a live label already has.
-        case duplicateID
+        /// No label with this id was ever added. (The fold's counterpart, for
+        /// an event, is ``ProjectionError/Code/unknownID``.)
+        case labelNeverAdded
+        /// An add names an id that a live label already has. (The fold's
+        /// counterpart, for an event, is ``ProjectionError/Code/duplicateID``.)
+        case labelAlreadyExists
         /// A position is outside the list (`count` is the list's length at that moment).
         case positionOutOfRange(position: Int, count: Int)
         /// What the write depends on changed since the writer read it: `current` is
@@ -34,11 +36,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case closed
 
         /// A stable name for the code, e.g. `labelRemoved`, for JSON and exit messages.
+        /// ``labelNeverAdded`` and ``labelAlreadyExists`` keep the names they had
+        /// before they were renamed: `unknownID` and `duplicateID`.
         public var name: String {
             switch self {
             case .labelRemoved: "labelRemoved"
-            case .unknownID: "unknownID"
-            case .duplicateID: "duplicateID"
+            case .labelNeverAdded: "unknownID"
+            case .labelAlreadyExists: "duplicateID"
             case .positionOutOfRange: "positionOutOfRange"
             case .staleVersion: "staleVersion"
             case .nothingToActOn: "nothingToActOn"
@@ -91,11 +95,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func unknown(_ id: LabelID) -> StoreError {
-        StoreError(.unknownID, "No label has id \(id): it was never added.", id: id)
+        StoreError(.labelNeverAdded, "No label has id \(id): it was never added.", id: id)
     }
 
     static func duplicate(_ id: LabelID, at position: Int) -> StoreError {
-        StoreError(.duplicateID, "A label with id \(id) already exists (at position \(position)); two labels never share an id.", id: id)
+        StoreError(.labelAlreadyExists, "A label with id \(id) already exists (at position \(position)); two labels never share an id.", id: id)
     }
 
     static func position(_ position: Int, count: Int, valid: String, id: LabelID? = nil) -> StoreError {
@@ -109,4 +113,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     static func inconsistent(_ error: ProjectionError) -> StoreError {
         StoreError(.inconsistentEvent(error), error.message, id: error.id, seq: error.seq)
     }
+}
+
+extension StoreError.Code {
+    /// The old name of ``labelNeverAdded``.
+    @available(*, deprecated, renamed: "labelNeverAdded")
+    public static var unknownID: Self { .labelNeverAdded }
+
+    /// The old name of ``labelAlreadyExists``.
+    @available(*, deprecated, renamed: "labelAlreadyExists")
+    public static var duplicateID: Self { .labelAlreadyExists }
 }

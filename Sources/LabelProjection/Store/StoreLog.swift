@@ -95,29 +95,23 @@ final class StoreLog: Sendable {
 
     /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
     func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?) throws(StoreError) {
-        while list.lastSeq < seq {
-            let records = try read(from: list.lastSeq + 1, maxCount: Int(min(4096, seq - list.lastSeq)), via: storage)
-            if records.isEmpty { break }
-            for record in records where record.seq <= seq {
-                do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
-            }
+        try forEachRecord(from: list.lastSeq + 1, through: seq, via: storage) { (record) throws(StoreError) in
+            do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
+            return true
         }
     }
 
-    /// Calls `body` for each record from `seq` through `last` (`nil`: the end), in order; `body` returns `false` to stop.
+    /// Calls `body` for each record from `seq` through `last` (`nil`: the end), in order, read as
+    /// ``read(from:maxCount:via:)`` reads, in batches of ``batch``; `body` returns `false` to stop.
     func forEachRecord(from seq: UInt64, through last: UInt64?, via storage: (any EventStorage)?,
                        _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
-        var next = max(seq, 1)
-        while last.map({ next <= $0 }) ?? true {
-            let records = try read(from: next, maxCount: 4096, via: storage)
-            if records.isEmpty { return }
-            for record in records {
-                if let last, record.seq > last { return }
-                if try !body(record) { return }
-            }
-            next = records[records.count - 1].seq + 1
-        }
+        try forEachRecordInBatches(from: seq, through: last, batch: Self.batch, read: { (next, count) throws(StoreError) in
+            try read(from: next, maxCount: count, via: storage)
+        }, body)
     }
+
+    /// How many records the store reads from its log at a time when it folds or walks it.
+    static let batch = 4096
 }
 
 /// A `LogReader` in ``StoreLog``'s pool. `@unchecked Sendable`: a reader is

@@ -41,33 +41,3 @@ extension LogFile {
         return bytes
     }
 }
-
-/// The file-system operations the log needs beyond an open file.
-public protocol LogFileSystem: Sendable {
-    /// Opens a file; `fileNotFound` / `fileExists` as ``SystemFile/open(_:_:)``.
-    func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile
-    /// Whether something exists at `path`.
-    func exists(_ path: String) -> Bool
-    /// Hard-links `from` to `to`, never replacing `to`.
-    func link(_ from: String, to: String) throws(EventLogError)
-    /// Removes a file (a missing one is not an error).
-    func unlink(_ path: String)
-    /// Makes a create, link or rename in the directory of `path` durable.
-    func syncDirectory(containing path: String) throws(EventLogError)
-}
-
-/// The real file system, through ``SystemFile``.
-public struct PosixFileSystem: LogFileSystem {
-    /// Creates the real file system.
-    public init() {}
-    /// Opens `path` with ``SystemFile/open(_:_:)``.
-    public func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile { try SystemFile.open(path, mode) }
-    /// ``SystemFile/exists(_:)``.
-    public func exists(_ path: String) -> Bool { SystemFile.exists(path) }
-    /// ``SystemFile/link(_:to:)``.
-    public func link(_ from: String, to: String) throws(EventLogError) { try SystemFile.link(from, to: to) }
-    /// ``SystemFile/unlink(_:)``.
-    public func unlink(_ path: String) { SystemFile.unlink(path) }
-    /// ``SystemFile/syncDirectory(containing:)``.
-    public func syncDirectory(containing path: String) throws(EventLogError) { try SystemFile.syncDirectory(containing: path) }
-}

@@ -1,0 +1,71 @@
+import EventLog
+
+/// Snapshot files are read with the log codec's ``ByteReader`` (and written
+/// with its `ByteWriter`). These read one field each and turn a failure into
+/// a ``SnapshotError`` that names the field (`what`) and the byte it is at.
+extension ByteReader {
+    mutating func u8(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt8 {
+        try field(what) { (r) throws(DecodeFailure) in try r.u8() }
+    }
+
+    mutating func u16(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt16 {
+        try field(what) { (r) throws(DecodeFailure) in try r.u16() }
+    }
+
+    mutating func u32(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt32 {
+        try field(what) { (r) throws(DecodeFailure) in try r.u32() }
+    }
+
+    mutating func u64(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt64 {
+        try field(what) { (r) throws(DecodeFailure) in try r.u64() }
+    }
+
+    /// A canonical LEB128 varint of at most 10 bytes.
+    mutating func varint(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt64 {
+        try field(what) { (r) throws(DecodeFailure) in try r.varint() }
+    }
+
+    mutating func id(_ what: @autoclosure () -> String) throws(SnapshotError) -> LabelID {
+        try field(what) { (r) throws(DecodeFailure) in try r.id() }
+    }
+
+    /// A count that must be at most `limit` (checked before anything is allocated for it).
+    mutating func count(_ what: @autoclosure () -> String, limit: Int) throws(SnapshotError) -> Int {
+        let start = position
+        let v = try varint(what())
+        guard v <= UInt64(limit) else {
+            throw SnapshotError(.invalidContent, "\(what()) \(v) at byte \(start) is more than the \(limit) the rest of the file can hold")
+        }
+        return Int(v)
+    }
+
+    /// A string's bytes, checked to be valid UTF-8, borrowed from the input
+    /// (no copy, no allocation).
+    mutating func utf8(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> UnsafeRawBufferPointer {
+        let start = position
+        let length = try count("\(what()) length", limit: maxBytes)
+        guard length <= remaining else {
+            throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is \(length) bytes long, past the end of the snapshot")
+        }
+        let slice = try field(what) { (r) throws(DecodeFailure) in try r.bytes(length) }
+        guard UTF8Validation.isValid(slice) else {
+            throw SnapshotError(.invalidContent, "\(what()) at byte \(start) is not valid UTF-8")
+        }
+        return slice
+    }
+
+    /// `read` from this reader, its failure worded for the field `what`.
+    private mutating func field<T>(_ what: () -> String, _ read: (inout ByteReader) throws(DecodeFailure) -> T) throws(SnapshotError) -> T {
+        do throws(DecodeFailure) {
+            return try read(&self)
+        } catch {
+            let at = error.offset ?? position
+            switch error.fault {
+            case .truncated: throw SnapshotError(.invalidContent, "the snapshot ends inside \(what()) at byte \(at)")
+            case .varintOverflow: throw SnapshotError(.invalidContent, "\(what()) overflows 64 bits at byte \(at)")
+            case .overlongVarint: throw SnapshotError(.invalidContent, "\(what()) is an overlong varint at byte \(at)")
+            case .invalid: throw SnapshotError(.invalidContent, "\(what()) at byte \(at) is invalid: \(error.reason)")
+            }
+        }
+    }
+}
