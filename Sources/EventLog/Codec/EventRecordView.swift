@@ -72,7 +72,7 @@ public struct EventRecordView {
     }
 }
 
-extension LabelEventOf where Text == UTF8Text {
+extension LabelEventOf where Text == UTF8Text, Order == EventRecordView.IDs {
     /// The event as a ``LabelEvent`` (copies the texts and ids): the same
     /// case with the same values, equal to the event ``EventRecord`` decoding
     /// of the same bytes returns.
