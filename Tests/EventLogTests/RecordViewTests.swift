@@ -117,6 +117,13 @@ struct RecordViewTests {
         for kind in LabelEvent.Kind.allCases { #expect(LabelEvent.Kind(code: kind.code) == kind) }
     }
 
+    @Test func recordsAndViewsShareOneEventShapeAndOneKindType() {
+        // One generic event: the String form and the borrowed form are specializations of it, with one Kind.
+        #expect(LabelEvent.self == LabelEventOf<String, [LabelID]>.self)
+        #expect(EventRecordView.Event.self == LabelEventOf<UTF8Text, EventRecordView.IDs>.self)
+        #expect(LabelEvent.Kind.self == EventKind.self && EventRecordView.Event.Kind.self == EventKind.self)
+    }
+
     @Test func openWithViewsVisitsTheRecordsOpenReplaysFromReplayFromOn() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

@@ -12,6 +12,8 @@ enum JSONField: String, CodingKey {
     case seq, time, kind, id, actor, note, title, oldTitle, isEnabled, index, from, to, order, command, reason
 }
 
+/// The JSON form is for the `String` form of events only: a borrowed
+/// ``EventRecordView/Event`` is encoded by copying it out (``LabelEventOf/labelEvent``).
 extension LabelEvent: Codable {
     /// Writes `kind`, `id` and the kind's fields (see ``EventRecord``'s JSON form).
     public func encode(to encoder: any Encoder) throws {

@@ -30,69 +30,10 @@ public struct EventRecordView {
     public let payload: UnsafeRawBufferPointer
 
     /// A ``LabelEvent`` whose texts are borrowed ``UTF8Text``s and whose
-    /// reorder is a borrowed ``EventRecordView/IDs``; same cases, same meaning.
-    public enum Event {
-        /// A label was inserted at `index` with this title and state.
-        case added(id: LabelID, title: UTF8Text, isEnabled: Bool, index: Int)
-        /// A label's title changed from `oldTitle` to `newTitle`.
-        case renamed(id: LabelID, oldTitle: UTF8Text, newTitle: UTF8Text)
-        /// A label's `isEnabled` flipped; `isEnabled` is the new value.
-        case toggled(id: LabelID, isEnabled: Bool)
-        /// A label was removed from `index`; `title` and `isEnabled` are what it had.
-        case removed(id: LabelID, index: Int, title: UTF8Text, isEnabled: Bool)
-        /// A label moved from position `from` to position `to`.
-        case moved(id: LabelID, from: Int, to: Int)
-        /// The whole list took this order.
-        case reordered(order: IDs)
-        /// An audit record: a write was refused.
-        case rejected(id: LabelID?, command: UTF8Text, reason: UTF8Text)
-
-        /// This event's kind.
-        public var kind: LabelEvent.Kind {
-            switch self {
-            case .added: .added
-            case .renamed: .renamed
-            case .toggled: .toggled
-            case .removed: .removed
-            case .moved: .moved
-            case .reordered: .reordered
-            case .rejected: .rejected
-            }
-        }
-
-        /// The label this event is about, or `nil` for `reordered` (and id-less rejections).
-        public var labelID: LabelID? {
-            switch self {
-            case .added(let id, _, _, _), .renamed(let id, _, _), .toggled(let id, _),
-                 .removed(let id, _, _, _), .moved(let id, _, _):
-                id
-            case .reordered:
-                nil
-            case .rejected(let id, _, _):
-                id
-            }
-        }
-
-        /// The event as a ``LabelEvent`` (copies the texts and ids).
-        public var labelEvent: LabelEvent {
-            switch self {
-            case .added(let id, let title, let isEnabled, let index):
-                .added(id: id, title: title.string, isEnabled: isEnabled, index: index)
-            case .renamed(let id, let oldTitle, let newTitle):
-                .renamed(id: id, oldTitle: oldTitle.string, newTitle: newTitle.string)
-            case .toggled(let id, let isEnabled):
-                .toggled(id: id, isEnabled: isEnabled)
-            case .removed(let id, let index, let title, let isEnabled):
-                .removed(id: id, index: index, title: title.string, isEnabled: isEnabled)
-            case .moved(let id, let from, let to):
-                .moved(id: id, from: from, to: to)
-            case .reordered(let order):
-                .reordered(order: Array(order))
-            case .rejected(let id, let command, let reason):
-                .rejected(id: id, command: command.string, reason: reason.string)
-            }
-        }
-    }
+    /// reorder is a borrowed ``EventRecordView/IDs``: the same cases, the same
+    /// meaning, the same ``LabelEventOf/Kind``. Valid only as long as the view
+    /// (see ``EventRecordView``); ``LabelEventOf/labelEvent`` copies it out.
+    public typealias Event = LabelEventOf<UTF8Text, IDs>
 
     /// The ids of a `reordered` event, read from the record's bytes as they
     /// are iterated (16 bytes each); no array is built.
@@ -128,6 +69,30 @@ public struct EventRecordView {
     /// of the same payload returns.
     public var record: EventRecord {
         EventRecord(seq: seq, timestamp: timestamp, actor: actor?.string, note: note?.string, event: event.labelEvent)
+    }
+}
+
+extension LabelEventOf where Text == UTF8Text, Order == EventRecordView.IDs {
+    /// The event as a ``LabelEvent`` (copies the texts and ids): the same
+    /// case with the same values, equal to the event ``EventRecord`` decoding
+    /// of the same bytes returns.
+    public var labelEvent: LabelEvent {
+        switch self {
+        case .added(let id, let title, let isEnabled, let index):
+            .added(id: id, title: title.string, isEnabled: isEnabled, index: index)
+        case .renamed(let id, let oldTitle, let newTitle):
+            .renamed(id: id, oldTitle: oldTitle.string, newTitle: newTitle.string)
+        case .toggled(let id, let isEnabled):
+            .toggled(id: id, isEnabled: isEnabled)
+        case .removed(let id, let index, let title, let isEnabled):
+            .removed(id: id, index: index, title: title.string, isEnabled: isEnabled)
+        case .moved(let id, let from, let to):
+            .moved(id: id, from: from, to: to)
+        case .reordered(let order):
+            .reordered(order: Array(order))
+        case .rejected(let id, let command, let reason):
+            .rejected(id: id, command: command.string, reason: reason.string)
+        }
     }
 }
 

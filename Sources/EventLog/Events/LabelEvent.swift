@@ -1,4 +1,21 @@
-/// One change to the label list, as stored in the log.
+/// One change to the label list, as stored in the log, with its texts kept
+/// as `String`s and a reorder's ids as an array: the form to keep, compare,
+/// encode and append.
+///
+/// The cases, their meaning and the index convention are those of
+/// ``LabelEventOf``; ``EventRecordView/Event`` is the same shape over texts
+/// and ids borrowed from a record's bytes.
+public typealias LabelEvent = LabelEventOf<String, [LabelID]>
+
+/// One change to the label list, as stored in the log, generic over how it
+/// holds its texts (`Text`: titles, a rejection's command and reason) and a
+/// reorder's ids (`Order`).
+///
+/// ``LabelEvent`` (`String`, `[LabelID]`) is the form to keep; a borrowed
+/// ``EventRecordView/Event`` (``UTF8Text``, ``EventRecordView/IDs``) is the
+/// same cases decoded in place, and its ``labelEvent`` copies it out. Every
+/// specialization has the same seven cases with the same meaning, one
+/// ``EventKind`` per case, and the same rules below.
 ///
 /// Every case carries the old and the new values it needs, so an audit of a
 /// single event needs no replay of the events before it. The only exception
@@ -14,59 +31,32 @@
 ///   position *after* the move, i.e. the label is removed at `from` and then
 ///   inserted at `to` in the shortened list. Both are in `0..<count`, and
 ///   `from != to`.
-public enum LabelEvent: Sendable, Hashable {
+public enum LabelEventOf<Text, Order: Collection<LabelID>> {
     /// A label was inserted at `index` with this title and state.
-    case added(id: LabelID, title: String, isEnabled: Bool, index: Int)
+    case added(id: LabelID, title: Text, isEnabled: Bool, index: Int)
     /// A label's title changed from `oldTitle` to `newTitle`.
-    case renamed(id: LabelID, oldTitle: String, newTitle: String)
+    case renamed(id: LabelID, oldTitle: Text, newTitle: Text)
     /// A label's `isEnabled` flipped; `isEnabled` is the new value, the old one is its negation.
     case toggled(id: LabelID, isEnabled: Bool)
     /// A label was removed from `index`; `title` and `isEnabled` are what it had.
-    case removed(id: LabelID, index: Int, title: String, isEnabled: Bool)
+    case removed(id: LabelID, index: Int, title: Text, isEnabled: Bool)
     /// A label moved from position `from` to position `to` (see the index convention).
     case moved(id: LabelID, from: Int, to: Int)
     /// The whole list took this order (a permutation of the live ids), e.g. a reverse.
-    case reordered(order: [LabelID])
+    case reordered(order: Order)
     /// An audit record: a write was refused. It changes nothing when folded.
     /// `command` describes the attempted write; `reason` is the error message.
-    case rejected(id: LabelID?, command: String, reason: String)
+    case rejected(id: LabelID?, command: Text, reason: Text)
+}
 
-    /// The kind of an event, with the stable name used in JSON and on the command line.
-    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-        case added, renamed, toggled, removed, moved, reordered, rejected
+extension LabelEventOf {
+    /// The kind of an event: one type, ``EventKind``, for every specialization,
+    /// so `LabelEvent.Kind` and `EventRecordView.Event.Kind` are the same type.
+    public typealias Kind = EventKind
 
-        /// The one-byte code of this kind in the binary record (docs/FORMAT.md).
-        public var code: UInt8 {
-            switch self {
-            case .added: 1
-            case .renamed: 2
-            case .toggled: 3
-            case .removed: 4
-            case .moved: 5
-            case .reordered: 6
-            case .rejected: 7
-            }
-        }
-
-        /// The kind with this binary code, or `nil`.
-        public init?(code: UInt8) {
-            switch code {
-            case 1: self = .added
-            case 2: self = .renamed
-            case 3: self = .toggled
-            case 4: self = .removed
-            case 5: self = .moved
-            case 6: self = .reordered
-            case 7: self = .rejected
-            default: return nil
-            }
-        }
-
-        /// The stable name, e.g. `renamed`.
-        public var description: String { rawValue }
-    }
-
-    /// This event's kind.
+    /// This event's kind. (Inlinable, as is ``labelID``, so a caller in
+    /// another module gets it specialized for its `Text` and `Order`.)
+    @inlinable
     public var kind: Kind {
         switch self {
         case .added: .added
@@ -80,6 +70,7 @@ public enum LabelEvent: Sendable, Hashable {
     }
 
     /// The label this event is about, or `nil` for `reordered` (and id-less rejections).
+    @inlinable
     public var labelID: LabelID? {
         switch self {
         case .added(let id, _, _, _), .renamed(let id, _, _), .toggled(let id, _),
@@ -92,3 +83,14 @@ public enum LabelEvent: Sendable, Hashable {
         }
     }
 }
+
+/// An event whose texts and ids are `Sendable` may cross threads
+/// (``LabelEvent`` does; a borrowed ``EventRecordView/Event`` does not).
+extension LabelEventOf: Sendable where Text: Sendable, Order: Sendable {}
+
+/// Events are equal when they are the same case with equal values
+/// (texts by their own `==`; `String`'s is Unicode canonical equivalence).
+extension LabelEventOf: Equatable where Text: Equatable, Order: Equatable {}
+
+/// Hashing agrees with ``==``.
+extension LabelEventOf: Hashable where Text: Hashable, Order: Hashable {}

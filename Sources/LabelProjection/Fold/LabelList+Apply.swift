@@ -26,7 +26,7 @@ extension LabelList {
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let enabledBefore = enabledCount
-        let (membershipChanged, before, after) = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event.foldEvent, describing: true)
+        let (membershipChanged, before, after) = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event, describing: true)
         return LabelChange(record: record, membershipChanged: membershipChanged, before: before, after: after,
                            enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
     }
@@ -37,7 +37,7 @@ extension LabelList {
     /// ``LabelChange``. No title is made into a `String`, so a fold of a
     /// `renamed`, `toggled` or `moved` allocates nothing.
     public mutating func replay(_ record: EventRecord) throws(ProjectionError) {
-        _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event.foldEvent, describing: false)
+        _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event, describing: false)
     }
 
     /// Folds one record decoded in place (``EventRecordView``, e.g. from
@@ -45,16 +45,17 @@ extension LabelList {
     /// record: titles are compared and copied as bytes, so folding a log this
     /// way allocates nothing per record beyond the list's own growth.
     public mutating func replay(_ view: EventRecordView) throws(ProjectionError) {
-        _ = try fold(seq: view.seq, timestamp: view.timestamp, event: view.event.foldEvent, describing: false)
+        _ = try fold(seq: view.seq, timestamp: view.timestamp, event: view.event, describing: false)
     }
 
     /// The fold behind ``apply(_:)`` and ``replay(_:)``, generic over how the
-    /// record holds its texts (``FoldEvent``); `before`/`after` are made only
+    /// record holds its texts (`String` or a borrowed `UTF8Text`, see
+    /// ``FoldText``) and a reorder's ids; `before`/`after` are made only
     /// when `describing` (a constant in each caller, so the other path
     /// compiles away).
     @inline(__always)
     mutating func fold<Text: FoldText, Order: Collection<LabelID>>(
-        seq: UInt64, timestamp: EventTimestamp, event: FoldEvent<Text, Order>, describing: Bool
+        seq: UInt64, timestamp: EventTimestamp, event: LabelEventOf<Text, Order>, describing: Bool
     ) throws(ProjectionError) -> (membershipChanged: Bool, before: Label?, after: Label?) {
         guard seq == lastSeq + 1 else {
             throw ProjectionError(.seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
