@@ -1,4 +1,5 @@
 import EventLog
+import LabelStoreTestSupport
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -54,22 +55,8 @@ enum CLI {
     private static func locate() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["LABELREPLAY"] { return URL(fileURLWithPath: path) }
-        var directories: [URL] = []
-        // macOS: the .xctest bundle sits in the products directory.
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        // Linux: the test runner is an executable in the products directory.
-        if let runner = Bundle.main.executableURL { directories.append(runner.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        // Fallback: <package>/.build/debug, from this file's location.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        directories.append(root.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("labelreplay")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return directories.last!.appendingPathComponent("labelreplay")
+        return BuiltProducts.executable(named: "labelreplay")
+            ?? BuiltProducts.directories.last!.appendingPathComponent("labelreplay")
     }
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
