@@ -22,7 +22,9 @@ let package = Package(
         .executableTarget(name: "logtorture", dependencies: ["EventLog", "LabelStoreTestSupport"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"]),
+        // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
+        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
+                    exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

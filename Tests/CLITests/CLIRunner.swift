@@ -60,8 +60,10 @@ enum CLI {
     }
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
-    static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) async throws -> CLIResult {
-        let running = try start(arguments, in: directory, stdin: stdin)
+    /// `environment` sets variables on top of this process's environment.
+    static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+                    environment: [String: String] = [:]) async throws -> CLIResult {
+        let running = try start(arguments, in: directory, stdin: stdin, environment: environment)
         return try await running.wait()
     }
 
@@ -73,7 +75,8 @@ enum CLI {
     }
 
     /// Starts `labelreplay arguments…` without waiting (for `--follow`).
-    static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) throws -> RunningCLI {
+    static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+                      environment: [String: String] = [:]) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let out = scratch.appendingPathComponent("stdout"), err = scratch.appendingPathComponent("stderr")
@@ -85,6 +88,7 @@ enum CLI {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = try FileHandle(forReadingFrom: input)
