@@ -34,11 +34,16 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["CCRC32C"]),
         .target(name: "LabelProjection", dependencies: ["EventLog"], swiftSettings: projectionSettings),
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
+        // What the tests and their child process share (seeded randomness, stress records,
+        // fixtures, finding the built executables); not a product.
+        .target(name: "LabelStoreTestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
         // The child process of the crash and multi-process tests; not a product.
-        .executableTarget(name: "logtorture", dependencies: ["EventLog"]),
-        .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog"]),
-        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection"]),
+        .executableTarget(name: "logtorture", dependencies: ["EventLog", "LabelStoreTestSupport"]),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
+        // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
+        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
+                    exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

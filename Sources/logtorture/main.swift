@@ -8,11 +8,7 @@
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 import EventLog
 import Foundation
-
-/// The title of the record at `seq`: the parent checks every acknowledged record against it.
-func expectedTitle(_ seq: UInt64) -> String {
-    "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61))
-}
+import LabelStoreTestSupport
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("logtorture: \(message)\n".utf8))
@@ -41,7 +37,7 @@ case "append":
             let n = Int(state % 3) + 1
             let first = writer.lastSeq + 1
             let entries = (0..<UInt64(n)).map { i in
-                LogEntry(.added(id: LabelID(), title: expectedTitle(first + i), isEnabled: true, index: 0), actor: "child")
+                LogEntry(.added(id: LabelID(), title: StressRecords.plainTitle(first + i), isEnabled: true, index: 0), actor: "child")
             }
             let records = try writer.append(entries)
             say("ack \(records[0].seq) \(records[records.count - 1].seq)")
@@ -59,7 +55,7 @@ case "append-mixed":
         let frame = try StressRecords.frameBytes(validIn: path, seq: StressRecords.embeddedSeq)
         say("frame \(frame?.count ?? 0)")
         if round % 2 == 1 {
-            let record = try writer.append(LogEntry(.reordered(order: StressRecords.largeReorderIDs), actor: "bulk"))
+            let record = try writer.append(StressRecords.largeReorder())
             say("ack \(record.seq) \(record.seq)")
         }
         var state = round | 1
@@ -98,7 +94,7 @@ case "follow":
             if batch.isEmpty { usleep(200); continue }
             for record in batch {
                 guard record.seq == seen + 1 else { fail("saw seq \(record.seq) after \(seen)") }
-                guard case .added(_, let title, _, _) = record.event, title == expectedTitle(record.seq) else {
+                guard case .added(_, let title, _, _) = record.event, title == StressRecords.plainTitle(record.seq) else {
                     fail("record \(record.seq) has the wrong content")
                 }
                 seen = record.seq

@@ -1,4 +1,5 @@
 import EventLog
+import LabelStoreTestSupport
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -54,27 +55,15 @@ enum CLI {
     private static func locate() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["LABELREPLAY"] { return URL(fileURLWithPath: path) }
-        var directories: [URL] = []
-        // macOS: the .xctest bundle sits in the products directory.
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        // Linux: the test runner is an executable in the products directory.
-        if let runner = Bundle.main.executableURL { directories.append(runner.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        // Fallback: <package>/.build/debug, from this file's location.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        directories.append(root.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("labelreplay")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return directories.last!.appendingPathComponent("labelreplay")
+        return BuiltProducts.executable(named: "labelreplay")
+            ?? BuiltProducts.directories.last!.appendingPathComponent("labelreplay")
     }
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
-    static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) async throws -> CLIResult {
-        let running = try start(arguments, in: directory, stdin: stdin)
+    /// `environment` sets variables on top of this process's environment.
+    static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+                    environment: [String: String] = [:]) async throws -> CLIResult {
+        let running = try start(arguments, in: directory, stdin: stdin, environment: environment)
         return try await running.wait()
     }
 
@@ -86,7 +75,8 @@ enum CLI {
     }
 
     /// Starts `labelreplay arguments…` without waiting (for `--follow`).
-    static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) throws -> RunningCLI {
+    static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+                      environment: [String: String] = [:]) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let out = scratch.appendingPathComponent("stdout"), err = scratch.appendingPathComponent("stderr")
@@ -98,6 +88,7 @@ enum CLI {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = try FileHandle(forReadingFrom: input)

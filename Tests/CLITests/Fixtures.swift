@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import LabelProjection
+import LabelStoreTestSupport
 
 /// A fresh temporary directory, removed when released.
 final class Scratch: Sendable {
@@ -18,20 +19,6 @@ final class Scratch: Sendable {
 
     /// The names of the files in the directory, sorted.
     var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
-}
-
-/// A deterministic id from a small number: `00000000-0000-4000-8000-00000000000n`.
-func testID(_ n: Int) -> LabelID {
-    LabelID("00000000-0000-4000-8000-\(String(format: "%012d", n))")!
-}
-
-/// A clock that starts at 2026-01-01T00:00:00Z and advances one second per reading.
-final class StepClock: Sendable {
-    static let start: Int64 = 1_767_225_600_000
-    private let next = Locked<Int64>(StepClock.start)
-    var now: @Sendable () -> EventTimestamp {
-        { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
-    }
 }
 
 /// Creates a log at `path` through the store (in this process), with a step

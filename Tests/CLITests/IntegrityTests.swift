@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import LabelProjection
+import LabelStoreTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import LabelProjection
+import LabelStoreTestSupport
 import Testing
 
 /// `show`, `log`, `diff` and `stats`: reading a log without changing it.

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import LabelProjection
+import LabelStoreTestSupport
 import Testing
 
 /// `trace` (who hears what, from the store's own dispatch) and `revert`.

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import LabelProjection
+import LabelStoreTestSupport
 import Testing
 
 /// The write commands: each appends through the store, addressed by id.

@@ -1,4 +1,5 @@
 import Foundation
+import LabelStoreTestSupport
 import Testing
 @testable import EventLog
 
@@ -46,22 +47,10 @@ struct JSONTests {
                 == prefix + #""command":"rename","id":"\#(id)","kind":"rejected","reason":"Edit skipped: label was removed.",\#(common)}"#)
     }
 
-    /// Every value the log can store, as text, in milliseconds since 1970.
-    static let extremeTimes: [(Int64, String)] = [
-        (.max, "+292278994-08-17T07:12:55.807Z"),
-        (.min, "-292275055-05-16T16:47:04.192Z"),
-        (253_402_300_800_000, "+10000-01-01T00:00:00.000Z"),
-        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
-        (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
-        (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
-        (-62_198_755_200_000, "-0001-01-01T00:00:00.000Z"),
-        (0, "1970-01-01T00:00:00.000Z"),
-    ]
-
     /// EventTimestamp promises an unchanged round trip: years before 0000 and
     /// after 9999 used to be written in full and refused by the parser (four digits).
     @Test func everyStorableTimestampRoundTripsThroughItsJSONForm() throws {
-        for (ms, text) in Self.extremeTimes {
+        for (ms, text) in TimestampSamples.extremes {
             let time = EventTimestamp(millisecondsSince1970: ms)
             #expect(time.iso8601 == text)
             #expect(EventTimestamp(iso8601: text) == time, "\(text)")

@@ -1,4 +1,5 @@
 import Foundation
+import LabelStoreTestSupport
 import Testing
 @testable import EventLog
 
@@ -10,26 +11,10 @@ import Darwin
 
 /// The child-process helper `logtorture`, built next to the test bundle.
 func tortureExecutable() throws -> URL {
-    var candidates: [URL] = []
-    #if os(Linux)
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+    guard let url = BuiltProducts.executable(named: "logtorture") else {
+        throw EventLogError(.fileNotFound, "logtorture not found next to the tests; run `swift build` first", path: BuiltProducts.directories.first?.path)
     }
-    #endif
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    candidates.append(root.appendingPathComponent(".build/debug"))
-    for dir in candidates {
-        let url = dir.appendingPathComponent("logtorture")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    throw EventLogError(.fileNotFound, "logtorture not found next to the tests; run `swift build` first", path: candidates.first?.path)
-}
-
-func expectedTitle(_ seq: UInt64) -> String {
-    "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61))
+    return url
 }
 
 /// A running child process with its stdout collected.
@@ -123,7 +108,7 @@ struct ProcessTests {
             #expect(UInt64(records.count) >= acknowledged, "round \(round): acknowledged seq \(acknowledged) but the log has \(records.count)")
             #expect(report.damage == nil || report.damage!.isTornTail, "round \(round): \(report.summary)")
             for record in records {
-                guard case .added(_, let title, _, _) = record.event, title == expectedTitle(record.seq) else {
+                guard case .added(_, let title, _, _) = record.event, title == StressRecords.plainTitle(record.seq) else {
                     Issue.record("round \(round): record \(record.seq) has the wrong content")
                     break
                 }
@@ -177,7 +162,7 @@ struct ProcessTests {
         while writer.lastSeq < total {
             let n = min(UInt64.random(in: 1...500, using: &rng), total - writer.lastSeq)
             let first = writer.lastSeq + 1
-            try writer.append((0..<n).map { LogEntry(.added(id: LabelID(), title: expectedTitle(first + $0), isEnabled: true, index: 0)) })
+            try writer.append((0..<n).map { LogEntry(.added(id: LabelID(), title: StressRecords.plainTitle(first + $0), isEnabled: true, index: 0)) })
         }
         follower.process.waitUntilExit()
         let err = follower.errorText()

@@ -30,19 +30,6 @@ final class TestClock: @unchecked Sendable {
     }
 }
 
-/// A small deterministic random generator (SplitMix64), so failures reproduce from the seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Fixed ids, so encoded bytes are reproducible.
 func fixedID(_ n: UInt8) -> LabelID {
     LabelID(bytes: (n, 1, 2, 3, 4, 5, 0x40, 7, 0x80, 9, 10, 11, 12, 13, 14, n))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import EventLog
+import LabelStoreTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import LabelStoreTestSupport
 import Testing
 @testable import LabelProjection
 

@@ -1,4 +1,5 @@
 import EventLog
+import LabelStoreTestSupport
 import Testing
 @testable import LabelProjection
 

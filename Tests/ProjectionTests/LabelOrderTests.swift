@@ -1,3 +1,4 @@
+import LabelStoreTestSupport
 import Testing
 @testable import LabelProjection
 

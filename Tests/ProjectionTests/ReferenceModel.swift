@@ -1,5 +1,6 @@
 import EventLog
 @testable import LabelProjection
+import LabelStoreTestSupport
 
 /// The plain-array reference for commands: what the store must do with each
 /// command, written independently of the store (array scans, no indexes).

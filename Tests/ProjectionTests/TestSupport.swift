@@ -1,24 +1,7 @@
 import EventLog
 import Foundation
 @testable import LabelProjection
-
-/// SplitMix64: a tiny seeded generator so random tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// A deterministic id from a small number, so failures print readable ids.
-func testID(_ n: Int) -> LabelID {
-    LabelID("00000000-0000-4000-8000-\(String(format: "%012d", n))")!
-}
+import LabelStoreTestSupport
 
 /// A record at `seq` with a fixed timestamp (`seq` seconds after 2026-01-01).
 func record(_ seq: UInt64, _ event: LabelEvent) -> EventRecord {
@@ -34,14 +17,6 @@ final class Collector<Element: Sendable>: Sendable {
     /// The items from index `start` on.
     func items(from start: Int) -> [Element] { items.withLock { Array($0[min(start, $0.count)...]) } }
     func removeAll() { items.withLock { $0.removeAll() } }
-}
-
-/// A fixed clock that advances one second per reading, for reproducible timestamps.
-final class StepClock: Sendable {
-    private let next = Locked<Int64>(1_767_225_600_000)
-    var now: @Sendable () -> EventTimestamp {
-        { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
-    }
 }
 
 /// The plain-array reference: a list of labels and the facts the store must agree with.

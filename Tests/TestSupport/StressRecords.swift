@@ -1,5 +1,5 @@
+import EventLog
 import Foundation
-@testable import EventLog
 
 /// Records that stress the writer and recovery: reorders over 10 MB, and
 /// titles whose bytes contain a whole, valid frame of the log they are
@@ -8,14 +8,15 @@ import Foundation
 ///
 /// Nothing here knows the frame layout: frames are made by a `LogWriter`
 /// appending to a scratch copy of the target log's header (same log id, same
-/// code path), and located with `lastPosition`. The twin of this code is
-/// Sources/logtorture/StressRecords.swift (the kill tests' child); keep both alike.
-enum StressRecords {
+/// code path), and located with `lastPosition`. The kill tests' child
+/// (`logtorture`) and the tests that check what it wrote both use this one
+/// copy, so the titles they build are the same byte for byte.
+package enum StressRecords {
     /// Enough ids for a reorder payload over 10 MiB (16 bytes each).
-    static let largeReorderCount = (10 << 20) / 16 + 64
+    package static let largeReorderCount = (10 << 20) / 16 + 64
 
     /// `count` distinct ids determined by `seed`.
-    static func reorderIDs(seed: UInt64, count: Int) -> [LabelID] {
+    package static func reorderIDs(seed: UInt64, count: Int) -> [LabelID] {
         (0..<count).map { i in
             let a = seed, b = UInt64(i)
             return LabelID(bytes: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
@@ -27,15 +28,15 @@ enum StressRecords {
     }
 
     /// The ids of every large reorder (built once: a debug build takes a while).
-    static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
+    package static let largeReorderIDs = reorderIDs(seed: 0x1A26_E5EE, count: largeReorderCount)
     /// Their bytes, 16 per id, as a record stores them.
-    static let largeReorderBytes: [UInt8] = {
+    package static let largeReorderBytes: [UInt8] = {
         precondition(MemoryLayout<LabelID>.stride == 16, "a LabelID is its 16 UUID bytes")
         return largeReorderIDs.withUnsafeBytes { Array($0) }
     }()
 
     /// A reorder entry of more than 10 MB (entries differ by their timestamp and `actor`).
-    static func largeReorder(timestamp: EventTimestamp? = nil, actor: String = "bulk") -> LogEntry {
+    package static func largeReorder(timestamp: EventTimestamp? = nil, actor: String = "bulk") -> LogEntry {
         LogEntry(.reordered(order: largeReorderIDs), timestamp: timestamp, actor: actor)
     }
 
@@ -46,10 +47,8 @@ enum StressRecords {
     /// record's frame; in format version 2 it is then re-framed as
     /// docs/FORMAT.md specifies, with an ASCII `previous` field, and the
     /// record's id varied until the checksum is ASCII too: the strongest title
-    /// someone who can read the log's id could choose. The `logtorture` child has
-    /// a byte-for-byte twin (Sources/logtorture/StressRecords.swift): the kill
-    /// test checks the titles it writes against this one.
-    static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 4096) throws -> [UInt8]? {
+    /// someone who can read the log's id could choose.
+    package static func frameBytes(validIn logPath: String, seq: UInt64, attempts: Int = 4096) throws -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: logPath) else { return nil }
         let header = [UInt8](try handle.read(upToCount: LogFormat.headerLength) ?? Data())
         try handle.close()
@@ -92,7 +91,7 @@ enum StressRecords {
     }
 
     /// A title of about `length` bytes: `prefix`, then the frame's bytes (as text), then padding.
-    static func frameTitle(prefix: String, frame: [UInt8], length: Int = 4000) -> String {
+    package static func frameTitle(prefix: String, frame: [UInt8], length: Int = 4000) -> String {
         let text = String(decoding: frame, as: UTF8.self)
         let head = prefix + "⟨" + text + "⟩"
         let padding = max(0, min(length, LogLimits.maxTitleBytes) - head.utf8.count)
@@ -100,26 +99,26 @@ enum StressRecords {
     }
 
     /// The seq of the record whose frame the kill test's titles embed.
-    static let embeddedSeq: UInt64 = 7
+    package static let embeddedSeq: UInt64 = 7
+
+    /// The plain title of the record at `seq`, as the kill tests' child writes
+    /// it and the parent checks every acknowledged record against it.
+    package static func plainTitle(_ seq: UInt64) -> String {
+        "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61))
+    }
 
     /// The title of the record at `seq` in the mixed kill test: every fifth one
     /// holds `frame` (a valid frame of the log), the others are the plain titles.
-    static func mixedTitle(_ seq: UInt64, frame: [UInt8]?) -> String {
-        guard let frame, seq % 5 == 2 else { return "seq \(seq) " + String(repeating: "ø", count: Int(seq % 61)) }
+    package static func mixedTitle(_ seq: UInt64, frame: [UInt8]?) -> String {
+        guard let frame, seq % 5 == 2 else { return plainTitle(seq) }
         return frameTitle(prefix: "seq \(seq) ", frame: frame, length: 200 + Int(seq % 7) * 900)
     }
 
     /// A label id whose 16 bytes are printable ASCII, distinct for each `n` below 10^16.
-    static func asciiID(_ n: Int) -> LabelID {
+    package static func asciiID(_ n: Int) -> LabelID {
         var digits = Array(String(n).utf8)
         digits = [UInt8](repeating: UInt8(ascii: "0"), count: max(0, 16 - digits.count)) + digits
         let b = digits.suffix(16).map { $0 + 0x11 }  // "0"..."9" → "A"..."J"
         return LabelID(bytes: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
-}
-
-/// `#require` outside a test body: throws when `value` is `nil`.
-private func require<T>(_ value: T?, _ what: String = "a value") throws -> T {
-    guard let value else { throw EventLogError(.invalidEvent, "expected \(what)") }
-    return value
 }
