@@ -16,12 +16,16 @@ enum JSONField: String, CodingKey {
 /// ``EventRecordView/Event`` is encoded by copying it out (``LabelEventOf/labelEvent``).
 extension LabelEvent: Codable {
     /// Writes `kind`, `id` and the kind's fields (see ``EventRecord``'s JSON form).
+    ///
+    /// - Throws: Whatever the encoder throws (`EncodingError`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: JSONField.self)
         try encodeFields(into: &c)
     }
 
     /// Reads an event from `kind` and the kind's fields.
+    ///
+    /// - Throws: `DecodingError` when a required field is missing or has the wrong type, when `kind` is unknown, or when a field is invalid for the kind (e.g. a `reordered` order that is not a list of ids).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONField.self)
         try self.init(fields: c)
@@ -108,6 +112,8 @@ extension EventTimestamp {
 
 extension EventRecord: Codable {
     /// Writes the record as one flat JSON object (see the field list above).
+    ///
+    /// - Throws: Whatever the encoder throws (`EncodingError`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: JSONField.self)
         try c.encode(seq, forKey: .seq)
@@ -118,6 +124,8 @@ extension EventRecord: Codable {
     }
 
     /// Reads a record; `seq`, `time` and `kind` are required.
+    ///
+    /// - Throws: `DecodingError` when a required field is missing or has the wrong type, when `kind` is unknown, or when a field is invalid for the kind (e.g. a `reordered` order that is not a list of ids).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONField.self)
         guard let time = try EventTimestamp.decode(c) else {
@@ -132,6 +140,8 @@ extension EventRecord: Codable {
 
 extension LogEntry: Codable {
     /// Writes the entry like a record without `seq` (and without `time` when unset).
+    ///
+    /// - Throws: Whatever the encoder throws (`EncodingError`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: JSONField.self)
         try c.encodeIfPresent(timestamp?.iso8601, forKey: .time)
@@ -142,6 +152,8 @@ extension LogEntry: Codable {
 
     /// Reads an entry from a record's JSON: `seq` is ignored (the log assigns
     /// seqs); `time` is optional (absent means "at append").
+    ///
+    /// - Throws: `DecodingError` when a required field is missing or has the wrong type, when `kind` is unknown, or when a field is invalid for the kind (e.g. a `reordered` order that is not a list of ids).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONField.self)
         self.init(try LabelEvent(fields: c), timestamp: try EventTimestamp.decode(c),

@@ -59,8 +59,11 @@ extension EventRecordView {
     }
 
     /// Parses a payload in place (for tools and tests). The view is valid as
-    /// long as `payload`'s memory. Throws ``EventLogError/Code/corruptRecord``
-    /// naming the reason, exactly as ``EventRecord/decode(payload:)`` does.
+    /// long as `payload`'s memory.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/corruptRecord``
+    ///   naming the reason, exactly as ``EventRecord/decode(payload:)`` does.
+    /// - Complexity: O(payload length); allocates nothing.
     public static func parse(payload: UnsafeRawBufferPointer) throws(EventLogError) -> EventRecordView {
         do {
             return try parse(payload)

@@ -12,15 +12,27 @@
 public protocol EventStorage: AnyObject, Sendable {
     /// The seq of the last record (0 when empty).
     var lastSeq: UInt64 { get }
-    /// Appends entries after `expectedLastSeq` (when given), all or nothing.
+    /// Appends entries after `expectedLastSeq` (when given), all or nothing,
+    /// and returns their records with the seqs the storage assigned.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/seqConflict`` when
+    ///   `expectedLastSeq` is not the last seq; the storage's failures
+    ///   (``EventLogError/Code/ioError``, ``EventLogError/Code/closed``, limits,
+    ///   …). Nothing is appended.
     func append(_ entries: [LogEntry], expectedLastSeq: UInt64?) throws(EventLogError) -> [EventRecord]
-    /// Up to `maxCount` records from `seq` on, in seq order.
+    /// Up to `maxCount` records from `seq` on, in seq order (empty past the end).
+    ///
+    /// - Throws: ``EventLogError`` when reading fails (``EventLogError/Code/ioError``,
+    ///   ``EventLogError/Code/corruptRecord``, ``EventLogError/Code/closed``, …).
     func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord]
 }
 
 extension EventStorage {
     /// Calls `body` for every record from `seq` through `last` (inclusive; `nil` means the end), in order,
     /// reading in batches. `body` returns `false` to stop early.
+    ///
+    /// - Throws: What ``read(from:maxCount:)`` or `body` throws; the loop stops there.
+    /// - Complexity: O(records visited), in batches of `batch` records.
     public func forEachRecord(from seq: UInt64 = 1, through last: UInt64? = nil, batch: Int = 4096,
                               _ body: (EventRecord) throws -> Bool) throws {
         try forEachRecordInBatches(from: seq, through: last, batch: batch, read: { (next, count) throws in

@@ -1,4 +1,4 @@
-/// An open file, as the log uses it. ``SystemFile`` is the real one; tests
+/// An open file, as the log uses it. ``SystemFileSystem`` opens the real ones; tests
 /// wrap it to inject I/O errors and simulate power loss (the idea of
 /// LevelDB's `Env` and SQLite's VFS).
 ///
@@ -8,18 +8,32 @@ public protocol LogFile: Sendable {
     /// The path it was opened with (for messages).
     var path: String { get }
     /// The file's size in bytes.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func size() throws(EventLogError) -> Int64
     /// Reads into `buffer` at `offset` until it is full or the file ends; returns the bytes read.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int
     /// Writes all of `bytes` at `offset`.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError)
     /// Makes written data durable.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func syncData() throws(EventLogError)
     /// Makes data and metadata (size) durable.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func syncAll() throws(EventLogError)
     /// Cuts or extends the file to `length` bytes.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func truncate(to length: Int64) throws(EventLogError)
     /// Takes the exclusive lock without waiting; `false` if another holder has it.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func tryLockExclusive() throws(EventLogError) -> Bool
     /// Releases the file (and its lock).
     func close()
@@ -27,6 +41,8 @@ public protocol LogFile: Sendable {
 
 extension LogFile {
     /// Reads up to `count` bytes at `offset`; fewer only at end of file.
+    ///
+    /// - Throws: What ``read(at:into:)`` throws (``EventLogError/Code/ioError``).
     public func read(at offset: Int64, count: Int) throws(EventLogError) -> [UInt8] {
         var failure: EventLogError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in

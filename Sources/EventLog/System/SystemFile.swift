@@ -14,21 +14,14 @@ import Musl
 /// a file descriptor with the few operations a log needs. Errors are
 /// ``EventLogError`` values with code `ioError`, the path, and the `errno`.
 /// `SystemFile` is a plain value; whoever opens one closes it.
-public struct SystemFile: LogFile {
+package struct SystemFile: LogFile {
     /// The file descriptor.
-    public let descriptor: Int32
+    package let descriptor: Int32
     /// The path it was opened with (for messages).
-    public let path: String
+    package let path: String
 
-    /// How to open a file.
-    public enum Mode: Sendable {
-        /// Read only.
-        case readOnly
-        /// Read and write; the file must exist.
-        case readWrite
-        /// Read and write; create the file, failing if it exists.
-        case createExclusive
-    }
+    /// How to open a file (``LogFileMode``).
+    package typealias Mode = LogFileMode
 
     /// Opens `path`. A missing file gives code `fileNotFound`; an existing
     /// one under `.createExclusive` gives `fileExists`. Anything but a regular
@@ -40,7 +33,7 @@ public struct SystemFile: LogFile {
     /// and only then is `O_NONBLOCK` cleared. The path is also checked before
     /// opening, so that a device is not opened at all in the usual case
     /// (opening some devices has effects).
-    public static func open(_ path: String, _ mode: Mode) throws(EventLogError) -> SystemFile {
+    package static func open(_ path: String, _ mode: Mode) throws(EventLogError) -> SystemFile {
         var flags: Int32
         switch mode {
         case .readOnly: flags = O_RDONLY
@@ -97,17 +90,17 @@ public struct SystemFile: LogFile {
     }
 
     /// Closes the descriptor (errors are ignored: nothing can be done about them).
-    public func close() { _ = Glue.close(descriptor) }
+    package func close() { _ = Glue.close(descriptor) }
 
     /// The file's size in bytes.
-    public func size() throws(EventLogError) -> Int64 {
+    package func size() throws(EventLogError) -> Int64 {
         var st = stat()
         guard fstat(descriptor, &st) == 0 else { throw failure("cannot stat the file") }
         return Int64(st.st_size)
     }
 
     /// Reads into `buffer` at `offset` until it is full or the file ends; returns the bytes read.
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
+    package func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
         var done = 0
         while done < buffer.count {
             let n = retryingInterrupts {
@@ -121,7 +114,7 @@ public struct SystemFile: LogFile {
     }
 
     /// Writes all of `bytes` at `offset`.
-    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) {
         var done = 0
         while done < bytes.count {
             let n = retryingInterrupts {
@@ -134,7 +127,7 @@ public struct SystemFile: LogFile {
 
     /// Makes written data durable: `fdatasync` on Linux, `F_FULLFSYNC` on
     /// Apple platforms (plain `fsync` there does not flush the drive cache).
-    public func syncData() throws(EventLogError) {
+    package func syncData() throws(EventLogError) {
         #if canImport(Darwin)
         if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
         guard fsync(descriptor) == 0 else { throw failure("cannot sync the file") }
@@ -144,7 +137,7 @@ public struct SystemFile: LogFile {
     }
 
     /// Makes data and metadata durable (`fsync`, or `F_FULLFSYNC` on Apple platforms).
-    public func syncAll() throws(EventLogError) {
+    package func syncAll() throws(EventLogError) {
         #if canImport(Darwin)
         if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
         #endif
@@ -152,7 +145,7 @@ public struct SystemFile: LogFile {
     }
 
     /// Cuts or extends the file to `length` bytes.
-    public func truncate(to length: Int64) throws(EventLogError) {
+    package func truncate(to length: Int64) throws(EventLogError) {
         guard retryingInterrupts({ ftruncate(descriptor, off_t(length)) }) == 0 else {
             throw failure("cannot truncate the file", offset: length)
         }
@@ -160,7 +153,7 @@ public struct SystemFile: LogFile {
 
     /// Takes the exclusive advisory lock without waiting (`flock`). Returns
     /// `false` when another open file description holds it.
-    public func tryLockExclusive() throws(EventLogError) -> Bool {
+    package func tryLockExclusive() throws(EventLogError) -> Bool {
         if retryingInterrupts({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
         let e = currentErrno()
         if e == EWOULDBLOCK || e == EAGAIN { return false }
@@ -168,7 +161,7 @@ public struct SystemFile: LogFile {
     }
 
     /// Syncs the directory that holds `path`, so that a create or rename in it is durable.
-    public static func syncDirectory(containing path: String) throws(EventLogError) {
+    package static func syncDirectory(containing path: String) throws(EventLogError) {
         let dir = directoryName(of: path)
         let fd = retryingInterrupts { dir.withCString { Glue.open($0, O_RDONLY | O_CLOEXEC, 0) } }
         guard fd >= 0 else { throw EventLogError(.ioError, "cannot open the directory to sync it", path: dir, errno: currentErrno()) }
@@ -181,7 +174,7 @@ public struct SystemFile: LogFile {
     }
 
     /// Creates a hard link `to` for `from`; fails with `fileExists` if `to` exists (never overwrites).
-    public static func link(_ from: String, to: String) throws(EventLogError) {
+    package static func link(_ from: String, to: String) throws(EventLogError) {
         guard Glue.link(from, to) == 0 else {
             let e = currentErrno()
             if e == EEXIST { throw EventLogError(.fileExists, "a file already exists", path: to, errno: e) }
@@ -190,36 +183,36 @@ public struct SystemFile: LogFile {
     }
 
     /// Renames `from` to `to`, replacing `to` atomically.
-    public static func rename(_ from: String, to: String) throws(EventLogError) {
+    package static func rename(_ from: String, to: String) throws(EventLogError) {
         guard Glue.rename(from, to) == 0 else {
             throw EventLogError(.ioError, "cannot rename \(from)", path: to, errno: currentErrno())
         }
     }
 
     /// Removes a file; a missing file is not an error.
-    public static func unlink(_ path: String) {
+    package static func unlink(_ path: String) {
         _ = Glue.unlink(path)
     }
 
     /// Whether something exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
     }
 
     /// The current process id (used to name temporary files).
-    public static var processID: Int32 { getpid() }
+    package static var processID: Int32 { getpid() }
 
     /// Whether a process with this id exists (`kill(pid, 0)`; a process we
     /// may not signal still counts as existing). Used to tell a temporary
     /// file of a crashed creator from one being written right now.
-    public static func processExists(_ pid: Int32) -> Bool {
+    package static func processExists(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
         return kill(pid, 0) == 0 || errno != ESRCH
     }
 
     /// The names of the entries of a directory (empty if it cannot be read).
-    public static func directoryEntries(_ directory: String) -> [String] {
+    package static func directoryEntries(_ directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -233,13 +226,13 @@ public struct SystemFile: LogFile {
     }
 
     /// A readable name for an `errno` value, e.g. `ENOSPC (No space left on device)`.
-    public static func describe(errno e: Int32) -> String {
+    package static func describe(errno e: Int32) -> String {
         let text = strerror(e).map { String(cString: $0) } ?? "unknown error"
         return "errno \(e) (\(text))"
     }
 
     /// The directory part of a path (`.` when there is none).
-    public static func directoryName(of path: String) -> String {
+    package static func directoryName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let dir = String(path[..<slash])
         return dir.isEmpty ? "/" : dir

@@ -23,7 +23,7 @@ enum InternalChecks {
     #endif
 
     /// Up to this many elements, every mutation is followed by a full check.
-    static let fullCheckSize = 2_048
+    static let fullCheckSize = 128
 
     /// Whether the mutation numbered `mutation` of a structure holding
     /// `count` elements is followed by a full check.

@@ -23,6 +23,12 @@ extension LabelList {
     /// O(log n) for `added`, `removed` and `moved` (a position lookup and an
     /// edit of the counted B+-tree, see ``LabelOrder``); O(n) for `reordered`,
     /// which rebuilds the order.
+    /// - Throws: ``ProjectionError`` naming the seq and id:
+    ///   ``ProjectionError/Code/seqOutOfOrder`` unless `record.seq` is
+    ///   ``lastSeq`` + 1; for an event the state contradicts,
+    ///   ``ProjectionError/Code/unknownID``, ``ProjectionError/Code/duplicateID``,
+    ///   ``ProjectionError/Code/indexOutOfRange`` or another code of
+    ///   ``ProjectionError/Code``. The list is unchanged.
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let enabledBefore = enabledCount
@@ -36,6 +42,9 @@ extension LabelList {
     /// describing the change: for replaying a log, where nobody reads the
     /// ``LabelChange``. No title is made into a `String`, so a fold of a
     /// `renamed`, `toggled` or `moved` allocates nothing.
+    ///
+    /// - Throws: ``ProjectionError``, as ``apply(_:)``; the list is unchanged.
+    /// - Complexity: As ``apply(_:)``.
     public mutating func replay(_ record: EventRecord) throws(ProjectionError) {
         _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event, describing: false)
     }
@@ -44,6 +53,9 @@ extension LabelList {
     /// `LogWriter.openWithViews`) exactly as ``replay(_:)`` folds the same
     /// record: titles are compared and copied as bytes, so folding a log this
     /// way allocates nothing per record beyond the list's own growth.
+    ///
+    /// - Throws: ``ProjectionError``, as ``apply(_:)``; the list is unchanged.
+    /// - Complexity: As ``apply(_:)``.
     public mutating func replay(_ view: EventRecordView) throws(ProjectionError) {
         _ = try fold(seq: view.seq, timestamp: view.timestamp, event: view.event, describing: false)
     }
@@ -57,6 +69,7 @@ extension LabelList {
     mutating func fold<Text: FoldText, Order: Collection<LabelID>>(
         seq: UInt64, timestamp: EventTimestamp, event: LabelEventOf<Text, Order>, describing: Bool
     ) throws(ProjectionError) -> (membershipChanged: Bool, before: Label?, after: Label?) {
+        defer { _checkInvariantsAfterFold() }
         guard seq == lastSeq + 1 else {
             throw ProjectionError(.seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
         }

@@ -9,7 +9,7 @@ extension LabelList {
     /// - removed slots hold no title and no enabled bit;
     /// - the title arena's live byte count is the live titles' total.
     public func _checkInvariants() {
-        #if DEBUG
+        #if DEBUG || LABELSTORE_INTERNAL_CHECKS
         order._checkInvariants()
         let storage = slots
         slotIndex._checkInvariants(slotCount: slots.count) { storage[Int($0)].id }
@@ -29,6 +29,24 @@ extension LabelList {
         precondition(live == order.count, "\(live) live slots, but the order holds \(order.count)")
         precondition(enabled == enabledCount, "\(enabled) enabled slots, but enabledCount is \(enabledCount)")
         precondition(listVersion <= lastSeq, "listVersion \(listVersion) is after lastSeq \(lastSeq)")
+        #endif
+    }
+
+    /// Ends a fold: with internal checks compiled in (``InternalChecks``),
+    /// runs ``_checkInvariants()`` when one is due; a no-op otherwise.
+    @inline(__always)
+    func _checkInvariantsAfterFold() {
+        #if LABELSTORE_INTERNAL_CHECKS
+        if InternalChecks.isDue(mutation: lastSeq, count: count) { _checkInvariants() }
+        #endif
+    }
+
+    /// Ends a rollback: with internal checks compiled in, always runs
+    /// ``_checkInvariants()`` (rollbacks are rare); a no-op otherwise.
+    @inline(__always)
+    func _checkInvariantsAfterRollback() {
+        #if LABELSTORE_INTERNAL_CHECKS
+        _checkInvariants()
         #endif
     }
 }

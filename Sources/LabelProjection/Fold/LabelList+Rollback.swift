@@ -68,6 +68,7 @@ extension LabelList {
     private mutating func rollBack() {
         guard let journal else { return }
         self.journal = nil
+        defer { _checkInvariantsAfterRollback() }
         for edit in journal.undo.reversed() { editOrder(edit) }
         for (number, old) in journal.slots.reversed() { slots[Int(number)] = old }
         if slots.count > journal.slotCount {

@@ -4,20 +4,32 @@ extension LabelStore {
     /// Validates `command` against the current state, appends its events,
     /// applies them and publishes them; returns the appended records.
     ///
-    /// - Returns `[]` (appending nothing) when the command changes nothing:
-    ///   enabling an enabled label, renaming to the same title (the same bytes), moving to the
-    ///   same position, reversing fewer than two labels, reordering to the
-    ///   current order.
-    /// - A refused command appends nothing (except the audit record when
-    ///   ``Options/recordRejections`` is on) and throws: ``StoreError/Code/labelRemoved(removedAtSeq:)``
-    ///   for a removed id, ``StoreError/Code/labelNeverAdded`` for an id never added,
-    ///   ``StoreError/Code/labelAlreadyExists``, ``StoreError/Code/positionOutOfRange(position:count:)``,
-    ///   ``StoreError/Code/invalidCommand``, or ``StoreError/Code/staleVersion(expected:current:)``
-    ///   when `options.expectation` no longer holds (checked after the command itself).
-    /// - Returns when the records are as durable as the log's durability
-    ///   promises; by then the projection shows them. Notifications are delivered
-    ///   before this returns unless another thread is delivering (then that
-    ///   thread delivers them, in order).
+    /// It returns `[]` (appending nothing) when the command changes nothing:
+    /// enabling an enabled label, renaming to the same title (the same bytes),
+    /// moving to the same position, reversing fewer than two labels,
+    /// reordering to the current order.
+    ///
+    /// It returns when the records are as durable as the log's durability
+    /// promises; by then the projection shows them. Notifications are
+    /// delivered before this returns unless another thread is delivering
+    /// (then that thread delivers them, in order).
+    ///
+    /// - Returns: The appended records, in seq order.
+    /// - Throws: ``StoreError``. A refused command appends nothing (except the
+    ///   audit record when ``Options/recordRejections`` is on):
+    ///   ``StoreError/Code/labelRemoved(removedAtSeq:)`` for a removed id,
+    ///   ``StoreError/Code/labelNeverAdded`` for an id never added,
+    ///   ``StoreError/Code/labelAlreadyExists``,
+    ///   ``StoreError/Code/positionOutOfRange(position:count:)``,
+    ///   ``StoreError/Code/invalidCommand``, or
+    ///   ``StoreError/Code/staleVersion(expected:current:)`` when
+    ///   `options.expectation` no longer holds (checked after the command
+    ///   itself). ``StoreError/Code/storage(_:)`` when the log fails (nothing
+    ///   of the write is applied), ``StoreError/Code/closed`` after ``close()``.
+    /// - Complexity: The command's fold (O(1) or O(log n) in the number of
+    ///   labels; O(n) for a reorder or reverse) plus one append and, by the
+    ///   log's durability, one sync; plus O(s) in the subscribers the change
+    ///   touches.
     @discardableResult
     public func execute(_ command: LabelCommand, options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
         try execute(batch: [command], options: options)
@@ -28,6 +40,13 @@ extension LabelStore {
     /// all-or-nothing append) or none are. `options.expectation` is checked
     /// against the state before the batch. A failure names the command's
     /// position in ``StoreError/batchIndex``.
+    ///
+    /// - Returns: The appended records of every command, in seq order.
+    /// - Throws: ``StoreError``: the refusals of ``execute(_:options:)``, for the
+    ///   first command refused, with ``StoreError/batchIndex`` set; nothing of
+    ///   the batch is appended.
+    /// - Complexity: The commands' folds, one append and at most one sync for
+    ///   the whole batch.
     @discardableResult
     public func execute(batch commands: [LabelCommand], options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
         let describe = commands.count == 1 ? commands[0].description : "batch of \(commands.count) commands"
@@ -43,6 +62,13 @@ extension LabelStore {
     /// leave; an inconsistent one throws ``StoreError/Code/inconsistentEvent(_:)``
     /// with its position in ``StoreError/batchIndex``, and nothing is appended.
     /// Refusals here are never recorded as audit records.
+    ///
+    /// - Returns: The appended records, in seq order.
+    /// - Throws: ``StoreError``: ``StoreError/Code/inconsistentEvent(_:)`` (with
+    ///   ``StoreError/batchIndex``) for an entry the state refuses;
+    ///   ``StoreError/Code/storage(_:)`` when the log fails;
+    ///   ``StoreError/Code/closed`` after ``close()``. Nothing is appended.
+    /// - Complexity: O(e) folds for e entries, one append, at most one sync.
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
         try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
@@ -56,6 +82,12 @@ extension LabelStore {
 
     /// Folds records appended to the storage by another writer into the
     /// projection, publishing them like the store's own writes.
+    ///
+    /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` when reading the
+    ///   log fails, ``StoreError/Code/inconsistentEvent(_:)`` when a new record
+    ///   contradicts the state (the projection keeps the records before it),
+    ///   ``StoreError/Code/closed`` after ``close()``.
+    /// - Complexity: O(k) in the k new records.
     public func refresh() throws(StoreError) {
         defer { delivery.drain() }
         try state.withLock { (s) throws(StoreError) in try catchUp(&s) }

@@ -93,9 +93,17 @@ public final class LabelStore: Sendable {
     /// or of a history the log no longer has is never used: it is reported in
     /// ``snapshotReport`` and the log is folded from seq 1.
     ///
-    /// Throws ``StoreError/Code/storage(_:)`` for log failures and
-    /// ``StoreError/Code/inconsistentEvent(_:)`` if a stored record contradicts
-    /// the records before it.
+    /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` wrapping the
+    ///   log's ``EventLogError`` (``EventLogError/Code/fileNotFound`` without
+    ///   ``Options/createIfMissing``, ``EventLogError/Code/logInUse`` when another
+    ///   writer holds the log, ``EventLogError/Code/corruptRecord`` for damage
+    ///   recovery does not cut, ``EventLogError/Code/notALog``,
+    ///   ``EventLogError/Code/ioError``, …);
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record
+    ///   contradicts the records before it. The log is left as it was, except
+    ///   for a torn tail recovery cuts (and reports).
+    /// - Complexity: O(records after the snapshot used), or O(records) from
+    ///   seq 1 without one; plus reading the snapshot, O(labels ever known).
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
         let (writer, list, snapshots) = try openFolding(path: path, options: options)
         return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots)
@@ -103,6 +111,11 @@ public final class LabelStore: Sendable {
 
     /// Opens a store over any storage (e.g. an ``InMemoryEventLog``), folding
     /// its records. The caller keeps ownership of `storage`.
+    ///
+    /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` when reading
+    ///   fails, ``StoreError/Code/inconsistentEvent(_:)`` if a record
+    ///   contradicts the records before it.
+    /// - Complexity: O(records in `storage`).
     public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
         var list = LabelList()
         try Self.forEachRecord(in: storage, from: 1, through: nil) { (record) throws(StoreError) in

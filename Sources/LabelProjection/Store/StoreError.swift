@@ -35,14 +35,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The store was closed.
         case closed
 
-        /// A stable name for the code, e.g. `labelRemoved`, for JSON and exit messages.
-        /// ``labelNeverAdded`` and ``labelAlreadyExists`` keep the names they had
-        /// before they were renamed: `unknownID` and `duplicateID`.
+        /// A stable name for the code, e.g. `labelRemoved`: the case's name.
         public var name: String {
             switch self {
             case .labelRemoved: "labelRemoved"
-            case .labelNeverAdded: "unknownID"
-            case .labelAlreadyExists: "duplicateID"
+            case .labelNeverAdded: "labelNeverAdded"
+            case .labelAlreadyExists: "labelAlreadyExists"
             case .positionOutOfRange: "positionOutOfRange"
             case .staleVersion: "staleVersion"
             case .nothingToActOn: "nothingToActOn"
