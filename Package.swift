@@ -16,7 +16,8 @@ let internalChecks: Bool = {
     default: return Context.environment["PWD"].map { Context.packageDirectory == $0 } ?? false
     }
 }()
-let projectionSettings: [SwiftSetting] = internalChecks
+let projectionSettings: [SwiftSetting] =
+    internalChecks
     ? [.define("LABELSTORE_INTERNAL_CHECKS", .when(configuration: .debug))]
     : []
 
@@ -26,7 +27,7 @@ let package = Package(
     products: [
         .library(name: "EventLog", targets: ["EventLog"]),
         .library(name: "LabelProjection", targets: ["LabelProjection"]),
-        .executable(name: "labelreplay", targets: ["labelreplay"]),
+        .executable(name: "labelreplay", targets: ["labelreplay"])
     ],
     targets: [
         // Hardware CRC-32C (SSE 4.2 / ARMv8 CRC); EventLog falls back to portable Swift without it.
@@ -42,8 +43,9 @@ let package = Package(
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
-        .testTarget(name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
-                    exclude: ["Golden"]),
+        .testTarget(
+            name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
+            exclude: ["Golden"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,7 @@ let package = Package(
     name: "LabelBench",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "LabelStore", path: ".."),
+        .package(name: "LabelStore", path: "..")
     ],
     targets: [
         // SQLite's C API from the system (Debian/Ubuntu: apt-get install libsqlite3-dev).
@@ -25,14 +25,16 @@ let package = Package(
             dependencies: [
                 .product(name: "EventLog", package: "LabelStore"),
                 .product(name: "LabelProjection", package: "LabelStore"),
-                "CSQLite",
+                "CSQLite"
             ]
         ),
         .executableTarget(name: "labelbench", dependencies: ["LabelBenchKit"]),
-        .testTarget(name: "LabelBenchKitTests", dependencies: [
-            "LabelBenchKit",
-            .product(name: "LabelProjection", package: "LabelStore"),
-        ]),
+        .testTarget(
+            name: "LabelBenchKitTests",
+            dependencies: [
+                "LabelBenchKit",
+                .product(name: "LabelProjection", package: "LabelStore")
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -54,8 +54,10 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
     public var errno: Int32?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
-                lastGoodSeq: UInt64? = nil, errno: Int32? = nil) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
+        lastGoodSeq: UInt64? = nil, errno: Int32? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path

@@ -33,7 +33,9 @@ case "append":
         say("opened \(writer.lastSeq)")
         var state = seed | 1
         while true {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             let n = Int(state % 3) + 1
             let first = writer.lastSeq + 1
             let entries = (0..<UInt64(n)).map { i in
@@ -60,11 +62,15 @@ case "append-mixed":
         }
         var state = round | 1
         while true {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             let n = Int(state % 3) + 1
             let first = writer.lastSeq + 1
             let entries = (0..<UInt64(n)).map { i in
-                LogEntry(.added(id: LabelID(), title: StressRecords.mixedTitle(first + i, frame: frame), isEnabled: true, index: 0), actor: "child")
+                LogEntry(
+                    .added(id: LabelID(), title: StressRecords.mixedTitle(first + i, frame: frame), isEnabled: true, index: 0),
+                    actor: "child")
             }
             let records = try writer.append(entries)
             say("ack \(records[0].seq) \(records[records.count - 1].seq)")
@@ -85,13 +91,16 @@ case "follow":
     do {
         var reader: LogReader?
         while reader == nil {
-            do { reader = try LogReader(path: path) } catch where error.code == .fileNotFound { usleep(1000) }
+            do { reader = try LogReader(path: path) } catch  where error.code == .fileNotFound { usleep(1000) }
         }
         var seen: UInt64 = 0
         var sum: UInt64 = 0
         while seen < count {
             let batch = try reader!.poll()
-            if batch.isEmpty { usleep(200); continue }
+            if batch.isEmpty {
+                usleep(200)
+                continue
+            }
             for record in batch {
                 guard record.seq == seen + 1 else { fail("saw seq \(record.seq) after \(seen)") }
                 guard case .added(_, let title, _, _) = record.event, title == StressRecords.plainTitle(record.seq) else {

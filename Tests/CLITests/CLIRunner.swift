@@ -1,12 +1,13 @@
 import EventLog
+import Foundation
 import LabelStoreTestSupport
+import Testing
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
 
 /// What one run of the `labelreplay` executable produced.
 struct CLIResult: Sendable, CustomStringConvertible {
@@ -61,22 +62,28 @@ enum CLI {
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
     /// `environment` sets variables on top of this process's environment.
-    static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-                    environment: [String: String] = [:]) async throws -> CLIResult {
+    static func run(
+        _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> CLIResult {
         let running = try start(arguments, in: directory, stdin: stdin, environment: environment)
         return try await running.wait()
     }
 
     /// Runs `labelreplay arguments…` like ``run(_:in:stdin:)``, but kills it (and fails the test) if it
     /// has not exited within `limit`: for inputs that could make it block.
-    static func run(_ arguments: [String], stdin: Data? = nil, atMost limit: Duration,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, atMost limit: Duration,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CLIResult {
         try await start(arguments, stdin: stdin).wait(atMost: limit, sourceLocation: sourceLocation)
     }
 
     /// Starts `labelreplay arguments…` without waiting (for `--follow`).
-    static func start(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-                      environment: [String: String] = [:]) throws -> RunningCLI {
+    static func start(
+        _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+        environment: [String: String] = [:]
+    ) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let out = scratch.appendingPathComponent("stdout"), err = scratch.appendingPathComponent("stderr")
@@ -145,7 +152,8 @@ final class RunningCLI: @unchecked Sendable {
         let deadline = clock.now + limit
         while process.isRunning && clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            Issue.record("labelreplay \(arguments.joined(separator: " ")) still running after \(limit): killed", sourceLocation: sourceLocation)
+            Issue.record(
+                "labelreplay \(arguments.joined(separator: " ")) still running after \(limit): killed", sourceLocation: sourceLocation)
             kill(process.processIdentifier, SIGKILL)
         }
         return try await wait()

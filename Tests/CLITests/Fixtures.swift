@@ -26,8 +26,9 @@ final class Scratch: Sendable {
 /// acknowledged writes are: damage a test puts among them is then damage,
 /// not a write a crash could have lost.
 func makeLog(at path: String, recordRejections: Bool = false, _ build: (LabelStore) throws -> Void) throws {
-    let options = LabelStore.Options(durability: .syncEachAppend, createIfMissing: true, recordRejections: recordRejections,
-                                     clock: StepClock().now)
+    let options = LabelStore.Options(
+        durability: .syncEachAppend, createIfMissing: true, recordRejections: recordRejections,
+        clock: StepClock().now)
     let store = try LabelStore.open(path: path, options: options)
     defer { store.close() }
     try build(store)

@@ -33,7 +33,8 @@ enum Golden {
         }
         let heading: String
         if let golden {
-            heading = "Tests/CLITests/Golden/\(name) differs from the output of `\(what)` (- golden file, + actual output):\n"
+            heading =
+                "Tests/CLITests/Golden/\(name) differs from the output of `\(what)` (- golden file, + actual output):\n"
                 + diff(String(decoding: golden, as: UTF8.self), actual)
         } else {
             heading = "Tests/CLITests/Golden/\(name) is missing (the output of `\(what)` has nothing to compare with)"
@@ -57,11 +58,15 @@ enum Golden {
         var i = 0, j = 0
         while i < a.count || j < b.count {
             if i < a.count, j < b.count, a[i] == b[j] {
-                script.append((" ", a[i])); i += 1; j += 1
+                script.append((" ", a[i]))
+                i += 1
+                j += 1
             } else if i < a.count, j == b.count || lcs[i + 1][j] >= lcs[i][j + 1] {
-                script.append(("-", a[i])); i += 1
+                script.append(("-", a[i]))
+                i += 1
             } else {
-                script.append(("+", b[j])); j += 1
+                script.append(("+", b[j]))
+                j += 1
             }
         }
         let changed = script.indices.filter { script[$0].mark != " " }

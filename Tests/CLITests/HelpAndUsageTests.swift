@@ -1,11 +1,13 @@
+import EventLog
 import Foundation
 import Testing
-import EventLog
 
 /// swift-argument-parser's conventions: help, version, usage errors with exit status 64.
 @Suite struct HelpAndUsageTests {
-    static let commands = ["demo", "show", "log", "diff", "trace", "verify", "repair", "stats", "export", "import",
-                           "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "help"]
+    static let commands = [
+        "demo", "show", "log", "diff", "trace", "verify", "repair", "stats", "export", "import",
+        "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "help"
+    ]
 
     @Test func toolHelpListsEveryCommand() async throws {
         for arguments in [["--help"], ["-h"], ["help"], []] {
@@ -74,7 +76,7 @@ import EventLog
         (["add", "L", "T", "--expect-version", "v3"], "is invalid for '--expect-version <version>'"),
         (["revert", "L"], "missing expected argument '<seq>'"),
         (["trace", "L", "--label", "zz"], "is invalid for '--label <id>'"),
-        (["help", "nope"], "unknown command 'nope'"),
+        (["help", "nope"], "unknown command 'nope'")
     ])
     func malformedCommandLinesExit64(_ arguments: [String], _ message: String) async throws {
         let scratch = try Scratch()

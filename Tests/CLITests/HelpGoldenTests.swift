@@ -32,6 +32,8 @@ import Testing
             for name in stale { try FileManager.default.removeItem(at: Golden.directory.appendingPathComponent(name)) }
             return
         }
-        #expect(stale.isEmpty, "golden files without a help text: \(stale); remove them or run \(Golden.updateVariable)=1 swift test --filter HelpGolden")
+        #expect(
+            stale.isEmpty,
+            "golden files without a help text: \(stale); remove them or run \(Golden.updateVariable)=1 swift test --filter HelpGolden")
     }
 }

@@ -9,7 +9,7 @@ import Testing
     @Test func exportThenImportReproducesTheSameRecords() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")
-        try TraceAndRevertTests.history(at: log)   // includes a rejected audit record
+        try TraceAndRevertTests.history(at: log)  // includes a rejected audit record
         let exported = try await CLI.run(["export", log])
         #expect(exported.status == 0)
         let copy = scratch.path("copy.labellog")
@@ -25,8 +25,11 @@ import Testing
         let part = try await CLI.run(["export", log, "--from", "2", "--to", "3"])
         #expect(try part.jsonLines().map { $0["seq"] as? Int } == [2, 3])
         let file = scratch.path("more.jsonl")
-        try Data(#"{"kind":"added","id":"00000000-0000-4000-8000-000000000009","title":"Nine","isEnabled":true,"index":0,"actor":"importer"}"#.utf8)
-            .write(to: URL(fileURLWithPath: file))
+        try Data(
+            #"{"kind":"added","id":"00000000-0000-4000-8000-000000000009","title":"Nine","isEnabled":true,"index":0,"actor":"importer"}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file))
         let appended = try await CLI.run(["import", copy, file])
         #expect(appended.status == 0 && appended.stdout.contains("as seq 8"), "\(appended)")
         let last = try await CLI.run(["log", copy, "--from", "8", "--json"]).json()
@@ -41,8 +44,11 @@ import Testing
         let times = TimestampSamples.extremes
         let writer = try LogWriter.open(path: log, options: .init(durability: .noSync, createIfMissing: true))
         for (i, (ms, _)) in times.enumerated() {
-            try writer.append([LogEntry(.added(id: testID(i + 1), title: "T\(i)", isEnabled: true, index: i),
-                                        timestamp: EventTimestamp(millisecondsSince1970: ms))])
+            try writer.append([
+                LogEntry(
+                    .added(id: testID(i + 1), title: "T\(i)", isEnabled: true, index: i),
+                    timestamp: EventTimestamp(millisecondsSince1970: ms))
+            ])
         }
         writer.close()
         let exported = try await CLI.run(["export", log])
@@ -58,9 +64,12 @@ import Testing
         let listed = try await CLI.run(["log", copy])
         for (_, text) in times { #expect(listed.stdout.contains(text), "\(text) in \(listed)") }
         // A time no log can store is refused, naming it.
-        let beyond = #"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":false,"time":"+292278995-01-01T00:00:00.000Z"}"#
+        let beyond =
+            #"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":false,"time":"+292278995-01-01T00:00:00.000Z"}"#
         let refused = try await CLI.run(["import", copy, "-"], stdin: Data(beyond.utf8))
-        #expect(refused.status == 1 && refused.stderr.contains("+292278995-01-01T00:00:00.000Z") && refused.stderr.contains("line 1"), "\(refused)")
+        #expect(
+            refused.status == 1 && refused.stderr.contains("+292278995-01-01T00:00:00.000Z") && refused.stderr.contains("line 1"),
+            "\(refused)")
     }
 
     @Test func importIsAllOrNothing() async throws {
@@ -70,7 +79,7 @@ import Testing
             (good + "\n\n{not json\n", "line 3: "),
             (good + "\n" + #"{"kind":"exploded","id":"00000000-0000-4000-8000-000000000001"}"#, "unknown kind 'exploded'"),
             (good + "\n" + #"{"kind":"renamed","title":"X"}"#, "missing field"),
-            (good + "\n" + #"{"kind":"renamed","id":"00000000-0000-4000-8000-000000000002","oldTitle":"A","title":"B"}"#, "line 2: "),
+            (good + "\n" + #"{"kind":"renamed","id":"00000000-0000-4000-8000-000000000002","oldTitle":"A","title":"B"}"#, "line 2: ")
         ]
         for (input, message) in cases {
             let fresh = scratch.path("fresh-\(UUID().uuidString).labellog")
@@ -83,7 +92,8 @@ import Testing
         try makeGridTileRing(at: log)
         let before = try bytes(log)
         let clash = #"{"kind":"added","id":"00000000-0000-4000-8000-000000000001","title":"Again","isEnabled":true,"index":0}"#
-        let refused = try await CLI.run(["import", log], stdin: Data((good.replacingOccurrences(of: "01\"", with: "07\"") + "\n" + clash).utf8))
+        let refused = try await CLI.run(
+            ["import", log], stdin: Data((good.replacingOccurrences(of: "01\"", with: "07\"") + "\n" + clash).utf8))
         #expect(refused.status == 1 && refused.stderr.contains("line 2"), "\(refused)")
         #expect(try bytes(log) == before, "the first, valid line was not imported either")
         let empty = try await CLI.run(["import", log], stdin: Data("\n\n".utf8))
@@ -104,16 +114,19 @@ import Testing
             try store.remove(testID(1))
         }
         var outputs = [added]
-        for arguments in [["show", log], ["show", log, "--query", "alert"], ["log", log], ["log", log, "--label", id],
-                          ["trace", log, "--query", "red"], ["diff", log, "0", "3"], ["stats", log],
-                          ["rename", log, id, Self.hostile], ["toggle", log, id], ["revert", log, "4"],
-                          ["rename", log, "0000", "x"], ["show", log, "--at-time", "\u{1B}[31m"], ["show", log, "--bogus\u{1B}"]] {
+        for arguments in [
+            ["show", log], ["show", log, "--query", "alert"], ["log", log], ["log", log, "--label", id],
+            ["trace", log, "--query", "red"], ["diff", log, "0", "3"], ["stats", log],
+            ["rename", log, id, Self.hostile], ["toggle", log, id], ["revert", log, "4"],
+            ["rename", log, "0000", "x"], ["show", log, "--at-time", "\u{1B}[31m"], ["show", log, "--bogus\u{1B}"]
+        ] {
             outputs.append(try await CLI.run(arguments))
         }
         for result in outputs {
             for (name, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
-                #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" },
-                        "raw control characters in \(name) of \(result.arguments)")
+                #expect(
+                    !text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" },
+                    "raw control characters in \(name) of \(result.arguments)")
             }
         }
         let show = outputs[1].stdout

@@ -3,6 +3,7 @@ import Foundation
 import LabelProjection
 import LabelStoreTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -168,8 +169,10 @@ import Darwin
         let log = scratch.path("l.labellog")
         try makeGridTileRing(at: log)
         let writer = try LogWriter.open(path: log)
-        try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X")),
-                           LogEntry(.toggled(id: testID(1), isEnabled: false))])
+        try writer.append([
+            LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X")),
+            LogEntry(.toggled(id: testID(1), isEnabled: false))
+        ])
         writer.close()
         let damaged = try bytes(log)
         let refused = try await CLI.run(["repair", log])
@@ -245,7 +248,15 @@ import Darwin
             try write(content, to: log)
             let holder = try SystemFile.open(log, .readWrite)
             defer { holder.close() }
-            #expect(try holder.tryLockExclusive())
+            // The previous round's lock can outlive its close() for a moment: a child process
+            // another test is spawning at that instant (clone, then exec) holds a copy of every
+            // descriptor until its exec closes them, flock's included. So wait for it briefly.
+            var locked = try holder.tryLockExclusive()
+            for _ in 0..<500 where !locked {
+                try await Task.sleep(for: .milliseconds(10))
+                locked = try holder.tryLockExclusive()
+            }
+            #expect(locked, "the test could not take the log's lock to play the other writer")
             let failed = try await CLI.run(arguments + [log])
             #expect(failed.status == 1 && failed.stderr.contains("in use"), "\(failed)")
             #expect(scratch.files == ["l.labellog"], "\(arguments): \(scratch.files)")
@@ -264,16 +275,24 @@ import Darwin
         } else {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         }
-        let commands = [["verify", path], ["show", path], ["log", path], ["log", path, "--follow"], ["stats", path],
-                        ["export", path], ["trace", path], ["diff", path, "0", "1"], ["repair", path],
-                        ["repair", path, "--salvage"], ["add", path, "X"], ["snapshot", path], ["import", path, "-"]]
+        let commands = [
+            ["verify", path], ["show", path], ["log", path], ["log", path, "--follow"], ["stats", path],
+            ["export", path], ["trace", path], ["diff", path, "0", "1"], ["repair", path],
+            ["repair", path, "--salvage"], ["add", path, "X"], ["snapshot", path], ["import", path, "-"]
+        ]
         try await withThrowingTaskGroup(of: CLIResult.self) { group in
             for command in commands {
-                group.addTask { try await CLI.run(command, stdin: Data(#"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":true}"#.utf8), atMost: .seconds(30)) }
+                group.addTask {
+                    try await CLI.run(
+                        command, stdin: Data(#"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":true}"#.utf8),
+                        atMost: .seconds(30))
+                }
             }
             for try await result in group {
                 #expect(result.status == 1, "\(result)")
-                #expect(result.stderr.contains(path) && result.stderr.contains("not a regular file") && result.stderr.contains(kind), "\(result)")
+                #expect(
+                    result.stderr.contains(path) && result.stderr.contains("not a regular file") && result.stderr.contains(kind),
+                    "\(result)")
             }
         }
         let json = try await CLI.run(["verify", path, "--json"], atMost: .seconds(30)).json()
@@ -285,14 +304,16 @@ import Darwin
     @Test(arguments: [
         ("notalog", "not a label log"),
         ("", "the file is empty"),
-        ("LABELLOG" + String(repeating: "\u{0}", count: 56), "header checksum"),
+        ("LABELLOG" + String(repeating: "\u{0}", count: 56), "header checksum")
     ])
     func foreignFilesAreRefusedClearly(_ content: String, _ message: String) async throws {
         let scratch = try Scratch()
         let path = scratch.path("foreign.labellog")
         try write(Array(content.utf8), to: path)
-        for command in [["show", path], ["log", path], ["verify", path], ["stats", path], ["export", path],
-                        ["rename", path, "abcd", "X"], ["add", path, "X"], ["repair", path]] {
+        for command in [
+            ["show", path], ["log", path], ["verify", path], ["stats", path], ["export", path],
+            ["rename", path, "abcd", "X"], ["add", path, "X"], ["repair", path]
+        ] {
             let result = try await CLI.run(command)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains(message) && result.stderr.contains(path), "\(result)")
@@ -305,8 +326,10 @@ import Darwin
     @Test func missingFilesAreNamed() async throws {
         let scratch = try Scratch()
         let path = scratch.path("nope.labellog")
-        for command in [["show", path], ["log", path], ["diff", path, "0", "1"], ["trace", path], ["verify", path],
-                        ["stats", path], ["export", path], ["repair", path], ["import", scratch.path("x.labellog"), path]] {
+        for command in [
+            ["show", path], ["log", path], ["diff", path, "0", "1"], ["trace", path], ["verify", path],
+            ["stats", path], ["export", path], ["repair", path], ["import", scratch.path("x.labellog"), path]
+        ] {
             let result = try await CLI.run(command)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("\(path): no such file"), "\(result)")

@@ -80,11 +80,15 @@ import Testing
         let lines = try await text.lines
         #expect(lines.count == 8, "a header and 7 events: \(lines)")
         #expect(lines[0].hasPrefix("seq") && lines[0].contains("actor") && lines[0].contains("change"))
-        #expect(lines[4].contains("filter-ui") && lines[4].contains("renamed") && lines[4].contains("\"Ring\" → \"Ring Two\"") && lines[4].contains("# via view"))
+        #expect(
+            lines[4].contains("filter-ui") && lines[4].contains("renamed") && lines[4].contains("\"Ring\" → \"Ring Two\"")
+                && lines[4].contains("# via view"))
         #expect(lines[6].contains("toggled") && lines[6].contains("\"Grid\"") && lines[6].contains("on → off"))
         let records = try await json.jsonLines()
         #expect(records.map { $0["seq"] as? Int } == Array(1...7))
-        #expect(records[3]["kind"] as? String == "renamed" && records[3]["oldTitle"] as? String == "Ring" && records[3]["title"] as? String == "Ring Two")
+        #expect(
+            records[3]["kind"] as? String == "renamed" && records[3]["oldTitle"] as? String == "Ring"
+                && records[3]["title"] as? String == "Ring Two")
         #expect(try await json.stdout == export.stdout, "log --json and export print the same form")
         #expect(try await kinds.jsonLines().map { $0["seq"] as? Int } == [4, 7])
         #expect(try await actor.jsonLines().map { $0["seq"] as? Int } == [6])
@@ -125,13 +129,17 @@ import Testing
         let removed = try #require(change("removed", 2))
         #expect(removed["title"] as? String == "Tile" && removed["isEnabled"] as? Bool == false && removed["from"] as? Int == 1)
         let renamed = try #require(change("renamed", 3))
-        #expect(renamed["oldTitle"] as? String == "Ring" && renamed["newTitle"] as? String == "Ring Two" && renamed["title"] as? String == "Ring Two")
+        #expect(
+            renamed["oldTitle"] as? String == "Ring" && renamed["newTitle"] as? String == "Ring Two"
+                && renamed["title"] as? String == "Ring Two")
         let toggled = try #require(change("toggled", 1))
         #expect(toggled["oldIsEnabled"] as? Bool == true && toggled["isEnabled"] as? Bool == false && toggled["title"] as? String == "Grid")
         // Grid and Ring swapped: one of them explains the new order; Lens's insertion moves nobody.
         let moved = changes.filter { $0["change"] as? String == "moved" }
         #expect(moved.count == 1)
-        #expect(moved.first.map { ($0["from"] as? Int, $0["to"] as? Int) } ?? (nil, nil) == (0, 2) || moved.first.map { ($0["from"] as? Int, $0["to"] as? Int) } ?? (nil, nil) == (2, 1))
+        #expect(
+            moved.first.map { ($0["from"] as? Int, $0["to"] as? Int) } ?? (nil, nil) == (0, 2)
+                || moved.first.map { ($0["from"] as? Int, $0["to"] as? Int) } ?? (nil, nil) == (2, 1))
         #expect(change("moved", 4) == nil)
 
         let text = try await CLI.run(["diff", log, "3", "8"])

@@ -16,7 +16,9 @@ import Testing
 
         #expect(try await CLI.run(["rename", log, "00000000-0000-4000-8000-000000000001", "Grid Two"]).status == 0)
         let second = try await CLI.run(["snapshot", log])
-        #expect(second.status == 0 && second.stdout.contains("opened from snapshot at seq 3 (+1 records; covered records not re-read)"), "\(second)")
+        #expect(
+            second.status == 0 && second.stdout.contains("opened from snapshot at seq 3 (+1 records; covered records not re-read)"),
+            "\(second)")
 
         // Damage every snapshot: opening must ignore them, say so, and replay the log.
         for name in scratch.files where name.contains(".snapshot-") {

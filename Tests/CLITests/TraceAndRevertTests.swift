@@ -43,7 +43,9 @@ import Testing
         #expect(Self.notified(rename) == ["title", "view"])
         #expect(rename["notNotified"] as? [String] == ["membership", "enabledCount"])
         let title = try #require(Self.entry(rename, "title"))
-        #expect(title["id"] as? String == testID(3).description && title["oldTitle"] as? String == "Ring" && title["newTitle"] as? String == "Ring Two")
+        #expect(
+            title["id"] as? String == testID(3).description && title["oldTitle"] as? String == "Ring"
+                && title["newTitle"] as? String == "Ring Two")
         let view = try #require(Self.entry(rename, "view"))
         #expect((view["query"] as? [String: Any])?["text"] as? String == "ring")
         #expect((view["changes"] as? [[String: Any]])?.first?["change"] as? String == "updated")
@@ -86,9 +88,12 @@ import Testing
         let events = try await tile.jsonLines()
         #expect(events.map { $0["seq"] as? Int } == [2, 6, 7])
         // Only Tile's own title and isEnabled subscribers are traced.
-        #expect(events.allSatisfy { event in
-            (event["notified"] as? [[String: Any]] ?? []).allSatisfy { ($0["id"] as? String).map { $0 == testID(2).description } ?? true }
-        })
+        #expect(
+            events.allSatisfy { event in
+                (event["notified"] as? [[String: Any]] ?? []).allSatisfy {
+                    ($0["id"] as? String).map { $0 == testID(2).description } ?? true
+                }
+            })
     }
 
     @Test func revertUndoesEachKindOfEvent() async throws {
@@ -96,10 +101,10 @@ import Testing
         let log = scratch.path("l.labellog")
         try makeGridTileRing(at: log)
         try makeLog(at: log) { store in
-            try store.rename(testID(3), to: "Ring Two", options: stamped(4))   // 4
-            try store.toggle(testID(2), options: stamped(5))                  // 5
-            try store.move(testID(3), to: 0, options: stamped(6))             // 6
-            try store.remove(testID(1), options: stamped(7))                  // 7
+            try store.rename(testID(3), to: "Ring Two", options: stamped(4))  // 4
+            try store.toggle(testID(2), options: stamped(5))  // 5
+            try store.move(testID(3), to: 0, options: stamped(6))  // 6
+            try store.remove(testID(1), options: stamped(7))  // 7
         }
         func show() async throws -> [String] { rows(try await CLI.run(["show", log, "--json"]).json()) }
         #expect(try await show() == ["Ring Two (on)", "Tile (on)"])

@@ -59,7 +59,7 @@ import Testing
             (["enable", log, "00000000-0000-4000-8000-000000000001"], ["Grid (on)", "Tile (on)", "Ring Two (on)"]),
             (["move", log, "00000000-0000-4000-8000-000000000003", "0"], ["Ring Two (on)", "Grid (on)", "Tile (on)"]),
             (["reverse", log], ["Tile (on)", "Grid (on)", "Ring Two (on)"]),
-            (["remove", log, "00000000-0000-4000-8000-000000000002"], ["Grid (on)", "Ring Two (on)"]),
+            (["remove", log, "00000000-0000-4000-8000-000000000002"], ["Grid (on)", "Ring Two (on)"])
         ]
         for (arguments, expected) in steps {
             let result = try await CLI.run(arguments)
@@ -68,8 +68,11 @@ import Testing
                 continue
             }
             #expect(result.status == 0, "\(result)")
-            #expect(result.stdout.contains(arguments[0] == "reverse" ? "reordered" : arguments[0] == "toggle" || arguments[0].hasSuffix("able") ? "toggled" : arguments[0] + "d"),
-                    "prints the appended record: \(result.stdout)")
+            #expect(
+                result.stdout.contains(
+                    arguments[0] == "reverse"
+                        ? "reordered" : arguments[0] == "toggle" || arguments[0].hasSuffix("able") ? "toggled" : arguments[0] + "d"),
+                "prints the appended record: \(result.stdout)")
             let show = try await CLI.run(["show", log, "--json"])
             #expect(rows(try show.json()) == expected, "after \(arguments[0])")
         }
@@ -121,7 +124,9 @@ import Testing
         let refused = try await CLI.run(["rename", log, tile, "Tile Two"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("Edit skipped: label was removed. (removed at seq 4"), "\(refused)")
-        let audited = try await CLI.run(["toggle", log, tile.replacingOccurrences(of: "-", with: "").uppercased(), "--record-rejection", "--actor", "filter-ui"])
+        let audited = try await CLI.run([
+            "toggle", log, tile.replacingOccurrences(of: "-", with: "").uppercased(), "--record-rejection", "--actor", "filter-ui"
+        ])
         #expect(audited.status == 1)
         #expect(audited.stderr.contains("recorded as rejected audit record seq 5"), "\(audited)")
         let unknown = try await CLI.run(["toggle", log, testID(99).description])

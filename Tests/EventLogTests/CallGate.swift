@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EventLog
 
 /// Forces an interleaving: the first call of `op` that reaches a
@@ -13,10 +14,12 @@ final class CallGate: Sendable {
     init(_ op: FaultyFileSystem.Op, on fs: FaultyFileSystem) {
         self.op = op
         fs.setHook { [self] called, _ in
-            guard called == self.op, self.armed.withLock({ armed in
-                defer { armed = false }
-                return armed
-            }) else { return }
+            guard called == self.op,
+                self.armed.withLock({ armed in
+                    defer { armed = false }
+                    return armed
+                })
+            else { return }
             self.arrivedSignal.signal()
             self.releaseSignal.wait()
         }

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 @Suite("Codec")
@@ -39,14 +40,15 @@ struct CodecTests {
     static let titles: [String: String] = [
         "empty": "", "one letter": "a", "ascii": "Ring Two", "japanese": "日本語のラベル",
         "emoji, combining mark, RTL override": "👩🏽‍💻 e\u{301} \u{202E}rtl",
-        "16 KiB of two-byte characters": String(repeating: "ü", count: LogLimits.maxTitleBytes / 2),
+        "16 KiB of two-byte characters": String(repeating: "ü", count: LogLimits.maxTitleBytes / 2)
     ]
 
     @Test(arguments: titles.keys.sorted())
     func titlesRoundTripExactly(name: String) throws {
         let title = Self.titles[name]!
-        let record = EventRecord(seq: 9, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: title.isEmpty ? nil : "actor \(title.prefix(3))",
-                                 note: title, event: .renamed(id: fixedID(3), oldTitle: title, newTitle: title + "!").self)
+        let record = EventRecord(
+            seq: 9, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: title.isEmpty ? nil : "actor \(title.prefix(3))",
+            note: title, event: .renamed(id: fixedID(3), oldTitle: title, newTitle: title + "!").self)
         // The note limit is smaller than the title limit; use it only when it fits.
         var r = record
         if title.utf8.count > LogLimits.maxNoteBytes { r.note = nil }
@@ -67,8 +69,9 @@ struct CodecTests {
     }
 
     @Test func invalidUTF8InATitleIsAClearDecodeError() throws {
-        let record = EventRecord(seq: 1, timestamp: EventTimestamp(millisecondsSince1970: 0),
-                                 event: .added(id: fixedID(1), title: "abc", isEnabled: true, index: 0))
+        let record = EventRecord(
+            seq: 1, timestamp: EventTimestamp(millisecondsSince1970: 0),
+            event: .added(id: fixedID(1), title: "abc", isEnabled: true, index: 0))
         var payload = try record.encodedPayload()
         let at = payload.count - 2  // inside "abc"
         payload[at] = 0xff
@@ -93,7 +96,8 @@ struct CodecTests {
 
     /// Regression (found by the fuzzer): an overlong varint decoded, so two byte strings meant the same record.
     @Test func overlongVarintsAreRejectedSoTheEncodingIsCanonical() throws {
-        let record = EventRecord(seq: 5, timestamp: EventTimestamp(millisecondsSince1970: 0), event: .toggled(id: fixedID(1), isEnabled: true))
+        let record = EventRecord(
+            seq: 5, timestamp: EventTimestamp(millisecondsSince1970: 0), event: .toggled(id: fixedID(1), isEnabled: true))
         let payload = try record.encodedPayload()
         #expect(payload[0] == 5)
         let overlong = [0x85, 0x00] + payload.dropFirst()
@@ -121,7 +125,8 @@ struct CodecTests {
             w.varint(value)
             for padding in [0, 1, 8, 12] {
                 guard case .success(let decoded) = read(w.bytes + Array(repeating: 0xAB, count: padding)) else {
-                    Issue.record("\(value) with \(padding) bytes after it did not decode"); continue
+                    Issue.record("\(value) with \(padding) bytes after it did not decode")
+                    continue
                 }
                 #expect(decoded == value)
             }
@@ -132,16 +137,23 @@ struct CodecTests {
                 overlong.append(0)
                 for padding in [0, 9] {
                     guard case .failure(let failure) = read(overlong + Array(repeating: 0x01, count: padding)) else {
-                        Issue.record("overlong \(overlong) decoded"); continue
+                        Issue.record("overlong \(overlong) decoded")
+                        continue
                     }
                     #expect(failure.reason == "overlong varint")
                 }
             }
         }
         for padding in [0, 9] {
-            guard case .failure(let tooBig) = read([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02] + Array(repeating: 0, count: padding)),
-                  case .failure(let tooLong) = read(Array(repeating: 0x80, count: 10) + [0x01] + Array(repeating: 0, count: padding)),
-                  case .failure(let cut) = read([0x80, 0x80]) else { Issue.record("a bad varint decoded"); continue }
+            guard
+                case .failure(let tooBig) = read(
+                    [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02] + Array(repeating: 0, count: padding)),
+                case .failure(let tooLong) = read(Array(repeating: 0x80, count: 10) + [0x01] + Array(repeating: 0, count: padding)),
+                case .failure(let cut) = read([0x80, 0x80])
+            else {
+                Issue.record("a bad varint decoded")
+                continue
+            }
             #expect(tooBig.reason == "varint overflows 64 bits")
             #expect(tooLong.reason == "varint overflows 64 bits")  // an eleventh byte is never reached
             #expect(cut.reason == "unexpected end of record in a varint")
@@ -150,7 +162,10 @@ struct CodecTests {
 
     @Test func anAbsurdReorderCountIsRefusedWithoutAllocating() throws {
         var w = ByteWriter()
-        w.varint(1); w.zigzag(0); w.u8(LabelEvent.Kind.reordered.code); w.u8(0)
+        w.varint(1)
+        w.zigzag(0)
+        w.u8(LabelEvent.Kind.reordered.code)
+        w.u8(0)
         w.varint(UInt64(Int32.max))  // claims two billion ids in a few bytes
         do {
             _ = try EventRecord.decode(payload: w.bytes)
@@ -218,13 +233,15 @@ struct UTF8ValidationTests {
         var rng = SeededGenerator(seed: 8)
         var inputs: [[UInt8]] = [
             [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
-            [0xE2, 0x82], [0xF0, 0x9F, 0x98], Array("e\u{301} 👩🏽‍💻 日本".utf8), [0x7F], [0xC2, 0x80], [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xE2, 0x82], [0xF0, 0x9F, 0x98], Array("e\u{301} 👩🏽‍💻 日本".utf8), [0x7F], [0xC2, 0x80], [0xEF, 0xBF, 0xBF],
+            [0xF4, 0x8F, 0xBF, 0xBF]
         ]
         for _ in 0..<20_000 {
             let length = Int.random(in: 0...24, using: &rng)
-            inputs.append((0..<length).map { _ in
-                Bool.random(using: &rng) ? UInt8.random(in: 0...0x7F, using: &rng) : UInt8.random(in: 0x80...0xFF, using: &rng)
-            })
+            inputs.append(
+                (0..<length).map { _ in
+                    Bool.random(using: &rng) ? UInt8.random(in: 0...0x7F, using: &rng) : UInt8.random(in: 0x80...0xFF, using: &rng)
+                })
         }
         for input in inputs {
             let expected = String(validating: input, as: UTF8.self) != nil

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 @Suite("Concurrency")
@@ -38,7 +39,10 @@ struct ConcurrencyTests {
             while written < total {
                 let n = min(Int.random(in: 1...40, using: &rng), total - written)
                 let entries = (0..<n).map { i in
-                    LogEntry(.added(id: LabelID(), title: "row \(written + i) " + String(repeating: "x", count: i * 7 % 300), isEnabled: true, index: written + i))
+                    LogEntry(
+                        .added(
+                            id: LabelID(), title: "row \(written + i) " + String(repeating: "x", count: i * 7 % 300), isEnabled: true,
+                            index: written + i))
                 }
                 _ = try writer.append(entries)
                 written += n
@@ -85,7 +89,8 @@ struct ConcurrencyTests {
                 group.addTask {
                     var mine: [UInt64] = []
                     for i in 0..<perTask {
-                        let record = try writer.append(LogEntry(.renamed(id: fixedID(UInt8(t)), oldTitle: "\(i)", newTitle: "\(i + 1)"), actor: "task \(t)"))
+                        let record = try writer.append(
+                            LogEntry(.renamed(id: fixedID(UInt8(t)), oldTitle: "\(i)", newTitle: "\(i + 1)"), actor: "task \(t)"))
                         mine.append(record.seq)
                     }
                     return mine

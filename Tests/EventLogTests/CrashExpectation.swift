@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EventLog
 
 /// What a log may hold after one crash, and the check of a reopened log against it:
@@ -39,7 +40,9 @@ struct CrashExpectation {
             let missing = (UInt64(records.count) + 1)...lastRequiredSeq
             let lost = missing.filter { required[$0] != nil }
             let during = context.isEmpty ? "" : "; during the life: \(context.joined(separator: ", "))"
-            return ["acknowledged records are lost: seqs \(Self.ranges(lost)) (the log ends at seq \(records.count); acknowledged through \(lastRequiredSeq)\(during))"]
+            return [
+                "acknowledged records are lost: seqs \(Self.ranges(lost)) (the log ends at seq \(records.count); acknowledged through \(lastRequiredSeq)\(during))"
+            ]
         }
         var run: (key: CallKey, next: Int)?
         var used = Set<Int64>()
@@ -47,13 +50,16 @@ struct CrashExpectation {
             var origin: (key: CallKey, index: Int)?
             if let wanted = required[record.seq] {
                 guard record == wanted else {
-                    return ["seq \(record.seq) is not the acknowledged record: found \(Self.describe(record)), acknowledged \(Self.describe(wanted))"]
+                    return [
+                        "seq \(record.seq) is not the acknowledged record: found \(Self.describe(record)), acknowledged \(Self.describe(wanted))"
+                    ]
                 }
                 origin = self.origin[record.seq]
             } else if let wanted = exact[record.seq], record == wanted {
                 origin = self.origin[record.seq]
             } else if let candidate = inFlight[record.timestamp.millisecondsSince1970],
-                      candidate.entry.record(seq: record.seq, now: record.timestamp) == record {
+                candidate.entry.record(seq: record.seq, now: record.timestamp) == record
+            {
                 origin = (candidate.key, candidate.index)
             } else {
                 return ["seq \(record.seq) holds a record no append wrote (or not whole): \(Self.describe(record))"]
@@ -66,7 +72,9 @@ struct CrashExpectation {
                 continue
             }
             if let current = run, current.next < callSizes[current.key, default: 0] {
-                return ["an append survives with only \(current.next) of its \(callSizes[current.key, default: 0]) records, yet seq \(record.seq) follows it"]
+                return [
+                    "an append survives with only \(current.next) of its \(callSizes[current.key, default: 0]) records, yet seq \(record.seq) follows it"
+                ]
             }
             if let origin, origin.index != 0 {
                 return ["seq \(record.seq) is record \(origin.index + 1) of an append whose earlier records are missing"]

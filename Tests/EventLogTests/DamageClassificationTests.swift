@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 /// Torn write or damage? The regressions of the review (RELIABILITY.md):
@@ -48,8 +49,12 @@ struct DamageClassificationTests {
         repeat {
             try? FileManager.default.removeItem(atPath: path)
             attempt += 1
-            prefix = try writeLog(path, [LogEntry(.added(id: fixedID(1), title: "one", isEnabled: true, index: 0)),
-                                         LogEntry(.added(id: fixedID(2), title: "two \(attempt)", isEnabled: true, index: 1))])
+            prefix = try writeLog(
+                path,
+                [
+                    LogEntry(.added(id: fixedID(1), title: "one", isEnabled: true, index: 0)),
+                    LogEntry(.added(id: fixedID(2), title: "two \(attempt)", isEnabled: true, index: 1))
+                ])
             let bytes = readBytes(path)
             crc2 = loadWord(bytes, frameOffsets(bytes)[1] + 4)
         } while !isASCII(crc2)
@@ -60,9 +65,15 @@ struct DamageClassificationTests {
         attempt = 0
         repeat {
             attempt += 1
-            let record = EventRecord(seq: 3, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: nil, note: nil,
-                                     event: .toggled(id: LabelID(bytes: (0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x40, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, UInt8(0x30 + attempt % 64))),
-                                                     isEnabled: attempt % 2 == 0))
+            let record = EventRecord(
+                seq: 3, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: nil, note: nil,
+                event: .toggled(
+                    id: LabelID(
+                        bytes: (
+                            0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x40, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41,
+                            UInt8(0x30 + attempt % 64)
+                        )),
+                    isEnabled: attempt % 2 == 0))
             var out = ByteWriter()
             Frame.encode(record, into: &out, format: format, previous: crc2, continues: false)
             forged = out.bytes
@@ -77,8 +88,10 @@ struct DamageClassificationTests {
         let forgedEnd = thirdStart + forgedStart + forged.count
         #expect(third.seq == 3 && forgedEnd < whole.count)
         // The crash cuts the record after the forged frame, or leaves preallocated zeros where the rest would be.
-        for (name, image) in [("cut", Array(whole[..<forgedEnd])),
-                              ("zeros", Array(whole[..<forgedEnd]) + [UInt8](repeating: 0, count: whole.count - forgedEnd + 4096))] {
+        for (name, image) in [
+            ("cut", Array(whole[..<forgedEnd])),
+            ("zeros", Array(whole[..<forgedEnd]) + [UInt8](repeating: 0, count: whole.count - forgedEnd + 4096))
+        ] {
             writeBytes(path, image)
             let reader = try LogReader(path: path)
             #expect(try reader.poll() == prefix, "\(name): a follower reads the two records and waits")
@@ -97,8 +110,10 @@ struct DamageClassificationTests {
         let path = dir.file()
         let acknowledged = try writeLog(path, Array(sampleEntries()[..<3]))
         let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, preallocation: 0))
-        try writer.append([LogEntry(.added(id: fixedID(4), title: String(repeating: "4", count: 9_000), isEnabled: true, index: 3)),
-                           LogEntry(.added(id: fixedID(5), title: "five", isEnabled: true, index: 4))])
+        try writer.append([
+            LogEntry(.added(id: fixedID(4), title: String(repeating: "4", count: 9_000), isEnabled: true, index: 3)),
+            LogEntry(.added(id: fixedID(5), title: "five", isEnabled: true, index: 4))
+        ])
         writer.close()
         var bytes = readBytes(path)
         let offsets = frameOffsets(bytes)
@@ -119,8 +134,10 @@ struct DamageClassificationTests {
     }
 
     /// A position is untrusted input: absurd values are ignored, never a trap.
-    @Test(arguments: [(Int64.max - 5, Int64(100)), (Int64(64), Int64.max), (Int64.max, Int64.max), (Int64(-8), Int64(40)),
-                      (Int64(64), Int64(-1)), (Int64.min, Int64.min)])
+    @Test(arguments: [
+        (Int64.max - 5, Int64(100)), (Int64(64), Int64.max), (Int64.max, Int64.max), (Int64(-8), Int64(40)),
+        (Int64(64), Int64(-1)), (Int64.min, Int64.min)
+    ])
     func anAbsurdResumePositionIsIgnored(offset: Int64, length: Int64) throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// One focused test per durability bug a review found in the writer (1, 2,
@@ -15,8 +16,9 @@ struct DurabilityRegressionTests {
     /// An entry with fixed content and time, so its frame is the same in every log.
     func entry(_ n: Int, titleBytes: Int = 12) -> LogEntry {
         let title = "label \(n) " + String(repeating: "t", count: max(0, titleBytes - 10))
-        return LogEntry(.added(id: StressRecords.asciiID(n), title: title, isEnabled: true, index: 0),
-                        timestamp: EventTimestamp(millisecondsSince1970: 1_764_460_800_000 + Int64(n)))
+        return LogEntry(
+            .added(id: StressRecords.asciiID(n), title: title, isEnabled: true, index: 0),
+            timestamp: EventTimestamp(millisecondsSince1970: 1_764_460_800_000 + Int64(n)))
     }
 
     /// The records a power loss now would leave (every unsynced change lost).
@@ -44,7 +46,8 @@ struct DurabilityRegressionTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let fs = FaultyFileSystem()
-        let writer = try LogWriter.open(path: path, options: .init(durability: .groupCommit, createIfMissing: true, fileSystem: fs, preallocation: 4096))
+        let writer = try LogWriter.open(
+            path: path, options: .init(durability: .groupCommit, createIfMissing: true, fileSystem: fs, preallocation: 4096))
         defer { writer.close() }
         try writer.append(entry(1))
         let gate = CallGate(.syncData, on: fs)
@@ -62,8 +65,10 @@ struct DurabilityRegressionTests {
         try #require(fs.failedSyncs.map(\.site) == [.preallocationSync], "the preallocation sync this test fails did not happen")
         if case .success(let record) = resultA {
             let durable = try recordsAfterPowerLoss(fs, path, in: dir)
-            #expect(durable.contains(record),
-                    "record \(record.seq) was acknowledged, but the failed preallocation sync had dropped its write: after a power loss the log holds seqs \(durable.map(\.seq))")
+            #expect(
+                durable.contains(record),
+                "record \(record.seq) was acknowledged, but the failed preallocation sync had dropped its write: after a power loss the log holds seqs \(durable.map(\.seq))"
+            )
         }
         expectPoisoned(writer, "a failed preallocation sync")
     }
@@ -83,7 +88,10 @@ struct DurabilityRegressionTests {
         try #require(gate.waitUntilHeld(), "appender A never reached its group sync")
         fs.failNext(.syncData)
         // The explicit sync runs beside A's held group sync: it overlaps it (as before the fix) or waits for it.
-        let syncer = Background { () throws(EventLogError) -> Bool in try writer.sync(); return true }
+        let syncer = Background { () throws(EventLogError) -> Bool in
+            try writer.sync()
+            return true
+        }
         Thread.sleep(forTimeInterval: 0.2)
         gate.release()
         let resultA = try #require(appenderA.value(), "appender A did not finish")
@@ -92,8 +100,10 @@ struct DurabilityRegressionTests {
         try #require(fs.failedSyncs.count == 1, "the explicit sync did not fail")
         if case .success(let record) = resultA {
             let durable = try recordsAfterPowerLoss(fs, path, in: dir)
-            #expect(durable.contains(record),
-                    "record \(record.seq) was acknowledged by a group sync that overlapped a failed explicit sync() (which dropped its write): after a power loss the log holds seqs \(durable.map(\.seq))")
+            #expect(
+                durable.contains(record),
+                "record \(record.seq) was acknowledged by a group sync that overlapped a failed explicit sync() (which dropped its write): after a power loss the log holds seqs \(durable.map(\.seq))"
+            )
         }
         expectPoisoned(writer, "a failed explicit sync()")
     }
@@ -112,8 +122,9 @@ struct DurabilityRegressionTests {
         let record = try writer.append(entry(6))
         #expect(record.seq == 3)
         let durable = try recordsAfterPowerLoss(fs, path, in: dir)
-        #expect(durable.last == record,
-                "seq 3 was acknowledged, but no sync covered its write: after a power loss the log holds seqs \(durable.map(\.seq))")
+        #expect(
+            durable.last == record,
+            "seq 3 was acknowledged, but no sync covered its write: after a power loss the log holds seqs \(durable.map(\.seq))")
     }
 
     /// Bug 3, second half: the sync inside `discardRecords(after:)` fails; the
@@ -135,8 +146,9 @@ struct DurabilityRegressionTests {
             let reopened = try LogWriter.open(path: path)
             defer { reopened.close() }
             let records = try reopened.read(from: 1, maxCount: 100)
-            #expect(records == Array(acknowledged.prefix(2)) || records == acknowledged,
-                    "after the failed discard the log holds seqs \(records.map(\.seq)); expected 1...2 or 1...5")
+            #expect(
+                records == Array(acknowledged.prefix(2)) || records == acknowledged,
+                "after the failed discard the log holds seqs \(records.map(\.seq)); expected 1...2 or 1...5")
         } catch {
             Issue.record("after a failed sync inside discardRecords(after:) the log no longer opens: \(error)")
         }
@@ -164,15 +176,17 @@ struct DurabilityRegressionTests {
         func pages(_ p: LogPosition) -> Set<Int> { Set((Int(p.offset) / page)...(Int(p.end - 1) / page)) }
         let pages4 = pages(positions[3]), pages5 = pages(positions[4])
         let history = fs.history(path)
-        try #require(!pages4.subtracting(pages5).isEmpty && pages5.isSubset(of: history.touchedPages),
-                     "records 4 and 5 do not lie on separate unsynced pages: \(pages4) \(pages5) \(history.touchedPages)")
+        try #require(
+            !pages4.subtracting(pages5).isEmpty && pages5.isSubset(of: history.touchedPages),
+            "records 4 and 5 do not lie on separate unsynced pages: \(pages4) \(pages5) \(history.touchedPages)")
         writeBytes(path, history.imageKeepingPages(pages5))
         do {
             let reopened = try LogWriter.open(path: path)
             defer { reopened.close() }
             #expect(try reopened.read(from: 1, maxCount: 10) == acknowledged)
         } catch {
-            Issue.record("every acknowledged record is intact (record 4's page lost, record 5's kept), yet the default open fails: \(error)")
+            Issue.record(
+                "every acknowledged record is intact (record 4's page lost, record 5's kept), yet the default open fails: \(error)")
         }
     }
 
@@ -192,11 +206,16 @@ struct DurabilityRegressionTests {
         let frame = try #require(try StressRecords.frameBytes(validIn: path, seq: 3), "no frame of this log is valid UTF-8")
         let title = StressRecords.frameTitle(prefix: "torn ", frame: frame, length: 3_000)
         fs.armCrash(beforeMutatingCall: 2)  // the write lands; the process dies at the sync after it
-        #expect(throws: EventLogError.self) { try writer.append(LogEntry(.added(id: StressRecords.asciiID(3), title: title, isEnabled: true, index: 0))) }
+        #expect(throws: EventLogError.self) {
+            try writer.append(LogEntry(.added(id: StressRecords.asciiID(3), title: title, isEnabled: true, index: 0)))
+        }
         writer.close()
         let history = fs.history(path)
         let write = try #require(history.pending.last)
-        guard case .write(let offset, let bytes) = write.change else { Issue.record("the last change is not the record's write"); return }
+        guard case .write(let offset, let bytes) = write.change else {
+            Issue.record("the last change is not the record's write")
+            return
+        }
         let at = try #require(Self.firstIndex(of: frame, in: bytes), "the embedded frame is not in the write")
         var image = history.durable
         FileHistory.write(bytes, prefix: at + frame.count + 16, at: offset, to: &image)

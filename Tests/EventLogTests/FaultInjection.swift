@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EventLog
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// The fault-injecting file system's own model, pinned: what a failed sync

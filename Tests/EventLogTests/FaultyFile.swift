@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EventLog
 
 /// An open file of ``FaultyFileSystem``: every call is counted and may fail

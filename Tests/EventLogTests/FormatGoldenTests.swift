@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// Pins the bytes the writer produces, so an encoder change cannot alter the
@@ -19,7 +20,7 @@ struct FormatGoldenTests {
         "450000005cf171ba07dc0f070001020102030405400780090a0b0c0d0e020d72656e616d6520746f20275827204564697420736b69707065643a206c6162656c207761732072656d6f7665642e",
         "2b000000dfb8620e08de0f0400020102030405400780090a0b0c0d0e02010013436f62616c7420e29ca820e2809420c489753f",
         "18000000b1b9591009e00f0100020102030405400780090a0b0c0d0e02000100",
-        "160000005059b90e0ae20f0700000772657665727365076e6f7468696e67",
+        "160000005059b90e0ae20f0700000772657665727365076e6f7468696e67"
     ]
 
     static func sampleRecords() -> [EventRecord] {
@@ -65,8 +66,11 @@ struct FormatGoldenTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let entries = goldenStream(count: 3_000)
-        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true,
-                                                                   clock: { EventTimestamp(millisecondsSince1970: 42) }))
+        let writer = try LogWriter.open(
+            path: path,
+            options: .init(
+                durability: .noSync, createIfMissing: true,
+                clock: { EventTimestamp(millisecondsSince1970: 42) }))
         var start = 0
         var size = 1
         while start < entries.count {
@@ -101,7 +105,7 @@ struct FormatGoldenTests {
         }
         #expect(frames == entries.count)
         #expect(version1.count == 309667)
-        #expect(fnv1a(version1) == 0x2f1fdc9d1dfc7095)
+        #expect(fnv1a(version1) == 0x2f1f_dc9d_1dfc_7095)
     }
 
     /// A deterministic mix of every kind with short, long (up to 16 KiB), non-ASCII and empty texts.
@@ -115,16 +119,20 @@ struct FormatGoldenTests {
         return (0..<count).map { i in
             let event: LabelEvent
             switch i % 7 {
-            case 0: event = .added(id: id(), title: i % 500 == 0 ? String(repeating: "ü", count: 8_192) : text(6),
-                                   isEnabled: Bool.random(using: &rng), index: Int.random(in: 0...Int(Int32.max), using: &rng))
+            case 0:
+                event = .added(
+                    id: id(), title: i % 500 == 0 ? String(repeating: "ü", count: 8_192) : text(6),
+                    isEnabled: Bool.random(using: &rng), index: Int.random(in: 0...Int(Int32.max), using: &rng))
             case 1: event = .renamed(id: id(), oldTitle: text(4), newTitle: text(8))
             case 2: event = .toggled(id: id(), isEnabled: Bool.random(using: &rng))
-            case 3: event = .removed(id: id(), index: Int.random(in: 0...300, using: &rng), title: text(3), isEnabled: Bool.random(using: &rng))
+            case 3:
+                event = .removed(id: id(), index: Int.random(in: 0...300, using: &rng), title: text(3), isEnabled: Bool.random(using: &rng))
             case 4: event = .moved(id: id(), from: Int.random(in: 0...200_000, using: &rng), to: Int.random(in: 0...127, using: &rng))
             case 5: event = .reordered(order: (0..<Int.random(in: 0...40, using: &rng)).map { _ in id() })
             default: event = .rejected(id: Bool.random(using: &rng) ? id() : nil, command: text(5), reason: text(9))
             }
-            let time: EventTimestamp? = i % 3 == 0 ? nil : EventTimestamp(millisecondsSince1970: Int64.random(in: -1 << 50...1 << 50, using: &rng))
+            let time: EventTimestamp? =
+                i % 3 == 0 ? nil : EventTimestamp(millisecondsSince1970: Int64.random(in: -1 << 50...1 << 50, using: &rng))
             return LogEntry(event, timestamp: time, actor: i % 4 == 0 ? text(2) : nil, note: i % 5 == 0 ? text(7) : nil)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// Seeded mutation fuzzing: every input either decodes or throws a clear
@@ -23,7 +24,9 @@ struct FuzzTests {
             case 4 where !bytes.isEmpty:
                 let end = min(bytes.count, at + Int.random(in: 1...16, using: &rng))
                 bytes.insert(contentsOf: bytes[at..<end], at: at)
-            case 5: bytes.insert(contentsOf: (0..<Int.random(in: 1...10, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
+            case 5:
+                bytes.insert(
+                    contentsOf: (0..<Int.random(in: 1...10, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
             default:
                 // A varint that claims a huge length.
                 bytes.insert(contentsOf: [0xff, 0xff, 0xff, 0xff, 0x0f], at: at)
@@ -34,7 +37,9 @@ struct FuzzTests {
 
     @Test func theRecordDecoderNeverCrashesOnMutatedPayloads() throws {
         var rng = SeededGenerator(seed: 2026)
-        let seeds = try sampleEntries().enumerated().map { i, e in try e.record(seq: UInt64(i + 1), now: .init(millisecondsSince1970: 1)).encodedPayload() }
+        let seeds = try sampleEntries().enumerated().map { i, e in
+            try e.record(seq: UInt64(i + 1), now: .init(millisecondsSince1970: 1)).encodedPayload()
+        }
         var decoded = 0, rejected = 0
         for _ in 0..<Self.inputs {
             let input = Self.mutate(seeds.randomElement(using: &rng)!, using: &rng)
@@ -68,7 +73,8 @@ struct FuzzTests {
             var input = bytes
             // Keep the header most of the time so mutations reach the records.
             let body = Self.mutate(Array(input[LogFormat.headerLength...]), using: &rng)
-            input = Int.random(in: 0..<10, using: &rng) == 0 ? Self.mutate(input, using: &rng) : Array(input[..<LogFormat.headerLength]) + body
+            input =
+                Int.random(in: 0..<10, using: &rng) == 0 ? Self.mutate(input, using: &rng) : Array(input[..<LogFormat.headerLength]) + body
             writeBytes(path, input)
             do {
                 let (records, report) = try LogReader.readAll(path: path)

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 @Suite("JSON form")
@@ -33,17 +34,24 @@ struct JSONTests {
         }
         let prefix = #"{"#
         let common = #""seq":7,"time":"2025-11-30T09:35:02.125Z""#
-        #expect(try json(.added(id: id, title: "Amber", isEnabled: true, index: 0), actor: "ana", note: "n")
-                == prefix + #""actor":"ana","id":"\#(id)","index":0,"isEnabled":true,"kind":"added","note":"n",\#(common),"title":"Amber"}"#)
-        #expect(try json(.renamed(id: id, oldTitle: "A", newTitle: "B"))
+        #expect(
+            try json(.added(id: id, title: "Amber", isEnabled: true, index: 0), actor: "ana", note: "n")
+                == prefix + #""actor":"ana","id":"\#(id)","index":0,"isEnabled":true,"kind":"added","note":"n",\#(common),"title":"Amber"}"#
+        )
+        #expect(
+            try json(.renamed(id: id, oldTitle: "A", newTitle: "B"))
                 == prefix + #""id":"\#(id)","kind":"renamed","oldTitle":"A",\#(common),"title":"B"}"#)
-        #expect(try json(.toggled(id: id, isEnabled: false))
+        #expect(
+            try json(.toggled(id: id, isEnabled: false))
                 == prefix + #""id":"\#(id)","isEnabled":false,"kind":"toggled",\#(common)}"#)
-        #expect(try json(.moved(id: id, from: 2, to: 0))
+        #expect(
+            try json(.moved(id: id, from: 2, to: 0))
                 == prefix + #""from":2,"id":"\#(id)","kind":"moved",\#(common),"to":0}"#)
-        #expect(try json(.reordered(order: [id]))
+        #expect(
+            try json(.reordered(order: [id]))
                 == prefix + #""kind":"reordered","order":["\#(id)"],\#(common)}"#)
-        #expect(try json(.rejected(id: id, command: "rename", reason: "Edit skipped: label was removed."))
+        #expect(
+            try json(.rejected(id: id, command: "rename", reason: "Edit skipped: label was removed."))
                 == prefix + #""command":"rename","id":"\#(id)","kind":"rejected","reason":"Edit skipped: label was removed.",\#(common)}"#)
     }
 
@@ -59,18 +67,23 @@ struct JSONTests {
             #expect(String(decoding: data, as: UTF8.self).contains(#""time":"\#(text)""#))
             #expect(try JSONDecoder().decode(EventRecord.self, from: data) == record, "\(text)")
             #expect(try JSONDecoder().decode(LogEntry.self, from: data).timestamp == time, "\(text)")
-            #expect(try JSONDecoder().decode(LogEntry.self, from: try encoder.encode(LogEntry(record.event, timestamp: time))).timestamp == time)
+            #expect(
+                try JSONDecoder().decode(LogEntry.self, from: try encoder.encode(LogEntry(record.event, timestamp: time))).timestamp == time
+            )
         }
     }
 
     @Test func expandedYearsParseAndTimesBeyondTheStorableRangeAreRefused() throws {
         #expect(EventTimestamp(iso8601: "+2026-11-30T09:35:02.125Z") == EventTimestamp(iso8601: "2026-11-30T09:35:02.125Z"))
-        #expect(EventTimestamp(iso8601: "+010000-01-01")?.millisecondsSince1970 == 253_402_300_800_000, "six digits, as ECMAScript writes them")
+        #expect(
+            EventTimestamp(iso8601: "+010000-01-01")?.millisecondsSince1970 == 253_402_300_800_000, "six digits, as ECMAScript writes them")
         #expect(EventTimestamp(iso8601: "-000001-01-01")?.millisecondsSince1970 == -62_198_755_200_000)
         // The last millisecond an Int64 holds, reached through an offset.
         #expect(EventTimestamp(iso8601: "+292278994-08-17T08:12:55.807+01:00")?.millisecondsSince1970 == .max)
-        for bad in ["10000-01-01", "+292278994-08-17T07:12:55.808Z", "-292275055-05-16T16:47:04.191Z",
-                    "+292278994-08-17T07:12:55.807-00:01", "+99999999999999999999-01-01", "+999-01-01", "+-2026-01-01", "--2026-01-01"] {
+        for bad in [
+            "10000-01-01", "+292278994-08-17T07:12:55.808Z", "-292275055-05-16T16:47:04.191Z",
+            "+292278994-08-17T07:12:55.807-00:01", "+99999999999999999999-01-01", "+999-01-01", "+-2026-01-01", "--2026-01-01"
+        ] {
             #expect(EventTimestamp(iso8601: bad) == nil, "\(bad)")
         }
         let line = #"{"kind":"toggled","id":"00000000-0000-0000-0000-000000000000","isEnabled":true,"time":"+292278995-01-01T00:00:00Z"}"#
@@ -86,7 +99,7 @@ struct JSONTests {
         let cases = [
             (#"{"kind":"exploded","id":"00000000-0000-0000-0000-000000000000"}"#, "unknown kind 'exploded'"),
             (#"{"kind":"toggled","id":"nope","isEnabled":true}"#, "not a UUID"),
-            (#"{"kind":"toggled","id":"00000000-0000-0000-0000-000000000000","isEnabled":true,"time":"noon"}"#, "not an ISO 8601 time"),
+            (#"{"kind":"toggled","id":"00000000-0000-0000-0000-000000000000","isEnabled":true,"time":"noon"}"#, "not an ISO 8601 time")
         ]
         for (text, expected) in cases {
             do {

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 #if canImport(Glibc)
@@ -71,7 +72,9 @@ struct LargeRecordKillTests {
             }
         }
         totals.acknowledged += acknowledged
-        print("large-record kill test (\(mode)): \(Self.kills) SIGKILLs over \(totals.logs) logs, \(problems.count) failing; \(totals.acknowledged) acknowledged records; \(totals.tornTails) torn tails; verified \(totals.large) reorders over 10 MB and \(totals.frameLike) frame-like titles (counted at every check)")
+        print(
+            "large-record kill test (\(mode)): \(Self.kills) SIGKILLs over \(totals.logs) logs, \(problems.count) failing; \(totals.acknowledged) acknowledged records; \(totals.tornTails) torn tails; verified \(totals.large) reorders over 10 MB and \(totals.frameLike) frame-like titles (counted at every check)"
+        )
         for problem in problems.prefix(3) { Issue.record(Comment(rawValue: problem)) }
         if problems.count > 3 { Issue.record("\(problems.count - 3) more failing rounds: \(problems.dropFirst(3).map { $0.prefix(160) })") }
         #expect(totals.acknowledged > 0, "the child never acknowledged anything; the test proves nothing")
@@ -90,14 +93,17 @@ struct LargeRecordKillTests {
         let count = try reader.forEachView { view in
             switch view.event {
             case .reordered(let order):
-                let same = order.count == StressRecords.largeReorderCount && view.actor.map { $0 == "bulk" } == true
+                let same =
+                    order.count == StressRecords.largeReorderCount && view.actor.map { $0 == "bulk" } == true
                     && expected.withUnsafeBytes { memcmp($0.baseAddress!, order.bytes.baseAddress!, expected.count) == 0 }
                 guard same else { throw EventLogError(.corruptRecord, "record \(view.seq) is a reorder with the wrong ids", path: path) }
                 large += 1
             case .added(_, let title, _, _):
                 let wanted = StressRecords.mixedTitle(view.seq, frame: frame)
                 guard title == wanted, view.actor.map({ $0 == "child" }) == true else {
-                    throw EventLogError(.corruptRecord, "record \(view.seq) has the wrong title (\(title.count) bytes, wanted \(wanted.utf8.count))", path: path)
+                    throw EventLogError(
+                        .corruptRecord, "record \(view.seq) has the wrong title (\(title.count) bytes, wanted \(wanted.utf8.count))",
+                        path: path)
                 }
                 if wanted.contains("⟨") { frameLike += 1 }
             default:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 /// A creator killed mid-creation leaves `PATH.creating-<pid>-<n>`; the next

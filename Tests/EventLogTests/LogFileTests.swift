@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 @Suite("Log file")
@@ -92,7 +93,7 @@ struct LogFileTests {
             ("empty", [], .emptyFile),
             ("text", Array("hello, this is not a log at all, just some text bytes in a file..........".utf8), .notALog),
             ("short magic", Array("LABEL".utf8), .notALog),
-            ("short header", Array("LABELLOG".utf8) + [1, 0, 0], .corruptHeader),
+            ("short header", Array("LABELLOG".utf8) + [1, 0, 0], .corruptHeader)
         ]
         for (name, bytes, code) in cases {
             let path = dir.file(name)
@@ -149,11 +150,14 @@ struct LogFileTests {
         let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
         defer { writer.close() }
         let good = LogEntry(.added(id: fixedID(1), title: "ok", isEnabled: true, index: 0))
-        let bad = LogEntry(.added(id: fixedID(2), title: String(repeating: "x", count: LogLimits.maxTitleBytes + 1), isEnabled: true, index: 1))
+        let bad = LogEntry(
+            .added(id: fixedID(2), title: String(repeating: "x", count: LogLimits.maxTitleBytes + 1), isEnabled: true, index: 1))
         #expect(throws: EventLogError.self) { try writer.append([good, bad]) }
         #expect(writer.lastSeq == 0)
         #expect(writer.byteLength == Int64(LogFormat.headerLength))
-        #expect(throws: EventLogError.self) { try writer.append(LogEntry(.toggled(id: fixedID(1), isEnabled: true), actor: String(repeating: "a", count: 2000))) }
+        #expect(throws: EventLogError.self) {
+            try writer.append(LogEntry(.toggled(id: fixedID(1), isEnabled: true), actor: String(repeating: "a", count: 2000)))
+        }
         #expect(throws: EventLogError.self) { try writer.append(LogEntry(.moved(id: fixedID(1), from: -1, to: 0))) }
         try writer.append(good)
         #expect(writer.lastSeq == 1)
@@ -247,7 +251,9 @@ struct ReplayFromTests {
             #expect(error.code == .corruptRecord && error.offset == Int64(offsets[100]))
         }
         bytes[offsets[100] + 12] ^= 0x04
-        let swapped = Array(bytes[..<offsets[5]]) + Array(bytes[offsets[6]..<offsets[7]]) + Array(bytes[offsets[5]..<offsets[6]]) + Array(bytes[offsets[7]...])
+        let swapped =
+            Array(bytes[..<offsets[5]]) + Array(bytes[offsets[6]..<offsets[7]]) + Array(bytes[offsets[5]..<offsets[6]])
+            + Array(bytes[offsets[7]...])
         writeBytes(path, swapped)
         do {
             _ = try LogWriter.open(path: path, replayFrom: 2500)

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// Simulated power loss: unsynced writes dropped, torn, ending in a garbage
@@ -29,8 +30,11 @@ struct PowerLossTests {
             for i in 0...appends {
                 let n = Int.random(in: 1...4, using: &rng)
                 let entries = (0..<n).map { j in
-                    LogEntry(.added(id: LabelID(), title: "r\(round) a\(i) e\(j) " + String(repeating: "é", count: Int.random(in: 0...200, using: &rng)),
-                                    isEnabled: true, index: 0))
+                    LogEntry(
+                        .added(
+                            id: LabelID(),
+                            title: "r\(round) a\(i) e\(j) " + String(repeating: "é", count: Int.random(in: 0...200, using: &rng)),
+                            isEnabled: true, index: 0))
                 }
                 do {
                     acknowledged += try writer.append(entries)
@@ -61,7 +65,9 @@ struct PowerLossTests {
             let path = dir.file("created-\(op)")
             let fs = FaultyFileSystem()
             fs.add(.init(op: op, first: 1, partialBytes: 10))
-            #expect(throws: EventLogError.self) { _ = try LogWriter.open(path: path, options: .init(createIfMissing: true, fileSystem: fs)) }
+            #expect(throws: EventLogError.self) {
+                _ = try LogWriter.open(path: path, options: .init(createIfMissing: true, fileSystem: fs))
+            }
             // Either no log at all, or a complete, empty, valid one.
             if FileManager.default.fileExists(atPath: path) {
                 #expect(try LogReader.readAll(path: path).records.isEmpty)
@@ -85,7 +91,10 @@ struct PowerLossTests {
             let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
             let plan = (0...Int.random(in: 0...8, using: &rng)).map { _ in
                 (0..<Int.random(in: 1...4, using: &rng)).map { _ in
-                    LogEntry(.added(id: LabelID(), title: String(repeating: "o", count: Int.random(in: 0...6_000, using: &rng)), isEnabled: true, index: 0))
+                    LogEntry(
+                        .added(
+                            id: LabelID(), title: String(repeating: "o", count: Int.random(in: 0...6_000, using: &rng)), isEnabled: true,
+                            index: 0))
                 }
             }
             problems += try Self.crashRound(writer, fs, plan: plan, loss: .outOfOrderPages, rng: &rng).map { "round \(round): \($0)" }
@@ -105,8 +114,9 @@ struct PowerLossTests {
             let path = dir.file("round-\(round)")
             let fs = FaultyFileSystem()
             let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
-            let frame = try #require(try StressRecords.frameBytes(validIn: path, seq: UInt64.random(in: 1...127, using: &rng)),
-                                     "no candidate record has a frame that is valid UTF-8")
+            let frame = try #require(
+                try StressRecords.frameBytes(validIn: path, seq: UInt64.random(in: 1...127, using: &rng)),
+                "no candidate record has a frame that is valid UTF-8")
             func frameLike() -> LogEntry {
                 let title = StressRecords.frameTitle(prefix: "r\(round) ", frame: frame, length: Int.random(in: 100...9_000, using: &rng))
                 return LogEntry(.added(id: LabelID(), title: title, isEnabled: true, index: 0))
@@ -118,7 +128,9 @@ struct PowerLossTests {
             }
             // The append in flight ends with a frame-like title; every other round one append is over 10 MB.
             plan[plan.count - 1].append(frameLike())
-            if round % 2 == 0 { plan[Int.random(in: 0..<plan.count, using: &rng)].insert(StressRecords.largeReorder(actor: "r\(round)"), at: 0) }
+            if round % 2 == 0 {
+                plan[Int.random(in: 0..<plan.count, using: &rng)].insert(StressRecords.largeReorder(actor: "r\(round)"), at: 0)
+            }
             let loss = FaultyFileSystem.Loss.inOrder.randomElement(using: &rng)!
             problems += try Self.crashRound(writer, fs, plan: plan, loss: loss, rng: &rng).map { "round \(round) (\(loss)): \($0)" }
         }
@@ -127,8 +139,10 @@ struct PowerLossTests {
 
     /// Appends `plan` with `writer`; the process dies right after the write of the
     /// last append. Applies `loss` and returns what is wrong with the reopened log.
-    static func crashRound(_ writer: LogWriter, _ fs: FaultyFileSystem, plan: [[LogEntry]], loss: FaultyFileSystem.Loss,
-                           rng: inout SeededGenerator) throws -> [String] {
+    static func crashRound(
+        _ writer: LogWriter, _ fs: FaultyFileSystem, plan: [[LogEntry]], loss: FaultyFileSystem.Loss,
+        rng: inout SeededGenerator
+    ) throws -> [String] {
         var acknowledged: [EventRecord] = []
         for (i, entries) in plan.enumerated() {
             if i == plan.count - 1 { fs.add(.init(op: .recordWrite, first: fs.calls(.recordWrite) + 1, afterWrite: true, crashes: true)) }
@@ -145,7 +159,9 @@ struct PowerLossTests {
             defer { reopened.close() }
             let read = try reopened.read(from: 1, maxCount: Int(reopened.lastSeq))
             guard Array(read.prefix(acknowledged.count)) == acknowledged else {
-                return ["acknowledged records lost or changed: the log holds seqs 1...\(read.count), \(acknowledged.count) were acknowledged"]
+                return [
+                    "acknowledged records lost or changed: the log holds seqs 1...\(read.count), \(acknowledged.count) were acknowledged"
+                ]
             }
             // Records past the acknowledged ones can only be whole records of the append in flight.
             let extra = read.dropFirst(acknowledged.count).map(\.event)

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 #if canImport(Glibc)
@@ -12,7 +13,8 @@ import Darwin
 /// The child-process helper `logtorture`, built next to the test bundle.
 func tortureExecutable() throws -> URL {
     guard let url = BuiltProducts.executable(named: "logtorture") else {
-        throw EventLogError(.fileNotFound, "logtorture not found next to the tests; run `swift build` first", path: BuiltProducts.directories.first?.path)
+        throw EventLogError(
+            .fileNotFound, "logtorture not found next to the tests; run `swift build` first", path: BuiltProducts.directories.first?.path)
     }
     return url
 }
@@ -32,7 +34,7 @@ final class Child {
     }
 
     func kill() {
-        Glibc_or_Darwin_kill(process.processIdentifier, SIGKILL)
+        sendSignal(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
@@ -61,7 +63,7 @@ final class Child {
 }
 
 @inline(__always)
-func Glibc_or_Darwin_kill(_ pid: Int32, _ signal: Int32) {
+func sendSignal(_ pid: Int32, _ signal: Int32) {
     #if canImport(Glibc)
     _ = Glibc.kill(pid, signal)
     #else
@@ -105,7 +107,8 @@ struct ProcessTests {
                 continue
             }
             let (records, report) = try LogReader.readAll(path: path)
-            #expect(UInt64(records.count) >= acknowledged, "round \(round): acknowledged seq \(acknowledged) but the log has \(records.count)")
+            #expect(
+                UInt64(records.count) >= acknowledged, "round \(round): acknowledged seq \(acknowledged) but the log has \(records.count)")
             #expect(report.damage == nil || report.damage!.isTornTail, "round \(round): \(report.summary)")
             for record in records {
                 guard case .added(_, let title, _, _) = record.event, title == StressRecords.plainTitle(record.seq) else {
@@ -162,7 +165,8 @@ struct ProcessTests {
         while writer.lastSeq < total {
             let n = min(UInt64.random(in: 1...500, using: &rng), total - writer.lastSeq)
             let first = writer.lastSeq + 1
-            try writer.append((0..<n).map { LogEntry(.added(id: LabelID(), title: StressRecords.plainTitle(first + $0), isEnabled: true, index: 0)) })
+            try writer.append(
+                (0..<n).map { LogEntry(.added(id: LabelID(), title: StressRecords.plainTitle(first + $0), isEnabled: true, index: 0)) })
         }
         follower.process.waitUntilExit()
         let err = follower.errorText()

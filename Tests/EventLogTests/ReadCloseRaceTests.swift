@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EventLog
 
 /// A read that races ``LogWriter/close()`` either completes with the right
@@ -55,7 +56,8 @@ import Testing
     /// A writer over `fs` with `count` records titled `title <seq>`.
     func makeLog(_ path: String, fs: any LogFileSystem, count: Int) throws -> LogWriter {
         let clock = TestClock()
-        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true, clock: clock.tick, fileSystem: fs))
+        let writer = try LogWriter.open(
+            path: path, options: .init(durability: .noSync, createIfMissing: true, clock: clock.tick, fileSystem: fs))
         let entries = (1...count).map { LogEntry(.added(id: LabelID(), title: "title \($0)", isEnabled: true, index: $0 - 1)) }
         try writer.append(entries)
         return writer
@@ -73,9 +75,9 @@ import Testing
             result.withLock { $0 = outcome }
         }
         reader.start()
-        fs.entered.wait()        // the read holds the file
+        fs.entered.wait()  // the read holds the file
         let closesBefore = fs.closes.load(ordering: .relaxed)  // opening closed its creation file
-        writer.close()           // ... while the writer closes
+        writer.close()  // ... while the writer closes
         // Open other files, so a descriptor closed under the read would be reused by one of them.
         let others = try (0..<4).map { try SystemFile.open(directory.file("other-\($0)"), .createExclusive) }
         let closedWhileReading = fs.closes.load(ordering: .relaxed)
@@ -114,7 +116,7 @@ import Testing
                                 outcomes.withLock { $0.append("wrong records") }
                                 return
                             }
-                        } catch where error.code == .closed {
+                        } catch  where error.code == .closed {
                             return
                         } catch {
                             outcomes.withLock { $0.append("\(error.code): \(error)") }

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 @Suite("Record views")
@@ -11,13 +12,17 @@ struct RecordViewTests {
         let long = String(repeating: "ü", count: LogLimits.maxTitleBytes / 2)
         let a = fixedID(7), b = fixedID(8)
         return sampleEntries() + [
-            LogEntry(.added(id: a, title: long, isEnabled: true, index: 3), actor: "chloé 東京", note: String(repeating: "n", count: LogLimits.maxNoteBytes)),
-            LogEntry(.renamed(id: a, oldTitle: long, newTitle: "👩🏽‍💻 e\u{301} \u{202E}rtl"), actor: String(repeating: "a", count: LogLimits.maxActorBytes)),
+            LogEntry(
+                .added(id: a, title: long, isEnabled: true, index: 3), actor: "chloé 東京",
+                note: String(repeating: "n", count: LogLimits.maxNoteBytes)),
+            LogEntry(
+                .renamed(id: a, oldTitle: long, newTitle: "👩🏽‍💻 e\u{301} \u{202E}rtl"),
+                actor: String(repeating: "a", count: LogLimits.maxActorBytes)),
             LogEntry(.removed(id: a, index: Int(Int32.max), title: "日本語のラベル, longer than fifteen bytes", isEnabled: true)),
             LogEntry(.moved(id: b, from: 70_000, to: 0)),
             LogEntry(.reordered(order: (0..<300).map { fixedID(UInt8($0 % 256)) })),
             LogEntry(.reordered(order: [])),
-            LogEntry(.rejected(id: nil, command: "", reason: String(repeating: "ß", count: LogLimits.maxReasonBytes / 2))),
+            LogEntry(.rejected(id: nil, command: "", reason: String(repeating: "ß", count: LogLimits.maxReasonBytes / 2)))
         ]
     }
 
@@ -38,20 +43,20 @@ struct RecordViewTests {
         #expect(view.kind == record.event.kind)
         #expect(view.labelID == record.event.labelID)
         switch (view.event, record.event) {
-        case let (.added(vid, vtitle, venabled, vindex), .added(id, title, enabled, index)),
-             let (.removed(vid, vindex, vtitle, venabled), .removed(id, index, title, enabled)):
+        case (.added(let vid, let vtitle, let venabled, let vindex), .added(let id, let title, let enabled, let index)),
+            (.removed(let vid, let vindex, let vtitle, let venabled), .removed(let id, let index, let title, let enabled)):
             #expect(vid == id && venabled == enabled && vindex == index)
             #expect(vtitle == title && vtitle.count == title.utf8.count && vtitle.string == title)
-        case let (.renamed(vid, vold, vnew), .renamed(id, old, new)):
+        case (.renamed(let vid, let vold, let vnew), .renamed(let id, let old, let new)):
             #expect(vid == id && vold == old && vnew == new && vold.string == old && vnew.string == new)
-        case let (.toggled(vid, venabled), .toggled(id, enabled)):
+        case (.toggled(let vid, let venabled), .toggled(let id, let enabled)):
             #expect(vid == id && venabled == enabled)
-        case let (.moved(vid, vfrom, vto), .moved(id, from, to)):
+        case (.moved(let vid, let vfrom, let vto), .moved(let id, let from, let to)):
             #expect(vid == id && vfrom == from && vto == to)
-        case let (.reordered(vorder), .reordered(order)):
+        case (.reordered(let vorder), .reordered(let order)):
             #expect(vorder.count == order.count)
             #expect(Array(vorder) == order)
-        case let (.rejected(vid, vcommand, vreason), .rejected(id, command, reason)):
+        case (.rejected(let vid, let vcommand, let vreason), .rejected(let id, let command, let reason)):
             #expect(vid == id && vcommand == command && vreason == reason)
         default:
             Issue.record("seq \(record.seq): the view is \(view.kind), the record \(record.event.kind)")
@@ -90,8 +95,8 @@ struct RecordViewTests {
                     Result { () throws(EventLogError) in try EventRecordView.parse(payload: raw).record }
                 }
                 switch (viaRecord, viaView) {
-                case let (.success(a), .success(b)): #expect(a == b)
-                case let (.failure(a), .failure(b)): #expect(a.message == b.message && a.code == b.code)
+                case (.success(let a), .success(let b)): #expect(a == b)
+                case (.failure(let a), .failure(let b)): #expect(a.message == b.message && a.code == b.code)
                 default: Issue.record("decode and parse disagree on \(input)")
                 }
             }
@@ -158,7 +163,8 @@ struct RecordViewTests {
         #expect(try reader.forEachView { _ in Issue.record("visited a record twice") } == 0)
 
         let writer = try LogWriter.open(path: path)
-        let more = try writer.append([LogEntry(.toggled(id: fixedID(1), isEnabled: true)), LogEntry(.moved(id: fixedID(1), from: 1, to: 0))])
+        let more = try writer.append([LogEntry(.toggled(id: fixedID(1), isEnabled: true)), LogEntry(.moved(id: fixedID(1), from: 1, to: 0))]
+        )
         writer.close()
         var followed: [EventRecord] = []
         try reader.forEachView(from: 1) { followed.append($0.record) }
@@ -173,8 +179,9 @@ struct RecordViewTests {
         let file = try SystemFileSystem().open(path, .readOnly)
         defer { file.close() }
         for chunk in [1, 7, 64, 4096] {
-            var cursor = FrameCursor(file: file, format: try frameFormat(of: readBytes(path)), offset: Int64(LogFormat.headerLength),
-                                     expectedSeq: 1, chunk: chunk)
+            var cursor = FrameCursor(
+                file: file, format: try frameFormat(of: readBytes(path)), offset: Int64(LogFormat.headerLength),
+                expectedSeq: 1, chunk: chunk)
             var seen: [EventRecord] = []
             while case .record(let view, _) = try cursor.next() { seen.append(view.record) }
             #expect(seen == written, "chunk \(chunk)")

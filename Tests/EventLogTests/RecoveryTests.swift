@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 @Suite("Recovery")
@@ -225,7 +226,10 @@ struct RecoveryTests {
         try writeLog(path, Array(sampleEntries()[..<2]))
         // A well-framed record whose kind byte is 99.
         var payload = ByteWriter()
-        payload.varint(3); payload.zigzag(0); payload.u8(99); payload.u8(0)
+        payload.varint(3)
+        payload.zigzag(0)
+        payload.u8(99)
+        payload.u8(0)
         writeBytes(path, readBytes(path) + (try nextFrame(payload: payload.bytes, after: readBytes(path))))
         do {
             _ = try LogWriter.open(path: path)
@@ -250,7 +254,10 @@ struct ReaderTailTests {
             ("preallocated zeros", good + [UInt8](repeating: 0, count: 1000), .preallocated(bytes: 1000)),
             ("half a record", good + Array(good[offsets[1]..<(offsets[1] + 9)]), .torn(offset: Int64(good.count), bytes: 9, reason: "")),
             // Zeros in the middle followed by a good record: corruption, never a tail.
-            ("zeroed record before a good one", Array(good[..<offsets[8]]) + [UInt8](repeating: 0, count: offsets[9] - offsets[8]) + Array(good[offsets[9]...]), nil),
+            (
+                "zeroed record before a good one",
+                Array(good[..<offsets[8]]) + [UInt8](repeating: 0, count: offsets[9] - offsets[8]) + Array(good[offsets[9]...]), nil
+            )
         ]
         for (name, bytes, expected) in cases {
             writeBytes(path, bytes)

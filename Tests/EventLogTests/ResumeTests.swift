@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 /// Opening a writer at a known record position (a snapshot's): the scan

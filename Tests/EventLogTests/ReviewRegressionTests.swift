@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// Regressions for what the review of the encoding and in-place decoding found.
@@ -11,10 +12,12 @@ import Testing
     @Test func theWriterRefusesAPayloadLargerThanAFrameMayHold() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
-        let order = [LabelID](repeating: LabelID(bytes: (0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)),
-                              count: LogLimits.maxReorderCount)
-        let entry = LogEntry(.reordered(order: order), actor: String(repeating: "a", count: LogLimits.maxActorBytes),
-                             note: String(repeating: "n", count: LogLimits.maxNoteBytes))
+        let order = [LabelID](
+            repeating: LabelID(bytes: (0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)),
+            count: LogLimits.maxReorderCount)
+        let entry = LogEntry(
+            .reordered(order: order), actor: String(repeating: "a", count: LogLimits.maxActorBytes),
+            note: String(repeating: "n", count: LogLimits.maxNoteBytes))
         let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
         try writer.append(LogEntry(.added(id: fixedID(1), title: "A", isEnabled: true, index: 0)))
         do {
@@ -35,7 +38,10 @@ import Testing
     /// A length word of 2^31 or more is damage, reported, not a trap (on 32-bit platforms `Int(word)` would trap).
     @Test func aHugeLengthWordIsReportedAsDamage() {
         var bytes = [UInt8](repeating: 0, count: 64)
-        bytes[0] = 0xFF; bytes[1] = 0xFF; bytes[2] = 0xFF; bytes[3] = 0xFF
+        bytes[0] = 0xFF
+        bytes[1] = 0xFF
+        bytes[2] = 0xFF
+        bytes[3] = 0xFF
         bytes.withUnsafeBytes { raw in
             for format in [FrameFormat.version1, FrameFormat(version: 2, logID: LabelID())] {
                 guard case .damaged(let reason) = Frame.check(raw, at: 0, format: format) else {
@@ -60,8 +66,10 @@ import Testing
         let path = dir.file()
         var entries: [LogEntry] = []
         for i in 0..<3 {
-            entries.append(LogEntry(.reordered(order: [LabelID](repeating: fixedID(UInt8(i)), count: 70_000)),
-                                    actor: "actor-\(i)-" + String(repeating: "x", count: 40)))
+            entries.append(
+                LogEntry(
+                    .reordered(order: [LabelID](repeating: fixedID(UInt8(i)), count: 70_000)),
+                    actor: "actor-\(i)-" + String(repeating: "x", count: 40)))
         }
         try writeLog(path, entries)
         let reader = try LogReader(path: path)
@@ -92,7 +100,8 @@ import Testing
 @Suite struct FramePrefilterTests {
     @Test func everyRealPayloadStartsLikeOneAndFewRandomBytesDo() throws {
         for (i, entry) in sampleEntries().enumerated() {
-            let payload = try entry.record(seq: UInt64(i + 1), now: EventTimestamp(millisecondsSince1970: 1_764_460_800_000)).encodedPayload()
+            let payload = try entry.record(seq: UInt64(i + 1), now: EventTimestamp(millisecondsSince1970: 1_764_460_800_000))
+                .encodedPayload()
             #expect(payload.withUnsafeBytes { Frame.startsLikeAPayload($0) }, "sample \(i)")
         }
         var rng = SeededGenerator(seed: 11)

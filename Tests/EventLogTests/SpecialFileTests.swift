@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import EventLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +23,7 @@ import Darwin
             ("LogWriter.open(pointInTime)", { try LogWriter.open(path: path, options: .init(recovery: .pointInTime)).close() }),
             ("MappedFile", { _ = try MappedFile(path: path) }),
             ("SystemFile.open(readOnly)", { try SystemFile.open(path, .readOnly).close() }),
-            ("SystemFile.open(readWrite)", { try SystemFile.open(path, .readWrite).close() }),
+            ("SystemFile.open(readWrite)", { try SystemFile.open(path, .readWrite).close() })
         ]
     }
 
@@ -43,7 +45,10 @@ import Darwin
         // Short, under /tmp: a socket path must fit sockaddr_un (104 bytes on Apple platforms).
         let socketPath = "/tmp/lst-\(UInt32.random(in: 0...UInt32.max)).sock"
         let listening = try bindSocket(at: socketPath)
-        defer { close(listening); unlink(socketPath) }
+        defer {
+            close(listening)
+            unlink(socketPath)
+        }
         var cases = [(dir.path, "directory"), ("/dev/null", "character device"), (socketPath, "socket")]
         if let block = blockDevice() { cases.append((block, "block device")) }
         for (path, kind) in cases {

@@ -1,6 +1,7 @@
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import EventLog
 
 /// The fault injector reaches every sync call site of the writer (the table in
@@ -9,8 +10,9 @@ import Testing
 @Suite("Sync call sites")
 struct SyncSiteTests {
     func entry(_ n: Int, titleBytes: Int = 12) -> LogEntry {
-        LogEntry(.added(id: StressRecords.asciiID(n), title: String(repeating: "s", count: titleBytes), isEnabled: true, index: 0),
-                 timestamp: EventTimestamp(millisecondsSince1970: 1_764_460_800_000 + Int64(n)))
+        LogEntry(
+            .added(id: StressRecords.asciiID(n), title: String(repeating: "s", count: titleBytes), isEnabled: true, index: 0),
+            timestamp: EventTimestamp(millisecondsSince1970: 1_764_460_800_000 + Int64(n)))
     }
 
     /// A log of three records whose second frame has a flipped payload byte (damage before a good record).
@@ -34,8 +36,10 @@ struct SyncSiteTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let fs = FaultyFileSystem(performsRealSyncs: false)
-        func reaches(_ site: FaultyFileSystem.Op, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
-                     _ body: () throws -> Void) rethrows {
+        func reaches(
+            _ site: FaultyFileSystem.Op, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: () throws -> Void
+        ) rethrows {
             let before = fs.calls(site)
             try body()
             #expect(fs.calls(site) > before, "\(what) did not reach \(site)", sourceLocation: sourceLocation)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 /// A fresh temporary directory, removed when the value is released.
@@ -48,7 +49,7 @@ func sampleEntries() -> [LogEntry] {
         LogEntry(.rejected(id: b, command: "rename to 'X'", reason: "Edit skipped: label was removed.")),
         LogEntry(.removed(id: b, index: 1, title: "Cobalt ✨ — ĉu?", isEnabled: false)),
         LogEntry(.added(id: b, title: "", isEnabled: true, index: 0)),
-        LogEntry(.rejected(id: nil, command: "reverse", reason: "nothing")),
+        LogEntry(.rejected(id: nil, command: "reverse", reason: "nothing"))
     ]
 }
 

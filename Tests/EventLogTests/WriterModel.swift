@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EventLog
 
 /// The oracle of the writer model check: what the writer acknowledged, what
@@ -93,17 +94,22 @@ final class WriterModel: Sendable {
             switch result {
             case .success(let records):
                 s.calls[index].outcome = .acknowledged(records)
-                let matches = records.count == call.entries.count
+                let matches =
+                    records.count == call.entries.count
                     && zip(records, call.entries).allSatisfy { $0 == $1.record(seq: $0.seq, now: $0.timestamp) }
                     && zip(records, records.dropFirst()).allSatisfy { $0.seq + 1 == $1.seq }
                 if !matches { s.violations.append("an append returned records that differ from its entries: seqs \(records.map(\.seq))") }
                 if call.failedSyncsAtStart > 0 {
-                    s.violations.append("seqs \(records.first!.seq)...\(records.last!.seq) were acknowledged by an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))): the writer is not poisoned")
+                    s.violations.append(
+                        "seqs \(records.first!.seq)...\(records.last!.seq) were acknowledged by an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))): the writer is not poisoned"
+                    )
                 }
             case .failure(let error):
                 s.calls[index].outcome = .failed(error)
                 if call.failedSyncsAtStart > 0 && !crashed && error.code != .poisoned {
-                    s.violations.append("an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))) was not refused as poisoned; it failed with \(error.code): \(error)")
+                    s.violations.append(
+                        "an append that began after the writer reported a failed sync (\(call.failedSyncSites.joined(separator: ", "))) was not refused as poisoned; it failed with \(error.code): \(error)"
+                    )
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import EventLog
 import LabelStoreTestSupport
+
+@testable import EventLog
 
 #if canImport(Glibc)
 import Glibc
@@ -42,9 +43,10 @@ final class WriterModelCheck {
     /// Tells the model that a call of this thread returned: the sync failures it met are known to the writer.
     private static func returned(_ fs: FaultyFileSystem, _ model: WriterModel, path: String, baseline: Int) {
         let failures = fs.failedSyncs
-        model.callReturned(afterMeeting: fs.failedSyncsOfCurrentThread(path: path).filter { $0 >= baseline }.map { index in
-            (index, (failures[index].site ?? failures[index].op).rawValue)
-        })
+        model.callReturned(
+            afterMeeting: fs.failedSyncsOfCurrentThread(path: path).filter { $0 >= baseline }.map { index in
+                (index, (failures[index].site ?? failures[index].op).rawValue)
+            })
     }
 
     init(mode: Durability, seed: UInt64) {
@@ -78,7 +80,8 @@ final class WriterModelCheck {
             live(writer, fs, life: life)
             fs.crashNow()
             writer.close()
-            let kind: WriterModel.CrashKind = Int.random(in: 0..<4, using: &rng) == 0
+            let kind: WriterModel.CrashKind =
+                Int.random(in: 0..<4, using: &rng) == 0
                 ? .process : .power(FaultyFileSystem.Loss.allCases.randomElement(using: &rng)!)
             let syncFailed = fs.failedSyncCount(path: path) > 0
             expectation = model.expectation(after: kind, mode: mode, syncFailed: syncFailed)
@@ -90,8 +93,11 @@ final class WriterModelCheck {
             writeBytes(path, image)
             let frameLike = expectation!.unsyncedFrameLikeTitles
             let during = expectation!.context.isEmpty ? "" : "; during the life: \(expectation!.context.joined(separator: ", "))"
-            crash = "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages); unsynced records with frame-like titles: \(frameLike)\(during))"
-            note("crash: \(crash); \(image.count) bytes on disk; must hold seqs \(CrashExpectation.ranges(Array(expectation!.required.keys)))")
+            crash =
+                "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages); unsynced records with frame-like titles: \(frameLike)\(during))"
+            note(
+                "crash: \(crash); \(image.count) bytes on disk; must hold seqs \(CrashExpectation.ranges(Array(expectation!.required.keys)))"
+            )
             collectModelViolations()
             if !failures.isEmpty { break }
         }
@@ -209,8 +215,10 @@ final class WriterModelCheck {
     }
 
     /// One append, registered with the model; safe to call from several threads.
-    private static func append(_ entries: [LogEntry], _ writer: LogWriter, _ fs: FaultyFileSystem,
-                               model: WriterModel, path: String, failedSyncBaseline: Int) -> String {
+    private static func append(
+        _ entries: [LogEntry], _ writer: LogWriter, _ fs: FaultyFileSystem,
+        model: WriterModel, path: String, failedSyncBaseline: Int
+    ) -> String {
         let index = model.beginAppend(entries)
         let result: Result<[EventRecord], EventLogError>
         do { result = .success(try writer.append(entries)) } catch { result = .failure(error) }
@@ -289,7 +297,9 @@ final class WriterModelCheck {
                             notes.withLock { $0.append("  thread \(t): sync() through seq \(through)") }
                         } catch {
                             if error.code == .ioError { model.noteContext("a failed explicit sync() beside group syncs") }
-                            notes.withLock { $0.append("  thread \(t): sync()\(failing ? " (its syncData made to fail)" : "") failed: \(error.code)") }
+                            notes.withLock {
+                                $0.append("  thread \(t): sync()\(failing ? " (its syncData made to fail)" : "") failed: \(error.code)")
+                            }
                         }
                         Self.returned(fs, model, path: path, baseline: baseline)
                     }
@@ -327,13 +337,15 @@ final class WriterModelCheck {
             return LogEntry(.added(id: id, title: title, isEnabled: true, index: 0), timestamp: time)
         }
         if roll < 26 {
-            let title = "m\(serial) " + String(repeating: "é", count: Int.random(in: 0...4000, using: &rng))
+            let title =
+                "m\(serial) " + String(repeating: "é", count: Int.random(in: 0...4000, using: &rng))
                 + String(repeating: "z", count: Int.random(in: 1000...8000, using: &rng))
             return LogEntry(.added(id: id, title: title, isEnabled: false, index: 0), timestamp: time)
         }
         if roll < 34 {
-            return LogEntry(.toggled(id: id, isEnabled: true), timestamp: time,
-                            actor: String(repeating: "a", count: LogLimits.maxActorBytes), note: String(repeating: "n", count: LogLimits.maxNoteBytes))
+            return LogEntry(
+                .toggled(id: id, isEnabled: true), timestamp: time,
+                actor: String(repeating: "a", count: LogLimits.maxActorBytes), note: String(repeating: "n", count: LogLimits.maxNoteBytes))
         }
         if roll < 40 {
             return LogEntry(.rejected(id: id, command: "cmd \(serial)", reason: "refused ✨"), timestamp: time, actor: "model")

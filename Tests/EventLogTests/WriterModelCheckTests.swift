@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EventLog
 
 /// A seeded model checker for the writer (``WriterModelCheck``): random
@@ -20,11 +21,12 @@ struct WriterModelCheckTests {
 
     @Test(arguments: Durability.allCases)
     func everyCrashLeavesALogThatOpensWithEveryAcknowledgedRecord(mode: Durability) {
-        let firstSeed: UInt64 = switch mode {
-        case .syncEachAppend: 10_000
-        case .groupCommit: 20_000
-        case .noSync: 30_000
-        }
+        let firstSeed: UInt64 =
+            switch mode {
+            case .syncEachAppend: 10_000
+            case .groupCommit: 20_000
+            case .noSync: 30_000
+            }
         let seeds: [UInt64]
         if let replay = Self.environment["LABELSTORE_MODEL_SEED"].flatMap(UInt64.init) {
             // Seeds of each mode lie in their own range: replay in that mode only.
@@ -45,9 +47,12 @@ struct WriterModelCheckTests {
             if time > slowest.time { slowest = (seed, time) }
         }
         let kinds = Dictionary(grouping: failing.flatMap(\.failures), by: Self.kind).mapValues(\.count)
-        print("writer model check (\(mode)): \(seeds.count) rounds in \(clock.now - start), \(failing.count) failing (slowest: seed \(slowest.seed), \(slowest.time)); violations by kind: \(kinds)")
+        print(
+            "writer model check (\(mode)): \(seeds.count) rounds in \(clock.now - start), \(failing.count) failing (slowest: seed \(slowest.seed), \(slowest.time)); violations by kind: \(kinds)"
+        )
         for round in failing.prefix(3) {
-            Issue.record("""
+            Issue.record(
+                """
                 seed \(round.seed) (\(round.summary)): \(round.failures.joined(separator: "\n"))
                 replay: LABELSTORE_MODEL_SEED=\(round.seed) swift test --skip-build --filter 'everyCrashLeavesALogThatOpensWithEveryAcknowledgedRecord'
                 last steps:
@@ -64,7 +69,9 @@ struct WriterModelCheckTests {
     static func kind(_ text: String) -> String {
         if text.contains("does not open") {
             if text.contains("outOfOrderPages") { return "does not open: out-of-order page loss" }
-            if text.contains("impossible record length 0") { return "does not open: zeros (a write a failed sync dropped) before a later record" }
+            if text.contains("impossible record length 0") {
+                return "does not open: zeros (a write a failed sync dropped) before a later record"
+            }
             if !text.contains("frame-like titles: 0") { return "does not open: torn record with a frame-like title" }
             return "does not open"
         }
@@ -73,13 +80,17 @@ struct WriterModelCheckTests {
             if text.contains("not refused as poisoned") { return "not refused after a failed \(site)" }
         }
         if text.contains("are lost") {
-            if text.contains("explicit sync() beside group syncs") { return "acknowledged records lost (a failed explicit sync() beside group syncs)" }
+            if text.contains("explicit sync() beside group syncs") {
+                return "acknowledged records lost (a failed explicit sync() beside group syncs)"
+            }
             if text.contains("after discardRecords") { return "acknowledged records lost (appended after discardRecords)" }
         }
-        for (needle, kind) in [("are lost", "acknowledged records lost"),
-                               ("is not the acknowledged", "acknowledged record changed"), ("no append wrote", "unknown record"),
-                               ("did not finish", "deadlock"), ("survives with only", "partial append before others"),
-                               ("earlier records are missing", "append without its first records")] where text.contains(needle) {
+        for (needle, kind) in [
+            ("are lost", "acknowledged records lost"),
+            ("is not the acknowledged", "acknowledged record changed"), ("no append wrote", "unknown record"),
+            ("did not finish", "deadlock"), ("survives with only", "partial append before others"),
+            ("earlier records are missing", "append without its first records")
+        ] where text.contains(needle) {
             return kind
         }
         return "other"

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Titles that are canonically equivalent (`==` as Swift `String`s) but not
@@ -65,8 +66,9 @@ import Testing
         let naive = store.labels.filter(query.matches).map(\.id)
         #expect(store.view(query).map(\.id) == naive, "the maintained view agrees with filtering the list")
         #expect(mirror == naive, "the subscriber's row changes rebuild the view's rows")
-        #expect(store.view(query).map { Array($0.title.utf8) } == store.labels.filter(query.matches).map { Array($0.title.utf8) },
-                "the maintained view shows the new bytes")
+        #expect(
+            store.view(query).map { Array($0.title.utf8) } == store.labels.filter(query.matches).map { Array($0.title.utf8) },
+            "the maintained view shows the new bytes")
         subscription.cancel()
     }
 

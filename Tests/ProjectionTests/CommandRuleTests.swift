@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The store's write rules: no-ops, refusals, stale versions, batches, audit records, raw appends.
@@ -83,13 +84,19 @@ import Testing
         try store.remove(a)
         let (subscription, everything) = record(store, .everything)
         let (membershipSubscription, membership) = record(store, .membership)
-        defer { subscription.cancel(); membershipSubscription.cancel() }
+        defer {
+            subscription.cancel()
+            membershipSubscription.cancel()
+        }
         let before = store.snapshot
         let error = #expect(throws: StoreError.self) { try store.rename(a, to: "Stale", options: WriteOptions(actor: "row 3")) }
         let auditSeq = try #require(error?.auditSeq)
         #expect(auditSeq == before.lastSeq + 1)
         let audit = log.allRecords[Int(auditSeq - 1)]
-        guard case .rejected(let id, let command, let reason) = audit.event else { Issue.record("not an audit record: \(audit)"); return }
+        guard case .rejected(let id, let command, let reason) = audit.event else {
+            Issue.record("not an audit record: \(audit)")
+            return
+        }
         #expect(id == a && command.contains("rename") && reason.hasPrefix("Edit skipped: label was removed."))
         #expect(audit.actor == "row 3")
         #expect(everything.all.map(\.seq) == [auditSeq] && membership.all.isEmpty)
@@ -114,14 +121,20 @@ import Testing
         let time = EventTimestamp(millisecondsSince1970: 42)
         let records = try store.append(entries: [
             LogEntry(.added(id: a, title: "A", isEnabled: true, index: 0), timestamp: time, actor: "import", note: "n"),
-            LogEntry(.toggled(id: a, isEnabled: false)),
+            LogEntry(.toggled(id: a, isEnabled: false))
         ])
         #expect(records[0].timestamp == time && records[0].actor == "import" && records[0].note == "n")
         let error = #expect(throws: StoreError.self) {
-            try store.append(entries: [LogEntry(.toggled(id: a, isEnabled: true)), LogEntry(.removed(id: a, index: 1, title: "A", isEnabled: true))])
+            try store.append(entries: [
+                LogEntry(.toggled(id: a, isEnabled: true)), LogEntry(.removed(id: a, index: 1, title: "A", isEnabled: true))
+            ])
         }
         #expect(error?.batchIndex == 1)
-        if case .inconsistentEvent(let inner)? = error?.code { #expect(inner.code == .indexOutOfRange && inner.seq == 4) } else { Issue.record("wrong code") }
+        if case .inconsistentEvent(let inner)? = error?.code {
+            #expect(inner.code == .indexOutOfRange && inner.seq == 4)
+        } else {
+            Issue.record("wrong code")
+        }
         #expect(store.lastSeq == 2 && store.label(a)?.isEnabled == false)
     }
 

@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Large version 2 snapshots build their id index on a second thread while
@@ -14,7 +15,10 @@ import Testing
         var seq: UInt64 = 0
         for i in 0..<60_000 {
             seq += 1
-            try list.apply(record(seq, .added(id: testID(i + 1), title: i % 5 == 0 ? "" : "label \(i) — ünïcode", isEnabled: i % 3 == 0, index: list.count)))
+            try list.apply(
+                record(
+                    seq,
+                    .added(id: testID(i + 1), title: i % 5 == 0 ? "" : "label \(i) — ünïcode", isEnabled: i % 3 == 0, index: list.count)))
         }
         for i in stride(from: 0, to: 60_000, by: 7) {
             seq += 1
@@ -45,7 +49,8 @@ import Testing
         let bytes = list.snapshotBytes(logID: testID(1), fingerprint: 0)
         // The ids column starts after the header and the three count varints.
         func varintLength(_ v: Int) -> Int { v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : v < 1 << 21 ? 3 : 4 }
-        let idsStart = SnapshotFormat.headerLength + varintLength(list.slots.count) + varintLength(list.count) + varintLength(list.enabledCount)
+        let idsStart =
+            SnapshotFormat.headerLength + varintLength(list.slots.count) + varintLength(list.count) + varintLength(list.enabledCount)
         #expect(Array(bytes[idsStart..<idsStart + 16]) == withUnsafeBytes(of: testID(1).uuid.uuid) { Array($0) })
         var duplicated = bytes
         duplicated.replaceSubrange((idsStart + 16 * 59_999)..<(idsStart + 16 * 60_000), with: bytes[idsStart..<idsStart + 16])

@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
-import Testing
 import LabelProjection
+import Testing
 
 /// The usage snippet of docs/PROJECTION-API.md, so it keeps compiling and doing what it says.
 @Suite struct DocumentationSnippetTests {

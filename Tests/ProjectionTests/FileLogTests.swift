@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The store over a real file log (LogWriter in a temporary directory).
@@ -27,8 +28,9 @@ import Testing
             let reopened = try LabelStore.open(path: path, options: LabelStore.Options())
             #expect(reopened.snapshot == before)
             #expect(history.last!.matches(reopened.snapshot))
-            #expect(try reopened.state(atSeq: before.lastSeq / 2) == halfway,
-                    "time travel over the reopened file equals time travel before closing")
+            #expect(
+                try reopened.state(atSeq: before.lastSeq / 2) == halfway,
+                "time travel over the reopened file equals time travel before closing")
             // It keeps working: a write after reopening continues the seqs.
             let id = try reopened.add("After reopen")
             #expect(reopened.lastSeq == before.lastSeq + 1 && reopened.label(id)?.version == before.lastSeq + 1)
@@ -39,7 +41,10 @@ import Testing
     @Test func openingAMissingLogWithoutCreateIsAStorageError() throws {
         try withTemporaryDirectory { directory in
             let error = #expect(throws: StoreError.self) { try LabelStore.open(path: directory + "/missing.log") }
-            guard case .storage(let inner)? = error?.code else { Issue.record("expected a storage error, got \(String(describing: error))"); return }
+            guard case .storage(let inner)? = error?.code else {
+                Issue.record("expected a storage error, got \(String(describing: error))")
+                return
+            }
             #expect(inner.code == .fileNotFound)
         }
     }
@@ -51,11 +56,14 @@ import Testing
             let a = testID(1)
             try writer.append([
                 LogEntry(.added(id: a, title: "A", isEnabled: true, index: 0)),
-                LogEntry(.renamed(id: a, oldTitle: "Not A", newTitle: "B")),
+                LogEntry(.renamed(id: a, oldTitle: "Not A", newTitle: "B"))
             ])
             writer.close()
             let error = #expect(throws: StoreError.self) { try LabelStore.open(path: path) }
-            guard case .inconsistentEvent(let inner)? = error?.code else { Issue.record("expected inconsistentEvent, got \(String(describing: error))"); return }
+            guard case .inconsistentEvent(let inner)? = error?.code else {
+                Issue.record("expected inconsistentEvent, got \(String(describing: error))")
+                return
+            }
             #expect(inner.code == .titleMismatch && inner.seq == 2 && error?.message.contains("seq 2") == true)
         }
     }
@@ -63,8 +71,9 @@ import Testing
     @Test func aClosedFileStoreStillTravelsInTimeBySeqAndByTime() throws {
         try withTemporaryDirectory { directory in
             let clock = StepClock()
-            let options = LabelStore.Options(durability: .noSync, createIfMissing: true, clock: clock.now,
-                                             snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false))
+            let options = LabelStore.Options(
+                durability: .noSync, createIfMissing: true, clock: clock.now,
+                snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false))
             let store = try LabelStore.open(path: directory + "/labels.log", options: options)
             for i in 0..<6 { try store.add("label \(i)") }
             let atThree = try store.state(atSeq: 3)

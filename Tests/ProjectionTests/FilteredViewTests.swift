@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Filtered views: matching rules, and incremental maintenance in visible coordinates.
@@ -34,37 +35,42 @@ import Testing
 
     @Test func editsMoveRowsInAndOutOfTheViewInVisibleCoordinates() throws {
         let a = testID(1), b = testID(2), c = testID(3)
-        let result = try changes(ViewQuery("ring"), [
-            .added(id: a, title: "Ring", isEnabled: true, index: 0),
-            .added(id: b, title: "Grid", isEnabled: true, index: 0),            // not visible
-            .added(id: c, title: "ring two", isEnabled: true, index: 1),        // Grid · ring two · Ring
-            .renamed(id: b, oldTitle: "Grid", newTitle: "Grid Ring"),           // enters at visible 0
-            .renamed(id: a, oldTitle: "Ring", newTitle: "Tile"),                // leaves from visible 2
-            .renamed(id: c, oldTitle: "ring two", newTitle: "Ring Two"),        // stays: updated
-            .toggled(id: c, isEnabled: false),                                  // stays (not enabled-only): updated
-            .moved(id: b, from: 0, to: 2),                                      // Tile... visible order c, b
-        ])
-        #expect(result == [
-            [.inserted(id: a, at: 0)],
-            [],
-            [.inserted(id: c, at: 0)],
-            [.inserted(id: b, at: 0)],
-            [.removed(id: a, at: 2)],
-            [.updated(id: c, at: 1)],
-            [.updated(id: c, at: 1)],
-            [.moved(id: b, from: 0, to: 1)],
-        ])
+        let result = try changes(
+            ViewQuery("ring"),
+            [
+                .added(id: a, title: "Ring", isEnabled: true, index: 0),
+                .added(id: b, title: "Grid", isEnabled: true, index: 0),  // not visible
+                .added(id: c, title: "ring two", isEnabled: true, index: 1),  // Grid · ring two · Ring
+                .renamed(id: b, oldTitle: "Grid", newTitle: "Grid Ring"),  // enters at visible 0
+                .renamed(id: a, oldTitle: "Ring", newTitle: "Tile"),  // leaves from visible 2
+                .renamed(id: c, oldTitle: "ring two", newTitle: "Ring Two"),  // stays: updated
+                .toggled(id: c, isEnabled: false),  // stays (not enabled-only): updated
+                .moved(id: b, from: 0, to: 2)  // Tile... visible order c, b
+            ])
+        #expect(
+            result == [
+                [.inserted(id: a, at: 0)],
+                [],
+                [.inserted(id: c, at: 0)],
+                [.inserted(id: b, at: 0)],
+                [.removed(id: a, at: 2)],
+                [.updated(id: c, at: 1)],
+                [.updated(id: c, at: 1)],
+                [.moved(id: b, from: 0, to: 1)]
+            ])
     }
 
     @Test func disablingARowLeavesAnEnabledOnlyViewButKeepsTheEdit() throws {
         let a = testID(1), b = testID(2)
-        let result = try changes(ViewQuery(enabledOnly: true), [
-            .added(id: a, title: "Grid", isEnabled: true, index: 0),
-            .added(id: b, title: "Ring", isEnabled: true, index: 1),
-            .toggled(id: a, isEnabled: false),
-            .renamed(id: a, oldTitle: "Grid", newTitle: "Grid Two"),  // invisible: no change
-            .toggled(id: a, isEnabled: true),
-        ])
+        let result = try changes(
+            ViewQuery(enabledOnly: true),
+            [
+                .added(id: a, title: "Grid", isEnabled: true, index: 0),
+                .added(id: b, title: "Ring", isEnabled: true, index: 1),
+                .toggled(id: a, isEnabled: false),
+                .renamed(id: a, oldTitle: "Grid", newTitle: "Grid Two"),  // invisible: no change
+                .toggled(id: a, isEnabled: true)
+            ])
         #expect(result.dropFirst(2) == [[.removed(id: a, at: 0)], [], [.inserted(id: a, at: 0)]])
     }
 
@@ -92,6 +98,9 @@ import Testing
         try store.rename(amber, to: "Ember")
         #expect(store.view(query).map(\.title) == ["Cobalt"])
         #expect(store.view(query) == store.labels.filter(query.matches))
-        #expect(received.all.flatMap(\.viewChanges) == [.inserted(id: amber, at: 0), .inserted(id: store.labels[1].id, at: 1), .removed(id: amber, at: 0)])
+        #expect(
+            received.all.flatMap(\.viewChanges) == [
+                .inserted(id: amber, at: 0), .inserted(id: store.labels[1].id, at: 1), .removed(id: amber, at: 0)
+            ])
     }
 }

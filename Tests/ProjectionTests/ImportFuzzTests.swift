@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Seeded mutation fuzzing of JSON Lines import: each mutated line either
@@ -26,13 +27,18 @@ import Testing
             .removed(id: ids[3], index: 3, title: "Label 3", isEnabled: false),
             .added(id: testID(50), title: "Fresh ✨", isEnabled: true, index: 1),
             .reordered(order: ids.reversed()),
-            .rejected(id: ids[4], command: "rename", reason: "Edit skipped: label was removed."),
+            .rejected(id: ids[4], command: "rename", reason: "Edit skipped: label was removed.")
         ].map { event in
-            Array(try encoder.encode(EventRecord(seq: 9, timestamp: EventTimestamp(millisecondsSince1970: 1_767_225_600_000),
-                                                 actor: "fuzz", event: event)))
+            Array(
+                try encoder.encode(
+                    EventRecord(
+                        seq: 9, timestamp: EventTimestamp(millisecondsSince1970: 1_767_225_600_000),
+                        actor: "fuzz", event: event)))
         }
-        let tokens: [[UInt8]] = [Array("null".utf8), Array("-1".utf8), Array("1e309".utf8), Array("\"\"".utf8), Array("[]".utf8),
-                                 Array("{}".utf8), Array("99999999999999999999".utf8), Array("\"\\u0000\"".utf8), Array("true".utf8)]
+        let tokens: [[UInt8]] = [
+            Array("null".utf8), Array("-1".utf8), Array("1e309".utf8), Array("\"\"".utf8), Array("[]".utf8),
+            Array("{}".utf8), Array("99999999999999999999".utf8), Array("\"\\u0000\"".utf8), Array("true".utf8)
+        ]
         var rng = SeededGenerator(seed: 4242)
         var accepted = 0, refused = 0, undecodable = 0
         let decoder = JSONDecoder()
@@ -47,7 +53,8 @@ import Testing
                 case 3 where !line.isEmpty:
                     // Replace a value after a colon with a token: type confusion.
                     if let colon = line[at...].firstIndex(of: UInt8(ascii: ":")),
-                       let end = line[(colon + 1)...].firstIndex(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") }) {
+                        let end = line[(colon + 1)...].firstIndex(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") })
+                    {
                         line.replaceSubrange((colon + 1)..<end, with: tokens.randomElement(using: &rng)!)
                     }
                 default: line = Array(line.prefix(at))

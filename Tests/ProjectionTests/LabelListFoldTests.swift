@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The fold (`LabelList.apply`) against a plain-array model, and its consistency checks.
@@ -20,9 +21,15 @@ import Testing
                 return (.added(id: r, title: "back", isEnabled: true, index: Int.random(in: 0...count, using: &rng)), nil)
             }
             nextID += 1
-            return (.added(id: testID(nextID), title: titles.randomElement(using: &rng)!, isEnabled: Bool.random(using: &rng), index: Int.random(in: 0...count, using: &rng)), nil)
+            return (
+                .added(
+                    id: testID(nextID), title: titles.randomElement(using: &rng)!, isEnabled: Bool.random(using: &rng),
+                    index: Int.random(in: 0...count, using: &rng)), nil
+            )
         case 5:
-            guard let l = pickLive() else { return (.added(id: testID(999_999), title: "x", isEnabled: true, index: count + 1), .indexOutOfRange) }
+            guard let l = pickLive() else {
+                return (.added(id: testID(999_999), title: "x", isEnabled: true, index: count + 1), .indexOutOfRange)
+            }
             return (.added(id: l.id, title: "dup", isEnabled: true, index: 0), .duplicateID)
         case 6...7:
             guard let l = pickLive() else { return (.renamed(id: testID(888_888), oldTitle: "a", newTitle: "b"), .unknownID) }
@@ -41,7 +48,8 @@ import Testing
             }
             let i = model.index(l.id)!
             switch Int.random(in: 0..<6, using: &rng) {
-            case 0 where count > 1: return (.removed(id: l.id, index: (i + 1) % count, title: l.title, isEnabled: l.isEnabled), .indexMismatch)
+            case 0 where count > 1:
+                return (.removed(id: l.id, index: (i + 1) % count, title: l.title, isEnabled: l.isEnabled), .indexMismatch)
             case 1: return (.removed(id: l.id, index: i, title: l.title, isEnabled: !l.isEnabled), .stateMismatch)
             case 2: return (.removed(id: l.id, index: count, title: l.title, isEnabled: l.isEnabled), .indexOutOfRange)
             default: return (.removed(id: l.id, index: i, title: l.title, isEnabled: l.isEnabled), nil)
@@ -130,7 +138,7 @@ import Testing
             record(2, .added(id: b, title: "B", isEnabled: false, index: 1)),
             record(3, .toggled(id: b, isEnabled: true)),
             record(4, .moved(id: a, from: 0, to: 1)),
-            record(5, .reordered(order: [a, b])),
+            record(5, .reordered(order: [a, b]))
         ])
         #expect(list.labelVersion(a) == 1 && list.labelVersion(b) == 3)
         #expect(list.listVersion == 5)

@@ -1,5 +1,6 @@
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The counted B+-tree against a plain array: every edit, every position, every

@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The fold and filtered views over lists of thousands of labels, against
@@ -27,7 +28,8 @@ import Testing
                     return .added(id: id, title: "back \(nextID)", isEnabled: true, index: int(0..<(count + 1)))
                 }
                 nextID += 1
-                return .added(id: testID(nextID), title: titles[nextID % titles.count], isEnabled: nextID % 3 != 0, index: int(0..<(count + 1)))
+                return .added(
+                    id: testID(nextID), title: titles[nextID % titles.count], isEnabled: nextID % 3 != 0, index: int(0..<(count + 1)))
             case 30..<55 where count > 0:
                 let i = int(0..<count)
                 let row = model.rows[i]

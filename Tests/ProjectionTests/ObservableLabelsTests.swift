@@ -1,6 +1,7 @@
 import EventLog
 import Observation
 import Testing
+
 @testable import LabelProjection
 
 /// The `@Observable` model: observers are invalidated only by changes to what they read.
@@ -9,7 +10,11 @@ import Testing
     /// Registers one observation per name; `fired` collects the names whose reads changed.
     func observe(_ fired: Collector<String>, _ reads: [String: () -> Void]) {
         for (name, read) in reads {
-            withObservationTracking { read() } onChange: { fired.append(name) }
+            withObservationTracking {
+                read()
+            } onChange: {
+                fired.append(name)
+            }
         }
     }
 
@@ -19,11 +24,13 @@ import Testing
         let model = ObservableLabels(store: store)
         let rowA = try #require(model.row(a)), rowB = try #require(model.row(b))
         let fired = Collector<String>()
-        observe(fired, [
-            "A.title": { _ = rowA.title }, "A.isEnabled": { _ = rowA.isEnabled },
-            "B.title": { _ = rowB.title }, "B.isEnabled": { _ = rowB.isEnabled }, "B.version": { _ = rowB.version },
-            "rows": { _ = model.rows }, "enabledCount": { _ = model.enabledCount },
-        ])
+        observe(
+            fired,
+            [
+                "A.title": { _ = rowA.title }, "A.isEnabled": { _ = rowA.isEnabled },
+                "B.title": { _ = rowB.title }, "B.isEnabled": { _ = rowB.isEnabled }, "B.version": { _ = rowB.version },
+                "rows": { _ = model.rows }, "enabledCount": { _ = model.enabledCount }
+            ])
         try store.toggle(a)
         model.update()
         #expect(Set(fired.all) == ["A.isEnabled", "enabledCount"])

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+
 @testable import LabelProjection
 
 /// The texts the store oracle writes and searches: plain titles, and titles
@@ -9,12 +10,13 @@ enum OracleText {
     /// Canonically equivalent pairs (equal `String`s, different UTF-8).
     static let twins: [(String, String)] = [
         ("Café", "Cafe\u{301}"),
-        ("\u{622}ب", "\u{627}\u{653}ب"),       // alef with madda, then beh
-        ("\u{929}", "\u{928}\u{93C}"),          // Devanagari nnna / na + nukta
-        ("\u{AC00}", "\u{1100}\u{1161}"),       // Hangul ga / its jamo
+        ("\u{622}ب", "\u{627}\u{653}ب"),  // alef with madda, then beh
+        ("\u{929}", "\u{928}\u{93C}"),  // Devanagari nnna / na + nukta
+        ("\u{AC00}", "\u{1100}\u{1161}")  // Hangul ga / its jamo
     ]
 
-    static let titles: [String] = twins.flatMap { [$0.0, $0.1] }
+    static let titles: [String] =
+        twins.flatMap { [$0.0, $0.1] }
         + ["Ring", "ring two", "Tile", "CAFE", "\u{627}ب", "\u{928}", "\u{1100}", "o", ""]
 
     /// Queries over them, including equal queries with different bytes (which share one maintained view).
@@ -22,7 +24,7 @@ enum OracleText {
         ViewQuery("ring"), ViewQuery("cafe", enabledOnly: true), ViewQuery("é"), ViewQuery("e\u{301}"),
         ViewQuery("\u{622}"), ViewQuery("\u{627}\u{653}"), ViewQuery("\u{627}"), ViewQuery("\u{929}"),
         ViewQuery("\u{928}\u{93C}"), ViewQuery("\u{AC00}"), ViewQuery("\u{1100}\u{1161}"),
-        ViewQuery(enabledOnly: true), ViewQuery("o"), ViewQuery("ب"),
+        ViewQuery(enabledOnly: true), ViewQuery("o"), ViewQuery("ب")
     ]
 
     /// The canonically equivalent twin of `title` (other bytes), if it has one.
@@ -49,7 +51,11 @@ struct OracleRow: Hashable {
     let id: LabelID
     let title: [UInt8]
     let isEnabled: Bool
-    init(_ label: Label) { id = label.id; title = Array(label.title.utf8); isEnabled = label.isEnabled }
+    init(_ label: Label) {
+        id = label.id
+        title = Array(label.title.utf8)
+        isEnabled = label.isEnabled
+    }
 }
 
 /// Everything the oracle knows: the reference model's state after every seq

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// One seeded run of the store oracle: a store (over an in-memory or a file
@@ -60,9 +61,11 @@ final class OracleRun {
         case .memory:
             store = try LabelStore(storage: log, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
         case .file:
-            let snapshots = SnapshotPolicy(everyRecords: UInt64(gen.int(15...40)), everyBytes: 0, onClose: gen.chance(50), minRecordsOnClose: 1, keep: 3)
-            let options = LabelStore.Options(durability: .noSync, createIfMissing: true, recordRejections: recordRejections,
-                                             clock: clock.now, snapshots: snapshots, streamBufferLimit: 7)
+            let snapshots = SnapshotPolicy(
+                everyRecords: UInt64(gen.int(15...40)), everyBytes: 0, onClose: gen.chance(50), minRecordsOnClose: 1, keep: 3)
+            let options = LabelStore.Options(
+                durability: .noSync, createIfMissing: true, recordRejections: recordRejections,
+                clock: clock.now, snapshots: snapshots, streamBufferLimit: 7)
             store = try LabelStore.open(path: path, options: options)
             if store!.snapshotReport.usedPath != nil { count("opened from a snapshot") }
         }
@@ -77,7 +80,10 @@ final class OracleRun {
         let last = history.lastSeq
         let mode = (epoch + Int(seed % 3)) % 3  // 0: close; 1: release; 2: close, then release (every run sees all three)
         observable = nil
-        if mode != 1 { store?.close() ; count("closed") }
+        if mode != 1 {
+            store?.close()
+            count("closed")
+        }
         weak var released: LabelStore?
         released = store
         if mode != 0 {
@@ -119,7 +125,8 @@ final class OracleRun {
             subscribers.append(try OracleSubscriber(store!, kind, dependency, viewIndex: viewIndex, from: from, history: history))
             count("subscriber \(kind.rawValue)")
         } catch {
-            Issue.record("seed \(seed) \(backing): subscribing \(kind.rawValue) to \(dependency) from \(String(describing: from)) failed: \(error)")
+            Issue.record(
+                "seed \(seed) \(backing): subscribing \(kind.rawValue) to \(dependency) from \(String(describing: from)) failed: \(error)")
         }
     }
 
@@ -183,8 +190,9 @@ final class OracleRun {
         }
         if let observable {
             observable.update()
-            #expect(observable.rows.map(\.label) == history.model.rows && observable.enabledCount == history.model.enabledCount,
-                    "\(context()): the observable model differs from the model")
+            #expect(
+                observable.rows.map(\.label) == history.model.rows && observable.enabledCount == history.model.enabledCount,
+                "\(context()): the observable model differs from the model")
         }
         for subscriber in subscribers {
             switch subscriber.kind {
@@ -227,7 +235,10 @@ final class OracleRun {
             return .add(title: randomTitle(), isEnabled: isEnabled, id: id, at: at)
         case .rename(let id, _):
             guard let current = history.model.row(id)?.title else { return .rename(id: id, title: randomTitle()) }
-            if let twin = OracleText.twin(of: current), gen.chance(45) { count("canonical rename"); return .rename(id: id, title: twin) }
+            if let twin = OracleText.twin(of: current), gen.chance(45) {
+                count("canonical rename")
+                return .rename(id: id, title: twin)
+            }
             return .rename(id: id, title: gen.chance(10) ? current : randomTitle())
         default:
             return command
@@ -273,7 +284,10 @@ final class OracleRun {
         let row = rows[i]
         switch gen.int(0...9) {
         case 0...3:
-            if let twin = OracleText.twin(of: row.title) { count("canonical raw rename"); return .renamed(id: row.id, oldTitle: row.title, newTitle: twin) }
+            if let twin = OracleText.twin(of: row.title) {
+                count("canonical raw rename")
+                return .renamed(id: row.id, oldTitle: row.title, newTitle: twin)
+            }
             return .renamed(id: row.id, oldTitle: row.title, newTitle: randomTitle())
         case 4: return .renamed(id: row.id, oldTitle: row.title, newTitle: row.title)
         case 5: return .toggled(id: row.id, isEnabled: !row.isEnabled)

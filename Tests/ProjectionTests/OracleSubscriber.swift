@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Testing
+
 @testable import LabelProjection
 
 /// One subscriber the store oracle watches: a callback or an async stream,
@@ -71,7 +72,10 @@ final class OracleSubscriber {
             return true
         }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await task.value; return true }
+            group.addTask {
+                await task.value
+                return true
+            }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 task.cancel()
@@ -90,7 +94,9 @@ final class OracleSubscriber {
         guard !failed else { return }
         while scanned < last {
             scanned += 1
-            if history.value(of: dependency, viewIndex: viewIndex, at: scanned - 1) != history.value(of: dependency, viewIndex: viewIndex, at: scanned) {
+            if history.value(of: dependency, viewIndex: viewIndex, at: scanned - 1)
+                != history.value(of: dependency, viewIndex: viewIndex, at: scanned)
+            {
                 expected.append(scanned)
             }
         }
@@ -100,7 +106,8 @@ final class OracleSubscriber {
         let ok = complete ? seqs == owed : seqs.count <= owed.count && seqs == Array(owed.prefix(seqs.count))
         guard ok else {
             failed = true
-            Issue.record("\(context()): \(name) received seqs \(seqs.prefix(40)) but is owed \(owed.prefix(40)) (\(seqs.count) vs \(owed.count))")
+            Issue.record(
+                "\(context()): \(name) received seqs \(seqs.prefix(40)) but is owed \(owed.prefix(40)) (\(seqs.count) vs \(owed.count))")
             return
         }
         for notification in new where !check(notification, history) {
@@ -121,7 +128,8 @@ final class OracleSubscriber {
         switch dependency {
         case .title(let id):
             let change = notification.title
-            ok = ok && change?.id == id && bytes(change?.old ?? nil) == bytes(before.row(id)?.title)
+            ok =
+                ok && change?.id == id && bytes(change?.old ?? nil) == bytes(before.row(id)?.title)
                 && bytes(change?.new ?? nil) == bytes(after.row(id)?.title)
         case .isEnabled(let id):
             ok = ok && notification.isEnabled == ValueChange(id: id, old: before.row(id)?.isEnabled, new: after.row(id)?.isEnabled)
@@ -134,7 +142,8 @@ final class OracleSubscriber {
         case .everything:
             let id = history.events[Int(seq)]!.labelID
             let named = history.events[Int(seq)]!.kind != .reordered && history.events[Int(seq)]!.kind != .rejected
-            ok = ok && notification.viewChanges.isEmpty
+            ok =
+                ok && notification.viewChanges.isEmpty
                 && notification.label.old == (named ? id.flatMap(before.row) : nil)
                 && notification.label.new == (named ? id.flatMap(after.row) : nil)
         case .view:

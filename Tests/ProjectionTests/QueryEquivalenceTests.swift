@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Testing
+
 @testable import LabelProjection
 
 /// Queries that are equal (and so share one maintained view) match alike,
@@ -28,8 +29,11 @@ import Testing
             let a = ViewQuery(composed), b = ViewQuery(decomposed)
             if a != b || a.hashValue != b.hashValue { disagreements.append("\(composed.unicodeScalars.first!.value): queries differ") }
             let base = String(decomposed.unicodeScalars.first!)
-            for title in ["x" + composed + "y", "x" + decomposed + "y", "x" + base + "y", base, "plain"] where a.matches(title: title) != b.matches(title: title) {
-                disagreements.append("U+\(String(composed.unicodeScalars.first!.value, radix: 16, uppercase: true)) in \(title.unicodeScalars.map { String($0.value, radix: 16) })")
+            for title in ["x" + composed + "y", "x" + decomposed + "y", "x" + base + "y", base, "plain"]
+            where a.matches(title: title) != b.matches(title: title) {
+                disagreements.append(
+                    "U+\(String(composed.unicodeScalars.first!.value, radix: 16, uppercase: true)) in \(title.unicodeScalars.map { String($0.value, radix: 16) })"
+                )
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, e.g. \(disagreements.prefix(8))")
@@ -61,12 +65,16 @@ import Testing
 
     @Test func aQueryMatchesWhatItsCanonicalTwinMatchesInABuiltView() throws {
         let store = try makeStore()
-        let titles = ["\u{627}ب", "\u{622}ب", "\u{627}\u{653}ب", "\u{928}", "\u{929}", "\u{928}\u{93C}", "\u{AC00}", "\u{1100}\u{1161}", "\u{1100}", "Cafe\u{301}", "Café", "cafe"]
+        let titles = [
+            "\u{627}ب", "\u{622}ب", "\u{627}\u{653}ب", "\u{928}", "\u{929}", "\u{928}\u{93C}", "\u{AC00}", "\u{1100}\u{1161}", "\u{1100}",
+            "Cafe\u{301}", "Café", "cafe"
+        ]
         for title in titles { try store.add(title) }
         for (a, b) in [("\u{622}", "\u{627}\u{653}"), ("\u{929}", "\u{928}\u{93C}"), ("\u{AC00}", "\u{1100}\u{1161}"), ("é", "e\u{301}")] {
             let x = ViewQuery(a), y = ViewQuery(b)
-            #expect(FilteredView(query: x, list: store.snapshot) == FilteredView(query: y, list: store.snapshot),
-                    "\(a.unicodeScalars.map(\.value)) and \(b.unicodeScalars.map(\.value))")
+            #expect(
+                FilteredView(query: x, list: store.snapshot) == FilteredView(query: y, list: store.snapshot),
+                "\(a.unicodeScalars.map(\.value)) and \(b.unicodeScalars.map(\.value))")
         }
     }
 

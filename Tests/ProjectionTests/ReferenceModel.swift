@@ -1,6 +1,7 @@
 import EventLog
-@testable import LabelProjection
 import LabelStoreTestSupport
+
+@testable import LabelProjection
 
 /// The plain-array reference for commands: what the store must do with each
 /// command, written independently of the store (array scans, no indexes).
@@ -17,10 +18,14 @@ extension ModelList {
             let id = id!  // the model test always passes ids
             if row(id) != nil { return .failure(ModelFailure(code: .labelAlreadyExists)) }
             let index = at ?? rows.count
-            guard (0...rows.count).contains(index) else { return .failure(ModelFailure(code: .positionOutOfRange(position: index, count: rows.count))) }
+            guard (0...rows.count).contains(index) else {
+                return .failure(ModelFailure(code: .positionOutOfRange(position: index, count: rows.count)))
+            }
             return .success([.added(id: id, title: title, isEnabled: isEnabled, index: index)])
         case .rename(let id, let title):
-            return resolve(id).map { Array($0.title.utf8) == Array(title.utf8) ? [] : [.renamed(id: id, oldTitle: $0.title, newTitle: title)] }
+            return resolve(id).map {
+                Array($0.title.utf8) == Array(title.utf8) ? [] : [.renamed(id: id, oldTitle: $0.title, newTitle: title)]
+            }
         case .setEnabled(let id, let isEnabled):
             return resolve(id).map { $0.isEnabled == isEnabled ? [] : [.toggled(id: id, isEnabled: isEnabled)] }
         case .toggle(let id):
@@ -29,14 +34,18 @@ extension ModelList {
             return resolve(id).map { [.removed(id: id, index: index(id)!, title: $0.title, isEnabled: $0.isEnabled)] }
         case .move(let id, let to):
             return resolve(id).flatMap { _ in
-                guard (0..<rows.count).contains(to) else { return .failure(ModelFailure(code: .positionOutOfRange(position: to, count: rows.count))) }
+                guard (0..<rows.count).contains(to) else {
+                    return .failure(ModelFailure(code: .positionOutOfRange(position: to, count: rows.count)))
+                }
                 let from = index(id)!
                 return .success(from == to ? [] : [.moved(id: id, from: from, to: to)])
             }
         case .reverse:
             return .success(rows.count < 2 ? [] : [.reordered(order: ids.reversed())])
         case .reorder(let order):
-            guard order.count == rows.count, Set(order) == Set(ids), Set(order).count == order.count else { return .failure(ModelFailure(code: .invalidCommand)) }
+            guard order.count == rows.count, Set(order) == Set(ids), Set(order).count == order.count else {
+                return .failure(ModelFailure(code: .invalidCommand))
+            }
             return .success(order == ids ? [] : [.reordered(order: order)])
         }
     }
@@ -125,9 +134,14 @@ struct CommandGenerator {
         switch kind {
         case 0..<25:
             let id: LabelID
-            if chance(15), !model.removedIDs.isEmpty { id = model.removedIDs[int(0...(model.removedIDs.count - 1))] }
-            else if chance(5), !model.rows.isEmpty { id = model.rows[0].id }
-            else { nextID += 1; id = testID(nextID) }
+            if chance(15), !model.removedIDs.isEmpty {
+                id = model.removedIDs[int(0...(model.removedIDs.count - 1))]
+            } else if chance(5), !model.rows.isEmpty {
+                id = model.rows[0].id
+            } else {
+                nextID += 1
+                id = testID(nextID)
+            }
             let at: Int? = chance(30) ? nil : int(-1...(count + 1))
             return .add(title: titles[int(0...(titles.count - 1))], isEnabled: chance(60), id: id, at: at)
         case 25..<40: return .rename(id: target(model), title: titles[int(0...(titles.count - 1))])

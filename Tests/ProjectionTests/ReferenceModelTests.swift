@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// One subscriber under test: what it depends on, what it received, and
@@ -19,7 +20,8 @@ final class TrackedSubscriber {
         self.from = from ?? (store.lastSeq + 1)
         if case .view(let query) = dependency { mirror = history[Int(self.from - 1)].visible(query).map(\.id) }
         let received = self.received
-        subscription = try from.map { try store.subscribe(to: dependency, from: $0) { received.append($0) } }
+        subscription =
+            try from.map { try store.subscribe(to: dependency, from: $0) { received.append($0) } }
             ?? store.subscribe(to: dependency) { received.append($0) }
     }
 
@@ -38,7 +40,10 @@ final class TrackedSubscriber {
         let new = received.items(from: checked)
         let expected = Array(expectedSeqs[min(checked, expectedSeqs.count)...])
         #expect(new.map(\.seq) == expected, "\(dependency) from \(from): received other seqs than the model's changes")
-        guard new.map(\.seq) == expected else { checked = received.count; return }
+        guard new.map(\.seq) == expected else {
+            checked = received.count
+            return
+        }
         for notification in new {
             let before = history[Int(notification.seq - 1)], after = history[Int(notification.seq)]
             #expect(notification.dependency == dependency)
@@ -56,7 +61,9 @@ final class TrackedSubscriber {
                     change.apply(to: &mirror)
                     if case .updated(let id, let at) = change { #expect(mirror.indices.contains(at) && mirror[at] == id) }
                 }
-                #expect(mirror == after.visible(query).map(\.id), "view \(query) after seq \(notification.seq): applying the view changes does not give the model's rows")
+                #expect(
+                    mirror == after.visible(query).map(\.id),
+                    "view \(query) after seq \(notification.seq): applying the view changes does not give the model's rows")
             case .membership, .everything:
                 #expect(notification.viewChanges.isEmpty)
             }
@@ -77,19 +84,25 @@ final class TrackedSubscriber {
         var generator = CommandGenerator(seed: seed)
         var model = ModelList()
         var history = [model]
-        var subscribers = try [Dependency.membership, .enabledCount, .everything, .title(testID(1)), .isEnabled(testID(2)), .label(testID(3)), .label(testID(5))]
-            .map { try TrackedSubscriber(store, $0, from: nil, history: history) }
+        var subscribers = try [
+            Dependency.membership, .enabledCount, .everything, .title(testID(1)), .isEnabled(testID(2)), .label(testID(3)),
+            .label(testID(5))
+        ]
+        .map { try TrackedSubscriber(store, $0, from: nil, history: history) }
         subscribers += try queries.map { try TrackedSubscriber(store, .view($0), from: nil, history: history) }
         var rejected = 0, noOps = 0, written = 0
 
         for step in 0..<steps {
-            let commands = generator.chance(10) ? (0..<generator.int(2...4)).map { _ in generator.command(model) } : [generator.command(model)]
+            let commands =
+                generator.chance(10) ? (0..<generator.int(2...4)).map { _ in generator.command(model) } : [generator.command(model)]
             let expectation = generator.expectation(model)
             let options = WriteOptions(actor: "model", note: "step \(step)", expectation: expectation)
             let expected = model.events(for: commands, expectation: expectation)
             let outcome: Result<[EventRecord], StoreError>
             do throws(StoreError) {
-                outcome = .success(commands.count == 1 ? try store.execute(commands[0], options: options) : try store.execute(batch: commands, options: options))
+                outcome = .success(
+                    commands.count == 1
+                        ? try store.execute(commands[0], options: options) : try store.execute(batch: commands, options: options))
             } catch {
                 outcome = .failure(error)
             }
@@ -130,7 +143,9 @@ final class TrackedSubscriber {
             // Now and then, a subscriber joins from an earlier seq (catch-up then live).
             if step % catchUpEvery == 0, model.lastSeq > 0 {
                 let from = UInt64(generator.int(1...Int(model.lastSeq + 1)))
-                let dependencies: [Dependency] = [.membership, .everything, .enabledCount, .label(generator.target(model)), .view(queries[step % queries.count])]
+                let dependencies: [Dependency] = [
+                    .membership, .everything, .enabledCount, .label(generator.target(model)), .view(queries[step % queries.count])
+                ]
                 let subscriber = try TrackedSubscriber(store, dependencies[generator.int(0...4)], from: from, history: history)
                 subscriber.check(history: history, lastSeq: model.lastSeq)
                 subscribers.append(subscriber)

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// `replay(_:)` is `apply(_:)` without the change description: the same
@@ -17,12 +18,13 @@ import Testing
             let event = generator.event(model)
             let seq = model.lastSeq + 1
             // Now and then, a record the fold must refuse: a stale title, a wrong seq or an unknown id.
-            let bad: EventRecord? = switch Int.random(in: 0..<12, using: &rng) {
-            case 0: model.rows.first.map { record(seq, .renamed(id: $0.id, oldTitle: $0.title + "?", newTitle: "x")) }
-            case 1: record(seq + 1, event)
-            case 2: record(seq, .toggled(id: testID(999_999), isEnabled: true))
-            default: nil
-            }
+            let bad: EventRecord? =
+                switch Int.random(in: 0..<12, using: &rng) {
+                case 0: model.rows.first.map { record(seq, .renamed(id: $0.id, oldTitle: $0.title + "?", newTitle: "x")) }
+                case 1: record(seq + 1, event)
+                case 2: record(seq, .toggled(id: testID(999_999), isEnabled: true))
+                default: nil
+                }
             if let bad {
                 let a = catching { () throws(ProjectionError) in _ = try applied.apply(bad) }
                 let r = catching { () throws(ProjectionError) in try replayed.replay(bad) }
@@ -52,8 +54,10 @@ import Testing
         for _ in 0..<3000 {
             let event = generator.event(model)
             model.apply(event, seq: model.lastSeq + 1)
-            entries.append(LogEntry(event, timestamp: EventTimestamp(millisecondsSince1970: 1_767_571_200_000 + Int64(entries.count)),
-                                    actor: entries.count % 7 == 0 ? "actor with a name over fifteen bytes" : nil))
+            entries.append(
+                LogEntry(
+                    event, timestamp: EventTimestamp(millisecondsSince1970: 1_767_571_200_000 + Int64(entries.count)),
+                    actor: entries.count % 7 == 0 ? "actor with a name over fifteen bytes" : nil))
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("viewfold-\(UUID().uuidString).labellog").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -79,7 +83,7 @@ import Testing
         let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
         let records = try writer.append([
             LogEntry(.added(id: testID(1), title: "Amber, a title longer than fifteen", isEnabled: true, index: 0)),
-            LogEntry(.renamed(id: testID(1), oldTitle: "Not its title", newTitle: "x")),
+            LogEntry(.renamed(id: testID(1), oldTitle: "Not its title", newTitle: "x"))
         ])
         writer.close()
         var viaRecords = LabelList(), viaViews = LabelList()

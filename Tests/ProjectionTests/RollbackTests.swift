@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Trial application with rollback (how batches are validated): after any
@@ -28,7 +29,9 @@ import Testing
                     for step in 0..<steps {
                         if step == failAt { throw StoreError(.invalidCommand, "stop here") }
                         let event = generator.event(trialModel)
-                        do throws(ProjectionError) { try work.apply(record(trialModel.lastSeq + 1, event)) } catch { throw StoreError.inconsistent(error) }
+                        do throws(ProjectionError) { try work.apply(record(trialModel.lastSeq + 1, event)) } catch {
+                            throw StoreError.inconsistent(error)
+                        }
                         trialModel.apply(event, seq: trialModel.lastSeq + 1)
                     }
                     #expect(trialModel.matches(work), "trial \(trial): inside the run the list is the folded state")
@@ -54,7 +57,9 @@ import Testing
             try store.execute(batch: [.add(title: "C", id: testID(9)), .move(id: a, to: 1), .remove(id: testID(404))])
         }
         #expect(error?.batchIndex == 2 && store.snapshot == before && store.lastSeq == 2)
-        let records = try store.execute(batch: [.add(title: "C", id: testID(9)), .move(id: a, to: 2), .rename(id: b, title: "B2"), .remove(id: testID(9))])
+        let records = try store.execute(batch: [
+            .add(title: "C", id: testID(9)), .move(id: a, to: 2), .rename(id: b, title: "B2"), .remove(id: testID(9))
+        ])
         #expect(records.count == 4 && store.labels.map(\.title) == ["B2", "A"])
         #expect(store.removal(of: testID(9)) == 3 + 3)
         store.snapshot._checkInvariants()

@@ -1,5 +1,6 @@
 import EventLog
 import Testing
+
 @testable import LabelProjection
 
 /// Scenario A (SCENARIOS.md): row observation. Collection changes and element
@@ -43,7 +44,9 @@ import Testing
         #expect(cobaltLabel.all.isEmpty)
 
         // Step 3: rename the first label back: only that label's title changed.
-        amberTitle.removeAll(); amberEnabled.removeAll(); enabledCount.removeAll()
+        amberTitle.removeAll()
+        amberEnabled.removeAll()
+        enabledCount.removeAll()
         try store.rename(try store.firstID(), to: "Amber")
         #expect(amberTitle.all.map { $0.title?.new } == ["Amber"])
         #expect(amberEnabled.all.isEmpty && enabledCount.all.isEmpty && membership.all.isEmpty && cobaltLabel.all.isEmpty)

@@ -1,5 +1,6 @@
 import EventLog
 import Testing
+
 @testable import LabelProjection
 
 /// Scenario B (SCENARIOS.md): editing through a filtered view. Writes go to

@@ -1,5 +1,6 @@
 import EventLog
 import Testing
+
 @testable import LabelProjection
 
 /// Scenario C (SCENARIOS.md): property-level observation. Toggling one label
@@ -14,7 +15,11 @@ import Testing
         let labels = ids.map { record(store, .label($0)) }
         let (countSubscription, count) = record(store, .enabledCount)
         let (membershipSubscription, membership) = record(store, .membership)
-        defer { (titles + enabled + labels).forEach { $0.0.cancel() }; countSubscription.cancel(); membershipSubscription.cancel() }
+        defer {
+            (titles + enabled + labels).forEach { $0.0.cancel() }
+            countSubscription.cancel()
+            membershipSubscription.cancel()
+        }
 
         try store.toggle(ids[17])
 

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Records with a valid checksum but content the fold cannot apply: the
@@ -12,7 +13,7 @@ struct SemanticCorruptionTests {
     static let good: [LabelEvent] = [
         .added(id: testID(1), title: "Grid", isEnabled: true, index: 0),
         .added(id: testID(2), title: "Tile", isEnabled: false, index: 1),
-        .added(id: testID(3), title: "Ring", isEnabled: true, index: 2),
+        .added(id: testID(3), title: "Ring", isEnabled: true, index: 2)
     ]
 
     static let bad: [String: LabelEvent] = [
@@ -25,7 +26,7 @@ struct SemanticCorruptionTests {
         "a rename whose old title is wrong": .renamed(id: testID(3), oldTitle: "Rink", newTitle: "Ring Two"),
         "a move out of range": .moved(id: testID(1), from: 0, to: 3),
         "a toggle to the value it already has": .toggled(id: testID(1), isEnabled: true),
-        "an add past the end": .added(id: testID(4), title: "Far", isEnabled: true, index: 9),
+        "an add past the end": .added(id: testID(4), title: "Far", isEnabled: true, index: 9)
     ]
 
     @Test(arguments: bad.keys.sorted())

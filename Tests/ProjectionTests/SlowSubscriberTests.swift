@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Async streams whose consumers fall behind: bounded memory, nothing lost,
@@ -140,8 +141,9 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let options = LabelStore.Options(durability: .noSync, createIfMissing: true, clock: StepClock().now,
-                                         snapshots: SnapshotPolicy(everyRecords: 700, everyBytes: 0, onClose: false), streamBufferLimit: 50)
+        let options = LabelStore.Options(
+            durability: .noSync, createIfMissing: true, clock: StepClock().now,
+            snapshots: SnapshotPolicy(everyRecords: 700, everyBytes: 0, onClose: false), streamBufferLimit: 50)
         let store = try LabelStore.open(path: directory.path + "/labels.log", options: options)
         let stream = store.changes(for: .membership)
         for i in 0..<2_000 { try store.add("label \(i)") }

@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// The snapshot encoding: exact round trips, and seeded mutation fuzzing of
@@ -48,7 +49,9 @@ import Testing
     @Test func decoderNamesWhatIsWrong() throws {
         let list = try Self.randomList(seed: 5, steps: 50, target: 30)
         let bytes = list.snapshotBytes(logID: Self.logID, fingerprint: 1)
-        #expect(throws: SnapshotError(.notASnapshot, "the file does not start with the snapshot magic \"LABELSNP\"")) { _ = try decode(Array("LABELLOG".utf8)) }
+        #expect(throws: SnapshotError(.notASnapshot, "the file does not start with the snapshot magic \"LABELSNP\"")) {
+            _ = try decode(Array("LABELLOG".utf8))
+        }
         #expect((try? decode([])) == nil)
         var flipped = bytes
         flipped[flipped.count / 2] ^= 0x10
@@ -92,7 +95,8 @@ import Testing
         bytes[lengths + 1] = 2  // the blob C3 A9 61 stays valid UTF-8, but "\u{C3}" alone and "\u{A9}a" are not
         Self.reseal(&bytes)
         let error = catching { _ = try decode(bytes) }
-        #expect(error?.code == .invalidContent && error?.message.contains("starts inside a character") == true, "\(String(describing: error))")
+        #expect(
+            error?.code == .invalidContent && error?.message.contains("starts inside a character") == true, "\(String(describing: error))")
     }
 
     @Test func bulkBuiltIndexFindsEverySlotLikeIncrementalInserts() {
@@ -122,10 +126,12 @@ import Testing
     /// with a correct checksum so the content decoder sees them.
     @Test func fuzzedSnapshotsDecodeToAConsistentListOrThrowAClearError() throws {
         var rng = SeededGenerator(seed: 2026)
-        let seeds = try [Self.randomList(seed: 7, steps: 0, target: 0),
-                         Self.randomList(seed: 8, steps: 40, target: 20),
-                         Self.randomList(seed: 9, steps: 400, target: 120)]
-            .map { $0.snapshotBytes(logID: Self.logID, fingerprint: 7) }
+        let seeds = try [
+            Self.randomList(seed: 7, steps: 0, target: 0),
+            Self.randomList(seed: 8, steps: 40, target: 20),
+            Self.randomList(seed: 9, steps: 400, target: 120)
+        ]
+        .map { $0.snapshotBytes(logID: Self.logID, fingerprint: 7) }
         var decoded = 0, rejected = 0
         var codes: [SnapshotError.Code: Int] = [:]
         for i in 0..<24_000 {
@@ -145,8 +151,9 @@ import Testing
             }
         }
         #expect(decoded + rejected == 24_000)
-        #expect(codes[.checksumMismatch, default: 0] > 1000 && codes[.invalidContent, default: 0] > 1000,
-                "both the checksum and the content checks must be exercised: \(codes)")
+        #expect(
+            codes[.checksumMismatch, default: 0] > 1000 && codes[.invalidContent, default: 0] > 1000,
+            "both the checksum and the content checks must be exercised: \(codes)")
     }
 
     static func mutate(_ bytes: inout [UInt8], _ rng: inout SeededGenerator) {

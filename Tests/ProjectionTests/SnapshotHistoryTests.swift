@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Testing
+
 @testable import LabelProjection
 
 /// A snapshot names the whole history it covers, not only its last record.
@@ -29,8 +30,14 @@ import Testing
             // Rewrite history after seq 1: record 2 differs (B added with another id), record 3 is byte-identical.
             let writer = try LogWriter.open(path: path)
             try writer.discardRecords(after: 1)
-            try writer.append(LogEntry(.added(id: LabelID(), title: "B", isEnabled: true, index: 1), timestamp: EventTimestamp(millisecondsSince1970: 2_000), actor: "t"))
-            let newThird = try writer.append(LogEntry(.added(id: c, title: "C", isEnabled: true, index: 2), timestamp: EventTimestamp(millisecondsSince1970: 3_000), actor: "t"))
+            try writer.append(
+                LogEntry(
+                    .added(id: LabelID(), title: "B", isEnabled: true, index: 1), timestamp: EventTimestamp(millisecondsSince1970: 2_000),
+                    actor: "t"))
+            let newThird = try writer.append(
+                LogEntry(
+                    .added(id: c, title: "C", isEnabled: true, index: 2), timestamp: EventTimestamp(millisecondsSince1970: 3_000),
+                    actor: "t"))
             writer.close()
             #expect([newThird] == oldThird, "the test needs record 3 to be byte-identical")
 

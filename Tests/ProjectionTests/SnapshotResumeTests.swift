@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Opening from a snapshot resumes the log's scan at the snapshot's record
@@ -10,8 +11,10 @@ import Testing
 @Suite struct SnapshotResumeTests {
     let helpers = SnapshotStoreTests()
 
-    func options(_ policy: SnapshotPolicy = .manual, recovery: RecoveryMode = .tolerateCorruptedTail,
-                 durability: Durability = .noSync) -> LabelStore.Options {
+    func options(
+        _ policy: SnapshotPolicy = .manual, recovery: RecoveryMode = .tolerateCorruptedTail,
+        durability: Durability = .noSync
+    ) -> LabelStore.Options {
         LabelStore.Options(durability: durability, recovery: recovery, createIfMissing: true, clock: StepClock().now, snapshots: policy)
     }
 
@@ -45,8 +48,9 @@ import Testing
             #expect(store.snapshotReport.summary.contains("covered records not re-read"))
             let full = try helpers.fullReplay(path)
             #expect(store.snapshot == expected && store.snapshot == full)
-            #expect(try store.state(atSeq: 10) == LabelList(replaying: LogReader.readAll(path: path).records.prefix(10)),
-                    "time travel before the snapshot reads the records the open skipped")
+            #expect(
+                try store.state(atSeq: 10) == LabelList(replaying: LogReader.readAll(path: path).records.prefix(10)),
+                "time travel before the snapshot reads the records the open skipped")
             store.close()
         }
     }
@@ -58,7 +62,8 @@ import Testing
             let (_, expected) = try makeStore(path)
             var policy = SnapshotPolicy.manual
             policy.scanCoveredRecordsOnOpen = reason == "policy"
-            let recovery: RecoveryMode = reason == "policy" ? .tolerateCorruptedTail : reason == "pointInTime" ? .pointInTime : .absoluteConsistency
+            let recovery: RecoveryMode =
+                reason == "policy" ? .tolerateCorruptedTail : reason == "pointInTime" ? .pointInTime : .absoluteConsistency
             let store = try LabelStore.open(path: path, options: options(policy, recovery: recovery))
             #expect(!store.snapshotReport.resumedScan && store.snapshotReport.usedSeq == 150)
             #expect(store.snapshot == expected)
@@ -98,8 +103,9 @@ import Testing
             let v2 = try SnapshotFiles.read(info.path)
             // Version 1 fingerprints the record alone (the current version stores the log's chained checksum).
             let fingerprint = try LogReader.readAll(path: path).records[149].snapshotFingerprint
-            let bytes = Self.versionOneSnapshot(of: v2.list, logID: v2.header.logID, fingerprint: fingerprint,
-                                                logOffset: v2.header.logOffset)
+            let bytes = Self.versionOneSnapshot(
+                of: v2.list, logID: v2.header.logID, fingerprint: fingerprint,
+                logOffset: v2.header.logOffset)
             try Data(bytes).write(to: URL(fileURLWithPath: info.path))
             let (list, header) = try SnapshotFiles.read(info.path)
             #expect(header.version == 1 && header.logPosition == nil && header.logOffset > 0)

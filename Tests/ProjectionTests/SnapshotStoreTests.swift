@@ -2,12 +2,14 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
+@testable import LabelProjection
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import LabelProjection
 
 /// Snapshots of a store over a file log: the policy, opening from the newest
 /// valid snapshot, and never trusting a damaged, foreign, stale or diverged one.
@@ -52,8 +54,9 @@ import Darwin
             try write(120, to: store, seed: 1)
             let info = try store.writeSnapshot()
             #expect(info.seq == 120 && info.path == path + ".snapshot-00000000000000000120")
-            #expect(try SnapshotFiles.read(info.path).header.logOffset == store.ownedWriter!.byteLength,
-                    "the snapshot records where record 120 ends in the log")
+            #expect(
+                try SnapshotFiles.read(info.path).header.logOffset == store.ownedWriter!.byteLength,
+                "the snapshot records where record 120 ends in the log")
             try write(30, to: store, seed: 2)
             let expected = store.snapshot
             store.close()
@@ -97,7 +100,8 @@ import Darwin
     @Test func aDamagedSnapshotIsIgnoredReportedAndTheOlderOneOrTheLogIsUsed() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/labels.log"
-            let store = try LabelStore.open(path: path, options: options(SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false, keep: 3)))
+            let store = try LabelStore.open(
+                path: path, options: options(SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false, keep: 3)))
             try write(50, to: store, seed: 5)
             let older = try store.writeSnapshot()
             try write(50, to: store, seed: 6)

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Many tasks editing one store: the final state is the fold of the
@@ -28,8 +29,9 @@ import Testing
                         let command: LabelCommand
                         switch Int.random(in: 0..<6, using: &rng) {
                         case 0 where labels.count < 40, 1 where labels.count < 40:
-                            command = .add(title: "t\(t) s\(step)", isEnabled: Bool.random(using: &rng), id: nil,
-                                           at: Int.random(in: 0...labels.count, using: &rng))
+                            command = .add(
+                                title: "t\(t) s\(step)", isEnabled: Bool.random(using: &rng), id: nil,
+                                at: Int.random(in: 0...labels.count, using: &rng))
                         case 2 where !labels.isEmpty:
                             command = .rename(id: labels.randomElement(using: &rng)!.id, title: "t\(t) r\(step)")
                         case 3 where !labels.isEmpty:

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Testing
+
 @testable import LabelProjection
 
 /// The differential oracle for the store: seeded, reproducible runs of random
@@ -37,7 +38,9 @@ import Testing
 
     @Test(arguments: seeds) func aStoreOverAnInMemoryLogAgreesWithTheOracle(seed: UInt64) async throws {
         let counts = try await run(.memory, seed: seed)
-        for what in ["written", "refused", "no-op", "canonical rename", "canonical raw rename", "raw entries", "time travel", "closed", "released"] {
+        for what in [
+            "written", "refused", "no-op", "canonical rename", "canonical raw rename", "raw entries", "time travel", "closed", "released"
+        ] {
             #expect(counts[what, default: 0] > 0, "the run must exercise \(what): \(counts)")
         }
     }

@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// A stream ends only after its consumer has received what it is owed: when
@@ -22,8 +23,9 @@ import Testing
     }
 
     func fileOptions(bufferLimit: Int = 10_000) -> LabelStore.Options {
-        LabelStore.Options(durability: .noSync, createIfMissing: true, clock: StepClock().now,
-                           snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false), streamBufferLimit: bufferLimit)
+        LabelStore.Options(
+            durability: .noSync, createIfMissing: true, clock: StepClock().now,
+            snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false), streamBufferLimit: bufferLimit)
     }
 
     @Test func closingTheStoreWhileHistoryStreamsCatchUpLosesNothing() async throws {
@@ -79,7 +81,9 @@ import Testing
     @Test func anOverflowedLiveStreamOfAReleasedStoreCatchesUpToTheStoresLastSeq() async throws {
         for file in [false, true] {
             try await withTemporaryDirectory { directory in
-                var store: LabelStore? = file ? try LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 3))
+                var store: LabelStore? =
+                    file
+                    ? try LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 3))
                     : try LabelStore(storage: InMemoryEventLog(), options: .init(clock: StepClock().now, streamBufferLimit: 3))
                 let live = store!.changes(for: .everything)
                 let view = store!.changes(for: .view(ViewQuery("1")))

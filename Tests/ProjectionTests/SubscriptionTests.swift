@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import Synchronization
 import Testing
+
 @testable import LabelProjection
 
 /// Subscriptions: catch-up without gap or duplicate, async streams, ordering,
@@ -31,7 +32,9 @@ import Testing
         }
         let last = store.lastSeq
         for (n, collector) in collectors.enumerated() {
-            #expect(collector.all == Array(UInt64(1 + n * 20)...last), "subscriber \(n) must see every seq from its start exactly once, in order")
+            #expect(
+                collector.all == Array(UInt64(1 + n * 20)...last),
+                "subscriber \(n) must see every seq from its start exactly once, in order")
         }
         subscriptions.all.forEach { $0.cancel() }
     }
@@ -141,7 +144,8 @@ import Testing
         let subscription = try store.subscribe(to: .view(ViewQuery("ring")), from: 1) { received.append($0) }
         try store.rename(ring, to: "Ring Two")
         #expect(received.all.map(\.seq) == [1, 3, 4])
-        #expect(received.all.map(\.viewChanges) == [[.inserted(id: ring, at: 0)], [.removed(id: ring, at: 0)], [.inserted(id: ring, at: 0)]])
+        #expect(
+            received.all.map(\.viewChanges) == [[.inserted(id: ring, at: 0)], [.removed(id: ring, at: 0)], [.inserted(id: ring, at: 0)]])
         subscription.cancel()
     }
 }

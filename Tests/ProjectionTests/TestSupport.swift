@@ -1,7 +1,8 @@
 import EventLog
 import Foundation
-@testable import LabelProjection
 import LabelStoreTestSupport
+
+@testable import LabelProjection
 
 /// A record at `seq` with a fixed timestamp (`seq` seconds after 2026-01-01).
 func record(_ seq: UInt64, _ event: LabelEvent) -> EventRecord {

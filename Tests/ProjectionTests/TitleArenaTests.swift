@@ -1,6 +1,7 @@
 import EventLog
 import LabelStoreTestSupport
 import Testing
+
 @testable import LabelProjection
 
 /// Titles are stored as bytes in one arena: renamed and removed titles are
@@ -21,8 +22,9 @@ import Testing
             switch rows.isEmpty ? 0 : Int.random(in: 0..<10, using: &rng) {
             case 0, 1:
                 next += 1
-                event = .added(id: testID(next), title: "title \(next) " + String(repeating: "é", count: next % 20),
-                               isEnabled: true, index: Int.random(in: 0...rows.count, using: &rng))
+                event = .added(
+                    id: testID(next), title: "title \(next) " + String(repeating: "é", count: next % 20),
+                    isEnabled: true, index: Int.random(in: 0...rows.count, using: &rng))
             case 2:
                 let i = Int.random(in: 0..<rows.count, using: &rng)
                 event = .removed(id: rows[i].id, index: i, title: rows[i].title, isEnabled: rows[i].isEnabled)
@@ -30,7 +32,8 @@ import Testing
                 event = .toggled(id: rows[0].id, isEnabled: !rows[0].isEnabled)
             default:
                 let row = rows[Int.random(in: 0..<rows.count, using: &rng)]
-                event = .renamed(id: row.id, oldTitle: row.title, newTitle: "renamed at \(step) ✨ " + String(repeating: "x", count: step % 30))
+                event = .renamed(
+                    id: row.id, oldTitle: row.title, newTitle: "renamed at \(step) ✨ " + String(repeating: "x", count: step % 30))
             }
             let before = list.titles.bytes.count
             try list.apply(record(UInt64(step), event))
@@ -69,7 +72,7 @@ import Testing
     }
 
     @Test func titlesCompareByteForByteNotByCanonicalEquivalence() throws {
-        let composed = "Caf\u{E9}"      // é as one scalar
+        let composed = "Caf\u{E9}"  // é as one scalar
         let decomposed = "Cafe\u{301}"  // e + combining acute
         #expect(composed == decomposed, "Swift's String equality treats them as equal")
         var list = LabelList()

@@ -17,7 +17,13 @@ package final class StepClock: Sendable {
     package init() {}
 
     package var now: @Sendable () -> EventTimestamp {
-        { [self] in EventTimestamp(millisecondsSince1970: next.withLock { v in defer { v += 1000 }; return v }) }
+        { [self] in
+            EventTimestamp(
+                millisecondsSince1970: next.withLock { v in
+                    defer { v += 1000 }
+                    return v
+                })
+        }
     }
 }
 
@@ -35,6 +41,6 @@ package enum TimestampSamples {
         (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
         (-62_167_219_200_001, "-0001-12-31T23:59:59.999Z"),
         (-62_198_755_200_000, "-0001-01-01T00:00:00.000Z"),
-        (0, "1970-01-01T00:00:00.000Z"),
+        (0, "1970-01-01T00:00:00.000Z")
     ]
 }

@@ -19,11 +19,14 @@ package enum StressRecords {
     package static func reorderIDs(seed: UInt64, count: Int) -> [LabelID] {
         (0..<count).map { i in
             let a = seed, b = UInt64(i)
-            return LabelID(bytes: (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
-                                   UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
-                                   0x40, UInt8(truncatingIfNeeded: a >> 48), 0x80, UInt8(truncatingIfNeeded: a >> 56),
-                                   UInt8(truncatingIfNeeded: b), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16),
-                                   UInt8(truncatingIfNeeded: b >> 24), UInt8(truncatingIfNeeded: b >> 32), 0x5A))
+            return LabelID(
+                bytes: (
+                    UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
+                    UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
+                    0x40, UInt8(truncatingIfNeeded: a >> 48), 0x80, UInt8(truncatingIfNeeded: a >> 56),
+                    UInt8(truncatingIfNeeded: b), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16),
+                    UInt8(truncatingIfNeeded: b >> 24), UInt8(truncatingIfNeeded: b >> 32), 0x5A
+                ))
         }
     }
 
@@ -58,7 +61,8 @@ package enum StressRecords {
         guard FileManager.default.createFile(atPath: scratch, contents: Data(header)) else { return nil }
         let writer = try LogWriter.open(path: scratch, options: LogWriter.Options(durability: .noSync, preallocation: 0))
         if seq > 1 {
-            try writer.append((1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
+            try writer.append(
+                (1..<seq).map { LogEntry(.toggled(id: asciiID(Int($0)), isEnabled: true), timestamp: .init(millisecondsSince1970: 1)) })
         }
         let template = asciiID(1000)
         try writer.append(LogEntry(.toggled(id: template, isEnabled: true), timestamp: .init(millisecondsSince1970: 1)))

@@ -1,4 +1,4 @@
-import LabelBenchKit
 import Foundation
+import LabelBenchKit
 
 exit(LabelBench.main(arguments: Array(CommandLine.arguments.dropFirst())))

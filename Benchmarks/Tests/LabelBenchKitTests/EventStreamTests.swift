@@ -1,5 +1,6 @@
 import EventLog
 import Testing
+
 @testable import LabelBenchKit
 
 /// The generated stream: deterministic, with the documented mix, realistic titles, and a consistent history.
@@ -43,7 +44,11 @@ import Testing
 
     /// Folds the stream with a plain-array model that checks what a projection checks.
     @Test func streamIsAConsistentHistory() throws {
-        struct Label { var id: LabelID; var title: String; var isEnabled: Bool }
+        struct Label {
+            var id: LabelID
+            var title: String
+            var isEnabled: Bool
+        }
         var list: [Label] = []
         var removed = Set<LabelID>()
         for (n, entry) in EventStream.entries(count: 20_000).enumerated() {

@@ -1,14 +1,19 @@
 import Foundation
-import Testing
 import LabelProjection
+import Testing
+
 @testable import LabelBenchKit
 
 /// Command line, statistics, targets, report and the runner's alternation.
 @Suite struct HarnessTests {
     @Test func parsesTheCommandLine() throws {
         #expect(try Arguments.parse(["--help"]) == .help)
-        guard case .run(let s) = try Arguments.parse(["--quick", "--json", "--filter", "replay,bytes", "--filter", "single",
-                                                       "--reps", "2", "--seed", "0x10", "--dir", "/var/tmp", "--big"]) else {
+        guard
+            case .run(let s) = try Arguments.parse([
+                "--quick", "--json", "--filter", "replay,bytes", "--filter", "single",
+                "--reps", "2", "--seed", "0x10", "--dir", "/var/tmp", "--big"
+            ])
+        else {
             Issue.record("expected a run")
             return
         }
@@ -79,11 +84,14 @@ import LabelProjection
             #expect(fake.calls == [.ours, .sqlite, .sqlite, .ours, .ours, .sqlite])
             #expect(result.ours.samples == [10, 11, 12] && result.ours.median == 11 && result.sqlite.median == 4)
             #expect(result.ratio == 2.75 && result.met)
-            let table = TableReport.render(machine: .collect(scratchDirectory: scratch.root, probeDirectory: scratch.root),
-                                           settings: settings, results: [result])
+            let table = TableReport.render(
+                machine: .collect(scratchDirectory: scratch.root, probeDirectory: scratch.root),
+                settings: settings, results: [result])
             #expect(table.contains("| fake ") && table.contains("2.75× faster"))
-            let json = try JSONReport(machine: .collect(scratchDirectory: scratch.root, probeDirectory: scratch.root),
-                                      settings: settings, repetitions: 3, results: [result]).encoded()
+            let json = try JSONReport(
+                machine: .collect(scratchDirectory: scratch.root, probeDirectory: scratch.root),
+                settings: settings, repetitions: 3, results: [result]
+            ).encoded()
             #expect(json.contains("\"ratio\" : 2.75"))
         }
     }

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Testing
+
 @testable import LabelBenchKit
 
 /// The peer stores and returns exactly the records the log does.
@@ -19,7 +20,7 @@ import Testing
             LogEntry(.reordered(order: []), timestamp: t(7)),
             LogEntry(.rejected(id: nil, command: "add ''", reason: "empty"), timestamp: t(8)),
             LogEntry(.rejected(id: a, command: "remove", reason: "nope"), timestamp: t(9), actor: "bob"),
-            LogEntry(.removed(id: b, index: 0, title: "", isEnabled: true), timestamp: t(10)),
+            LogEntry(.removed(id: b, index: 0, title: "", isEnabled: true), timestamp: t(10))
         ]
     }()
 
@@ -75,7 +76,8 @@ import Testing
             let db = try SQLiteConnection(path: databasePath)
             try SQLiteEventReader.forEachRow(in: db) { try fromRows.consume(row: $0) }
             db.close()
-            let writer = try SQLiteEventWriter(connection: try Fixtures.createDatabase(in: try scratch.freshDirectory("rows"), synchronous: .off))
+            let writer = try SQLiteEventWriter(
+                connection: try Fixtures.createDatabase(in: try scratch.freshDirectory("rows"), synchronous: .off))
             try writer.insertTransaction(Self.everyKind, immediate: true)
             try SQLiteEventReader.forEachRow(in: writer.connection) { try fromRows.consume(row: $0) }
             #expect(fromViews.digest == fromRecords.digest)

@@ -61,7 +61,8 @@ extension EventRecord {
         // (a maximal reorder plus an actor and a note): readers would refuse the frame.
         let length = payloadLength
         if length > LogLimits.maxPayloadBytes {
-            throw EventLogError(.invalidEvent, "the record's payload is \(length) bytes; a record holds at most \(LogLimits.maxPayloadBytes) (seq \(seq))")
+            throw EventLogError(
+                .invalidEvent, "the record's payload is \(length) bytes; a record holds at most \(LogLimits.maxPayloadBytes) (seq \(seq))")
         }
         return length
     }

@@ -67,30 +67,36 @@ extension LabelEvent: Codable {
     init(fields c: KeyedDecodingContainer<JSONField>) throws {
         let name = try c.decode(String.self, forKey: .kind)
         guard let kind = Kind(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: c,
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: c,
                 debugDescription: "unknown kind '\(name)' (expected one of \(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         switch kind {
         case .added:
-            self = .added(id: try c.decode(LabelID.self, forKey: .id), title: try c.decode(String.self, forKey: .title),
-                          isEnabled: try c.decode(Bool.self, forKey: .isEnabled), index: try c.decode(Int.self, forKey: .index))
+            self = .added(
+                id: try c.decode(LabelID.self, forKey: .id), title: try c.decode(String.self, forKey: .title),
+                isEnabled: try c.decode(Bool.self, forKey: .isEnabled), index: try c.decode(Int.self, forKey: .index))
         case .renamed:
-            self = .renamed(id: try c.decode(LabelID.self, forKey: .id), oldTitle: try c.decode(String.self, forKey: .oldTitle),
-                            newTitle: try c.decode(String.self, forKey: .title))
+            self = .renamed(
+                id: try c.decode(LabelID.self, forKey: .id), oldTitle: try c.decode(String.self, forKey: .oldTitle),
+                newTitle: try c.decode(String.self, forKey: .title))
         case .toggled:
             self = .toggled(id: try c.decode(LabelID.self, forKey: .id), isEnabled: try c.decode(Bool.self, forKey: .isEnabled))
         case .removed:
-            self = .removed(id: try c.decode(LabelID.self, forKey: .id), index: try c.decode(Int.self, forKey: .index),
-                            title: try c.decode(String.self, forKey: .title), isEnabled: try c.decode(Bool.self, forKey: .isEnabled))
+            self = .removed(
+                id: try c.decode(LabelID.self, forKey: .id), index: try c.decode(Int.self, forKey: .index),
+                title: try c.decode(String.self, forKey: .title), isEnabled: try c.decode(Bool.self, forKey: .isEnabled))
         case .moved:
-            self = .moved(id: try c.decode(LabelID.self, forKey: .id), from: try c.decode(Int.self, forKey: .from),
-                          to: try c.decode(Int.self, forKey: .to))
+            self = .moved(
+                id: try c.decode(LabelID.self, forKey: .id), from: try c.decode(Int.self, forKey: .from),
+                to: try c.decode(Int.self, forKey: .to))
         case .reordered:
             self = .reordered(order: try c.decode([LabelID].self, forKey: .order))
         case .rejected:
-            self = .rejected(id: try c.decodeIfPresent(LabelID.self, forKey: .id),
-                             command: try c.decodeIfPresent(String.self, forKey: .command) ?? "",
-                             reason: try c.decode(String.self, forKey: .reason))
+            self = .rejected(
+                id: try c.decodeIfPresent(LabelID.self, forKey: .id),
+                command: try c.decodeIfPresent(String.self, forKey: .command) ?? "",
+                reason: try c.decode(String.self, forKey: .reason))
         }
     }
 }
@@ -104,8 +110,11 @@ extension EventTimestamp {
         case .malformed:
             throw DecodingError.dataCorruptedError(forKey: .time, in: c, debugDescription: "'\(text)' is not an ISO 8601 time")
         case .outOfRange:
-            throw DecodingError.dataCorruptedError(forKey: .time, in: c,
-                debugDescription: "'\(text)' is outside the range a timestamp holds (\(EventTimestamp.earliest.iso8601) … \(EventTimestamp.latest.iso8601))")
+            throw DecodingError.dataCorruptedError(
+                forKey: .time, in: c,
+                debugDescription:
+                    "'\(text)' is outside the range a timestamp holds (\(EventTimestamp.earliest.iso8601) … \(EventTimestamp.latest.iso8601))"
+            )
         }
     }
 }
@@ -131,10 +140,11 @@ extension EventRecord: Codable {
         guard let time = try EventTimestamp.decode(c) else {
             throw DecodingError.keyNotFound(JSONField.time, .init(codingPath: c.codingPath, debugDescription: "a record needs a time"))
         }
-        self.init(seq: try c.decode(UInt64.self, forKey: .seq), timestamp: time,
-                  actor: try c.decodeIfPresent(String.self, forKey: .actor),
-                  note: try c.decodeIfPresent(String.self, forKey: .note),
-                  event: try LabelEvent(fields: c))
+        self.init(
+            seq: try c.decode(UInt64.self, forKey: .seq), timestamp: time,
+            actor: try c.decodeIfPresent(String.self, forKey: .actor),
+            note: try c.decodeIfPresent(String.self, forKey: .note),
+            event: try LabelEvent(fields: c))
     }
 }
 
@@ -156,8 +166,9 @@ extension LogEntry: Codable {
     /// - Throws: `DecodingError` when a required field is missing or has the wrong type, when `kind` is unknown, or when a field is invalid for the kind (e.g. a `reordered` order that is not a list of ids).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONField.self)
-        self.init(try LabelEvent(fields: c), timestamp: try EventTimestamp.decode(c),
-                  actor: try c.decodeIfPresent(String.self, forKey: .actor),
-                  note: try c.decodeIfPresent(String.self, forKey: .note))
+        self.init(
+            try LabelEvent(fields: c), timestamp: try EventTimestamp.decode(c),
+            actor: try c.decodeIfPresent(String.self, forKey: .actor),
+            note: try c.decodeIfPresent(String.self, forKey: .note))
     }
 }

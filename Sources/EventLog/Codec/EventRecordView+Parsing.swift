@@ -54,8 +54,9 @@ extension EventRecordView {
             event = .rejected(id: id, command: command, reason: try r.text(maxBytes: LogLimits.maxReasonBytes, what: "rejection reason"))
         }
         guard r.isAtEnd else { throw DecodeFailure("\(r.remaining) unexpected bytes after the \(kind) event") }
-        return EventRecordView(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note,
-                               event: event, payload: payload)
+        return EventRecordView(
+            seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note,
+            event: event, payload: payload)
     }
 
     /// Parses a payload in place (for tools and tests). The view is valid as

@@ -43,17 +43,24 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
         var ms = millisecondsSince1970
         var seconds = ms / 1000
         ms %= 1000
-        if ms < 0 { ms += 1000; seconds -= 1 }
+        if ms < 0 {
+            ms += 1000
+            seconds -= 1
+        }
         var days = seconds / 86_400
         var secOfDay = seconds % 86_400
-        if secOfDay < 0 { secOfDay += 86_400; days -= 1 }
+        if secOfDay < 0 {
+            secOfDay += 86_400
+            days -= 1
+        }
         let (y, m, d) = Self.civilFromDays(days)
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
         let year = y < 0 ? "-" + pad(-y, 4) : y > 9999 ? "+" + String(y) : pad(y, 4)
-        return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
+        return
+            "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
     }
 
     /// Parses ISO 8601 date-times: `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`, or a
@@ -120,12 +127,14 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
         if outOfRange { i += yearDigits }
         let year = yearSign * magnitude
         guard expect(45), let month = number(2), expect(45), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return .malformed }
+            (1...12).contains(month), (1...31).contains(day)
+        else { return .malformed }
         var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0, millis: Int64 = 0, offset: Int64 = 0
         if i < scalars.count {
             guard expect(84) || expect(116) || expect(32) else { return .malformed }  // T, t or space
             guard let h = number(2), expect(58), let mi = number(2), h < 24, mi < 60 else { return .malformed }
-            hour = h; minute = mi
+            hour = h
+            minute = mi
             if expect(58) {
                 guard let s = number(2), s < 61 else { return .malformed }
                 second = s

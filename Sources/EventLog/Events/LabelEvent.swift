@@ -74,7 +74,7 @@ extension LabelEventOf {
     public var labelID: LabelID? {
         switch self {
         case .added(let id, _, _, _), .renamed(let id, _, _), .toggled(let id, _),
-             .removed(let id, _, _, _), .moved(let id, _, _):
+            .removed(let id, _, _, _), .moved(let id, _, _):
             id
         case .reordered:
             nil

@@ -23,8 +23,12 @@ public struct LabelID: Sendable, Hashable, Comparable, Codable, CustomStringConv
     }
 
     /// Rebuilds an id from its 16 raw bytes (big-endian UUID byte order).
-    public init(bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+    public init(
+        bytes: (
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+        )
+    ) {
         self.uuid = UUID(uuid: bytes)
     }
 

@@ -81,14 +81,17 @@ enum Frame {
     static func payloadLength(word: UInt32, format: FrameFormat) -> Int? {
         let length = format.chainsRecords ? word & FrameFormat.lengthBits : word
         guard !format.chainsRecords || word & FrameFormat.reservedBits == 0,
-              length >= UInt32(LogFormat.minPayloadLength), length <= UInt32(LogLimits.maxPayloadBytes) else { return nil }
+            length >= UInt32(LogFormat.minPayloadLength), length <= UInt32(LogLimits.maxPayloadBytes)
+        else { return nil }
         return Int(length)
     }
 
     /// Appends the frame of `record` to `out` and returns its checksum. The record must be validated.
     @discardableResult
-    static func encode(_ record: EventRecord, into out: inout ByteWriter, format: FrameFormat,
-                       previous: UInt32 = 0, continues: Bool = false) -> UInt32 {
+    static func encode(
+        _ record: EventRecord, into out: inout ByteWriter, format: FrameFormat,
+        previous: UInt32 = 0, continues: Bool = false
+    ) -> UInt32 {
         let start = out.bytes.count
         out.bytes.append(contentsOf: repeatElement(0, count: format.headerLength))
         record.encodePayload(into: &out)
@@ -101,19 +104,23 @@ enum Frame {
     /// Fills in the header of the frame at `frame`, whose `payloadLength`
     /// payload bytes follow its header, and returns its checksum.
     @inline(__always)
-    static func seal(_ frame: UnsafeMutableRawPointer, payloadLength: Int, format: FrameFormat,
-                     previous: UInt32, continues: Bool) -> UInt32 {
+    static func seal(
+        _ frame: UnsafeMutableRawPointer, payloadLength: Int, format: FrameFormat,
+        previous: UInt32, continues: Bool
+    ) -> UInt32 {
         let crc: UInt32
         if format.chainsRecords {
             let word = UInt32(payloadLength) | (continues ? FrameFormat.continuationFlag : 0)
             frame.storeBytes(of: word.littleEndian, as: UInt32.self)
             frame.storeBytes(of: previous.littleEndian, toByteOffset: 8, as: UInt32.self)
-            crc = CRC32C.update(format.seed, UnsafeRawBufferPointer(start: frame, count: 4),
-                                UnsafeRawBufferPointer(start: frame + 8, count: 4 + payloadLength))
+            crc = CRC32C.update(
+                format.seed, UnsafeRawBufferPointer(start: frame, count: 4),
+                UnsafeRawBufferPointer(start: frame + 8, count: 4 + payloadLength))
         } else {
             frame.storeBytes(of: UInt32(payloadLength).littleEndian, as: UInt32.self)
-            crc = CRC32C.update(0, UnsafeRawBufferPointer(start: frame, count: 4),
-                                UnsafeRawBufferPointer(start: frame + 8, count: payloadLength))
+            crc = CRC32C.update(
+                0, UnsafeRawBufferPointer(start: frame, count: 4),
+                UnsafeRawBufferPointer(start: frame + 8, count: payloadLength))
         }
         frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         return crc
@@ -129,7 +136,9 @@ enum Frame {
         // Compared as UInt32 first: a damaged word need not fit a 32-bit Int.
         let word = buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self).littleEndian
         guard let length = payloadLength(word: word, format: format) else {
-            return .damaged("impossible record length word 0x\(String(word, radix: 16)) (valid lengths: \(LogFormat.minPayloadLength)...\(LogLimits.maxPayloadBytes))")
+            return .damaged(
+                "impossible record length word 0x\(String(word, radix: 16)) (valid lengths: \(LogFormat.minPayloadLength)...\(LogLimits.maxPayloadBytes))"
+            )
         }
         let total = headerLength + length
         guard available >= total else { return .incomplete(needed: total) }
@@ -140,8 +149,10 @@ enum Frame {
         }
         let previous = format.chainsRecords ? buffer.loadUnaligned(fromByteOffset: position + 8, as: UInt32.self).littleEndian : 0
         let payload = UnsafeRawBufferPointer(rebasing: buffer[(position + headerLength)..<(position + total)])
-        return .whole(Whole(payload: payload, length: total, checksum: stored, previous: previous,
-                            continues: format.chainsRecords && word & FrameFormat.continuationFlag != 0))
+        return .whole(
+            Whole(
+                payload: payload, length: total, checksum: stored, previous: previous,
+                continues: format.chainsRecords && word & FrameFormat.continuationFlag != 0))
     }
 
     /// The checksum the frame at `position` (whose whole payload is in `buffer`) should have.
@@ -149,7 +160,8 @@ enum Frame {
     private static func checksum(_ buffer: UnsafeRawBufferPointer, at position: Int, payloadLength: Int, format: FrameFormat) -> UInt32 {
         let word = UnsafeRawBufferPointer(rebasing: buffer[position..<position + 4])
         if format.chainsRecords {
-            return CRC32C.update(format.seed, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 12 + payloadLength)]))
+            return CRC32C.update(
+                format.seed, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 12 + payloadLength)]))
         }
         return CRC32C.update(0, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 8 + payloadLength)]))
     }
@@ -176,7 +188,8 @@ enum Frame {
         // Before checksumming up to 64 MiB: does the payload start like a record
         // (seq ≥ 1, a timestamp, a known kind, known flags)? Random bytes rarely do,
         // so a scan for good frames past damage stays linear in practice.
-        let prefix = UnsafeRawBufferPointer(rebasing: buffer[(position + headerLength)..<min(buffer.count, position + headerLength + length)])
+        let prefix = UnsafeRawBufferPointer(
+            rebasing: buffer[(position + headerLength)..<min(buffer.count, position + headerLength + length)])
         guard startsLikeAPayload(prefix, whole: prefix.count == length) else { return .none }
         guard headerLength + length <= available else { return .needsRead(length: headerLength + length) }
         guard case .whole(let frame) = check(buffer, at: position, format: format) else { return .none }

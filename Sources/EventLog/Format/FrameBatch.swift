@@ -29,8 +29,10 @@ struct FrameBatch: ~Copyable {
     /// if `firstContinues` (an earlier record is not yet durable); every
     /// later frame of the batch carries it, since its predecessor is in the
     /// same unsynced write.
-    init(_ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp, format: FrameFormat,
-         previous: UInt32, firstContinues: Bool) throws(EventLogError) {
+    init(
+        _ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp, format: FrameFormat,
+        previous: UInt32, firstContinues: Bool
+    ) throws(EventLogError) {
         precondition(!entries.isEmpty, "a frame batch needs at least one entry")
         var capacity = entries.count * 96
         var base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -59,8 +61,9 @@ struct FrameBatch: ~Copyable {
             var w = UnsafeByteWriter(frame + format.headerLength, end: frame + frameLength)
             record.writePayload(to: &w)
             precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
-            checksum = Frame.seal(frame, payloadLength: payloadLength, format: format, previous: checksum,
-                                  continues: i > entries.startIndex || firstContinues)
+            checksum = Frame.seal(
+                frame, payloadLength: payloadLength, format: format, previous: checksum,
+                continues: i > entries.startIndex || firstContinues)
             lastFrameOffset = count
             if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
             count += frameLength

@@ -63,13 +63,18 @@ public struct LogHeader: Sendable, Hashable {
     ///   seq other than 1).
     public static func decode(_ bytes: [UInt8], fileSize: Int64, path: String) throws(EventLogError) -> LogHeader {
         if fileSize == 0 {
-            throw EventLogError(.emptyFile, "the file is empty, not a label log (a log always starts with a \(LogFormat.headerLength)-byte header)", path: path, offset: 0)
+            throw EventLogError(
+                .emptyFile, "the file is empty, not a label log (a log always starts with a \(LogFormat.headerLength)-byte header)",
+                path: path, offset: 0)
         }
         guard bytes.count >= LogFormat.magic.count, Array(bytes[0..<LogFormat.magic.count]) == LogFormat.magic else {
-            throw EventLogError(.notALog, "the file is not a label log (it does not start with the magic \"LABELLOG\")", path: path, offset: 0)
+            throw EventLogError(
+                .notALog, "the file is not a label log (it does not start with the magic \"LABELLOG\")", path: path, offset: 0)
         }
         guard bytes.count >= LogFormat.headerLength else {
-            throw EventLogError(.corruptHeader, "the header is cut short: \(bytes.count) of \(LogFormat.headerLength) bytes", path: path, offset: Int64(bytes.count))
+            throw EventLogError(
+                .corruptHeader, "the header is cut short: \(bytes.count) of \(LogFormat.headerLength) bytes", path: path,
+                offset: Int64(bytes.count))
         }
         return try bytes.withBytes { (raw) throws(EventLogError) -> LogHeader in
             var r = ByteReader(raw, position: 8)
@@ -78,10 +83,16 @@ public struct LogHeader: Sendable, Hashable {
                 let stored = UInt32(raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian)
                 let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60]))
                 if version > LogFormat.currentVersion && stored == computed {
-                    throw EventLogError(.unsupportedVersion, "the log has format version \(version); this build reads up to version \(LogFormat.currentVersion)", path: path, offset: 8)
+                    throw EventLogError(
+                        .unsupportedVersion,
+                        "the log has format version \(version); this build reads up to version \(LogFormat.currentVersion)", path: path,
+                        offset: 8)
                 }
                 guard stored == computed else {
-                    throw EventLogError(.corruptHeader, "the header checksum does not match (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))", path: path, offset: 60)
+                    throw EventLogError(
+                        .corruptHeader,
+                        "the header checksum does not match (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))",
+                        path: path, offset: 60)
                 }
                 guard version >= 1 else {
                     throw EventLogError(.corruptHeader, "format version 0 is not valid", path: path, offset: 8)
@@ -89,13 +100,16 @@ public struct LogHeader: Sendable, Hashable {
                 let flags = try r.u16()
                 let length = try r.u32()
                 guard flags == 0, length == UInt32(LogFormat.headerLength) else {
-                    throw EventLogError(.corruptHeader, "unknown header flags 0x\(String(flags, radix: 16)) or header length \(length)", path: path, offset: 10)
+                    throw EventLogError(
+                        .corruptHeader, "unknown header flags 0x\(String(flags, radix: 16)) or header length \(length)", path: path,
+                        offset: 10)
                 }
                 let id = try r.id()
                 let created = Int64(bitPattern: try r.u64())
                 let firstSeq = try r.u64()
                 guard firstSeq == 1 else {
-                    throw EventLogError(.corruptHeader, "first seq is \(firstSeq); format version \(version) requires 1", path: path, offset: 40)
+                    throw EventLogError(
+                        .corruptHeader, "first seq is \(firstSeq); format version \(version) requires 1", path: path, offset: 40)
                 }
                 return LogHeader(version: version, logID: id, createdAt: EventTimestamp(millisecondsSince1970: created), firstSeq: firstSeq)
             } catch let failure as DecodeFailure {
@@ -108,4 +122,3 @@ public struct LogHeader: Sendable, Hashable {
         }
     }
 }
-

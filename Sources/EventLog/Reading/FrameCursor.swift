@@ -50,8 +50,10 @@ struct FrameCursor {
     /// A cursor at `offset`, where record `expectedSeq` must start.
     /// `previousChecksum` is the checksum of the frame before it, if known
     /// (0 before seq 1, which the cursor assumes when `expectedSeq` is 1).
-    init(file: any LogFile, format: FrameFormat, offset: Int64, expectedSeq: UInt64, previousChecksum: UInt32? = nil,
-         chunk: Int = 1 << 20, verifiesZeroTail: Bool = true) {
+    init(
+        file: any LogFile, format: FrameFormat, offset: Int64, expectedSeq: UInt64, previousChecksum: UInt32? = nil,
+        chunk: Int = 1 << 20, verifiesZeroTail: Bool = true
+    ) {
         self.file = file
         self.format = format
         self.previousChecksum = expectedSeq == 1 ? 0 : previousChecksum
@@ -121,18 +123,23 @@ struct FrameCursor {
         }
         while true {
             let position = Int(offset - bufferStart)
-            switch Frame.check(UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format) {
+            switch Frame.check(UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format)
+            {
             case .whole(let frame):
                 let at = offset
                 if expectedSeq >= decodeFrom {
                     let view: EventRecordView
                     do { view = try EventRecordView.parse(frame.payload) } catch {
-                        return .problem(FrameProblem(offset: offset, kind: .invalidContent,
-                                                     reason: "record with a valid checksum has invalid content: \(error.reason)"))
+                        return .problem(
+                            FrameProblem(
+                                offset: offset, kind: .invalidContent,
+                                reason: "record with a valid checksum has invalid content: \(error.reason)"))
                     }
                     guard view.seq == expectedSeq else {
-                        return .problem(FrameProblem(offset: offset, kind: .seqGap,
-                                                     reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
+                        return .problem(
+                            FrameProblem(
+                                offset: offset, kind: .seqGap,
+                                reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
                     }
                     if let broken = brokenChain(frame) { return .problem(broken) }
                     advance(past: frame)
@@ -142,12 +149,16 @@ struct FrameCursor {
                 var reader = ByteReader(frame.payload)
                 let seq: UInt64
                 do { seq = try reader.varint() } catch {
-                    return .problem(FrameProblem(offset: offset, kind: .invalidContent,
-                                                 reason: "record with a valid checksum has invalid content: \(error.reason)"))
+                    return .problem(
+                        FrameProblem(
+                            offset: offset, kind: .invalidContent,
+                            reason: "record with a valid checksum has invalid content: \(error.reason)"))
                 }
                 guard seq == expectedSeq else {
-                    return .problem(FrameProblem(offset: offset, kind: .seqGap,
-                                                 reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
+                    return .problem(
+                        FrameProblem(
+                            offset: offset, kind: .seqGap,
+                            reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
                 }
                 if let broken = brokenChain(frame) { return .problem(broken) }
                 advance(past: frame)
@@ -156,8 +167,10 @@ struct FrameCursor {
                 let before = available
                 available = try fill(atLeast: needed)
                 if available < needed && available == before {
-                    return .problem(FrameProblem(offset: offset, kind: .incomplete,
-                                                 reason: "the last record is incomplete: \(available) of \(needed) bytes present"))
+                    return .problem(
+                        FrameProblem(
+                            offset: offset, kind: .incomplete,
+                            reason: "the last record is incomplete: \(available) of \(needed) bytes present"))
                 }
             case .damaged(let reason):
                 return .problem(FrameProblem(offset: offset, kind: .damaged, reason: reason))
@@ -172,8 +185,11 @@ extension FrameCursor {
     @inline(__always)
     private func brokenChain(_ frame: Frame.Whole) -> FrameProblem? {
         guard format.chainsRecords, let previousChecksum, frame.previous != previousChecksum else { return nil }
-        return FrameProblem(offset: offset, kind: .brokenChain,
-                            reason: "record \(expectedSeq) does not continue this log's history: it follows a record with checksum 0x\(String(frame.previous, radix: 16)), but the record before it has checksum 0x\(String(previousChecksum, radix: 16))")
+        return FrameProblem(
+            offset: offset, kind: .brokenChain,
+            reason:
+                "record \(expectedSeq) does not continue this log's history: it follows a record with checksum 0x\(String(frame.previous, radix: 16)), but the record before it has checksum 0x\(String(previousChecksum, radix: 16))"
+        )
     }
 
     /// Moves past a good frame: the next record's seq and predecessor.

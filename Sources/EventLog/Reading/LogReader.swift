@@ -39,8 +39,9 @@ public final class LogReader {
         }
         self.path = path
         self.file = file
-        self.cursor = FrameCursor(file: file, format: FrameFormat(header: header), offset: Int64(LogFormat.headerLength), expectedSeq: 1,
-                                  verifiesZeroTail: false)
+        self.cursor = FrameCursor(
+            file: file, format: FrameFormat(header: header), offset: Int64(LogFormat.headerLength), expectedSeq: 1,
+            verifiesZeroTail: false)
     }
 
     deinit { file.close() }
@@ -79,7 +80,9 @@ public final class LogReader {
     /// Throws ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)`` closure.
     private func checkNotVisiting() throws(EventLogError) {
         if visiting {
-            throw EventLogError(.readerBusy, "the reader is in the middle of forEachView: read from it after that call returns (or open a second reader)", path: path)
+            throw EventLogError(
+                .readerBusy, "the reader is in the middle of forEachView: read from it after that call returns (or open a second reader)",
+                path: path)
         }
     }
 
@@ -139,7 +142,8 @@ public final class LogReader {
             // later one, so if it is still bad now, it is damage, not a write in progress.
             // Frames that only continue an unsynced write are what a crash can leave after a
             // lost page: recovery cuts them with it, so the reader does not read past it.
-            guard try Recovery.laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: try file.size()).proveDamage else {
+            guard try Recovery.laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: try file.size()).proveDamage
+            else {
                 return nil
             }
             switch try cursor.next() {
@@ -148,7 +152,9 @@ public final class LogReader {
             case .skipped:
                 preconditionFailure("a reader's cursor decodes every record")
             case .end:
-                throw corruption(FrameProblem(offset: problem.offset, kind: .damaged, reason: "zero bytes where a record should start, before good records"))
+                throw corruption(
+                    FrameProblem(
+                        offset: problem.offset, kind: .damaged, reason: "zero bytes where a record should start, before good records"))
             case .problem(let again):
                 cursor.discardBuffer()
                 throw corruption(again)
@@ -158,8 +164,9 @@ public final class LogReader {
 
     private func corruption(_ problem: FrameProblem) -> EventLogError {
         let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
-        return EventLogError(code, "the log is corrupt: \(problem.reason)", path: path, offset: problem.offset,
-                             lastGoodSeq: cursor.expectedSeq - 1)
+        return EventLogError(
+            code, "the log is corrupt: \(problem.reason)", path: path, offset: problem.offset,
+            lastGoodSeq: cursor.expectedSeq - 1)
     }
 
     /// What follows the records read so far, once ``next()`` returned `nil`.
@@ -188,8 +195,9 @@ public final class LogReader {
         let size = try file.size()
         let offset = cursor.offset
         guard size > offset else { return .none }
-        var probe = FrameCursor(file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
-                                previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
+        var probe = FrameCursor(
+            file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
+            previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
         switch try probe.next() {
         case .end(let preallocated):
             return preallocated > 0 ? .preallocated(bytes: preallocated) : .none
@@ -202,8 +210,9 @@ public final class LogReader {
                 return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
             }
             // As in `next()`: a frame the writer was finishing is complete once a later one exists.
-            var again = FrameCursor(file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
-                                    previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
+            var again = FrameCursor(
+                file: file, format: cursor.format, offset: offset, expectedSeq: cursor.expectedSeq,
+                previousChecksum: cursor.previousChecksum, verifiesZeroTail: true)
             if case .record = try again.next() { return .none }
             throw corruption(problem)
         }
@@ -242,8 +251,10 @@ public final class LogReader {
     ///   unchanged, and the scan stops there.
     /// - Complexity: O(file size): every frame from seq 1 is read and checked. Damage also
     ///   costs a search of the bytes after it for later frames.
-    public static func scan(path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = SystemFileSystem(),
-                            visit: (EventRecord) throws -> Void = { _ in }) throws -> (header: LogHeader, report: RecoveryReport) {
+    public static func scan(
+        path: String, mode: RecoveryMode = .tolerateCorruptedTail, fileSystem: any LogFileSystem = SystemFileSystem(),
+        visit: (EventRecord) throws -> Void = { _ in }
+    ) throws -> (header: LogHeader, report: RecoveryReport) {
         let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }
         let size = try file.size()
@@ -257,7 +268,9 @@ public final class LogReader {
     ///
     /// - Throws: What ``scan(path:mode:fileSystem:visit:)`` throws.
     /// - Complexity: O(file size) in time, and every record is held in memory.
-    public static func readAll(path: String, mode: RecoveryMode = .tolerateCorruptedTail) throws -> (records: [EventRecord], report: RecoveryReport) {
+    public static func readAll(path: String, mode: RecoveryMode = .tolerateCorruptedTail) throws -> (
+        records: [EventRecord], report: RecoveryReport
+    ) {
         var records: [EventRecord] = []
         let (_, report) = try scan(path: path, mode: mode) { records.append($0) }
         return (records, report)

@@ -12,8 +12,10 @@ enum Recovery {
     /// at that record if a whole checksummed frame of that length and seq
     /// (and checksum, when the position has one) is there, and the records
     /// before it are not read; otherwise it scans from the first record as without it.
-    static func scan(file: any LogFile, format: FrameFormat, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                     visit: (EventRecordView) throws -> Void) throws -> ScanResult {
+    static func scan(
+        file: any LogFile, format: FrameFormat, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+        visit: (EventRecordView) throws -> Void
+    ) throws -> ScanResult {
         let fileLength = try file.size()
         if mode == .tolerateCorruptedTail, let resumeAt, try holdsRecord(file, format: format, at: resumeAt, fileLength: fileLength) {
             var cursor = FrameCursor(file: file, format: format, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
@@ -31,20 +33,25 @@ enum Recovery {
     /// whose payload decodes to a record with `position.seq`, and whose
     /// checksum is `position.checksum` if that is known (one read of the
     /// frame, nothing else). Never traps on an absurd position.
-    static func holdsRecord(_ file: any LogFile, format: FrameFormat, at position: LogPosition, fileLength: Int64) throws(EventLogError) -> Bool {
+    static func holdsRecord(_ file: any LogFile, format: FrameFormat, at position: LogPosition, fileLength: Int64) throws(EventLogError)
+        -> Bool
+    {
         guard position.isPlausible(fileLength: fileLength) else { return false }
         let bytes = try file.read(at: position.offset, count: Int(position.length))
         return bytes.withUnsafeBytes { raw in
             guard case .whole(let frame) = Frame.check(raw, at: 0, format: format), frame.length == raw.count,
-                  position.checksum == nil || position.checksum == frame.checksum,
-                  let view = try? EventRecordView.parse(frame.payload) else { return false }
+                position.checksum == nil || position.checksum == frame.checksum,
+                let view = try? EventRecordView.parse(frame.payload)
+            else { return false }
             return view.seq == position.seq
         }
     }
 
     /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.
-    private static func scan(file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64,
-                             visit: (EventRecordView) throws -> Void) throws -> ScanResult {
+    private static func scan(
+        file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64,
+        visit: (EventRecordView) throws -> Void
+    ) throws -> ScanResult {
         var cursor = cursor
         var index = SparseIndex()
         var lastSeq = lastSeq
@@ -62,8 +69,9 @@ enum Recovery {
                 lastSeq = seq
                 lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
             case .end(let preallocated):
-                var report = RecoveryReport(lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
-                                            preallocatedBytes: preallocated)
+                var report = RecoveryReport(
+                    lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,
+                    preallocatedBytes: preallocated)
                 report.lastPosition = lastPosition
                 return ScanResult(report: report, index: index)
             case .problem(let problem):
@@ -72,8 +80,9 @@ enum Recovery {
                     later = try laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: fileLength)
                 }
                 let tornTail = problem.canBeTornWrite && !later.proveDamage
-                let damage = RecoveryReport.Damage(offset: problem.offset, reason: problem.reason, isTornTail: tornTail,
-                                                   cutsWrittenRecords: later != .none)
+                let damage = RecoveryReport.Damage(
+                    offset: problem.offset, reason: problem.reason, isTornTail: tornTail,
+                    cutsWrittenRecords: later != .none)
                 var report = RecoveryReport(lastSeq: lastSeq, validLength: problem.offset, fileLength: fileLength, damage: damage)
                 report.lastPosition = lastPosition
                 switch mode {
@@ -83,10 +92,14 @@ enum Recovery {
                     break
                 case .tolerateCorruptedTail, .absoluteConsistency:
                     let code: EventLogError.Code = problem.kind == .seqGap ? .seqGap : .corruptRecord
-                    let what = tornTail ? "the log ends in a torn record (absolute-consistency mode refuses to cut it)"
-                                        : "the log is corrupt before its tail"
-                    throw EventLogError(code, "\(what): \(problem.reason); records after it would be lost, so nothing was changed (open with recovery mode pointInTime to salvage the good prefix)",
-                                        path: file.path, offset: problem.offset, lastGoodSeq: lastSeq)
+                    let what =
+                        tornTail
+                        ? "the log ends in a torn record (absolute-consistency mode refuses to cut it)"
+                        : "the log is corrupt before its tail"
+                    throw EventLogError(
+                        code,
+                        "\(what): \(problem.reason); records after it would be lost, so nothing was changed (open with recovery mode pointInTime to salvage the good prefix)",
+                        path: file.path, offset: problem.offset, lastGoodSeq: lastSeq)
                 }
                 return ScanResult(report: report, index: index)
             }
@@ -125,7 +138,9 @@ enum Recovery {
     /// `previous`): the bytes of a record being written — a title, say —
     /// cannot then pass for a later record, while a genuine next record
     /// behind a damaged length word still does.
-    static func laterFrames(in file: any LogFile, format: FrameFormat, after offset: Int64, fileLength: Int64) throws(EventLogError) -> LaterFrames {
+    static func laterFrames(in file: any LogFile, format: FrameFormat, after offset: Int64, fileLength: Int64) throws(EventLogError)
+        -> LaterFrames
+    {
         let ownExtent = try damagedFrameExtent(in: file, format: format, at: offset, fileLength: fileLength)
         func counts(_ at: Int64, previous: UInt32) -> Bool {
             guard let ownExtent, at < ownExtent.end else { return true }
@@ -171,8 +186,10 @@ enum Recovery {
                 skipTo = blockStart + Int64(position)
             }
             if let durable {
-                if try isFollowedConsistently(file, format: format, frameAt: durable.at, length: durable.length,
-                                              checksum: durable.checksum, fileLength: fileLength) {
+                if try isFollowedConsistently(
+                    file, format: format, frameAt: durable.at, length: durable.length,
+                    checksum: durable.checksum, fileLength: fileLength)
+                {
                     return .durableFrame(offset: durable.at)
                 }
                 continue  // not a record of this log's sequence (e.g. bytes inside a title): look on from the next byte
@@ -181,14 +198,17 @@ enum Recovery {
                 let frame = try file.read(at: candidate.at, count: candidate.length)
                 let whole: Frame.Whole? = frame.withUnsafeBytes { raw in
                     guard case .whole(let whole) = Frame.check(raw, at: 0, format: format), whole.length == raw.count,
-                          counts(candidate.at, previous: whole.previous) else { return nil }
+                        counts(candidate.at, previous: whole.previous)
+                    else { return nil }
                     return whole
                 }
                 guard let whole else { continue }
                 if whole.continues {
                     found = .continuationsOnly
-                } else if try isFollowedConsistently(file, format: format, frameAt: candidate.at, length: whole.length,
-                                                     checksum: whole.checksum, fileLength: fileLength) {
+                } else if try isFollowedConsistently(
+                    file, format: format, frameAt: candidate.at, length: whole.length,
+                    checksum: whole.checksum, fileLength: fileLength)
+                {
                     return .durableFrame(offset: candidate.at)
                 }
             }
@@ -206,8 +226,10 @@ enum Recovery {
     /// cut by the end of the file. A frame-shaped run of bytes inside a
     /// record — a title, say — is followed by the rest of that record, or by
     /// a frame chained to that record, not to it.
-    private static func isFollowedConsistently(_ file: any LogFile, format: FrameFormat, frameAt at: Int64, length: Int,
-                                               checksum: UInt32, fileLength: Int64) throws(EventLogError) -> Bool {
+    private static func isFollowedConsistently(
+        _ file: any LogFile, format: FrameFormat, frameAt at: Int64, length: Int,
+        checksum: UInt32, fileLength: Int64
+    ) throws(EventLogError) -> Bool {
         let next = at + Int64(length)
         guard next < fileLength else { return true }
         let header = try file.read(at: next, count: format.headerLength)
@@ -217,7 +239,9 @@ enum Recovery {
             return false
         }
         guard header.count == format.headerLength,
-              let payloadLength = header.withUnsafeBytes({ Frame.payloadLength(word: $0.loadUnaligned(as: UInt32.self).littleEndian, format: format) })
+            let payloadLength = header.withUnsafeBytes({
+                Frame.payloadLength(word: $0.loadUnaligned(as: UInt32.self).littleEndian, format: format)
+            })
         else { return false }
         if format.chainsRecords {
             return header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian } == checksum
@@ -233,8 +257,10 @@ enum Recovery {
 
     /// The end and stored checksum of the damaged frame at `offset`, if the
     /// format chains records and its length word is plausible.
-    private static func damagedFrameExtent(in file: any LogFile, format: FrameFormat, at offset: Int64,
-                                           fileLength: Int64) throws(EventLogError) -> (end: Int64, checksum: UInt32)? {
+    private static func damagedFrameExtent(
+        in file: any LogFile, format: FrameFormat, at offset: Int64,
+        fileLength: Int64
+    ) throws(EventLogError) -> (end: Int64, checksum: UInt32)? {
         guard format.chainsRecords else { return nil }
         let header = try file.read(at: offset, count: format.headerLength)
         guard header.count == format.headerLength else { return nil }

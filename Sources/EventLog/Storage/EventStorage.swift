@@ -33,11 +33,15 @@ extension EventStorage {
     ///
     /// - Throws: What ``read(from:maxCount:)`` or `body` throws; the loop stops there.
     /// - Complexity: O(records visited), in batches of `batch` records.
-    public func forEachRecord(from seq: UInt64 = 1, through last: UInt64? = nil, batch: Int = 4096,
-                              _ body: (EventRecord) throws -> Bool) throws {
-        try forEachRecordInBatches(from: seq, through: last, batch: batch, read: { (next, count) throws in
-            try read(from: next, maxCount: count)
-        }, body)
+    public func forEachRecord(
+        from seq: UInt64 = 1, through last: UInt64? = nil, batch: Int = 4096,
+        _ body: (EventRecord) throws -> Bool
+    ) throws {
+        try forEachRecordInBatches(
+            from: seq, through: last, batch: batch,
+            read: { (next, count) throws in
+                try read(from: next, maxCount: count)
+            }, body)
     }
 }
 

@@ -1,4 +1,3 @@
-
 /// An ``EventStorage`` in memory: for tests, previews and throwaway stores.
 ///
 /// Appends are validated like the file log's (limits, seq conflict) but
@@ -33,7 +32,8 @@ public final class InMemoryEventLog: EventStorage, Sendable {
         return try records.withLock { (all) throws(EventLogError) -> [EventRecord] in
             let last = UInt64(all.count)
             if let expectedLastSeq, expectedLastSeq != last {
-                throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(last)", lastGoodSeq: last)
+                throw EventLogError(
+                    .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(last)", lastGoodSeq: last)
             }
             var new: [EventRecord] = []
             for (i, entry) in entries.enumerated() {

@@ -18,7 +18,7 @@ enum LogCreation {
         }
         do {
             try fileSystem.link(temporary, to: path)
-        } catch where error.code == .fileExists {
+        } catch  where error.code == .fileExists {
             return false
         }
         try fileSystem.syncDirectory(containing: path)

@@ -35,8 +35,9 @@ extension LogWriter {
             case .record, .skipped:
                 continue
             case .problem(let problem):
-                throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
-                                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
+                throw EventLogError(
+                    .corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
+                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
             case .end:
                 throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
             }

@@ -23,7 +23,9 @@ extension LogWriter {
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
             guard seq <= s.lastSeq else {
-                throw EventLogError(.invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
+                throw EventLogError(
+                    .invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path,
+                    lastGoodSeq: s.lastSeq)
             }
             guard seq < s.lastSeq else {
                 if !syncs.isDurable(through: seq) {
@@ -41,15 +43,19 @@ extension LogWriter {
                     guard case .record = try cursor.next() else {
                         throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
                     }
-                    position = LogPosition(seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart,
-                                           checksum: cursor.previousChecksum)
+                    position = LogPosition(
+                        seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart,
+                        checksum: cursor.previousChecksum)
                 }
                 cut = cursor.offset
             }
             let removed = s.end - cut
             do throws(EventLogError) { try file.truncate(to: cut) } catch {
                 // The file may now end anywhere between the cut and the old end: refuse appends until reopened.
-                syncs.poison(EventLogError(.poisoned, "cutting records after seq \(seq) failed; reopen the log to recover (\(error))", path: path, offset: cut, lastGoodSeq: seq))
+                syncs.poison(
+                    EventLogError(
+                        .poisoned, "cutting records after seq \(seq) failed; reopen the log to recover (\(error))", path: path, offset: cut,
+                        lastGoodSeq: seq))
                 throw error
             }
             try syncs.runSync({ () throws(EventLogError) in try file.syncAll() }, poisonFor: poisonError)
@@ -65,9 +71,10 @@ extension LogWriter {
         }
     }
 
-
-    static func saveTail(of file: any LogFile, from offset: Int64, length: Int64, path: String,
-                                 fileSystem: any LogFileSystem) throws(EventLogError) -> String {
+    static func saveTail(
+        of file: any LogFile, from offset: Int64, length: Int64, path: String,
+        fileSystem: any LogFileSystem
+    ) throws(EventLogError) -> String {
         let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
         let out = try fileSystem.open(savePath, .createExclusive)
         defer { out.close() }

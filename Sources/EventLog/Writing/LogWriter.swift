@@ -41,10 +41,12 @@ public final class LogWriter: EventStorage, Sendable {
         public var preallocation: Int64
 
         /// Creates options; every parameter has the documented default.
-        public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
-                    createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() },
-                    fileSystem: any LogFileSystem = SystemFileSystem(), preallocation: Int64 = 1 << 20,
-                    lockWait: Duration = .milliseconds(250)) {
+        public init(
+            durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
+            createIfMissing: Bool = false, clock: @escaping @Sendable () -> EventTimestamp = { .now() },
+            fileSystem: any LogFileSystem = SystemFileSystem(), preallocation: Int64 = 1 << 20,
+            lockWait: Duration = .milliseconds(250)
+        ) {
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
@@ -130,8 +132,10 @@ public final class LogWriter: EventStorage, Sendable {
     ///   or, when `resumeAt` is honoured, only those from it on. Records before
     ///   `replayFrom` are checked but not decoded. Damage also costs a search of the bytes
     ///   after it for later frames.
-    public static func open(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                            replay: (EventRecord) throws -> Void = { _ in }) throws -> LogWriter {
+    public static func open(
+        path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+        replay: (EventRecord) throws -> Void = { _ in }
+    ) throws -> LogWriter {
         try openWithViews(path: path, options: options, replayFrom: replayFrom, resumeAt: resumeAt) { try replay($0.record) }
     }
 
@@ -149,8 +153,10 @@ public final class LogWriter: EventStorage, Sendable {
     ///   `replayViews` throws is rethrown unchanged.
     /// - Complexity: As ``open(path:options:replayFrom:resumeAt:replay:)``, with no
     ///   allocation per record replayed.
-    public static func openWithViews(path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                                     replayViews: (EventRecordView) throws -> Void) throws -> LogWriter {
+    public static func openWithViews(
+        path: String, options: Options = Options(), replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+        replayViews: (EventRecordView) throws -> Void
+    ) throws -> LogWriter {
         let fs = options.fileSystem
         var created = false
         if !fs.exists(path) {
@@ -162,17 +168,21 @@ public final class LogWriter: EventStorage, Sendable {
         let file = try fs.open(path, .readWrite)
         do {
             guard try lockWaiting(file, upTo: options.lockWait) else {
-                throw EventLogError(.logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path)
+                throw EventLogError(
+                    .logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path
+                )
             }
             let size = try file.size()
             let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
             let format = FrameFormat(header: header)
-            var scan = try Recovery.scan(file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt,
-                                         visit: replayViews)
+            var scan = try Recovery.scan(
+                file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt,
+                visit: replayViews)
             scan.report.removedTemporaryFiles = LogCreation.removeAbandonedTemporaries(of: path, fileSystem: fs)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail || damage.cutsWrittenRecords {
-                    scan.report.savedTailPath = try saveTail(of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
+                    scan.report.savedTailPath = try saveTail(
+                        of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
                 }
                 try file.truncate(to: scan.report.validLength)
                 try file.syncAll()
@@ -202,7 +212,8 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 
-    private init(path: String, file: any LogFile, header: LogHeader, format: FrameFormat, scan: ScanResult, options: Options, created: Bool) {
+    private init(path: String, file: any LogFile, header: LogHeader, format: FrameFormat, scan: ScanResult, options: Options, created: Bool)
+    {
         self.path = path
         self.header = header
         self.format = format
@@ -210,9 +221,11 @@ public final class LogWriter: EventStorage, Sendable {
         self.options = options
         self.created = created
         let allocated = scan.report.validLength + (scan.report.damage == nil ? scan.report.preallocatedBytes : 0)
-        self.state = Locked(State(file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
-                                  lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? 0,
-                                  index: scan.index))
+        self.state = Locked(
+            State(
+                file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
+                lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? 0,
+                index: scan.index))
         self.syncs = SyncCoordinator(durableSeq: scan.report.lastSeq)
     }
 
@@ -265,13 +278,16 @@ public final class LogWriter: EventStorage, Sendable {
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
             if let expectedLastSeq, expectedLastSeq != s.lastSeq {
-                throw EventLogError(.seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path, lastGoodSeq: s.lastSeq)
+                throw EventLogError(
+                    .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path,
+                    lastGoodSeq: s.lastSeq)
             }
             let firstSeq = s.lastSeq + 1
             // A frame written while an earlier record is not yet durable says so (the
             // continuation flag): recovery then knows damage before it can be a lost write.
-            let batch = try FrameBatch(entries, firstSeq: firstSeq, now: now, format: format, previous: s.lastChecksum,
-                                       firstContinues: !syncs.isDurable(through: s.lastSeq))
+            let batch = try FrameBatch(
+                entries, firstSeq: firstSeq, now: now, format: format, previous: s.lastChecksum,
+                firstContinues: !syncs.isDurable(through: s.lastSeq))
             let length = Int64(batch.bytes.count)
             if s.end + length > s.allocated && options.preallocation > 0 {
                 try preallocate(&s, file: file, needed: s.end + length, sync: mode != .noSync)
@@ -281,15 +297,19 @@ public final class LogWriter: EventStorage, Sendable {
             } catch {
                 // Cut back whatever part of the write landed, so the file ends at the last good record.
                 do throws(EventLogError) { try file.truncate(to: s.end) } catch {
-                    syncs.poison(EventLogError(.poisoned, "a failed write could not be cut back; reopen the log to recover (\(error))", path: path, offset: s.end, lastGoodSeq: s.lastSeq))
+                    syncs.poison(
+                        EventLogError(
+                            .poisoned, "a failed write could not be cut back; reopen the log to recover (\(error))", path: path,
+                            offset: s.end, lastGoodSeq: s.lastSeq))
                 }
                 s.allocated = s.end
                 throw error
             }
             for (seq, offset) in batch.indexed { s.index.note(seq: seq, offset: s.end + Int64(offset)) }
             let lastOffset = s.end + Int64(batch.lastFrameOffset)
-            s.lastPosition = LogPosition(seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset,
-                                         checksum: batch.lastChecksum)
+            s.lastPosition = LogPosition(
+                seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset,
+                checksum: batch.lastChecksum)
             s.lastChecksum = batch.lastChecksum
             s.end += length
             s.allocated = max(s.allocated, s.end)
@@ -304,11 +324,12 @@ public final class LogWriter: EventStorage, Sendable {
         }
         if mode == .groupCommit {
             defer { ReadLeases.release(self) }
-            try syncs.waitDurable(records[records.count - 1].seq, epoch: epoch,
-                                  sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
-                                  cutBeforeDurable: {
-                                      EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
-                                  })
+            try syncs.waitDurable(
+                records[records.count - 1].seq, epoch: epoch,
+                sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
+                cutBeforeDurable: {
+                    EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
+                })
         }
         return records
     }
@@ -316,8 +337,10 @@ public final class LogWriter: EventStorage, Sendable {
     /// The error that poisons the writer after `error`, a failed sync, when
     /// records through `durableSeq` are known durable.
     func poisonError(_ error: EventLogError, durableSeq: UInt64) -> EventLogError {
-        EventLogError(.poisoned, "a sync of the log failed, so records after seq \(durableSeq) may not be durable; the writer refuses appends until the log is reopened (\(error))",
-                      path: path, lastGoodSeq: durableSeq, errno: error.errno)
+        EventLogError(
+            .poisoned,
+            "a sync of the log failed, so records after seq \(durableSeq) may not be durable; the writer refuses appends until the log is reopened (\(error))",
+            path: path, lastGoodSeq: durableSeq, errno: error.errno)
     }
 
     /// Appends one entry; see ``append(_:expectedLastSeq:)``.
@@ -416,8 +439,9 @@ public final class LogWriter: EventStorage, Sendable {
                 if view.seq >= first { result.append(view.record) }
                 if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, offset)) }
             case .problem(let problem):
-                throw EventLogError(.corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
-                                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
+                throw EventLogError(
+                    .corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
+                    offset: problem.offset, lastGoodSeq: cursor.expectedSeq - 1)
             case .skipped, .end:
                 throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
             }

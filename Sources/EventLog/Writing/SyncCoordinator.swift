@@ -89,8 +89,10 @@ final class SyncCoordinator: @unchecked Sendable {
     /// - Throws: as ``runSync(_:poisonFor:)``; the poison also reaches every
     ///   waiter whose seq a failed sync was to cover. `cutBeforeDurable` if
     ///   the record was cut (``cut(to:)``) since it was written in `epoch`.
-    func waitDurable(_ seq: UInt64, epoch writtenIn: UInt64, sync: () throws(EventLogError) -> Void,
-                     poisonFor: (EventLogError, UInt64) -> EventLogError, cutBeforeDurable: () -> EventLogError) throws(EventLogError) {
+    func waitDurable(
+        _ seq: UInt64, epoch writtenIn: UInt64, sync: () throws(EventLogError) -> Void,
+        poisonFor: (EventLogError, UInt64) -> EventLogError, cutBeforeDurable: () -> EventLogError
+    ) throws(EventLogError) {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -107,7 +109,9 @@ final class SyncCoordinator: @unchecked Sendable {
     }
 
     /// Runs `sync` with the condition held on entry and exit (released during the sync).
-    private func runClaimedSync(_ sync: () throws(EventLogError) -> Void, poisonFor: (EventLogError, UInt64) -> EventLogError) throws(EventLogError) {
+    private func runClaimedSync(_ sync: () throws(EventLogError) -> Void, poisonFor: (EventLogError, UInt64) -> EventLogError)
+        throws(EventLogError)
+    {
         syncing = true
         let target = writtenSeq
         let startEpoch = epoch

@@ -15,8 +15,9 @@ extension LabelList {
         if commands.count == 1 {
             events = try self.events(for: commands[0])
         } else if !commands.isEmpty {
-            events = try trialFold(commands, steps: { (state, command) throws(StoreError) in try state.events(for: command) },
-                                   record: { event, seq in EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event) })
+            events = try trialFold(
+                commands, steps: { (state, command) throws(StoreError) in try state.events(for: command) },
+                record: { event, seq in EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: 0), event: event) })
         }
         if let expectation { try check(expectation) }
         return events
@@ -82,15 +83,17 @@ extension LabelList {
         case .label(let id, let expected):
             let label = try resolve(id)
             if label.version != expected {
-                throw StoreError(.staleVersion(expected: expected, current: label.version),
-                                 "Stale write: label \(id) changed at seq \(label.version) (version \(label.version)); the writer saw version \(expected).",
-                                 id: id, seq: label.version)
+                throw StoreError(
+                    .staleVersion(expected: expected, current: label.version),
+                    "Stale write: label \(id) changed at seq \(label.version) (version \(label.version)); the writer saw version \(expected).",
+                    id: id, seq: label.version)
             }
         case .list(let expected):
             if listVersion != expected {
-                throw StoreError(.staleVersion(expected: expected, current: listVersion),
-                                 "Stale write: the list's membership or order changed at seq \(listVersion) (version \(listVersion)); the writer saw version \(expected).",
-                                 seq: listVersion)
+                throw StoreError(
+                    .staleVersion(expected: expected, current: listVersion),
+                    "Stale write: the list's membership or order changed at seq \(listVersion) (version \(listVersion)); the writer saw version \(expected).",
+                    seq: listVersion)
             }
         }
     }
@@ -106,7 +109,9 @@ extension LabelList {
         var seen = [Bool](repeating: false, count: slots.count)
         for id in newOrder {
             guard let number = liveSlot(id) else {
-                if let seq = removal(of: id) { throw StoreError(.invalidCommand, "The new order names label \(id), which was removed at seq \(seq).", id: id, seq: seq) }
+                if let seq = removal(of: id) {
+                    throw StoreError(.invalidCommand, "The new order names label \(id), which was removed at seq \(seq).", id: id, seq: seq)
+                }
                 throw StoreError(.invalidCommand, "The new order names label \(id), which is not in the list.", id: id)
             }
             guard !seen[Int(number)] else {
@@ -116,7 +121,10 @@ extension LabelList {
         }
         if newOrder.count != count {
             let missing = order.elements.first { !seen[Int($0)] }.map { slots[Int($0)].id }
-            throw StoreError(.invalidCommand, "The new order lists \(newOrder.count) of \(count) labels" + (missing.map { "; label \($0) is missing." } ?? "."), id: missing)
+            throw StoreError(
+                .invalidCommand,
+                "The new order lists \(newOrder.count) of \(count) labels" + (missing.map { "; label \($0) is missing." } ?? "."),
+                id: missing)
         }
     }
 }

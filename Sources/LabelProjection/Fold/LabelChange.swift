@@ -48,8 +48,10 @@ public struct LabelChange: Sendable, Hashable {
     public let enabledCountAfter: Int
 
     /// Creates a change description (normally only ``LabelList/apply(_:)`` does).
-    public init(record: EventRecord, membershipChanged: Bool, before: Label?, after: Label?,
-                enabledCountBefore: Int, enabledCountAfter: Int) {
+    public init(
+        record: EventRecord, membershipChanged: Bool, before: Label?, after: Label?,
+        enabledCountBefore: Int, enabledCountAfter: Int
+    ) {
         self.record = record
         self.membershipChanged = membershipChanged
         self.before = before

@@ -32,9 +32,11 @@ extension LabelList {
     @discardableResult
     public mutating func apply(_ record: EventRecord) throws(ProjectionError) -> LabelChange {
         let enabledBefore = enabledCount
-        let (membershipChanged, before, after) = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event, describing: true)
-        return LabelChange(record: record, membershipChanged: membershipChanged, before: before, after: after,
-                           enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
+        let (membershipChanged, before, after) = try fold(
+            seq: record.seq, timestamp: record.timestamp, event: record.event, describing: true)
+        return LabelChange(
+            record: record, membershipChanged: membershipChanged, before: before, after: after,
+            enabledCountBefore: enabledBefore, enabledCountAfter: enabledCount)
     }
 
     /// Folds one record into the list exactly as ``apply(_:)`` does (the
@@ -71,7 +73,8 @@ extension LabelList {
     ) throws(ProjectionError) -> (membershipChanged: Bool, before: Label?, after: Label?) {
         defer { _checkInvariantsAfterFold() }
         guard seq == lastSeq + 1 else {
-            throw ProjectionError(.seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
+            throw ProjectionError(
+                .seqOutOfOrder, "seq \(seq) cannot follow seq \(lastSeq): records must be applied in consecutive seq order", seq: seq)
         }
         var membershipChanged = false
         var before: Label?
@@ -84,7 +87,8 @@ extension LabelList {
                 throw ProjectionError(.duplicateID, "seq \(seq): added label \(id), but a live label already has that id", seq: seq, id: id)
             }
             guard index >= 0, index <= order.count else {
-                throw ProjectionError(.indexOutOfRange, "seq \(seq): added label \(id) at index \(index), outside 0...\(order.count)", seq: seq, id: id)
+                throw ProjectionError(
+                    .indexOutOfRange, "seq \(seq): added label \(id) at index \(index), outside 0...\(order.count)", seq: seq, id: id)
             }
             let data = Slot.live(id, title: titles.append(title), isEnabled: isEnabled, version: seq)
             let number: UInt32
@@ -104,7 +108,10 @@ extension LabelList {
             let number = try live(id, seq: seq, doing: "renamed")
             let slot = slots[Int(number)]
             guard titles.equals(slot.title, oldTitle) else {
-                throw ProjectionError(.titleMismatch, "seq \(seq): renamed label \(id) from \"\(oldTitle.stringValue)\", but its title is \"\(titles.string(slot.title))\"", seq: seq, id: id)
+                throw ProjectionError(
+                    .titleMismatch,
+                    "seq \(seq): renamed label \(id) from \"\(oldTitle.stringValue)\", but its title is \"\(titles.string(slot.title))\"",
+                    seq: seq, id: id)
             }
             if describing { before = slot.label(title: oldTitle.stringValue) }
             if TitleArena.sameBytes(oldTitle, newTitle) {
@@ -121,7 +128,9 @@ extension LabelList {
             let number = try live(id, seq: seq, doing: "toggled")
             let slot = slots[Int(number)]
             guard slot.isEnabled != isEnabled else {
-                throw ProjectionError(.stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq, id: id)
+                throw ProjectionError(
+                    .stateMismatch, "seq \(seq): toggled label \(id) to \(isEnabled ? "enabled" : "disabled"), but it already is", seq: seq,
+                    id: id)
             }
             let toggled = Slot.live(id, title: slot.title, isEnabled: isEnabled, version: seq)
             if describing {
@@ -137,7 +146,10 @@ extension LabelList {
             let slot = slots[Int(number)]
             try check(index: index, holds: number, id: id, seq: seq, what: "removed label \(id) at index \(index)")
             guard titles.equals(slot.title, title), slot.isEnabled == isEnabled else {
-                throw ProjectionError(.stateMismatch, "seq \(seq): removed label \(id) as \"\(title.stringValue)\" (\(isEnabled ? "on" : "off")), but it is \"\(titles.string(slot.title))\" (\(slot.isEnabled ? "on" : "off"))", seq: seq, id: id)
+                throw ProjectionError(
+                    .stateMismatch,
+                    "seq \(seq): removed label \(id) as \"\(title.stringValue)\" (\(isEnabled ? "on" : "off")), but it is \"\(titles.string(slot.title))\" (\(slot.isEnabled ? "on" : "off"))",
+                    seq: seq, id: id)
             }
             editOrder(.removed(number, at: index))
             titles.release(slot.title)
@@ -152,7 +164,8 @@ extension LabelList {
             let number = try live(id, seq: seq, doing: "moved")
             try check(index: from, holds: number, id: id, seq: seq, what: "moved label \(id) from index \(from)")
             guard to >= 0, to < order.count else {
-                throw ProjectionError(.indexOutOfRange, "seq \(seq): moved label \(id) to index \(to), outside 0..<\(order.count)", seq: seq, id: id)
+                throw ProjectionError(
+                    .indexOutOfRange, "seq \(seq): moved label \(id) to index \(to), outside 0..<\(order.count)", seq: seq, id: id)
             }
             guard from != to else {
                 throw ProjectionError(.invalidEvent, "seq \(seq): moved label \(id) from index \(from) to the same index", seq: seq, id: id)
@@ -192,7 +205,8 @@ extension LabelList {
         throw ProjectionError(.unknownID, "seq \(seq): \(what) label \(id), which the log has never added", seq: seq, id: id)
     }
 
-    private func check(index: Int, holds number: UInt32, id: LabelID, seq: UInt64, what: @autoclosure () -> String) throws(ProjectionError) {
+    private func check(index: Int, holds number: UInt32, id: LabelID, seq: UInt64, what: @autoclosure () -> String) throws(ProjectionError)
+    {
         guard index >= 0, index < order.count else {
             throw ProjectionError(.indexOutOfRange, "seq \(seq): \(what()), outside 0..<\(order.count)", seq: seq, id: id)
         }
@@ -219,7 +233,10 @@ extension LabelList {
         }
         guard newOrder.count == order.count else {
             let missing = order.elements.first { !seen[Int($0)] }.map { slots[Int($0)].id }
-            throw ProjectionError(.notAPermutation, "seq \(seq): reordered lists \(newOrder.count) of \(order.count) live labels" + (missing.map { "; label \($0) is missing" } ?? ""), seq: seq, id: missing)
+            throw ProjectionError(
+                .notAPermutation,
+                "seq \(seq): reordered lists \(newOrder.count) of \(order.count) live labels"
+                    + (missing.map { "; label \($0) is missing" } ?? ""), seq: seq, id: missing)
         }
         return numbers
     }

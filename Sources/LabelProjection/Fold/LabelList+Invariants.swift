@@ -16,7 +16,9 @@ extension LabelList {
         var live = 0, enabled = 0
         for (number, slot) in slots.enumerated() {
             precondition(slot.seq >= 1 && slot.seq <= lastSeq, "slot \(number) has seq \(slot.seq) outside 1...\(lastSeq)")
-            precondition(slot.isLive == order.contains(UInt32(number)), "slot \(number) is \(slot.isLive ? "live" : "removed") but the order \(slot.isLive ? "lacks" : "holds") it")
+            precondition(
+                slot.isLive == order.contains(UInt32(number)),
+                "slot \(number) is \(slot.isLive ? "live" : "removed") but the order \(slot.isLive ? "lacks" : "holds") it")
             if slot.isLive {
                 live += 1
                 if slot.isEnabled { enabled += 1 }

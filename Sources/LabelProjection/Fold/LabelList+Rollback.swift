@@ -24,8 +24,9 @@ extension LabelList {
     /// Every ``apply(_:)`` inside is undone in O(log n) (a `reordered` in O(n)).
     mutating func withRollback<R>(_ body: (inout LabelList) throws(StoreError) -> R) throws(StoreError) -> R {
         precondition(journal == nil, "rollbacks do not nest")
-        journal = Journal(slotCount: slots.count, enabledCount: enabledCount, listVersion: listVersion,
-                          lastSeq: lastSeq, lastTimestamp: lastTimestamp, titles: titles.mark)
+        journal = Journal(
+            slotCount: slots.count, enabledCount: enabledCount, listVersion: listVersion,
+            lastSeq: lastSeq, lastTimestamp: lastTimestamp, titles: titles.mark)
         defer { rollBack() }
         return try body(&self)
     }
@@ -40,8 +41,10 @@ extension LabelList {
     /// A refusal, or a record the fold refuses (as
     /// ``StoreError/Code/inconsistentEvent(_:)``), is thrown with the item's
     /// position in ``StoreError/batchIndex`` when there is more than one item.
-    mutating func trialFold<Item, Step>(_ items: [Item], steps: (_ state: LabelList, _ item: Item) throws(StoreError) -> [Step],
-                                        record: (_ step: Step, _ seq: UInt64) -> EventRecord) throws(StoreError) -> [Step] {
+    mutating func trialFold<Item, Step>(
+        _ items: [Item], steps: (_ state: LabelList, _ item: Item) throws(StoreError) -> [Step],
+        record: (_ step: Step, _ seq: UInt64) -> EventRecord
+    ) throws(StoreError) -> [Step] {
         try withRollback { (work) throws(StoreError) -> [Step] in
             var all: [Step] = []
             all.reserveCapacity(items.count)

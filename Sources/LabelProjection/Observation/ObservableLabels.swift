@@ -147,7 +147,9 @@ public final class ObservableLabels {
             if isEnabled { enabledCount += 1 }
         case .renamed(let id, _, let newTitle):
             guard let row = byID[id] else { return false }
-            if !String.sameBytes(row.title, newTitle) { row.update(from: Label(id: id, title: newTitle, isEnabled: row.isEnabled, version: seq)) }
+            if !String.sameBytes(row.title, newTitle) {
+                row.update(from: Label(id: id, title: newTitle, isEnabled: row.isEnabled, version: seq))
+            }
         case .toggled(let id, let isEnabled):
             guard let row = byID[id] else { return false }
             row.update(from: Label(id: id, title: row.title, isEnabled: isEnabled, version: seq))

@@ -18,12 +18,14 @@ extension LabelOrder {
                 let leaf = leaves[Int(node)]
                 precondition(leaf.parent == parent, "leaf \(node) has parent \(leaf.parent), expected \(parent)")
                 if parent >= 0 {
-                    precondition(leaf.items.count >= minLeaf && leaf.items.count <= leafCapacity, "leaf \(node) holds \(leaf.items.count) slots")
+                    precondition(
+                        leaf.items.count >= minLeaf && leaf.items.count <= leafCapacity, "leaf \(node) holds \(leaf.items.count) slots")
                 } else {
                     precondition(leaf.items.count <= leafCapacity, "root leaf holds \(leaf.items.count) slots")
                 }
                 for slot in leaf.items {
-                    precondition(Int(slot) < leafOf.count && leafOf[Int(slot)] == node, "slot \(slot) is in leaf \(node) but leafOf says otherwise")
+                    precondition(
+                        Int(slot) < leafOf.count && leafOf[Int(slot)] == node, "slot \(slot) is in leaf \(node) but leafOf says otherwise")
                 }
                 seen += leaf.items.count
                 return leaf.items.count
@@ -45,7 +47,8 @@ extension LabelOrder {
         precondition(total == count, "the tree holds \(total) slots but count is \(count)")
         precondition(seen == count)
         for leaf in leafOf where leaf >= 0 { inOrder += 1 }
-        precondition(inOrder == count, "leafOf names \(inOrder) slots but the order holds \(count): a slot occurs twice or a stale entry remains")
+        precondition(
+            inOrder == count, "leafOf names \(inOrder) slots but the order holds \(count): a slot occurs twice or a stale entry remains")
         #endif
     }
 

@@ -66,16 +66,22 @@ extension LabelList {
         var r = ByteReader(body, position: SnapshotFormat.magic.count)
         let version = try r.u16("the version")
         if version > SnapshotFormat.currentVersion && stored == computed {
-            throw SnapshotError(.unsupportedVersion, "the snapshot has format version \(version); this build reads up to version \(SnapshotFormat.currentVersion)")
+            throw SnapshotError(
+                .unsupportedVersion,
+                "the snapshot has format version \(version); this build reads up to version \(SnapshotFormat.currentVersion)")
         }
         guard stored == computed else {
-            throw SnapshotError(.checksumMismatch, "the checksum does not match (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
+            throw SnapshotError(
+                .checksumMismatch,
+                "the checksum does not match (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
         }
         let flags = try r.u16("the flags")
         let headerLength = try r.u32("the header length")
         let knownFlags = SnapshotFormat.hasTimestampFlag | (version >= 3 ? SnapshotFormat.historyChecksumFlag : 0)
         guard version >= 1, flags & ~knownFlags == 0, headerLength == UInt32(SnapshotFormat.headerLength) else {
-            throw SnapshotError(.invalidContent, "impossible header: version \(version), flags 0x\(String(flags, radix: 16)), header length \(headerLength)")
+            throw SnapshotError(
+                .invalidContent, "impossible header: version \(version), flags 0x\(String(flags, radix: 16)), header length \(headerLength)"
+            )
         }
         let logID = try r.id("the log id")
         let seq = try r.u64("the seq")
@@ -86,13 +92,18 @@ extension LabelList {
         let time = Int64(bitPattern: try r.u64("the last timestamp"))
         let logOffset = try r.u64("the log offset")
         guard version >= 2 || recordLength == 0, seq <= LabelList.Slot.seqMask, listVersion <= seq, logOffset <= UInt64(Int64.max),
-              UInt64(recordLength) <= logOffset else {
-            throw SnapshotError(.invalidContent, "impossible header: version \(version), seq \(seq), list version \(listVersion), record length \(recordLength), log offset \(logOffset)")
+            UInt64(recordLength) <= logOffset
+        else {
+            throw SnapshotError(
+                .invalidContent,
+                "impossible header: version \(version), seq \(seq), list version \(listVersion), record length \(recordLength), log offset \(logOffset)"
+            )
         }
-        let header = SnapshotHeader(version: version, logID: logID, seq: seq, fingerprint: fingerprint,
-                                    coversHistory: flags & SnapshotFormat.historyChecksumFlag != 0, listVersion: listVersion,
-                                    lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
-                                    logOffset: Int64(logOffset), recordLength: Int64(recordLength))
+        let header = SnapshotHeader(
+            version: version, logID: logID, seq: seq, fingerprint: fingerprint,
+            coversHistory: flags & SnapshotFormat.historyChecksumFlag != 0, listVersion: listVersion,
+            lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
+            logOffset: Int64(logOffset), recordLength: Int64(recordLength))
 
         let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
         let liveCount = try r.count("the live count", limit: slotCount)
@@ -102,7 +113,8 @@ extension LabelList {
         let duplicate: UInt32?
         if version >= 2 {
             // The ids column is known now: build the id index on a second core while the columns are parsed.
-            (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+            (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(
+                &r, slotCount: slotCount, liveCount: liveCount, seq: seq)
         } else {
             (live, enabled) = try list.decodeRows(&r, slotCount: slotCount, seq: seq)
             duplicate = list.buildSlotIndex()
@@ -111,7 +123,8 @@ extension LabelList {
             throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
         }
         guard live == liveCount, enabled == enabledCount else {
-            throw SnapshotError(.invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")
+            throw SnapshotError(
+                .invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")
         }
         guard liveCount <= r.remaining else {
             throw SnapshotError(.invalidContent, "the order of \(liveCount) labels cannot fit in the \(r.remaining) bytes left")
@@ -122,7 +135,8 @@ extension LabelList {
         for position in 0..<liveCount {
             let number = try r.count("the slot at position \(position)", limit: max(0, slotCount - 1))
             guard number < slotCount, list.slots[number].isLive, !placed[number] else {
-                throw SnapshotError(.invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
+                throw SnapshotError(
+                    .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
             }
             placed[number] = true
             numbers.append(UInt32(number))

@@ -27,7 +27,8 @@ extension LabelList {
     /// disjoint memory; both finish before this returns). Returns the live
     /// and enabled counts and a slot whose id an earlier slot has, if any.
     mutating func decodeColumnsIndexingConcurrently(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64)
-        throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?) {
+        throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?)
+    {
         guard slotCount >= 50_000, slotCount * 16 <= r.remaining else {
             let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
             return (counts.live, counts.enabled, buildSlotIndex())
@@ -48,7 +49,9 @@ extension LabelList {
 
     /// Reads version 2's slot columns into this (empty) list's slots and
     /// titles; returns the live and enabled counts the states give.
-    mutating func decodeColumns(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
+    mutating func decodeColumns(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64) throws(SnapshotError) -> (
+        live: Int, enabled: Int
+    ) {
         guard slotCount * 18 + liveCount <= r.remaining else {
             throw SnapshotError(.invalidContent, "\(slotCount) slots cannot fit in the \(r.remaining) bytes left")
         }
@@ -105,10 +108,14 @@ extension LabelList {
                 slots.append(.removed(id, at: seqs[number]))
             case 1, 2:
                 guard live < liveCount else {
-                    throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) is live, but the header counts \(liveCount) live labels")
+                    throw SnapshotError(
+                        .invalidContent, "slot \(number) (label \(id)) is live, but the header counts \(liveCount) live labels")
                 }
                 let length = lengths[live]
-                slots.append(.live(id, title: length == 0 ? .empty : TitleRef(offset: titleOffset, length: length), isEnabled: state == 2, version: seqs[number]))
+                slots.append(
+                    .live(
+                        id, title: length == 0 ? .empty : TitleRef(offset: titleOffset, length: length), isEnabled: state == 2,
+                        version: seqs[number]))
                 titleOffset += length
                 live += 1
                 if state == 2 { enabled += 1 }
@@ -135,7 +142,8 @@ extension LabelList {
             let state = try r.u8("slot \(number)")
             let slotSeq = try r.varint("slot \(number)'s seq")
             guard state <= 2, slotSeq >= 1, slotSeq <= seq else {
-                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
+                throw SnapshotError(
+                    .invalidContent, "slot \(number) (label \(id)) has state \(state) and seq \(slotSeq); the snapshot is at seq \(seq)")
             }
             if state == 0 {
                 slots.append(.removed(id, at: slotSeq))

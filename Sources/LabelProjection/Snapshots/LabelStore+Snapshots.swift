@@ -72,8 +72,10 @@ extension LabelStore {
     /// Under the lock: the state to snapshot if the policy says one is due now (and marks it in progress).
     func snapshotDue(_ s: inout State) -> PendingSnapshot? {
         guard let writer = ownedWriter, !s.snapshots.writing, s.broken == nil,
-              options.snapshots.isDue(records: s.list.lastSeq - min(s.list.lastSeq, s.snapshots.seq),
-                                      bytes: writer.byteLength - s.snapshots.bytes) else { return nil }
+            options.snapshots.isDue(
+                records: s.list.lastSeq - min(s.list.lastSeq, s.snapshots.seq),
+                bytes: writer.byteLength - s.snapshots.bytes)
+        else { return nil }
         s.snapshots.writing = true
         return pendingSnapshot(s)
     }
@@ -82,7 +84,8 @@ extension LabelStore {
     func snapshotDueOnClose(_ s: inout State) -> PendingSnapshot? {
         let policy = options.snapshots
         guard ownedWriter != nil, policy.onClose, !s.snapshots.writing, s.broken == nil,
-              s.list.lastSeq >= s.snapshots.seq + max(1, policy.minRecordsOnClose) else { return nil }
+            s.list.lastSeq >= s.snapshots.seq + max(1, policy.minRecordsOnClose)
+        else { return nil }
         s.snapshots.writing = true
         return pendingSnapshot(s)
     }
@@ -118,8 +121,9 @@ extension LabelStore {
             let records: [EventRecord]
             do { records = try storage.read(from: list.lastSeq, maxCount: 1) } catch { throw StoreError.storage(error) }
             guard let record = records.first, record.seq == list.lastSeq else {
-                throw StoreError(.storage(EventLogError(.corruptRecord, "record \(list.lastSeq) is missing", path: writer.path)),
-                                 "Cannot snapshot: the log has no record \(list.lastSeq).")
+                throw StoreError(
+                    .storage(EventLogError(.corruptRecord, "record \(list.lastSeq) is missing", path: writer.path)),
+                    "Cannot snapshot: the log has no record \(list.lastSeq).")
             }
             fingerprint = record.snapshotFingerprint
         }

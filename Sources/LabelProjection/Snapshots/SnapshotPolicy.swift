@@ -40,9 +40,11 @@ public struct SnapshotPolicy: Sendable, Hashable {
     public var scanCoveredRecordsOnOpen: Bool
 
     /// Creates a policy; every parameter has the documented default.
-    public init(everyRecords: UInt64 = 100_000, everyBytes: Int64 = 64 << 20, onClose: Bool = true,
-                minRecordsOnClose: UInt64 = 1_000, keep: Int = 2, useOnOpen: Bool = true,
-                scanCoveredRecordsOnOpen: Bool = false) {
+    public init(
+        everyRecords: UInt64 = 100_000, everyBytes: Int64 = 64 << 20, onClose: Bool = true,
+        minRecordsOnClose: UInt64 = 1_000, keep: Int = 2, useOnOpen: Bool = true,
+        scanCoveredRecordsOnOpen: Bool = false
+    ) {
         self.scanCoveredRecordsOnOpen = scanCoveredRecordsOnOpen
         self.everyRecords = everyRecords
         self.everyBytes = everyBytes

@@ -27,7 +27,10 @@ public struct SnapshotReport: Sendable, Hashable {
 
     /// One line for logs, e.g. `opened from snapshot at seq 100000 (+12 records); ignored 1`.
     public var summary: String {
-        var text = usedPath == nil ? "replayed \(replayedRecords) records from seq 1" : "opened from snapshot at seq \(usedSeq) (+\(replayedRecords) records\(resumedScan ? "; covered records not re-read" : ""))"
+        var text =
+            usedPath == nil
+            ? "replayed \(replayedRecords) records from seq 1"
+            : "opened from snapshot at seq \(usedSeq) (+\(replayedRecords) records\(resumedScan ? "; covered records not re-read" : ""))"
         if !ignored.isEmpty { text += "; ignored \(ignored.count): " + ignored.map { "\($0.path) (\($0.error))" }.joined(separator: ", ") }
         if let lastWriteError { text += "; last snapshot write failed: \(lastWriteError)" }
         return text

@@ -50,7 +50,8 @@ extension LabelStore {
     @discardableResult
     public func execute(batch commands: [LabelCommand], options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
         let describe = commands.count == 1 ? commands[0].description : "batch of \(commands.count) commands"
-        return try write(options: options, audit: (commands.count == 1 ? commands[0].labelID : nil, describe)) { (list, now) throws(StoreError) in
+        return try write(options: options, audit: (commands.count == 1 ? commands[0].labelID : nil, describe)) {
+            (list, now) throws(StoreError) in
             try list.events(for: commands, expectation: options.expectation)
                 .map { LogEntry($0, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note) }
         }
@@ -72,11 +73,13 @@ extension LabelStore {
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
         try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
-            try list.trialFold(entries, steps: { (_, entry) throws(StoreError) in
-                var entry = entry
-                entry.timestamp = entry.timestamp ?? now
-                return [entry]
-            }, record: { entry, seq in entry.record(seq: seq, now: now) })
+            try list.trialFold(
+                entries,
+                steps: { (_, entry) throws(StoreError) in
+                    var entry = entry
+                    entry.timestamp = entry.timestamp ?? now
+                    return [entry]
+                }, record: { entry, seq in entry.record(seq: seq, now: now) })
         }
     }
 
@@ -97,8 +100,10 @@ extension LabelStore {
 
     /// Validates (via `makeEntries`), appends, applies and enqueues, under the lock;
     /// then drains deliveries outside it. Retries after catching up on a seq conflict.
-    private func write(options: WriteOptions, audit: (id: LabelID?, command: String)?,
-                       _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+    private func write(
+        options: WriteOptions, audit: (id: LabelID?, command: String)?,
+        _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]
+    ) throws(StoreError) -> [EventRecord] {
         var checkpoint: PendingSnapshot?
         defer {
             delivery.drain()
@@ -113,8 +118,10 @@ extension LabelStore {
     }
 
     /// The body of ``write(options:audit:_:)`` under the store's lock.
-    private func writeLocked(options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
-                             _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]) throws(StoreError) -> [EventRecord] {
+    private func writeLocked(
+        options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
+        _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]
+    ) throws(StoreError) -> [EventRecord] {
         if s.closed { throw StoreError(.closed, "The store is closed.") }
         if let broken = s.broken { throw broken }
         // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
@@ -131,7 +138,7 @@ extension LabelStore {
             if entries.isEmpty { return [] }
             do throws(StoreError) {
                 return try commit(entries, &s)
-            } catch where attempt < 2 && error.isSeqConflict {
+            } catch  where attempt < 2 && error.isSeqConflict {
                 attempt += 1
                 try catchUp(&s)
             }
@@ -171,13 +178,16 @@ extension LabelStore {
     }
 
     /// Writes the audit record for a refusal when asked to, and returns the error to throw.
-    private func recordRejection(_ error: StoreError, audit: (id: LabelID?, command: String), options: WriteOptions,
-                                 now: EventTimestamp, _ s: inout State) -> StoreError {
+    private func recordRejection(
+        _ error: StoreError, audit: (id: LabelID?, command: String), options: WriteOptions,
+        now: EventTimestamp, _ s: inout State
+    ) -> StoreError {
         guard self.options.recordRejections, error.isRejection else { return error }
         var command = audit.command
         if let index = error.batchIndex { command += " (command \(index) failed)" }
-        let event = LabelEvent.rejected(id: audit.id ?? error.id, command: command.clipped(toUTF8: LogLimits.maxReasonBytes),
-                                        reason: error.message.clipped(toUTF8: LogLimits.maxReasonBytes))
+        let event = LabelEvent.rejected(
+            id: audit.id ?? error.id, command: command.clipped(toUTF8: LogLimits.maxReasonBytes),
+            reason: error.message.clipped(toUTF8: LogLimits.maxReasonBytes))
         var result = error
         do throws(StoreError) {
             let records = try commit([LogEntry(event, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note)], &s)

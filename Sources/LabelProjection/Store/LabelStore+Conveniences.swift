@@ -25,8 +25,10 @@ extension LabelStore {
     ///   Amortized: a write that makes a snapshot due (``SnapshotPolicy``) also writes it
     ///   (as ``writeSnapshot()`` does, O(s + t)) before it returns.
     @discardableResult
-    public func add(_ title: String, isEnabled: Bool = true, id: LabelID? = nil, at position: Int? = nil,
-                    options: WriteOptions = WriteOptions()) throws(StoreError) -> LabelID {
+    public func add(
+        _ title: String, isEnabled: Bool = true, id: LabelID? = nil, at position: Int? = nil,
+        options: WriteOptions = WriteOptions()
+    ) throws(StoreError) -> LabelID {
         let id = id ?? LabelID()
         try execute(.add(title: title, isEnabled: isEnabled, id: id, at: position), options: options)
         return id

@@ -24,7 +24,10 @@ extension LabelStore {
                 do throws(SnapshotError) {
                     let (list, header) = try SnapshotFiles.read(entry.path)
                     guard header.logID == logID else {
-                        throw SnapshotError(.foreignLog, "the snapshot is of log \(header.logID), not of this log (\(logID.map(String.init(describing:)) ?? "unreadable"))")
+                        throw SnapshotError(
+                            .foreignLog,
+                            "the snapshot is of log \(header.logID), not of this log (\(logID.map(String.init(describing:)) ?? "unreadable"))"
+                        )
                     }
                     guard header.seq == entry.seq else {
                         throw SnapshotError(.invalidContent, "the file name says seq \(entry.seq) but the snapshot is at seq \(header.seq)")
@@ -49,8 +52,11 @@ extension LabelStore {
             do throws(StoreError) {
                 let writer = try openWriter(path: path, options: options, replayFrom: skip, resumeAt: resumeAt) { view in
                     if view.seq <= skip {
-                        if view.seq == skip, !candidate.header.coversHistory, view.record.snapshotFingerprint != candidate.header.fingerprint {
-                            mismatch = SnapshotError(.historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
+                        if view.seq == skip, !candidate.header.coversHistory,
+                            view.record.snapshotFingerprint != candidate.header.fingerprint
+                        {
+                            mismatch = SnapshotError(
+                                .historyMismatch, "the log's record at seq \(skip) is not the one the snapshot was taken after")
                         }
                         return
                     }
@@ -60,7 +66,8 @@ extension LabelStore {
                 }
                 var problem = mismatch
                 if problem == nil, writer.header.logID != candidate.header.logID {
-                    problem = SnapshotError(.foreignLog, "the snapshot is of log \(candidate.header.logID), not of this log (\(writer.header.logID))")
+                    problem = SnapshotError(
+                        .foreignLog, "the snapshot is of log \(candidate.header.logID), not of this log (\(writer.header.logID))")
                 }
                 if problem == nil, writer.lastSeq < skip {
                     problem = SnapshotError(.stale, "the snapshot is at seq \(skip) but the log ends at seq \(writer.lastSeq)")
@@ -69,7 +76,10 @@ extension LabelStore {
                 if problem == nil, candidate.header.coversHistory, skip > 0, writer.recoveryReport.resumedAfter == nil {
                     do throws(EventLogError) {
                         if try writer.frameChecksum(ofSeq: skip) != candidate.header.fingerprint {
-                            problem = SnapshotError(.historyMismatch, "the log's history up to seq \(skip) is not the one the snapshot was taken from (the log was cut and rewritten since)")
+                            problem = SnapshotError(
+                                .historyMismatch,
+                                "the log's history up to seq \(skip) is not the one the snapshot was taken from (the log was cut and rewritten since)"
+                            )
                         }
                     } catch {
                         writer.close()
@@ -98,10 +108,14 @@ extension LabelStore {
                 }
                 snapshots.report.replayedRecords = full.lastSeq
                 return (writer, full, snapshots)
-            } catch where error.isInconsistentEvent {
+            } catch  where error.isInconsistentEvent {
                 // The records after the snapshot do not fit it: fall through to a full replay,
                 // which reports the inconsistency itself if the log is at fault.
-                snapshots.report.ignored.append(.init(path: candidate.entry.path, error: SnapshotError(.historyMismatch, "the log's records after the snapshot do not apply to it: \(error.message)")))
+                snapshots.report.ignored.append(
+                    .init(
+                        path: candidate.entry.path,
+                        error: SnapshotError(.historyMismatch, "the log's records after the snapshot do not apply to it: \(error.message)"))
+                )
                 misfit = candidate.entry.path
             }
         }
@@ -115,12 +129,16 @@ extension LabelStore {
 
     /// `LogWriter.openWithViews` with the store's options (records decoded in
     /// place, folded without allocating), its errors as ``StoreError``s.
-    private static func openWriter(path: String, options: Options, replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-                                   replay: (EventRecordView) throws -> Void) throws(StoreError) -> LogWriter {
-        let writerOptions = LogWriter.Options(durability: options.durability, recovery: options.recovery,
-                                              createIfMissing: options.createIfMissing, clock: options.clock)
+    private static func openWriter(
+        path: String, options: Options, replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
+        replay: (EventRecordView) throws -> Void
+    ) throws(StoreError) -> LogWriter {
+        let writerOptions = LogWriter.Options(
+            durability: options.durability, recovery: options.recovery,
+            createIfMissing: options.createIfMissing, clock: options.clock)
         do {
-            return try LogWriter.openWithViews(path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replayViews: replay)
+            return try LogWriter.openWithViews(
+                path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replayViews: replay)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch let error as ProjectionError {

@@ -44,10 +44,12 @@ public final class LabelStore: Sendable {
         public var streamBufferLimit: Int
 
         /// Creates options; every parameter has the documented default.
-        public init(durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
-                    createIfMissing: Bool = false, recordRejections: Bool = false,
-                    clock: @escaping @Sendable () -> EventTimestamp = { .now() },
-                    snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000) {
+        public init(
+            durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
+            createIfMissing: Bool = false, recordRejections: Bool = false,
+            clock: @escaping @Sendable () -> EventTimestamp = { .now() },
+            snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000
+        ) {
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
@@ -125,7 +127,8 @@ public final class LabelStore: Sendable {
         self.init(storage: storage, ownedWriter: nil, list: list, options: options)
     }
 
-    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState()) {
+    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState())
+    {
         self.storage = storage
         self.ownedWriter = ownedWriter
         self.log = StoreLog(storage: storage, ownsStorage: ownedWriter != nil, appliedSeq: list.lastSeq)
@@ -160,10 +163,14 @@ public final class LabelStore: Sendable {
 
     /// Calls `body` for each stored record from `seq` through `last` (`nil`: the end), in order,
     /// read straight from `storage` (its errors as ``StoreError/Code/storage(_:)``); `body` returns `false` to stop.
-    static func forEachRecord(in storage: any EventStorage, from seq: UInt64, through last: UInt64?,
-                              _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
-        try forEachRecordInBatches(from: seq, through: last, batch: StoreLog.batch, read: { (next, count) throws(StoreError) in
-            do throws(EventLogError) { return try storage.read(from: next, maxCount: count) } catch { throw StoreError.storage(error) }
-        }, body)
+    static func forEachRecord(
+        in storage: any EventStorage, from seq: UInt64, through last: UInt64?,
+        _ body: (EventRecord) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        try forEachRecordInBatches(
+            from: seq, through: last, batch: StoreLog.batch,
+            read: { (next, count) throws(StoreError) in
+                do throws(EventLogError) { return try storage.read(from: next, maxCount: count) } catch { throw StoreError.storage(error) }
+            }, body)
     }
 }

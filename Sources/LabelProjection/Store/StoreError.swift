@@ -89,7 +89,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     // MARK: Constructors that fix the wording
 
     static func removed(_ id: LabelID, at seq: UInt64) -> StoreError {
-        StoreError(.labelRemoved(removedAtSeq: seq), "Edit skipped: label was removed. (removed at seq \(seq); label \(id))", id: id, seq: seq)
+        StoreError(
+            .labelRemoved(removedAtSeq: seq), "Edit skipped: label was removed. (removed at seq \(seq); label \(id))", id: id, seq: seq)
     }
 
     static func unknown(_ id: LabelID) -> StoreError {
@@ -97,11 +98,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func duplicate(_ id: LabelID, at position: Int) -> StoreError {
-        StoreError(.labelAlreadyExists, "A label with id \(id) already exists (at position \(position)); two labels never share an id.", id: id)
+        StoreError(
+            .labelAlreadyExists, "A label with id \(id) already exists (at position \(position)); two labels never share an id.", id: id)
     }
 
     static func position(_ position: Int, count: Int, valid: String, id: LabelID? = nil) -> StoreError {
-        StoreError(.positionOutOfRange(position: position, count: count), "Position \(position) is out of range \(valid) for a list of \(count) label\(count == 1 ? "" : "s").", id: id)
+        StoreError(
+            .positionOutOfRange(position: position, count: count),
+            "Position \(position) is out of range \(valid) for a list of \(count) label\(count == 1 ? "" : "s").", id: id)
     }
 
     static func storage(_ error: EventLogError) -> StoreError {

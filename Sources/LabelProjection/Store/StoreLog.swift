@@ -53,7 +53,7 @@ final class StoreLog: Sendable {
         if let storage = storage ?? retained {
             do {
                 return try storage.read(from: seq, maxCount: maxCount)
-            } catch where error.code == .closed && path != nil {
+            } catch  where error.code == .closed && path != nil {
                 // Read the file below.
             } catch {
                 throw StoreError.storage(error)
@@ -103,11 +103,15 @@ final class StoreLog: Sendable {
 
     /// Calls `body` for each record from `seq` through `last` (`nil`: the end), in order, read as
     /// ``read(from:maxCount:via:)`` reads, in batches of ``batch``; `body` returns `false` to stop.
-    func forEachRecord(from seq: UInt64, through last: UInt64?, via storage: (any EventStorage)?,
-                       _ body: (EventRecord) throws(StoreError) -> Bool) throws(StoreError) {
-        try forEachRecordInBatches(from: seq, through: last, batch: Self.batch, read: { (next, count) throws(StoreError) in
-            try read(from: next, maxCount: count, via: storage)
-        }, body)
+    func forEachRecord(
+        from seq: UInt64, through last: UInt64?, via storage: (any EventStorage)?,
+        _ body: (EventRecord) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        try forEachRecordInBatches(
+            from: seq, through: last, batch: Self.batch,
+            read: { (next, count) throws(StoreError) in
+                try read(from: next, maxCount: count, via: storage)
+            }, body)
     }
 
     /// How many records the store reads from its log at a time when it folds or walks it.

@@ -14,7 +14,11 @@ extension LabelStore {
         let batch = max(1, min(buffer.limit, 2048) / 2)
         do throws(StoreError) {
             var fold: NotificationFold
-            if let resumed { fold = resumed } else { fold = NotificationFold(dependency: dependency, list: try self.fold(through: consumed)) }
+            if let resumed {
+                fold = resumed
+            } else {
+                fold = NotificationFold(dependency: dependency, list: try self.fold(through: consumed))
+            }
             var out: [ChangeNotification] = []
             for record in try readRecords(from: fold.list.lastSeq + 1, maxCount: batch) {
                 if let notification = try fold.step(record) { out.append(notification) }
@@ -24,12 +28,7 @@ extension LabelStore {
                 guard target <= fold.list.lastSeq + UInt64(batch) else { return false }
                 while fold.list.lastSeq < target {
                     let records = try readRecords(from: fold.list.lastSeq + 1, maxCount: Int(target - fold.list.lastSeq))
-                    guard !records.isEmpty else {
-                        throw StoreError(.storage(EventLogError(.corruptRecord, "record \(fold.list.lastSeq + 1) is missing")), "The log ends before seq \(target).")
-                    }
-                    for record in records {
-                        if let notification = try fold.step(record) { out.append(notification) }
-                    }
+                    try fold.step(through: records, toward: target, into: &out)
                 }
                 buffer.deliverCaughtUp(out, fold: nil, liveAfter: max(target, fold.list.lastSeq))
                 if s.closed { buffer.finish() }
@@ -49,8 +48,10 @@ extension LabelStore {
     /// ``catchUpStream(_:dependency:after:fold:)``, a batch produces at most
     /// the buffer's limit of notifications, and a log that cannot be read
     /// ends the stream after what it holds.
-    static func catchUpDetachedStream(_ buffer: StreamBuffer, log: StoreLog, dependency: Dependency,
-                                      after consumed: UInt64, fold resumed: NotificationFold?) {
+    static func catchUpDetachedStream(
+        _ buffer: StreamBuffer, log: StoreLog, dependency: Dependency,
+        after consumed: UInt64, fold resumed: NotificationFold?
+    ) {
         let batch = max(1, min(buffer.limit, 2048) / 2)
         let target = log.appliedSeq
         do throws(StoreError) {
@@ -64,13 +65,9 @@ extension LabelStore {
             }
             var out: [ChangeNotification] = []
             if fold.list.lastSeq < target {
-                let records = try log.read(from: fold.list.lastSeq + 1, maxCount: Int(min(UInt64(batch), target - fold.list.lastSeq)), via: nil)
-                guard !records.isEmpty else {
-                    throw StoreError(.storage(EventLogError(.corruptRecord, "record \(fold.list.lastSeq + 1) is missing")), "The log ends before seq \(target).")
-                }
-                for record in records {
-                    if let notification = try fold.step(record) { out.append(notification) }
-                }
+                let records = try log.read(
+                    from: fold.list.lastSeq + 1, maxCount: Int(min(UInt64(batch), target - fold.list.lastSeq)), via: nil)
+                try fold.step(through: records, toward: target, into: &out)
             }
             if fold.list.lastSeq >= target {
                 buffer.deliverCaughtUp(out, fold: nil, liveAfter: target)

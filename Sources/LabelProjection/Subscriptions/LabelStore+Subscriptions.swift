@@ -41,8 +41,10 @@ extension LabelStore {
     ///   `seq...lastSeq`, each O(log n) (a `reordered` O(n)). Most of it runs outside the
     ///   store's lock; the history's notifications are usually delivered on this thread
     ///   before it returns.
-    public func subscribe(to dependency: Dependency, from seq: UInt64,
-                          _ handler: @escaping @Sendable (ChangeNotification) -> Void) throws(StoreError) -> Subscription {
+    public func subscribe(
+        to dependency: Dependency, from seq: UInt64,
+        _ handler: @escaping @Sendable (ChangeNotification) -> Void
+    ) throws(StoreError) -> Subscription {
         let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
         try register(box, from: seq)
         return subscription(for: box)
@@ -95,7 +97,10 @@ extension LabelStore {
                 if s.closed { throw StoreError(.closed, "The store is closed.") }
                 let last = s.list.lastSeq
                 guard seq >= 1, seq <= last + 1 else {
-                    throw StoreError(.seqOutOfRange(seq: seq, lastSeq: last), "Cannot subscribe from seq \(seq): the log's seqs are 1...\(last), so the start must be in 1...\(last + 1).", seq: seq)
+                    throw StoreError(
+                        .seqOutOfRange(seq: seq, lastSeq: last),
+                        "Cannot subscribe from seq \(seq): the log's seqs are 1...\(last), so the start must be in 1...\(last + 1).",
+                        seq: seq)
                 }
                 if seq == last + 1 { box.streamBuffer?.startLive(after: last) } else { box.streamBuffer?.startCatchingUp(after: seq - 1) }
                 if !box.isCancelled { s.hub.insert(box, list: s.list) }
@@ -132,16 +137,19 @@ extension LabelStore {
         // The stream keeps the log, not the store: once the store is released it
         // still catches up to the store's last seq, then ends.
         let log = self.log
-        let handle = StreamHandle(buffer: buffer, catchUp: { [weak self] after, fold in
-            if let self {
-                self.catchUpStream(buffer, dependency: dependency, after: after, fold: fold)
-            } else {
-                Self.catchUpDetachedStream(buffer, log: log, dependency: dependency, after: after, fold: fold)
-            }
-        }, onEnd: { [weak self, weak box] in
-            box?.markCancelled()
-            self?.unsubscribe(id: id, dependency: dependency)
-        })
+        let handle = StreamHandle(
+            buffer: buffer,
+            catchUp: { [weak self] after, fold in
+                if let self {
+                    self.catchUpStream(buffer, dependency: dependency, after: after, fold: fold)
+                } else {
+                    Self.catchUpDetachedStream(buffer, log: log, dependency: dependency, after: after, fold: fold)
+                }
+            },
+            onEnd: { [weak self, weak box] in
+                box?.markCancelled()
+                self?.unsubscribe(id: id, dependency: dependency)
+            })
         let stream = AsyncStream<ChangeNotification>(unfolding: { await handle.next() }, onCancel: { handle.cancel() })
         return (stream, box)
     }
@@ -180,7 +188,9 @@ extension LabelStore {
             if s.closed { throw StoreError(.closed, "The store is closed.") }
             let last = s.list.lastSeq
             guard seq >= 1, seq <= last + 1 else {
-                throw StoreError(.seqOutOfRange(seq: seq, lastSeq: last), "Cannot subscribe from seq \(seq): the log's seqs are 1...\(last), so the start must be in 1...\(last + 1).", seq: seq)
+                throw StoreError(
+                    .seqOutOfRange(seq: seq, lastSeq: last),
+                    "Cannot subscribe from seq \(seq): the log's seqs are 1...\(last), so the start must be in 1...\(last + 1).", seq: seq)
             }
             guard seq == last + 1 else { return (false, last) }
             if !box.isCancelled { s.hub.insert(box, list: s.list) }

@@ -26,4 +26,23 @@ struct NotificationFold: Sendable {
         guard ChangeNotification.isNotified(dependency, by: change, viewChanges: viewChanges) else { return nil }
         return ChangeNotification(dependency: dependency, change: change, viewChanges: viewChanges)
     }
+
+    /// Folds `records`, read from the log to bring this fold towards
+    /// `target`, appending the notifications to `out`.
+    ///
+    /// - Throws: ``StoreError`` with a ``StoreError/Code/storage(_:)`` code of
+    ///   ``EventLogError/Code/corruptRecord`` when `records` is empty (the log
+    ///   ends before `target`), and what ``step(_:)`` throws.
+    mutating func step(
+        through records: [EventRecord], toward target: UInt64, into out: inout [ChangeNotification]
+    ) throws(StoreError) {
+        guard !records.isEmpty else {
+            throw StoreError(
+                .storage(EventLogError(.corruptRecord, "record \(list.lastSeq + 1) is missing")),
+                "The log ends before seq \(target).")
+        }
+        for record in records {
+            if let notification = try step(record) { out.append(notification) }
+        }
+    }
 }

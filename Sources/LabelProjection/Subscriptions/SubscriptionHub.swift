@@ -73,7 +73,8 @@ struct SubscriptionHub {
             // Mutate the view in place (through the dictionary's key subscript): a
             // copy would make the view's storage copy itself, O(rows) per event.
             guard let viewChanges = views[query]?.view.apply(change, in: list), !viewChanges.isEmpty,
-                  let subscribers = views[query]?.subscribers.values else { continue }
+                let subscribers = views[query]?.subscribers.values
+            else { continue }
             let notification = ChangeNotification(dependency: .view(query), change: change, viewChanges: viewChanges)
             for box in subscribers { items.append(.init(subscriber: box, notification: notification)) }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import EventLog
+import Foundation
 
 /// What a filtered view shows: labels whose title contains ``text``, and
 /// (with ``enabledOnly``) only enabled ones, in the list's original order.

@@ -1,5 +1,5 @@
-import Foundation
 import EventLog
+import Foundation
 import LabelProjection
 
 /// `demo`: writes scenarios A and B of SCENARIOS.md into a new log, step by
@@ -9,14 +9,14 @@ enum Demo: Command {
         name: "demo",
         abstract: "Write scenarios A and B (SCENARIOS.md) into a new log, step by step.",
         discussion: """
-        Scenario A edits rows of a list (actor row-ui); scenario B edits through a filtered view (actor filter-ui), \
-        ending with an edit aimed at a label that was removed meanwhile: the store refuses it and records the \
-        refusal as a 'rejected' audit record. Each step prints the records it appended, which subscribers the \
-        store told, and the list after it.
+            Scenario A edits rows of a list (actor row-ui); scenario B edits through a filtered view (actor filter-ui), \
+            ending with an edit aimed at a label that was removed meanwhile: the store refuses it and records the \
+            refusal as a 'rejected' audit record. Each step prints the records it appended, which subscribers the \
+            store told, and the list after it.
 
-        Without --log the log is a new file in the current directory, labels-demo-YYYYMMDD-HHMMSS.labellog; an \
-        existing file is never overwritten.
-        """,
+            Without --log the log is a new file in the current directory, labels-demo-YYYYMMDD-HHMMSS.labellog; an \
+            existing file is never overwritten.
+            """,
         arguments: [.option("log", value: "path", "Write the demo log here (the file must not exist).")],
         examples: ["demo", "demo --log /tmp/demo.labellog"])
 
@@ -65,7 +65,7 @@ enum Demo: Command {
             ("who was told when Tile's row went away (the stale-row debugger)", "trace \(file) --query tile"),
             ("the view just before Tile was removed", "show \(file) --at \(marks.tileRemoved - 1) --query tile"),
             ("what scenario B changed, per label", "diff \(file) \(marks.scenarioBStart) \(store.lastSeq)"),
-            ("check every byte and every event", "verify \(file)"),
+            ("check every byte and every event", "verify \(file)")
         ]
         console.line()
         console.line(Escape.text("Done: \(store.lastSeq) records in \(path). Explore them:"))
@@ -86,7 +86,9 @@ enum Demo: Command {
 
     /// `path` as a shell word: unchanged when safe, else in single quotes.
     static func shellQuoted(_ path: String) -> String {
-        let safe = path.unicodeScalars.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || "0123456789._/-+:@".unicodeScalars.contains($0) }
+        let safe = path.unicodeScalars.allSatisfy {
+            ($0.isASCII && $0.properties.isAlphabetic) || "0123456789._/-+:@".unicodeScalars.contains($0)
+        }
         return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

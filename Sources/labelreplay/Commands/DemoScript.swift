@@ -25,8 +25,10 @@ final class DemoScript {
     init(store: LabelStore, console: Console) {
         self.store = store
         self.console = console
-        watches = [store.subscribe(to: .membership) { [inbox] in inbox.append($0) },
-                   store.subscribe(to: .enabledCount) { [inbox] in inbox.append($0) }]
+        watches = [
+            store.subscribe(to: .membership) { [inbox] in inbox.append($0) },
+            store.subscribe(to: .enabledCount) { [inbox] in inbox.append($0) }
+        ]
     }
 
     // MARK: Scenario A
@@ -34,15 +36,19 @@ final class DemoScript {
     /// Scenario A: row observation (articles 000 and 001).
     func scenarioA() throws {
         heading("Scenario A: row observation (actor row-ui)")
-        try step("A.1", "open: two labels, Amber (on) and Cobalt (off)", actor: "setup", note: "open",
-                 [.add(title: "Amber", isEnabled: true), .add(title: "Cobalt", isEnabled: false)])
+        try step(
+            "A.1", "open: two labels, Amber (on) and Cobalt (off)", actor: "setup", note: "open",
+            [.add(title: "Amber", isEnabled: true), .add(title: "Cobalt", isEnabled: false)])
         let first = try store.firstID()
-        try step("A.2", "\"change first label\": rename the first label to Copper and toggle it (one atomic batch)",
-                 actor: "row-ui", note: "change first label", [.rename(id: first, title: "Copper"), .toggle(id: first)])
-        try step("A.3", "rename the first label back to Amber: only its title changes", actor: "row-ui", note: "rename first label",
-                 [.rename(id: try store.firstID(), title: "Amber")])
-        try step("A.4", "add \"New label\": a third label, enabled, at the end", actor: "row-ui", note: "add",
-                 [.add(title: "New label", isEnabled: true)])
+        try step(
+            "A.2", "\"change first label\": rename the first label to Copper and toggle it (one atomic batch)",
+            actor: "row-ui", note: "change first label", [.rename(id: first, title: "Copper"), .toggle(id: first)])
+        try step(
+            "A.3", "rename the first label back to Amber: only its title changes", actor: "row-ui", note: "rename first label",
+            [.rename(id: try store.firstID(), title: "Amber")])
+        try step(
+            "A.4", "add \"New label\": a third label, enabled, at the end", actor: "row-ui", note: "add",
+            [.add(title: "New label", isEnabled: true)])
         var round = 1
         while store.count > 0 {
             try step("A.5", "remove the last label (\(round))", actor: "row-ui", note: "remove last", [.remove(id: try store.lastID())])
@@ -65,28 +71,35 @@ final class DemoScript {
     func scenarioB() throws {
         heading("Scenario B: editing through a filtered view (actor filter-ui)")
         marks.scenarioBStart = store.lastSeq
-        let ids = try step("B.0", "start: Grid (on), Tile (off), Ring (on)", actor: "setup", note: "open",
-                           [.add(title: "Grid", isEnabled: true), .add(title: "Tile", isEnabled: false), .add(title: "Ring", isEnabled: true)])
-            .compactMap(\.event.labelID)
+        let ids = try step(
+            "B.0", "start: Grid (on), Tile (off), Ring (on)", actor: "setup", note: "open",
+            [.add(title: "Grid", isEnabled: true), .add(title: "Tile", isEnabled: false), .add(title: "Ring", isEnabled: true)]
+        )
+        .compactMap(\.event.labelID)
         let (grid, tile) = (ids[0], ids[1])
         marks.tile = tile
 
         let ring = ViewQuery("Ring")
         let ringRow = try view("B.1", ring)[0]
         console.line("       the row's visible position is 0; its position in the list is \(store.snapshot.position(of: ringRow.id) ?? -1)")
-        try step("B.2", "rename that row to \"Ring Two\": the write goes to Ring's id, not to list position 0",
-                 actor: "filter-ui", note: "rename row 0 of view \"Ring\"", [.rename(id: ringRow.id, title: "Ring Two")])
+        try step(
+            "B.2", "rename that row to \"Ring Two\": the write goes to Ring's id, not to list position 0",
+            actor: "filter-ui", note: "rename row 0 of view \"Ring\"", [.rename(id: ringRow.id, title: "Ring Two")])
         try view("B.3", .all, note: "clear the query")
         try step("B.3", "reverse the list", actor: "filter-ui", note: "reverse", [.reverse])
-        try step("B.4", "rename Grid to \"Grid Two\": only that label's title changes", actor: "filter-ui", note: "rename Grid",
-                 [.rename(id: grid, title: "Grid Two")])
+        try step(
+            "B.4", "rename Grid to \"Grid Two\": only that label's title changes", actor: "filter-ui", note: "rename Grid",
+            [.rename(id: grid, title: "Grid Two")])
         try view("B.5", ViewQuery(enabledOnly: true), note: "enabled-only on")
-        try step("B.5", "disable Grid Two: the row leaves the view, the label stays in the list", actor: "filter-ui", note: "disable in view enabled-only",
-                 [.setEnabled(id: grid, isEnabled: false)])
+        try step(
+            "B.5", "disable Grid Two: the row leaves the view, the label stays in the list", actor: "filter-ui",
+            note: "disable in view enabled-only",
+            [.setEnabled(id: grid, isEnabled: false)])
         try view("B.6", .all, note: "enabled-only off: Grid Two is visible again, disabled")
         let tileRow = try view("B.7", ViewQuery("Tile"))[0]
-        let removal = try step("B.7", "remove that row: gone from the view and from the list", actor: "filter-ui", note: "remove row 0 of view \"Tile\"",
-                               [.remove(id: tileRow.id)])
+        let removal = try step(
+            "B.7", "remove that row: gone from the view and from the list", actor: "filter-ui", note: "remove row 0 of view \"Tile\"",
+            [.remove(id: tileRow.id)])
         marks.tileRemoved = removal.first?.seq ?? 1
         console.line("B.8  an edit still aimed at the removed Tile arrives (filter-ui still holds its row)")
         do {

@@ -7,20 +7,20 @@ enum Diff: Command {
         name: "diff",
         abstract: "Show what changed between two seqs, per label.",
         discussion: """
-        Compares the list right after seq FROM with the list right after seq TO (0 is the empty list). Each label \
-        gets one entry per kind of change: added, removed, renamed (old → new), toggled, moved. A label counts as \
-        moved when its order relative to the other labels present at both seqs changed (the fewest labels that \
-        explain the new order), not when it merely shifted because others were added or removed.
+            Compares the list right after seq FROM with the list right after seq TO (0 is the empty list). Each label \
+            gets one entry per kind of change: added, removed, renamed (old → new), toggled, moved. A label counts as \
+            moved when its order relative to the other labels present at both seqs changed (the fewest labels that \
+            explain the new order), not when it merely shifted because others were added or removed.
 
-        JSON (--json): {"from", "to", "changes": [...]}, each change with id, change, title (at TO, or when \
-        removed) and its values: added isEnabled, to; removed isEnabled, from; renamed oldTitle, newTitle; \
-        toggled oldIsEnabled, isEnabled; moved from, to (positions in the full list at FROM and at TO).
-        """,
+            JSON (--json): {"from", "to", "changes": [...]}, each change with id, change, title (at TO, or when \
+            removed) and its values: added isEnabled, to; removed isEnabled, from; renamed oldTitle, newTitle; \
+            toggled oldIsEnabled, isEnabled; moved from, to (positions in the full list at FROM and at TO).
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .positional("from", "The earlier seq (0: the empty list)."),
             .positional("to", "The later seq."),
-            .flag("json", "Print one JSON object instead of text."),
+            .flag("json", "Print one JSON object instead of text.")
         ],
         examples: ["diff labels.labellog 12 17", "diff labels.labellog 0 18 --json"])
 
@@ -42,7 +42,10 @@ enum Diff: Command {
             console.line(try JSONLines().line(ListDiff(from: from, to: to, changes: changes)))
             return ExitStatus.success
         }
-        console.line(Escape.text("\(path) seq \(from) → \(to): \(before.count) → \(after.count) labels, \(changes.count) change\(changes.count == 1 ? "" : "s")"))
+        console.line(
+            Escape.text(
+                "\(path) seq \(from) → \(to): \(before.count) → \(after.count) labels, \(changes.count) change\(changes.count == 1 ? "" : "s")"
+            ))
         if changes.isEmpty {
             console.line("  (no changes)")
             return ExitStatus.success
@@ -75,7 +78,8 @@ enum Diff: Command {
                 changes.append(LabelDiffEntry(id: id, change: .renamed, title: new.title, oldTitle: old.title, newTitle: new.title))
             }
             if old.isEnabled != new.isEnabled {
-                changes.append(LabelDiffEntry(id: id, change: .toggled, title: new.title, oldIsEnabled: old.isEnabled, isEnabled: new.isEnabled))
+                changes.append(
+                    LabelDiffEntry(id: id, change: .toggled, title: new.title, oldIsEnabled: old.isEnabled, isEnabled: new.isEnabled))
             }
             if !stayed.contains(id) {
                 changes.append(LabelDiffEntry(id: id, change: .moved, title: new.title, from: oldPosition, to: position))
@@ -91,7 +95,7 @@ enum Diff: Command {
 
     /// The indices of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
     static func longestIncreasingRun(_ values: [Int]) -> [Int] {
-        var tails: [Int] = []                 // index into values of the smallest tail of each run length
+        var tails: [Int] = []  // index into values of the smallest tail of each run length
         var previous = [Int](repeating: -1, count: values.count)
         for (i, value) in values.enumerated() {
             var low = 0, high = tails.count
@@ -151,8 +155,10 @@ struct LabelDiffEntry: Encodable {
     /// Position in the full list at TO.
     var to: Int?
 
-    init(id: LabelID, change: Kind, title: String, oldTitle: String? = nil, newTitle: String? = nil,
-         oldIsEnabled: Bool? = nil, isEnabled: Bool? = nil, from: Int? = nil, to: Int? = nil) {
+    init(
+        id: LabelID, change: Kind, title: String, oldTitle: String? = nil, newTitle: String? = nil,
+        oldIsEnabled: Bool? = nil, isEnabled: Bool? = nil, from: Int? = nil, to: Int? = nil
+    ) {
         self.id = id
         self.change = change
         self.title = title

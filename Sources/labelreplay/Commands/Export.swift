@@ -6,14 +6,14 @@ enum Export: Command {
         name: "export",
         abstract: "Write the records as JSON Lines to standard output (the input of 'import').",
         discussion: """
-        One object per line, exactly the records' JSON form (as 'log --json'): seq, time (ISO 8601 UTC with \
-        milliseconds), kind, id, actor, note and the kind's fields. Importing the output into an empty log \
-        reproduces the same records: seqs, timestamps, actors and notes.
-        """,
+            One object per line, exactly the records' JSON form (as 'log --json'): seq, time (ISO 8601 UTC with \
+            milliseconds), kind, id, actor, note and the kind's fields. Importing the output into an empty log \
+            reproduces the same records: seqs, timestamps, actors and notes.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .option("from", value: "seq", "Start at this seq."),
-            .option("to", value: "seq", "Stop after this seq (a seq past the end exports to the end)."),
+            .option("to", value: "seq", "Stop after this seq (a seq past the end exports to the end).")
         ],
         examples: ["export labels.labellog > labels.jsonl", "export labels.labellog --from 10 --to 18"])
 

@@ -1,5 +1,5 @@
-import Foundation
 import EventLog
+import Foundation
 import LabelProjection
 
 /// `import LOG [FILE|-]`: appends JSON Lines records, all or nothing.
@@ -8,15 +8,15 @@ enum Import: Command {
         name: "import",
         abstract: "Append JSON Lines records (the output of 'export') to a log, all or nothing.",
         discussion: """
-        Each non-empty line is one record in the JSON form of 'export' and 'log --json'; its seq is ignored (the \
-        log numbers records itself) and its time, actor and note are kept (a missing time means now). The log is \
-        created if missing. Every event is checked against the state the ones before it leave, exactly as the \
-        store checks raw entries; one bad line (malformed JSON, an unknown kind, an event that contradicts the \
-        state) imports nothing and names its line number.
-        """,
+            Each non-empty line is one record in the JSON form of 'export' and 'log --json'; its seq is ignored (the \
+            log numbers records itself) and its time, actor and note are kept (a missing time means now). The log is \
+            created if missing. Every event is checked against the state the ones before it leave, exactly as the \
+            store checks raw entries; one bad line (malformed JSON, an unknown kind, an event that contradicts the \
+            state) imports nothing and names its line number.
+            """,
         arguments: [
             .positional("log", "The label log file (created if missing)."),
-            .positional("file", optional: true, "The JSON Lines file; '-' or nothing reads standard input."),
+            .positional("file", optional: true, "The JSON Lines file; '-' or nothing reads standard input.")
         ],
         examples: ["import copy.labellog labels.jsonl", "export a.labellog | labelreplay import b.labellog"])
 

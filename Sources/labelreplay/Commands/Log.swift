@@ -1,5 +1,5 @@
-import Foundation
 import EventLog
+import Foundation
 import LabelProjection
 
 /// `log LOG`: the events, one per line, optionally filtered, optionally following new ones.
@@ -8,16 +8,16 @@ enum Log: Command {
         name: "log",
         abstract: "List the events: seq, time, actor, kind, label, old → new.",
         discussion: """
-        Filters combine: --label (events naming the label, and reorders of a list holding it), --kind (repeat it or \
-        separate kinds with commas: added, renamed, toggled, removed, moved, reordered, rejected), --actor, and the \
-        seq range --from/--to (inclusive).
+            Filters combine: --label (events naming the label, and reorders of a list holding it), --kind (repeat it or \
+            separate kinds with commas: added, renamed, toggled, removed, moved, reordered, rejected), --actor, and the \
+            seq range --from/--to (inclusive).
 
-        --follow keeps printing events that another process appends, until interrupted (Ctrl-C). It reads without \
-        locking, so it works beside a writer.
+            --follow keeps printing events that another process appends, until interrupted (Ctrl-C). It reads without \
+            locking, so it works beside a writer.
 
-        JSON (--json): one object per line, exactly the records' JSON form (the same as 'export'): seq, time, kind, \
-        id, actor, note, and the kind's fields.
-        """,
+            JSON (--json): one object per line, exactly the records' JSON form (the same as 'export'): seq, time, kind, \
+            id, actor, note, and the kind's fields.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .option("label", value: "id", "Only events about this label (id or unique prefix; removed labels too)."),
@@ -26,10 +26,12 @@ enum Log: Command {
             .option("from", value: "seq", "Start at this seq."),
             .option("to", value: "seq", "Stop after this seq."),
             .flag("json", "Print JSON Lines instead of text."),
-            .flag("follow", "Keep printing new events until interrupted."),
+            .flag("follow", "Keep printing new events until interrupted.")
         ],
-        examples: ["log labels.labellog", "log labels.labellog --kind rejected", "log labels.labellog --label 3f2a --json",
-                   "log labels.labellog --follow --actor row-ui"])
+        examples: [
+            "log labels.labellog", "log labels.labellog --kind rejected", "log labels.labellog --label 3f2a --json",
+            "log labels.labellog --follow --actor row-ui"
+        ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positional("log")
@@ -65,9 +67,10 @@ enum Log: Command {
                 let record = step.record
                 if let to, record.seq > to { return false }
                 guard record.seq >= from,
-                      kinds.isEmpty || kinds.contains(record.event.kind),
-                      actor == nil || record.actor == actor,
-                      label.map({ LabelFilter.event(record.event, concerns: $0) }) ?? true else { continue }
+                    kinds.isEmpty || kinds.contains(record.event.kind),
+                    actor == nil || record.actor == actor,
+                    label.map({ LabelFilter.event(record.event, concerns: $0) }) ?? true
+                else { continue }
                 // Rendered now, so labels are named as they were at this seq.
                 pending.append(json ? [try encoder.line(record)] : EventText.row(record) { replay.titles[$0] })
                 if pending.count >= 1024 { flush() }
@@ -98,8 +101,9 @@ enum Log: Command {
         for value in arguments.values("kind") {
             for name in value.split(separator: ",") {
                 guard let kind = LabelEvent.Kind(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                    throw arguments.invalid(String(name), for: "kind",
-                                            expected: "one of " + LabelEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+                    throw arguments.invalid(
+                        String(name), for: "kind",
+                        expected: "one of " + LabelEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 kinds.insert(kind)
             }

@@ -7,15 +7,15 @@ enum Move: Command {
         name: "move",
         abstract: "Move a label to a position of the full list.",
         discussion: """
-        <position> is the label's position after the move, in 0..<count of the full list (never a position in a \
-        filtered view). Moving a label to where it is changes nothing. --expect-version checks the list's version, \
-        since a move changes the order.
-        """,
+            <position> is the label's position after the move, in 0..<count of the full list (never a position in a \
+            filtered view). Moving a label to where it is changes nothing. --expect-version checks the list's version, \
+            since a move changes the order.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .positional("id", "The label's id, or a unique prefix of at least 4 hex digits."),
             .positional("position", "The position the label should have (0 is the first)."),
-            Writing.expectListVersion,
+            Writing.expectListVersion
         ] + Writing.common,
         examples: ["move labels.labellog 3f2a 0"])
 
@@ -26,7 +26,10 @@ enum Move: Command {
             let id = try Writing.labelID(arguments, in: store)
             var options = options
             options.expectation = version.map { .list(version: $0) }
-            return (try store.move(id, to: position, options: options), "label \(Writing.rawName(id, in: store)) is already at position \(position)")
+            return (
+                try store.move(id, to: position, options: options),
+                "label \(Writing.rawName(id, in: store)) is already at position \(position)"
+            )
         }
     }
 }

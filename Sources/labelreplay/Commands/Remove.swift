@@ -5,7 +5,8 @@ enum Remove: Command {
     static let spec = CommandSpec(
         name: "remove",
         abstract: "Remove a label.",
-        discussion: "The id stays known: a later edit to it is refused with 'Edit skipped: label was removed.', and 'add --id' can bring it back.",
+        discussion:
+            "The id stays known: a later edit to it is refused with 'Edit skipped: label was removed.', and 'add --id' can bring it back.",
         arguments: Writing.labelArguments(),
         examples: ["remove labels.labellog 3f2a --actor row-ui"])
 

@@ -11,8 +11,10 @@ enum Rename: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         try Writing.performOnLabel(arguments, console: console) { store, id, options in
-            (try store.rename(id, to: arguments.positional("title"), options: options),
-             "label \(Writing.rawName(id, in: store)) already has that title")
+            (
+                try store.rename(id, to: arguments.positional("title"), options: options),
+                "label \(Writing.rawName(id, in: store)) already has that title"
+            )
         }
     }
 }

@@ -7,19 +7,21 @@ enum Repair: Command {
         name: "repair",
         abstract: "Cut a torn tail (keeping a backup); with --salvage, cut everything after mid-log damage.",
         discussion: """
-        A torn tail (an incomplete or damaged last record with nothing good after it, what a crash mid-write \
-        leaves) is cut. Damage followed by good records is corruption: repair refuses to touch it unless --salvage \
-        is given, which keeps the good records before the damage and cuts the rest (the cut bytes are also saved \
-        to LOG.salvaged-<ms>). An event that contradicts the state before it is a problem too: --salvage keeps \
-        the records before the first problem of either kind. Either way the original file is first copied (and \
-        synced) to LOG.bak-<ms>, which never overwrites an existing file; a repair that fails before changing \
-        the log removes that copy again. A sound log is left untouched. Writing commands need the log's lock, so \
-        repair fails while another writer has the log open.
-        """,
+            A torn tail (an incomplete or damaged last record with nothing good after it, what a crash mid-write \
+            leaves) is cut. Damage followed by good records is corruption: repair refuses to touch it unless --salvage \
+            is given, which keeps the good records before the damage and cuts the rest (the cut bytes are also saved \
+            to LOG.salvaged-<ms>). An event that contradicts the state before it is a problem too: --salvage keeps \
+            the records before the first problem of either kind. Either way the original file is first copied (and \
+            synced) to LOG.bak-<ms>, which never overwrites an existing file; a repair that fails before changing \
+            the log removes that copy again. A sound log is left untouched. Writing commands need the log's lock, so \
+            repair fails while another writer has the log open.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .flag("salvage", "Also cut corruption in the middle of the log (losing the records after it)."),
-            .option("backup", value: "path", "Where to copy the original bytes first (default: LOG.bak-<ms>). Never overwritten: an existing file there is an error."),
+            .option(
+                "backup", value: "path",
+                "Where to copy the original bytes first (default: LOG.bak-<ms>). Never overwritten: an existing file there is an error.")
         ],
         examples: ["repair labels.labellog", "repair labels.labellog --salvage"])
 
@@ -37,15 +39,18 @@ enum Repair: Command {
         if let inconsistent {
             // Framing damage may follow the inconsistent event (the scan stops at it, so it cannot
             // come first): the salvage must then open the log in a mode that accepts it.
-            return try salvageInconsistent(path: path, badSeq: inconsistent.seq, cause: inconsistent, laterDamage: found.damage,
-                                           salvage: salvage, backupPath: arguments.option("backup"), console: console)
+            return try salvageInconsistent(
+                path: path, badSeq: inconsistent.seq, cause: inconsistent, laterDamage: found.damage,
+                salvage: salvage, backupPath: arguments.option("backup"), console: console)
         }
         guard let damage = found.damage else {
             console.line(Escape.text("\(path): nothing to repair: \(found.lastSeq) records, \(found.fileLength) bytes, no damage"))
             return ExitStatus.success
         }
         if !damage.isTornTail && !salvage {
-            throw Failure("\(path): corruption at byte offset \(damage.offset), after seq \(found.lastSeq), is followed by good records (\(damage.reason)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(found.lastSeq) and cuts the \(found.droppedBytes) bytes after them (backed up first)")
+            throw Failure(
+                "\(path): corruption at byte offset \(damage.offset), after seq \(found.lastSeq), is followed by good records (\(damage.reason)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(found.lastSeq) and cuts the \(found.droppedBytes) bytes after them (backed up first)"
+            )
         }
         let backup = try backupCopy(of: path, to: arguments.option("backup"))
         let report = try removingBackupIfNothingChanged(backup, of: path) {
@@ -54,7 +59,10 @@ enum Repair: Command {
             return writer.recoveryReport
         }
         let kind = report.damage?.isTornTail == false ? "corruption" : "torn tail"
-        console.line(Escape.text("\(path): cut \(report.droppedBytes) bytes at byte offset \(report.validLength) (\(kind): \(report.damage?.reason ?? damage.reason))"))
+        console.line(
+            Escape.text(
+                "\(path): cut \(report.droppedBytes) bytes at byte offset \(report.validLength) (\(kind): \(report.damage?.reason ?? damage.reason))"
+            ))
         console.line(Escape.text("  the log now ends at seq \(report.lastSeq), \(report.validLength) bytes"))
         console.line(Escape.text("  the original file is kept in \(backup)"))
         if let saved = report.savedTailPath { console.line(Escape.text("  the cut bytes are also in \(saved)")) }
@@ -65,10 +73,14 @@ enum Repair: Command {
     /// `--salvage` keep exactly seq 1…badSeq-1 (after a backup). `laterDamage` is the framing
     /// damage the scan found after it, if any; damage followed by good records makes the default
     /// recovery mode refuse to open the log, so the writer then opens it in salvage mode.
-    static func salvageInconsistent(path: String, badSeq: UInt64, cause: ProjectionError, laterDamage: RecoveryReport.Damage?,
-                                    salvage: Bool, backupPath: String?, console: Console) throws -> Int32 {
+    static func salvageInconsistent(
+        path: String, badSeq: UInt64, cause: ProjectionError, laterDamage: RecoveryReport.Damage?,
+        salvage: Bool, backupPath: String?, console: Console
+    ) throws -> Int32 {
         guard salvage else {
-            throw Failure("\(path): seq \(badSeq) cannot be applied to the state before it (\(cause.message)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(badSeq - 1) and cuts the rest (backed up first)")
+            throw Failure(
+                "\(path): seq \(badSeq) cannot be applied to the state before it (\(cause.message)); nothing was changed. '\(Tool.name) repair --salvage' keeps seq 1…\(badSeq - 1) and cuts the rest (backed up first)"
+            )
         }
         let backup = try backupCopy(of: path, to: backupPath)
         let (cut, end, saved) = try removingBackupIfNothingChanged(backup, of: path) {

@@ -6,7 +6,8 @@ enum Reverse: Command {
     static let spec = CommandSpec(
         name: "reverse",
         abstract: "Reverse the order of the whole list.",
-        discussion: "Appends one 'reordered' record. A list of fewer than two labels is left as it is. --expect-version checks the list's version.",
+        discussion:
+            "Appends one 'reordered' record. A list of fewer than two labels is left as it is. --expect-version checks the list's version.",
         arguments: [.positional("log", "The label log file."), Writing.expectListVersion] + Writing.common,
         examples: ["reverse labels.labellog --actor filter-ui"])
 

@@ -7,18 +7,18 @@ enum Revert: Command {
         name: "revert",
         abstract: "Append the event that undoes the event at a seq (history is never rewritten).",
         discussion: """
-        The undo of added is a removal, of renamed the rename back, of toggled the toggle back, of removed the \
-        label added again (same id, title and state, at its old position or the end if the list is shorter now), \
-        of moved the move back, of reordered the previous order.
+            The undo of added is a removal, of renamed the rename back, of toggled the toggle back, of removed the \
+            label added again (same id, title and state, at its old position or the end if the list is shorter now), \
+            of moved the move back, of reordered the previous order.
 
-        It is refused (exit 1) when undoing would also undo or contradict something later: the label was changed \
-        again (its version is a later seq), removed, or added back; for moves and reorders, the list's order or \
-        membership changed again. Revert the later change first. Audit records and events that changed nothing \
-        have nothing to undo. The new record's note defaults to "revert of seq N".
-        """,
+            It is refused (exit 1) when undoing would also undo or contradict something later: the label was changed \
+            again (its version is a later seq), removed, or added back; for moves and reorders, the list's order or \
+            membership changed again. Revert the later change first. Audit records and events that changed nothing \
+            have nothing to undo. The new record's note defaults to "revert of seq N".
+            """,
         arguments: [
             .positional("log", "The label log file."),
-            .positional("seq", "The seq of the event to undo."),
+            .positional("seq", "The seq of the event to undo.")
         ] + Writing.envelope,
         examples: ["revert labels.labellog 16 --actor support"])
 
@@ -59,7 +59,8 @@ enum Revert: Command {
         func unchangedOrder() throws {
             guard list.listVersion == seq else {
                 if list.listVersion < seq { throw Failure("\(at): the event changed nothing") }
-                throw Failure("\(at): the list's order or membership changed again at seq \(list.listVersion); revert seq \(list.listVersion) first")
+                throw Failure(
+                    "\(at): the list's order or membership changed again at seq \(list.listVersion); revert seq \(list.listVersion) first")
             }
         }
 

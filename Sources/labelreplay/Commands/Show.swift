@@ -7,23 +7,23 @@ enum Show: Command {
         name: "show",
         abstract: "Show the list (now, or at a seq or time), or a filtered view of it.",
         discussion: """
-        The list is the fold of the log's records, in seq order. --at SEQ shows it right after record SEQ \
-        (0 is the empty list before the first record); a seq past the end is an error, not the latest state. \
-        --at-time folds in seq order and stops before the first record stamped later than the time.
+            The list is the fold of the log's records, in seq order. --at SEQ shows it right after record SEQ \
+            (0 is the empty list before the first record); a seq past the end is an error, not the latest state. \
+            --at-time folds in seq order and stops before the first record stamped later than the time.
 
-        --query and --enabled-only show a filtered view (case- and diacritic-insensitive "contains", in list \
-        order); the # column is still the position in the full list.
+            --query and --enabled-only show a filtered view (case- and diacritic-insensitive "contains", in list \
+            order); the # column is still the position in the full list.
 
-        JSON (--json): {"seq", "count", "labels": [{"id", "title", "isEnabled", "version", "position"}]} where \
-        labels are the rows shown, position is the index in the full list and count the full list's length.
-        """,
+            JSON (--json): {"seq", "count", "labels": [{"id", "title", "isEnabled", "version", "position"}]} where \
+            labels are the rows shown, position is the index in the full list and count the full list's length.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .option("at", value: "seq", "Show the list right after record <seq> (0: before the first record)."),
             .option("at-time", value: "time", "Show the list at an ISO 8601 time, e.g. 2026-11-30T09:15:02Z."),
             .option("query", value: "text", "Show only labels whose title contains <text>."),
             .flag("enabled-only", "Show only enabled labels."),
-            .flag("json", "Print one JSON object instead of a table."),
+            .flag("json", "Print one JSON object instead of a table.")
         ],
         examples: ["show labels.labellog", "show labels.labellog --at 12 --query ring", "show labels.labellog --json"])
 
@@ -38,7 +38,8 @@ enum Show: Command {
             case .malformed:
                 throw arguments.invalid(text, for: "at-time", expected: "an ISO 8601 time such as 2026-11-30T09:15:02Z or 2026-11-30")
             case .outOfRange:
-                throw arguments.invalid(text, for: "at-time", expected: "a time from \(EventTimestamp.earliest.iso8601) to \(EventTimestamp.latest.iso8601)")
+                throw arguments.invalid(
+                    text, for: "at-time", expected: "a time from \(EventTimestamp.earliest.iso8601) to \(EventTimestamp.latest.iso8601)")
             }
         }
         let query = ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only"))
@@ -63,9 +64,13 @@ enum Show: Command {
         }
 
         if arguments.flag("json") {
-            let shown = ShownList(seq: list.lastSeq, count: list.count, labels: rows.map {
-                ShownLabel(id: $0.label.id, title: $0.label.title, isEnabled: $0.label.isEnabled, version: $0.label.version, position: $0.position)
-            })
+            let shown = ShownList(
+                seq: list.lastSeq, count: list.count,
+                labels: rows.map {
+                    ShownLabel(
+                        id: $0.label.id, title: $0.label.title, isEnabled: $0.label.isEnabled, version: $0.label.version,
+                        position: $0.position)
+                })
             console.line(try JSONLines().line(shown))
             return ExitStatus.success
         }
@@ -83,7 +88,10 @@ enum Show: Command {
         var table = Table([.right, .left, .left, .left, .right])
         table.append(["#", "id", "title", "state", "version"])
         for (position, label) in rows {
-            table.append([String(position), EventText.shortID(label.id), Escape.text(label.title), EventText.onOff(label.isEnabled), String(label.version)])
+            table.append([
+                String(position), EventText.shortID(label.id), Escape.text(label.title), EventText.onOff(label.isEnabled),
+                String(label.version)
+            ])
         }
         console.lines(table.render(indent: "  "))
         return ExitStatus.success

@@ -7,14 +7,14 @@ enum Snapshot: Command {
         name: "snapshot",
         abstract: "Write a snapshot of the list now, so opening the log replays only the records after it.",
         discussion: """
-        Opens the log for writing (taking its lock), folds it, and writes LOG.snapshot-<seq>: a checksummed \
-        file holding the list, versions and removed ids at that seq (docs/SNAPSHOTS.md). Stores also write \
-        snapshots automatically (every 100,000 records or 64 MiB, and at close after 1,000 new records), keeping \
-        the newest two. A damaged, foreign or stale snapshot is never trusted: opening ignores it, says so, and \
-        replays the log. The output says how this open used the snapshots already there.
-        JSON (--json): {"path", "seq", "bytes", "opened"} where opened is how the store opened (snapshot used, \
-        records replayed, snapshots ignored).
-        """,
+            Opens the log for writing (taking its lock), folds it, and writes LOG.snapshot-<seq>: a checksummed \
+            file holding the list, versions and removed ids at that seq (docs/SNAPSHOTS.md). Stores also write \
+            snapshots automatically (every 100,000 records or 64 MiB, and at close after 1,000 new records), keeping \
+            the newest two. A damaged, foreign or stale snapshot is never trusted: opening ignores it, says so, and \
+            replays the log. The output says how this open used the snapshots already there.
+            JSON (--json): {"path", "seq", "bytes", "opened"} where opened is how the store opened (snapshot used, \
+            records replayed, snapshots ignored).
+            """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["snapshot labels.labellog"])
 

@@ -7,12 +7,12 @@ enum Stats: Command {
         name: "stats",
         abstract: "Count events by kind, labels live and removed, bytes, time span and actors.",
         discussion: """
-        JSON (--json): {"path", "fileSize", "records", "bytesPerEvent", "kinds": {kind: count, every kind}, \
-        "labels": {"live", "enabled", "removed"}, "firstTime", "lastTime", "spanSeconds", "actors": {name: count}, \
-        "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header, tail and preallocated zeros) per \
-        record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
-        record (a torn tail).
-        """,
+            JSON (--json): {"path", "fileSize", "records", "bytesPerEvent", "kinds": {kind: count, every kind}, \
+            "labels": {"live", "enabled", "removed"}, "firstTime", "lastTime", "spanSeconds", "actors": {name: count}, \
+            "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header, tail and preallocated zeros) per \
+            record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
+            record (a torn tail).
+            """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["stats labels.labellog"])
 
@@ -49,12 +49,16 @@ enum Stats: Command {
         }
         replay.warnAboutTail()
         var table = Table()
-        table.append(["file", "\(size) bytes: header \(LogFormat.headerLength), \(records) records (\(stats.bytesPerEvent) bytes per event)"
-                      + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")])
+        table.append([
+            "file",
+            "\(size) bytes: header \(LogFormat.headerLength), \(records) records (\(stats.bytesPerEvent) bytes per event)"
+                + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
+        ])
         table.append(["time", first.map { "\($0.iso8601) → \(last!.iso8601) (\(stats.spanSeconds) s)" } ?? "(no records)"])
         table.append(["labels", "\(list.count) live (\(list.enabledCount) enabled), \(stats.labels.removed) removed"])
         table.append(["events", LabelEvent.Kind.allCases.map { "\($0.rawValue) \(kinds[$0.rawValue] ?? 0)" }.joined(separator: " · ")])
-        let byActor = actors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        let byActor =
+            actors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             .map { "\(Escape.text($0.key)) \($0.value)" } + (withoutActor > 0 ? ["(no actor) \(withoutActor)"] : [])
         table.append(["actors", byActor.isEmpty ? "(none)" : byActor.joined(separator: " · ")])
         console.line(Escape.text(path))

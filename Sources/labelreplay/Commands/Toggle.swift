@@ -5,7 +5,8 @@ enum Toggle: Command {
     static let spec = CommandSpec(
         name: "toggle",
         abstract: "Flip a label between enabled and disabled.",
-        discussion: "Always appends one 'toggled' record (unlike enable and disable, which change nothing when the label already has that state).",
+        discussion:
+            "Always appends one 'toggled' record (unlike enable and disable, which change nothing when the label already has that state).",
         arguments: Writing.labelArguments(),
         examples: ["toggle labels.labellog 3f2a --actor row-ui"])
 

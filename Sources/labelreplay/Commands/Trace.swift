@@ -14,20 +14,20 @@ enum Trace: Command {
         name: "trace",
         abstract: "Replay step by step, showing which subscribers each event notifies.",
         discussion: """
-        For every event: the list's membership subscriber, the title and isEnabled subscribers of each label, the \
-        filtered view of --query/--enabled-only (how its rows changed, and the rows after it) and the enabled-count \
-        subscriber — notified or not. A row that shows stale data is a row whose subscriber was not told: find the \
-        event that changed its label and see who heard it.
+            For every event: the list's membership subscriber, the title and isEnabled subscribers of each label, the \
+            filtered view of --query/--enabled-only (how its rows changed, and the rows after it) and the enabled-count \
+            subscriber — notified or not. A row that shows stale data is a row whose subscriber was not told: find the \
+            event that changed its label and see who heard it.
 
-        The replay starts at seq 1 (the state needs every event); --from/--to only choose what is printed. --label \
-        prints only events that concern that label (its own events, reorders, and view rows of it).
+            The replay starts at seq 1 (the state needs every event); --from/--to only choose what is printed. --label \
+            prints only events that concern that label (its own events, reorders, and view rows of it).
 
-        JSON (--json): one object per event: {"seq", "record" (the record's JSON form), "notified": [...], \
-        "notNotified": [...], "count", "enabledCount"}; each notified entry has "dependency" (membership, title, \
-        isEnabled, view, enabledCount) and its values: title id, oldTitle, newTitle; isEnabled id, oldIsEnabled, \
-        newIsEnabled; view query, changes [{change, id, at | from, to}], rows (ids); enabledCount oldCount, \
-        newCount. Absent old/new values mean the label was not live.
-        """,
+            JSON (--json): one object per event: {"seq", "record" (the record's JSON form), "notified": [...], \
+            "notNotified": [...], "count", "enabledCount"}; each notified entry has "dependency" (membership, title, \
+            isEnabled, view, enabledCount) and its values: title id, oldTitle, newTitle; isEnabled id, oldIsEnabled, \
+            newIsEnabled; view query, changes [{change, id, at | from, to}], rows (ids); enabledCount oldCount, \
+            newCount. Absent old/new values mean the label was not live.
+            """,
         arguments: [
             .positional("log", "The label log file."),
             .option("query", value: "text", "Trace a filtered view whose titles contain <text>."),
@@ -35,17 +35,20 @@ enum Trace: Command {
             .option("label", value: "id", "Only print events concerning this label (id or unique prefix)."),
             .option("from", value: "seq", "Print from this seq on."),
             .option("to", value: "seq", "Stop after this seq."),
-            .flag("json", "Print one JSON object per event."),
+            .flag("json", "Print one JSON object per event.")
         ],
-        examples: ["trace labels.labellog --query ring", "trace labels.labellog --enabled-only --from 13 --to 16",
-                   "trace labels.labellog --label 3f2a --json"])
+        examples: [
+            "trace labels.labellog --query ring", "trace labels.labellog --enabled-only --from 13 --to 16",
+            "trace labels.labellog --label 3f2a --json"
+        ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positional("log")
         let from = try arguments.seq("from") ?? 1
         let to = try arguments.seq("to")
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
-        let query: ViewQuery? = arguments.option("query") != nil || arguments.flag("enabled-only")
+        let query: ViewQuery? =
+            arguments.option("query") != nil || arguments.flag("enabled-only")
             ? ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only")) : nil
         let label = try LabelFilter.resolve(arguments, path: path, console: console)
         let printer = TracePrinter(console: console, query: query, json: arguments.flag("json"))
@@ -54,8 +57,10 @@ enum Trace: Command {
         let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.fileSize(), console: console) : nil
         let store = try LabelStore(storage: InMemoryEventLog())
         let inbox = NotificationInbox()
-        var subscriptions = [store.subscribe(to: .membership) { inbox.append($0) },
-                             store.subscribe(to: .enabledCount) { inbox.append($0) }]
+        var subscriptions = [
+            store.subscribe(to: .membership) { inbox.append($0) },
+            store.subscribe(to: .enabledCount) { inbox.append($0) }
+        ]
         if let query { subscriptions.append(store.subscribe(to: .view(query)) { inbox.append($0) }) }
         var subscribed = Set<LabelID>()
         var display = LabelList()
@@ -118,7 +123,9 @@ enum Trace: Command {
             if index > 0 { _ = try? store.append(entries: Array(entries[..<index])) }
             let bad = batch[index]
             batch.removeSubrange(index...)
-            return Failure("\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')")
+            return Failure(
+                "\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
+            )
         }
     }
 }

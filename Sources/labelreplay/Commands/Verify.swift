@@ -7,19 +7,19 @@ enum Verify: Command {
         name: "verify",
         abstract: "Check a log: header, framing, checksums, seq continuity, every event against the state before it.",
         discussion: """
-        Reads the whole log without locking or changing it, and folds every record with the projection's own fold, \
-        so an event that contradicts the state before it (a rename from a title the label does not have, a removal \
-        at the wrong index, …) is found as well as damaged bytes.
+            Reads the whole log without locking or changing it, and folds every record with the projection's own fold, \
+            so an event that contradicts the state before it (a rename from a title the label does not have, a removal \
+            at the wrong index, …) is found as well as damaged bytes.
 
-        Exit status 0 when the log is sound; a torn tail alone (an incomplete last record, what a crash mid-write \
-        leaves) is reported as a warning and still exits 0. Exit status 1 names the byte offset and seq of the first \
-        problem.
+            Exit status 0 when the log is sound; a torn tail alone (an incomplete last record, what a crash mid-write \
+            leaves) is reported as a warning and still exits 0. Exit status 1 names the byte offset and seq of the first \
+            problem.
 
-        JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
-        "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "problem": {"kind", \
-        "code", "offset", "seq", "message"}} where tornTail and problem are present only when found, and problem.kind \
-        is file, header, frame, seq or event.
-        """,
+            JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
+            "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "problem": {"kind", \
+            "code", "offset", "seq", "message"}} where tornTail and problem are present only when found, and problem.kind \
+            is file, header, frame, seq or event.
+            """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["verify labels.labellog", "verify labels.labellog --json"])
 
@@ -58,8 +58,9 @@ enum Verify: Command {
                 record = next
             } catch {
                 let kind = error.code == .seqGap ? "seq" : "frame"
-                result.problem = .init(kind: kind, code: error.code.rawValue, offset: error.offset ?? offset,
-                                       seq: list.lastSeq + 1, message: error.message)
+                result.problem = .init(
+                    kind: kind, code: error.code.rawValue, offset: error.offset ?? offset,
+                    seq: list.lastSeq + 1, message: error.message)
                 break
             }
             do {
@@ -82,8 +83,9 @@ enum Verify: Command {
                     result.tornTail = .init(offset: offset, bytes: bytes, reason: reason)
                 }
             } catch {
-                result.problem = .init(kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue,
-                                       offset: error.offset ?? reader.offset, seq: list.lastSeq + 1, message: error.message)
+                result.problem = .init(
+                    kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue,
+                    offset: error.offset ?? reader.offset, seq: list.lastSeq + 1, message: error.message)
             }
         }
         return result
@@ -98,16 +100,22 @@ enum Verify: Command {
             console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
         }
         if let tail = result.tornTail {
-            console.warning("\(result.path): torn tail: \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(result.lastSeq), are not a complete record (\(tail.reason)); '\(Tool.name) repair' cuts it")
+            console.warning(
+                "\(result.path): torn tail: \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(result.lastSeq), are not a complete record (\(tail.reason)); '\(Tool.name) repair' cuts it"
+            )
         }
         guard let problem = result.problem else {
-            console.line("ok: framing, checksums, seq continuity and every event are sound" + (result.tornTail == nil ? "" : " (apart from the torn tail)"))
+            console.line(
+                "ok: framing, checksums, seq continuity and every event are sound"
+                    + (result.tornTail == nil ? "" : " (apart from the torn tail)"))
             return
         }
         var location = problem.offset.map { "byte offset \($0)" } ?? ""
         if let seq = problem.seq { location += (location.isEmpty ? "" : ", ") + "seq \(seq)" }
-        let what = ["header": "bad header", "frame": "damaged record", "seq": "seq out of order",
-                    "event": "event contradicts the state before it"][problem.kind]
+        let what = [
+            "header": "bad header", "frame": "damaged record", "seq": "seq out of order",
+            "event": "event contradicts the state before it"
+        ][problem.kind]
         let sound = result.header != nil && result.lastSeq > 0 ? "; seq 1…\(result.lastSeq) before it are sound" : ""
         let lead = what.map { $0 + (location.isEmpty ? "" : " at \(location)") + ": " } ?? ""
         console.error("\(result.path): \(lead)\(problem.message)\(sound)")

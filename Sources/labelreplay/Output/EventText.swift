@@ -34,8 +34,10 @@ enum EventText {
     static func row(_ record: EventRecord, title: (LabelID) -> String?) -> [String] {
         let (label, change) = describe(record.event, title: title)
         let note = record.note.map { "  # " + Escape.text($0) } ?? ""
-        return [String(record.seq), record.timestamp.iso8601, record.actor.map(Escape.text) ?? "-",
-                record.event.kind.rawValue, label, change + note]
+        return [
+            String(record.seq), record.timestamp.iso8601, record.actor.map(Escape.text) ?? "-",
+            record.event.kind.rawValue, label, change + note
+        ]
     }
 
     /// The label cell and the change cell of an event.

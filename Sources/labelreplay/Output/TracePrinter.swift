@@ -29,23 +29,28 @@ final class TracePrinter {
 
     /// Prints one event (after ``follow(_:)`` saw its notifications); `list` is the state right after it,
     /// `lastTitle` names labels that are no longer in it.
-    func print(_ change: LabelChange, notifications: [ChangeNotification], list: LabelList,
-               lastTitle: (LabelID) -> String?) throws {
+    func print(
+        _ change: LabelChange, notifications: [ChangeNotification], list: LabelList,
+        lastTitle: (LabelID) -> String?
+    ) throws {
         let sorted = notifications.sorted { $0.dependency.displayOrder < $1.dependency.displayOrder }
         let heard = Set(sorted.map(\.dependency.kindName))
         let watched: [Dependency] = [.membership] + (query.map { [.view($0)] } ?? []) + [.enabledCount]
         let quiet = watched.filter { !heard.contains($0.kindName) }
         if json {
-            let event = TracedEvent(seq: change.seq, record: change.record, notified: sorted.map(traced),
-                                    notNotified: quiet.map(\.kindName), count: list.count, enabledCount: list.enabledCount)
+            let event = TracedEvent(
+                seq: change.seq, record: change.record, notified: sorted.map(traced),
+                notNotified: quiet.map(\.kindName), count: list.count, enabledCount: list.enabledCount)
             console.line(try encoder.line(event))
         } else {
             text(change, sorted, quiet: quiet, list: list, lastTitle: lastTitle)
         }
     }
 
-    private func text(_ change: LabelChange, _ notifications: [ChangeNotification], quiet: [Dependency], list: LabelList,
-                      lastTitle: (LabelID) -> String?) {
+    private func text(
+        _ change: LabelChange, _ notifications: [ChangeNotification], quiet: [Dependency], list: LabelList,
+        lastTitle: (LabelID) -> String?
+    ) {
         let title: (LabelID) -> String? = { list.label($0)?.title ?? lastTitle($0) }
         let cells = EventText.row(change.record, title: title)
         console.line("seq " + cells.filter { !$0.isEmpty }.joined(separator: "  "))
@@ -173,10 +178,19 @@ struct TracedViewChange: Encodable {
     init(_ change: ViewChange) {
         id = change.id
         switch change {
-        case .inserted(_, let at): self.change = "inserted"; self.at = at
-        case .removed(_, let at): self.change = "removed"; self.at = at
-        case .updated(_, let at): self.change = "updated"; self.at = at
-        case .moved(_, let from, let to): self.change = "moved"; self.from = from; self.to = to
+        case .inserted(_, let at):
+            self.change = "inserted"
+            self.at = at
+        case .removed(_, let at):
+            self.change = "removed"
+            self.at = at
+        case .updated(_, let at):
+            self.change = "updated"
+            self.at = at
+        case .moved(_, let from, let to):
+            self.change = "moved"
+            self.from = from
+            self.to = to
         }
     }
 }

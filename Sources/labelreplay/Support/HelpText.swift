@@ -42,7 +42,7 @@ enum HelpText {
             "",
             "USAGE: \(Tool.name) <command> [<arguments>]",
             "",
-            "OPTIONS:",
+            "OPTIONS:"
         ]
         out += entry("--version", "Show the version.")
         out += entry("-h, --help", "Show help information.")
@@ -55,7 +55,7 @@ enum HelpText {
             "",
             "EXIT STATUS:",
             "  0 success (including \"nothing changed\"), 1 failed operation (rejected edit,",
-            "  unknown id, corrupt log, …), 64 malformed command line.",
+            "  unknown id, corrupt log, …), 64 malformed command line."
         ]
         return out.joined(separator: "\n")
     }

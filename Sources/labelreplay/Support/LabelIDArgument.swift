@@ -21,7 +21,9 @@ enum LabelIDArgument {
     static func parse(_ text: String, for display: String) throws -> Pattern {
         let digits = text.lowercased().filter { $0 != "-" }
         guard digits.count >= minimumPrefix, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else {
-            throw UsageError("the value '\(text)' is invalid for '\(display)': expected a label id (a UUID, or a unique prefix of at least \(minimumPrefix) hex digits)")
+            throw UsageError(
+                "the value '\(text)' is invalid for '\(display)': expected a label id (a UUID, or a unique prefix of at least \(minimumPrefix) hex digits)"
+            )
         }
         if digits.count == 32 {
             let chars = Array(digits)
@@ -33,8 +35,10 @@ enum LabelIDArgument {
 
     /// The id `text` names among `known`. A full id not in `known` is returned
     /// as is when `allowUnknown` (the store then says it was never added).
-    static func resolve(_ text: String, for display: String, known: some Sequence<LabelID>, in path: String,
-                        allowUnknown: Bool = false, describe: (LabelID) -> String) throws -> LabelID {
+    static func resolve(
+        _ text: String, for display: String, known: some Sequence<LabelID>, in path: String,
+        allowUnknown: Bool = false, describe: (LabelID) -> String
+    ) throws -> LabelID {
         switch try parse(text, for: display) {
         case .full(let id):
             if allowUnknown || known.contains(id) { return id }
@@ -49,7 +53,9 @@ enum LabelIDArgument {
             default:
                 var lines = matches.prefix(20).map { "\($0)  \(describe($0))" }
                 if matches.count > 20 { lines.append("… and \(matches.count - 20) more") }
-                throw Failure("\(path): the id prefix '\(digits)' is ambiguous: it matches \(matches.count) labels (give more digits):", details: lines)
+                throw Failure(
+                    "\(path): the id prefix '\(digits)' is ambiguous: it matches \(matches.count) labels (give more digits):",
+                    details: lines)
             }
         }
     }

@@ -10,7 +10,12 @@ final class NotificationInbox: Sendable {
     func append(_ item: ChangeNotification) { items.withLock { $0.append(item) } }
 
     /// Everything delivered since the last call, in delivery order.
-    func take() -> [ChangeNotification] { items.withLock { items in defer { items = [] }; return items } }
+    func take() -> [ChangeNotification] {
+        items.withLock { items in
+            defer { items = [] }
+            return items
+        }
+    }
 }
 
 extension Dependency {

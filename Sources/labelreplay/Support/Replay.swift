@@ -160,6 +160,8 @@ final class Replay {
     /// (only once reading reached them: stopping early says nothing about the tail).
     func warnAboutTail() {
         guard reachedEnd, let tail = try? tail() else { return }
-        console.warning("\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)")
+        console.warning(
+            "\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)"
+        )
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import EventLog
+import Foundation
 import LabelProjection
 
 /// What the write commands (`add`, `rename`, `toggle`, …, `revert`) share:
@@ -14,29 +14,35 @@ enum Writing {
     static let envelope: [ArgumentSpec] = [
         .option("actor", value: "name", "Who makes the edit (stored in the record)."),
         .option("note", value: "text", "A comment or correlation id (stored in the record)."),
-        .flag("json", "Print the appended records as JSON Lines (the form of 'log --json')."),
+        .flag("json", "Print the appended records as JSON Lines (the form of 'log --json').")
     ]
 
     /// ``envelope`` plus `--record-rejection`, taken by the commands the store validates.
-    static let common: [ArgumentSpec] = envelope + [
-        .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why."),
-    ]
+    static let common: [ArgumentSpec] =
+        envelope + [
+            .flag("record-rejection", "If the store refuses the edit, append a 'rejected' audit record saying why.")
+        ]
 
     /// `--expect-version` for commands addressed to one label (its version).
-    static let expectLabelVersion = ArgumentSpec.option("expect-version", value: "version",
-        "Refuse the edit unless the label's version (the seq that last added it or changed its title or state, as 'show' prints it) is still <version>.")
+    static let expectLabelVersion = ArgumentSpec.option(
+        "expect-version", value: "version",
+        "Refuse the edit unless the label's version (the seq that last added it or changed its title or state, as 'show' prints it) is still <version>."
+    )
 
     /// `--expect-version` for commands about membership or order (the list's version).
-    static let expectListVersion = ArgumentSpec.option("expect-version", value: "version",
+    static let expectListVersion = ArgumentSpec.option(
+        "expect-version", value: "version",
         "Refuse the edit unless the list's version (the seq that last changed membership or order) is still <version>.")
 
     /// Opens the store over `path` (creating the log only when `create`),
     /// runs `body`, prints what was appended (or, when nothing was, the
     /// sentence `body` returned with the records), and closes the store.
     /// `human`, when given, replaces the default one-line-per-record report.
-    static func perform(_ arguments: ParsedArguments, console: Console, create: Bool = false,
-                        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
-                        report human: (([EventRecord]) -> [String])? = nil) throws -> Int32 {
+    static func perform(
+        _ arguments: ParsedArguments, console: Console, create: Bool = false,
+        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
+        report human: (([EventRecord]) -> [String])? = nil
+    ) throws -> Int32 {
         let path = arguments.positional("log")
         if let id = arguments.optionalPositional("id") ?? arguments.option("id"), let spec = arguments.spec.argument(named: "id") {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
@@ -69,15 +75,19 @@ enum Writing {
     /// The arguments of a command addressed to one label: `<log> <id>`, then `extra`,
     /// then `--expect-version` (the label's version) and the ``common`` options.
     static func labelArguments(_ extra: [ArgumentSpec] = []) -> [ArgumentSpec] {
-        [.positional("log", "The label log file."),
-         .positional("id", "The label's id, or a unique prefix of at least 4 hex digits.")]
+        [
+            .positional("log", "The label log file."),
+            .positional("id", "The label's id, or a unique prefix of at least 4 hex digits.")
+        ]
             + extra + [expectLabelVersion] + common
     }
 
     /// ``perform(_:console:create:_:report:)`` for a command addressed to one label: resolves
     /// `<id>` and turns `--expect-version` into an expectation on that label's version.
-    static func performOnLabel(_ arguments: ParsedArguments, console: Console,
-                               _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)) throws -> Int32 {
+    static func performOnLabel(
+        _ arguments: ParsedArguments, console: Console,
+        _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)
+    ) throws -> Int32 {
         let version = try expectedVersion(arguments)
         return try perform(arguments, console: console) { store, options in
             let id = try labelID(arguments, in: store)
@@ -100,7 +110,9 @@ enum Writing {
         let options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
         let store = try openStore(path, options: options)
         if let report = store.recoveryReport, report.droppedBytes > 0 {
-            console.warning("\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))")
+            console.warning(
+                "\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))"
+            )
         }
         return store
     }
@@ -123,8 +135,10 @@ enum Writing {
     static func labelID(_ arguments: ParsedArguments, _ name: String = "id", in store: LabelStore) throws -> LabelID {
         let display = arguments.spec.argument(named: name)?.display ?? "<\(name)>"
         let text = arguments.optionalPositional(name) ?? arguments.option(name) ?? ""
-        return try LabelIDArgument.resolve(text, for: display, known: store.knownIDs, in: arguments.positional("log"),
-                                           allowUnknown: true) { id in describe(id, in: store) }
+        return try LabelIDArgument.resolve(
+            text, for: display, known: store.knownIDs, in: arguments.positional("log"),
+            allowUnknown: true
+        ) { id in describe(id, in: store) }
     }
 
     /// `3f2a9c1e "Amber"` unescaped (for messages, which are escaped when printed).

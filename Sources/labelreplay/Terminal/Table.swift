@@ -43,7 +43,10 @@ struct Table {
         var width = 0
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            if value < 0x7F { width += 1; continue }
+            if value < 0x7F {
+                width += 1
+                continue
+            }
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .enclosingMark, .format: continue
             default: break

@@ -78,4 +78,3 @@ enum Arguments {
         return list ? .list(settings) : .run(settings)
     }
 }
-

@@ -82,8 +82,10 @@ struct Target: Sendable, Codable {
 
     /// A target on the ratio and optionally our own value; the text is derived.
     /// `text`, when given, replaces the derived wording (e.g. `≥ 100× faster` for `maxRatio: 0.01`).
-    init(minRatio: Double? = nil, maxRatio: Double? = nil, minOurs: Double? = nil, maxOurs: Double? = nil,
-         metric: Metric, text: String? = nil) {
+    init(
+        minRatio: Double? = nil, maxRatio: Double? = nil, minOurs: Double? = nil, maxOurs: Double? = nil,
+        metric: Metric, text: String? = nil
+    ) {
         self.minRatio = minRatio
         self.maxRatio = maxRatio
         self.minOurs = minOurs

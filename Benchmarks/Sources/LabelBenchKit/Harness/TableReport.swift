@@ -5,14 +5,18 @@ enum TableReport {
 
     /// The whole report as text.
     static func render(machine: MachineInfo, settings: BenchSettings, results: [WorkloadResult]) -> String {
-        var lines = ["labelbench — EventLog vs SQLite (WAL), \(settings.modeName) run, " +
-                     "\(settings.repetitions) repetition\(settings.repetitions == 1 ? "" : "s") per side (median), seed 0x\(String(settings.seed, radix: 16))"]
+        var lines = [
+            "labelbench — EventLog vs SQLite (WAL), \(settings.modeName) run, "
+                + "\(settings.repetitions) repetition\(settings.repetitions == 1 ? "" : "s") per side (median), seed 0x\(String(settings.seed, radix: 16))"
+        ]
         lines += machine.lines
         if !machine.optimized { lines.append("WARNING: debug build; these numbers mean nothing (use -c release)") }
         lines.append("")
         let rows = results.map { r in
-            [r.title, r.metric.format(r.ours.median), r.peer ?? "—", r.peer == nil ? "—" : r.metric.format(r.sqlite.median),
-             r.ratioText, r.target.text, !r.target.hasBounds ? "—" : r.met ? "yes" : "no"]
+            [
+                r.title, r.metric.format(r.ours.median), r.peer ?? "—", r.peer == nil ? "—" : r.metric.format(r.sqlite.median),
+                r.ratioText, r.target.text, !r.target.hasBounds ? "—" : r.met ? "yes" : "no"
+            ]
         }
         lines += table([columns] + rows)
         let notes = results.flatMap { r in r.notes.map { "- \(r.id): \($0)" } }

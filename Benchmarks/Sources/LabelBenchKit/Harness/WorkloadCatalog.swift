@@ -9,7 +9,7 @@ enum WorkloadCatalog {
             SingleAppendWorkload(settings: settings),
             BatchAppendWorkload(settings: settings),
             ConcurrentWritersWorkload(settings: settings),
-            ReplayWorkload<DecodeOnlyConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings),
+            ReplayWorkload<DecodeOnlyConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings)
         ]
         if settings.big {
             all.append(ReplayWorkload<DecodeOnlyConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))

@@ -54,8 +54,9 @@ enum SQLiteEventReader {
         case let other:
             throw BenchError("row \(seq) has unknown kind \(other)")
         }
-        return EventRecord(seq: UInt64(seq), timestamp: EventTimestamp(millisecondsSince1970: row.int64(1)),
-                           actor: row.text(10), note: row.text(11), event: event)
+        return EventRecord(
+            seq: UInt64(seq), timestamp: EventTimestamp(millisecondsSince1970: row.int64(1)),
+            actor: row.text(10), note: row.text(11), event: event)
     }
 
     private static func text(_ row: SQLiteStatement, _ column: Int32) throws -> String {
@@ -71,7 +72,10 @@ enum SQLiteEventReader {
     }
 
     private static func labelID(_ b: UnsafeRawBufferPointer, at p: Int) -> LabelID {
-        LabelID(bytes: (b[p], b[p + 1], b[p + 2], b[p + 3], b[p + 4], b[p + 5], b[p + 6], b[p + 7],
-                        b[p + 8], b[p + 9], b[p + 10], b[p + 11], b[p + 12], b[p + 13], b[p + 14], b[p + 15]))
+        LabelID(
+            bytes: (
+                b[p], b[p + 1], b[p + 2], b[p + 3], b[p + 4], b[p + 5], b[p + 6], b[p + 7],
+                b[p + 8], b[p + 9], b[p + 10], b[p + 11], b[p + 12], b[p + 13], b[p + 14], b[p + 15]
+            ))
     }
 }

@@ -38,8 +38,13 @@ struct SQLiteEventRow {
 
     /// The id at byte `offset` of `bytes`.
     static func labelID(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> LabelID {
-        LabelID(bytes: bytes.loadUnaligned(fromByteOffset: offset, as: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                                                                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8).self))
+        LabelID(
+            bytes: bytes.loadUnaligned(
+                fromByteOffset: offset,
+                as: (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ).self))
     }
 
     private func text(_ column: Int32) -> UnsafeRawBufferPointer? {

@@ -36,7 +36,7 @@ final class SQLiteEventWriter {
                 defer { begin.reset() }
                 try begin.step()
                 break
-            } catch where error.isBusy {
+            } catch  where error.isBusy {
                 continue
             }
         }

@@ -31,11 +31,12 @@ struct MachineInfo: Codable, Sendable {
     /// `probeDirectory` is where the sync probe writes (a directory of the scratch space).
     static func collect(scratchDirectory: String, probeDirectory: String) -> MachineInfo {
         let sync = SyncProbe.medianSyncLatency(in: probeDirectory).map { Statistics.seconds($0) * 1000 }
-        return MachineInfo(cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
-                           memoryBytes: ProcessInfo.processInfo.physicalMemory, os: operatingSystem(),
-                           swift: swiftVersion(), sqlite: String(cString: sqlite3_libversion()),
-                           scratchDirectory: scratchDirectory, fileSystem: fileSystem(of: scratchDirectory),
-                           syncMilliseconds: sync, loadAverage: loadAverage(), optimized: isOptimized)
+        return MachineInfo(
+            cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount,
+            memoryBytes: ProcessInfo.processInfo.physicalMemory, os: operatingSystem(),
+            swift: swiftVersion(), sqlite: String(cString: sqlite3_libversion()),
+            scratchDirectory: scratchDirectory, fileSystem: fileSystem(of: scratchDirectory),
+            syncMilliseconds: sync, loadAverage: loadAverage(), optimized: isOptimized)
     }
 
     /// The header lines printed above the table.
@@ -45,7 +46,7 @@ struct MachineInfo: Codable, Sendable {
             "machine: \(cpu), \(cores) cores, \(String(format: "%.1f", gib)) GiB RAM, load \(loadAverage)",
             "os: \(os); \(swift); SQLite \(sqlite)",
             "scratch: \(scratchDirectory) (\(fileSystem)); 4 KiB append + fdatasync: "
-                + (syncMilliseconds.map { String(format: "%.2f ms", $0) } ?? "unknown") + " (median of 20)",
+                + (syncMilliseconds.map { String(format: "%.2f ms", $0) } ?? "unknown") + " (median of 20)"
         ]
     }
 
@@ -105,7 +106,8 @@ struct MachineInfo: Codable, Sendable {
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0,
-              let line = text.split(separator: "\n").first(where: { $0.contains("Swift version") }) else {
+            let line = text.split(separator: "\n").first(where: { $0.contains("Swift version") })
+        else {
             return "swift unknown"
         }
         return String(line).trimmingCharacters(in: .whitespaces)

@@ -13,18 +13,22 @@ enum ProjectionFixtures {
         let a = rng.next()
         let b = rng.next()
         func byte(_ v: UInt64, _ k: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: v >> (8 * k)) }
-        return LabelID(bytes: (byte(a, 0), byte(a, 1), byte(a, 2), byte(a, 3), byte(a, 4), byte(a, 5),
-                               (byte(a, 6) & 0x0F) | 0x40, byte(a, 7),
-                               (byte(b, 0) & 0x3F) | 0x80, byte(b, 1), byte(b, 2), byte(b, 3),
-                               byte(b, 4), byte(b, 5), byte(b, 6), byte(b, 7)))
+        return LabelID(
+            bytes: (
+                byte(a, 0), byte(a, 1), byte(a, 2), byte(a, 3), byte(a, 4), byte(a, 5),
+                (byte(a, 6) & 0x0F) | 0x40, byte(a, 7),
+                (byte(b, 0) & 0x3F) | 0x80, byte(b, 1), byte(b, 2), byte(b, 3),
+                byte(b, 4), byte(b, 5), byte(b, 6), byte(b, 7)
+            ))
     }
 
     /// The `added` record at `seq` appending a new label (realistic title, 85% enabled) at `index`.
     static func addedRecord(seq: UInt64, index: Int, rng: inout SeededGenerator) -> EventRecord {
         let id = randomID(&rng)
         let title = TitleGenerator.title(using: &rng)
-        return EventRecord(seq: seq, timestamp: timestamp(seq),
-                           event: .added(id: id, title: title, isEnabled: rng.percent(85), index: index))
+        return EventRecord(
+            seq: seq, timestamp: timestamp(seq),
+            event: .added(id: id, title: title, isEnabled: rng.percent(85), index: index))
     }
 
     /// A list of `labels` labels folded from `labels` appending `added` records; equal seeds give equal lists.
@@ -49,8 +53,9 @@ enum ProjectionFixtures {
         let event: LabelEvent
         switch kind {
         case .added:
-            event = .added(id: randomID(&rng), title: TitleGenerator.title(using: &rng), isEnabled: rng.percent(85),
-                           index: rng.below(list.count + 1))
+            event = .added(
+                id: randomID(&rng), title: TitleGenerator.title(using: &rng), isEnabled: rng.percent(85),
+                index: rng.below(list.count + 1))
         case .renamed:
             let label = list[rng.below(list.count)]
             event = .renamed(id: label.id, oldTitle: label.title, newTitle: TitleGenerator.title(using: &rng))

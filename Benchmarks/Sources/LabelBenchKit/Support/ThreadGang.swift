@@ -11,10 +11,12 @@ import Foundation
 enum ThreadGang {
     /// Runs `threads` threads as described above and returns the time from
     /// the start until the last `work` returned. Rethrows the first error of any thread.
-    static func run<State>(threads: Int,
-                           setup: @escaping @Sendable (_ thread: Int) throws -> State,
-                           work: @escaping @Sendable (_ thread: Int, _ state: State) throws -> Void,
-                           teardown: @escaping @Sendable (_ thread: Int, _ state: State) -> Void) throws -> Duration {
+    static func run<State>(
+        threads: Int,
+        setup: @escaping @Sendable (_ thread: Int) throws -> State,
+        work: @escaping @Sendable (_ thread: Int, _ state: State) throws -> Void,
+        teardown: @escaping @Sendable (_ thread: Int, _ state: State) -> Void
+    ) throws -> Duration {
         let line = StartLine(threads: threads)
         for index in 0..<threads {
             let thread = Thread {
@@ -100,11 +102,12 @@ final class StartLine: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            let count = switch stage {
-            case .arrived: arrived
-            case .finished: finished
-            case .exited: exited
-            }
+            let count =
+                switch stage {
+                case .arrived: arrived
+                case .finished: finished
+                case .exited: exited
+                }
             if count >= threads { return }
             condition.wait()
         }

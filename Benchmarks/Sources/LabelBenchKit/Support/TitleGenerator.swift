@@ -10,7 +10,7 @@ struct TitleGenerator {
         "2026", "Budget", "Garden", "Kids", "School", "Sport", "Running", "Recipes", "Shopping",
         "Gifts", "Birthday", "Archive", "Personal", "Client", "Admin", "Research", "Errands",
         "Büro", "Café", "Straße", "Résumé", "naïve", "Niño", "São Paulo", "Zürich",
-        "Ελλάδα", "Москва", "東京", "日本語", "Größe", "Crème brûlée", "🏷️ Tags", "Øresund",
+        "Ελλάδα", "Москва", "東京", "日本語", "Größe", "Crème brûlée", "🏷️ Tags", "Øresund"
     ]
 
     /// The title length range, in characters.

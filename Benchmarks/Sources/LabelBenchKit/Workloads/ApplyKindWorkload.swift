@@ -43,7 +43,10 @@ final class ApplyKindWorkload: Workload {
 
         func release() {
             users -= 1
-            if users <= 0 { primary = nil; shadow = nil }
+            if users <= 0 {
+                primary = nil
+                shadow = nil
+            }
         }
     }
 

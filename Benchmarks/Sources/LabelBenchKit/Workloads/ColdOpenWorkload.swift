@@ -36,19 +36,23 @@ final class ColdOpenWorkload: Workload {
     private var tailMilliseconds: Double { Statistics.median(fullSamples) * Double(tail) / Double(eventCount) }
 
     var target: Target {
-        Target(maxOurs: 100 + tailMilliseconds, metric: .milliseconds,
-               text: fullSamples.isEmpty ? "≤ 100 ms + tail" : String(format: "≤ 100 ms + tail (%.2f ms)", tailMilliseconds))
+        Target(
+            maxOurs: 100 + tailMilliseconds, metric: .milliseconds,
+            text: fullSamples.isEmpty ? "≤ 100 ms + tail" : String(format: "≤ 100 ms + tail (%.2f ms)", tailMilliseconds))
     }
 
     var notes: [String] {
-        ["snapshot at seq \((eventCount - tail).grouped), \(snapshotBytes.grouped) bytes; ours replays the \(tail.grouped)-record tail on top of it, the peer replays all \(eventCount.grouped) records"]
+        [
+            "snapshot at seq \((eventCount - tail).grouped), \(snapshotBytes.grouped) bytes; ours replays the \(tail.grouped)-record tail on top of it, the peer replays all \(eventCount.grouped) records"
+        ]
     }
 
     private var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
 
     private func options(useSnapshot: Bool) -> LabelStore.Options {
-        LabelStore.Options(durability: .noSync,
-                           snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false, useOnOpen: useSnapshot))
+        LabelStore.Options(
+            durability: .noSync,
+            snapshots: SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false, useOnOpen: useSnapshot))
     }
 
     func prepare(_ context: BenchContext) throws {

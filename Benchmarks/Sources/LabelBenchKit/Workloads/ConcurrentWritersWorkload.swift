@@ -69,8 +69,9 @@ final class ConcurrentWritersWorkload: Workload {
             elapsed = try ThreadGang.run(
                 threads: Self.threads,
                 setup: { _ in
-                    let connection = try SQLiteEventDatabase.open(path: path, synchronous: .full,
-                                                                  busyTimeout: Self.busyTimeoutMilliseconds)
+                    let connection = try SQLiteEventDatabase.open(
+                        path: path, synchronous: .full,
+                        busyTimeout: Self.busyTimeoutMilliseconds)
                     return try SQLiteEventWriter(connection: connection)
                 },
                 work: { thread, writer in

@@ -113,7 +113,9 @@ struct DecodeOnlyConsumer: ReplayConsumer {
         }
     }
 
-    var digest: String { "\(count) records, seq sum \(seqSum), time sum \(timeSum), \(textBytes) text bytes, ids \(idBits), numbers \(numbers)" }
+    var digest: String {
+        "\(count) records, seq sum \(seqSum), time sum \(timeSum), \(textBytes) text bytes, ids \(idBits), numbers \(numbers)"
+    }
 
     private mutating func mix(_ id: LabelID) {
         let bytes = id.uuid.uuid

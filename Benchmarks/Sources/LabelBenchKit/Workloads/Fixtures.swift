@@ -9,8 +9,9 @@ enum Fixtures {
 
     /// Creates a new, empty log in `directory` with `durability`.
     static func createLog(in directory: String, durability: Durability) throws -> LogWriter {
-        try LogWriter.open(path: "\(directory)/\(logName)",
-                           options: LogWriter.Options(durability: durability, createIfMissing: true))
+        try LogWriter.open(
+            path: "\(directory)/\(logName)",
+            options: LogWriter.Options(durability: durability, createIfMissing: true))
     }
 
     /// Creates a new, empty SQLite database in `directory` (WAL, `synchronous`, the events table).
@@ -24,8 +25,10 @@ enum Fixtures {
     /// be in memory at once). Fast settings: the log without syncs and one
     /// sync at the end; SQLite with `synchronous=OFF`, one transaction per
     /// chunk, then a checkpoint that empties the WAL.
-    static func writeBoth(count: Int, seed: UInt64, logPath: String, databasePath: String, chunk: Int = 10_000,
-                          progress: (Int) -> Void = { _ in }) throws {
+    static func writeBoth(
+        count: Int, seed: UInt64, logPath: String, databasePath: String, chunk: Int = 10_000,
+        progress: (Int) -> Void = { _ in }
+    ) throws {
         let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
         defer { log.close() }
         let db = try SQLiteEventDatabase.open(path: databasePath, synchronous: .off)
@@ -43,7 +46,8 @@ enum Fixtures {
         try log.sync()
         try SQLiteEventDatabase.checkpoint(db)
         guard log.lastSeq == UInt64(count), try SQLiteEventDatabase.rowCount(db) == count else {
-            throw BenchError("fixture: expected \(count) events, the log has \(log.lastSeq) and SQLite \(try SQLiteEventDatabase.rowCount(db))")
+            throw BenchError(
+                "fixture: expected \(count) events, the log has \(log.lastSeq) and SQLite \(try SQLiteEventDatabase.rowCount(db))")
         }
     }
 }

@@ -33,8 +33,11 @@ final class MemoryWorkload: Workload {
 
     var notes: [String] {
         let ours = Statistics.median(totals[.ours] ?? []), peer = Statistics.median(totals[.sqlite] ?? [])
-        return [String(format: "total incl. titles: ours %.1f B/label, [Label] array %.1f B/label; titles average %.1f UTF-8 bytes",
-                       ours, peer, titleBytesPerLabel)]
+        return [
+            String(
+                format: "total incl. titles: ours %.1f B/label, [Label] array %.1f B/label; titles average %.1f UTF-8 bytes",
+                ours, peer, titleBytesPerLabel)
+        ]
     }
 
     func prepare(_ context: BenchContext) throws {}
@@ -51,7 +54,8 @@ final class MemoryWorkload: Workload {
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard process.terminationStatus == 0, fields.count == 2 else {
-            throw BenchError("\(id): the memory probe failed (status \(process.terminationStatus), output '\(String(decoding: data, as: UTF8.self))')")
+            throw BenchError(
+                "\(id): the memory probe failed (status \(process.terminationStatus), output '\(String(decoding: data, as: UTF8.self))')")
         }
         let (residentBytes, titleBytes) = (fields[0], fields[1])
         let perLabel = residentBytes / Double(eventCount)

@@ -41,7 +41,8 @@ final class NaiveArrayWorkload: Workload {
         records = []
         for _ in 0..<eventCount {
             let roll = rng.below(1_000)
-            let kind: ProjectionFixtures.Kind = roll < 450 ? .renamed : roll < 900 ? .toggled : roll < 950 ? .moved : roll < 975 ? .added : .removed
+            let kind: ProjectionFixtures.Kind =
+                roll < 450 ? .renamed : roll < 900 ? .toggled : roll < 950 ? .moved : roll < 975 ? .added : .removed
             records.append(try ProjectionFixtures.nextRecord(kind, on: &shadow, rng: &rng))
         }
         expected = shadow.labels
@@ -64,7 +65,9 @@ final class NaiveArrayWorkload: Workload {
             }
             result = naive.labels
         }
-        guard result == expected else { throw BenchError("\(id): \(side == .ours ? "ours" : "the naive array") folded to a different list") }
+        guard result == expected else {
+            throw BenchError("\(id): \(side == .ours ? "ours" : "the naive array") folded to a different list")
+        }
         return Statistics.seconds(elapsed) * 1e6 / Double(eventCount)
     }
 
@@ -116,7 +119,9 @@ struct NaiveLabelArray {
             labels[i].version = seq
         case .removed(let id, let index, let title, let isEnabled):
             let i = try find(id)
-            guard i == index, labels[i].title == title, labels[i].isEnabled == isEnabled else { throw BenchError("naive: seq \(seq): bad remove") }
+            guard i == index, labels[i].title == title, labels[i].isEnabled == isEnabled else {
+                throw BenchError("naive: seq \(seq): bad remove")
+            }
             labels.remove(at: i)
         case .moved(let id, let from, let to):
             let i = try find(id)

@@ -59,7 +59,7 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
         let elapsed: Duration
         switch side {
         case .ours:
-            if let Folded = Consumer.self as? any FoldedProjectionConsumer.Type {
+            if let foldedType = Consumer.self as? any FoldedProjectionConsumer.Type {
                 // The projection fold: the store opens the log and folds it itself.
                 var list = LabelList()
                 elapsed = try Statistics.time {
@@ -68,7 +68,7 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
                     store.close()
                 }
                 count = Int(list.lastSeq)
-                guard let folded = Folded.init(folded: list) as? Consumer else { throw BenchError("\(id): consumer type mismatch") }
+                guard let folded = foldedType.init(folded: list) as? Consumer else { throw BenchError("\(id): consumer type mismatch") }
                 consumer = folded
             } else {
                 elapsed = try Statistics.time {
