@@ -3,7 +3,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// Scenario A (SCENARIOS.md): row observation. Collection changes and element
+/// Scenario A (docs/SCENARIOS.md): row observation. Collection changes and element
 /// changes are published to different subscribers, after they are applied.
 @Suite struct ScenarioATests {
     @Test func scenarioA_rowObservationStepByStep() throws {

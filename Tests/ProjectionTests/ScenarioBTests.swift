@@ -3,7 +3,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// Scenario B (SCENARIOS.md): editing through a filtered view. Writes go to
+/// Scenario B (docs/SCENARIOS.md): editing through a filtered view. Writes go to
 /// ids, never to view positions; a write to a removed label is refused.
 @Suite struct ScenarioBTests {
     @Test func scenarioB_editingThroughAFilteredViewStepByStep() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// Scenario C (SCENARIOS.md): property-level observation. Toggling one label
+/// Scenario C (docs/SCENARIOS.md): property-level observation. Toggling one label
 /// of fifty must not notify the other forty-nine rows. (The Observation
 /// framework half is in ObservableLabelsTests.)
 @Suite struct ScenarioCTests {

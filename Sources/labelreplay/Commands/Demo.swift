@@ -2,12 +2,12 @@ import EventLog
 import Foundation
 import LabelProjection
 
-/// `demo`: writes scenarios A and B of SCENARIOS.md into a new log, step by
+/// `demo`: writes scenarios A and B of docs/SCENARIOS.md into a new log, step by
 /// step, printing each step, what the store published, and the list after it.
 enum Demo: Command {
     static let spec = CommandSpec(
         name: "demo",
-        abstract: "Write scenarios A and B (SCENARIOS.md) into a new log, step by step.",
+        abstract: "Write scenarios A and B (docs/SCENARIOS.md) into a new log, step by step.",
         discussion: """
             Scenario A edits rows of a list (actor row-ui); scenario B edits through a filtered view (actor filter-ui), \
             ending with an edit aimed at a label that was removed meanwhile: the store refuses it and records the \
@@ -32,7 +32,7 @@ enum Demo: Command {
         }
         let store = try Writing.open(path, create: true, recordRejections: true, console: console)
         defer { store.close() }
-        console.line(Escape.text("Writing scenarios A and B of SCENARIOS.md to \(path)"))
+        console.line(Escape.text("Writing scenarios A and B of docs/SCENARIOS.md to \(path)"))
         let script = DemoScript(store: store, console: console)
         try script.scenarioA()
         try script.scenarioB()

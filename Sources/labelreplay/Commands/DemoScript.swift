@@ -1,7 +1,7 @@
 import EventLog
 import LabelProjection
 
-/// The steps of `demo`: scenarios A and B of SCENARIOS.md, written through
+/// The steps of `demo`: scenarios A and B of docs/SCENARIOS.md, written through
 /// the store as a row UI (`row-ui`) and a filtered-view UI (`filter-ui`)
 /// would, with what each step published to the store's subscribers.
 final class DemoScript {
