@@ -11,7 +11,7 @@
 ///
 /// A full check costs O(n) in the number of slots. It runs after every
 /// mutation of a structure of up to ``fullCheckSize`` elements, and after
-/// every `(n / fullCheckSize + 1)`-th mutation of a larger one, so checks
+/// every `((n - 1) / fullCheckSize + 1)`-th mutation of a larger one, so checks
 /// cost O(``fullCheckSize``) per mutation amortized and tests of large
 /// lists stay linear.
 enum InternalChecks {
@@ -29,6 +29,6 @@ enum InternalChecks {
     /// `count` elements is followed by a full check.
     @inline(__always)
     static func isDue(mutation: UInt64, count: Int) -> Bool {
-        mutation % UInt64(count / fullCheckSize + 1) == 0
+        mutation % UInt64(max(count - 1, 0) / fullCheckSize + 1) == 0
     }
 }
