@@ -23,6 +23,25 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Appends batches of one to three `added` records forever (the batch sizes
+/// from a xorshift sequence seeded with `seed`), titled `title(seq)`, printing
+/// "ack FIRST LAST" after each acknowledged append.
+func appendForever(to writer: LogWriter, seed: UInt64, title: (UInt64) -> String) throws -> Never {
+    var state = seed | 1
+    while true {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        let n = Int(state % 3) + 1
+        let first = writer.lastSeq + 1
+        let entries = (0..<UInt64(n)).map { i in
+            LogEntry(.added(id: LabelID(), title: title(first + i), isEnabled: true, index: 0), actor: "child")
+        }
+        let records = try writer.append(entries)
+        say("ack \(records[0].seq) \(records[records.count - 1].seq)")
+    }
+}
+
 switch args[1] {
 case "append":
     guard args.count == 5, let durability = Durability(rawValue: args[3]), let seed = UInt64(args[4]) else {
@@ -31,19 +50,7 @@ case "append":
     do {
         let writer = try LogWriter.open(path: path, options: .init(durability: durability, createIfMissing: true))
         say("opened \(writer.lastSeq)")
-        var state = seed | 1
-        while true {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            let n = Int(state % 3) + 1
-            let first = writer.lastSeq + 1
-            let entries = (0..<UInt64(n)).map { i in
-                LogEntry(.added(id: LabelID(), title: StressRecords.plainTitle(first + i), isEnabled: true, index: 0), actor: "child")
-            }
-            let records = try writer.append(entries)
-            say("ack \(records[0].seq) \(records[records.count - 1].seq)")
-        }
+        try appendForever(to: writer, seed: seed) { StressRecords.plainTitle($0) }
     } catch {
         fail("\(error)")
     }
@@ -60,21 +67,7 @@ case "append-mixed":
             let record = try writer.append(StressRecords.largeReorder())
             say("ack \(record.seq) \(record.seq)")
         }
-        var state = round | 1
-        while true {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            let n = Int(state % 3) + 1
-            let first = writer.lastSeq + 1
-            let entries = (0..<UInt64(n)).map { i in
-                LogEntry(
-                    .added(id: LabelID(), title: StressRecords.mixedTitle(first + i, frame: frame), isEnabled: true, index: 0),
-                    actor: "child")
-            }
-            let records = try writer.append(entries)
-            say("ack \(records[0].seq) \(records[records.count - 1].seq)")
-        }
+        try appendForever(to: writer, seed: round) { StressRecords.mixedTitle($0, frame: frame) }
     } catch {
         fail("\(error)")
     }
