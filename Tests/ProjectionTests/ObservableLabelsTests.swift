@@ -87,14 +87,14 @@ import Testing
 
     @Test func followAppliesStreamedChangesUntilTheStoreCloses() async throws {
         let store = try makeStore()
-        let a = try store.add("A")
+        let a = try await store.add("A")
         let model = ObservableLabels(store: store)
         let following = Task { await model.follow() }
         while store.subscriberCount == 0 { await Task.yield() }  // wait until follow() is subscribed
-        try store.add("B")
-        try store.rename(a, to: "A2")
-        try store.move(a, to: 1)
-        store.close()
+        try await store.add("B")
+        try await store.rename(a, to: "A2")
+        try await store.move(a, to: 1)
+        await store.close()
         #expect(model.appliedSeq == 1, "nothing is applied until the stream is consumed")
         await following.value
         #expect(model.rows.map(\.title) == ["B", "A2"])

@@ -81,7 +81,7 @@ final class OracleRun {
         let mode = (epoch + Int(seed % 3)) % 3  // 0: close; 1: release; 2: close, then release (every run sees all three)
         observable = nil
         if mode != 1 {
-            store?.close()
+            await store?.close()
             count("closed")
         }
         weak var released: LabelStore?
@@ -100,7 +100,7 @@ final class OracleRun {
             // Closed, not released: reads and time travel still work, writes are refused.
             let seq = UInt64(gen.int(0...Int(last)))
             #expect(history.states[Int(seq)].matches(try! store.state(atSeq: seq)), "\(context): time travel after close")
-            #expect((try? store.add("after close")) == nil)
+            await #expect((try? store.add("after close")) == nil)
         }
         store = nil
     }

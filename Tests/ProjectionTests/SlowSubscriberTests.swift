@@ -25,12 +25,12 @@ import Testing
         var most = 0
         for i in 0..<50_000 {
             if i % 5 == 4, !ids.isEmpty {
-                try store.toggle(ids[i % ids.count])
+                try await store.toggle(ids[i % ids.count])
             } else if i % 7 == 6, ids.count > 2 {
                 let id = ids[(i * 31) % ids.count]
-                try store.move(id, to: store.snapshot.position(of: id) == 0 ? 1 : 0)
+                try await store.move(id, to: store.snapshot.position(of: id) == 0 ? 1 : 0)
             } else {
-                ids.append(try store.add("label \(i)", at: i % (ids.count + 1)))
+                await ids.append(try store.add("label \(i)", at: i % (ids.count + 1)))
             }
             if i % 250 == 0 { most = max(most, store.bufferedStreamNotifications) }
         }
@@ -38,7 +38,7 @@ import Testing
         #expect(store.lastSeq >= 49_000)
         #expect(most <= 2 * 10_000, "two streams hold at most their limit each; they held \(most)")
         #expect(store.streamOverflows >= 2, "both streams must have dropped their buffers")
-        store.close()
+        await store.close()
 
         let received = await collect(everything)
         #expect(received.map(\.seq) == Array(1...store.lastSeq), "every record exactly once, in order")
@@ -67,11 +67,11 @@ import Testing
             return n
         }
         for i in 0..<6_000 {
-            try store.add("label \(i)")
+            try await store.add("label \(i)")
             if i == 3_000 { #expect(await cancelledTask.value >= 50) }
         }
         #expect(store.bufferedStreamNotifications <= 2 * 300)
-        store.close()
+        await store.close()
         #expect(await fastTask.value.map(\.seq) == Array(1...6_000))
         #expect(await collect(slow).map(\.seq) == Array(1...6_000))
     }
@@ -99,7 +99,7 @@ import Testing
             }
         }
         #expect(store.streamOverflows > 0, "the consumer must have fallen behind at least once")
-        store.close()
+        await store.close()
         let last = store.lastSeq
         #expect(await consumer.value == Array(1...last), "every seq once, in order, across overflows and switches back to live")
         var counts: [Int] = []
@@ -113,16 +113,16 @@ import Testing
         let stream = store.changes(for: .everything)
         let task = Task { await collect(stream) }
         while store.subscriberCount == 0 { await Task.yield() }
-        try store.add("A")
+        try await store.add("A")
         task.cancel()
         _ = await task.value
         #expect(store.subscriberCount == 0)
-        try store.add("B")
+        try await store.add("B")
     }
 
     @Test func aHistoryStreamIsFoldedLazilyWithinItsBoundAndJoinsLiveWithoutGap() async throws {
         let store = try LabelStore(storage: InMemoryEventLog(), options: .init(clock: StepClock().now, streamBufferLimit: 100))
-        for i in 0..<5_000 { try store.add("label \(i)") }
+        for i in 0..<5_000 { try await store.add("label \(i)") }
         let stream = try store.changes(for: .everything, from: 1)
         var iterator = stream.makeAsyncIterator()
         var seqs: [UInt64] = []
@@ -131,8 +131,8 @@ import Testing
             seqs.append(notification.seq)
             #expect(store.bufferedStreamNotifications <= 100)
         }
-        for i in 0..<300 { try store.add("live \(i)") }
-        store.close()
+        for i in 0..<300 { try await store.add("live \(i)") }
+        await store.close()
         while let notification = await iterator.next() { seqs.append(notification.seq) }
         #expect(seqs == Array(1...5_300))
     }
@@ -144,11 +144,11 @@ import Testing
         let options = LabelStore.Options(
             durability: .noSync, createIfMissing: true, clock: StepClock().now,
             snapshots: SnapshotPolicy(everyRecords: 700, everyBytes: 0, onClose: false), streamBufferLimit: 50)
-        let store = try LabelStore.open(path: directory.path + "/labels.log", options: options)
+        let store = try await LabelStore.open(path: directory.path + "/labels.log", options: options)
         let stream = store.changes(for: .membership)
-        for i in 0..<2_000 { try store.add("label \(i)") }
+        for i in 0..<2_000 { try await store.add("label \(i)") }
         #expect(store.streamOverflows == 1 && store.bufferedStreamNotifications == 0)
-        store.close()
+        await store.close()
         #expect(await collect(stream).map(\.seq) == Array(1...2_000))
     }
 }

@@ -204,7 +204,7 @@ import Darwin
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.path + "/labels.log"
         let policy = SnapshotPolicy(everyRecords: 50, everyBytes: 0, onClose: true, minRecordsOnClose: 1, keep: 3)
-        let store = try LabelStore.open(path: path, options: options(policy))
+        let store = try await LabelStore.open(path: path, options: options(policy))
         await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<3 {
                 group.addTask {
@@ -216,17 +216,17 @@ import Darwin
             }
         }
         let expected = store.snapshot
-        store.close()
+        await store.close()
         #expect(SnapshotFiles.list(for: path).snapshots.count == 3)
         #expect(store.snapshotReport.lastWriteError == nil)
-        let reopened = try LabelStore.open(path: path, options: options(policy, create: false))
+        let reopened = try await LabelStore.open(path: path, options: options(policy, create: false))
         #expect(reopened.snapshotReport.usedSeq == expected.lastSeq && reopened.snapshot == expected)
         #expect(reopened.snapshot == (try fullReplay(path)))
         for entry in SnapshotFiles.list(for: path).snapshots {
             let (list, _) = try SnapshotFiles.read(entry.path)
             #expect(list == (try reopened.state(atSeq: entry.seq)), "snapshot at \(entry.seq) is the fold of the log to that seq")
         }
-        reopened.close()
+        await reopened.close()
     }
 
     /// A file named like a snapshot that is a FIFO (or a directory) is ignored and reported,
@@ -236,10 +236,10 @@ import Darwin
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/labels.log"
-        let store = try LabelStore.open(path: path, options: options())
+        let store = try await LabelStore.open(path: path, options: options())
         try write(10, to: store, seed: 3)
         let expected = store.snapshot
-        store.close()
+        await store.close()
         let fifo = SnapshotFiles.path(for: path, seq: 10)
         let folder = SnapshotFiles.path(for: path, seq: 9)
         try #require(mkfifo(fifo, 0o644) == 0)

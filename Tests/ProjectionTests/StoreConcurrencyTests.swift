@@ -14,7 +14,8 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("log").path
-        let store = try LabelStore.open(path: path, options: .init(durability: .noSync, createIfMissing: true, recordRejections: true))
+        let store = try await LabelStore.open(
+            path: path, options: .init(durability: .noSync, createIfMissing: true, recordRejections: true))
         let notified = Collector<UInt64>()
         let subscription = store.subscribe(to: .everything) { notified.append($0.seq) }
 
@@ -66,12 +67,12 @@ import Testing
         #expect(logged.filter { !acknowledgedSeqs.contains($0.seq) }.allSatisfy { (record: EventRecord) in record.event.kind == .rejected })
         let folded = try LabelList(replaying: logged)
         #expect(folded == store.snapshot)
-        store.close()
+        await store.close()
         subscription.cancel()
         #expect(Set(notified.all).isSubset(of: Set(logged.map(\.seq))))
         #expect(notified.all == notified.all.sorted(), "notifications arrive in seq order")
-        let reopened = try LabelStore.open(path: path)
+        let reopened = try await LabelStore.open(path: path)
         #expect(reopened.snapshot == folded)
-        reopened.close()
+        await reopened.close()
     }
 }

@@ -31,10 +31,10 @@ import Testing
     @Test func closingTheStoreWhileHistoryStreamsCatchUpLosesNothing() async throws {
         try await withTemporaryDirectory { directory in
             for round in 0..<6 {
-                let store = try LabelStore.open(path: directory + "/round-\(round).log", options: fileOptions())
+                let store = try await LabelStore.open(path: directory + "/round-\(round).log", options: fileOptions())
                 // Long titles: a catch-up batch spans several reads of the file, so a close lands inside one.
                 let padding = String(repeating: "-", count: 1_100)
-                try store.execute(batch: (0..<1_500).map { .add(title: "label \($0) \(padding)", isEnabled: true, id: nil, at: nil) })
+                try await store.execute(batch: (0..<1_500).map { .add(title: "label \($0) \(padding)", isEnabled: true, id: nil, at: nil) })
                 let streams = try (0..<6).map { _ in try store.changes(for: .everything, from: 1) }
                 let tasks = streams.map { stream in Task { await collect(stream) } }
                 // Close from a thread of its own: the collecting tasks keep the cooperative pool busy while they catch up.
@@ -55,7 +55,7 @@ import Testing
 
     @Test func aHistoryStreamOfAReleasedInMemoryStoreDeliversItsHistoryThenEnds() async throws {
         var store: LabelStore? = try makeStore()
-        for i in 0..<10 { try store!.add("label \(i)") }
+        for i in 0..<10 { try await store!.add("label \(i)") }
         let stream = try store!.changes(for: .everything, from: 1)
         let membership = try store!.changes(for: .membership, from: 4)
         store = nil
@@ -66,15 +66,15 @@ import Testing
     @Test func aHistoryStreamOfAReleasedFileStoreDeliversItsHistoryThenEnds() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/labels.log"
-            var store: LabelStore? = try LabelStore.open(path: path, options: fileOptions())
-            for i in 0..<10 { try store!.add("label \(i)") }
+            var store: LabelStore? = try await LabelStore.open(path: path, options: fileOptions())
+            for i in 0..<10 { try await store!.add("label \(i)") }
             let stream = try store!.changes(for: .everything, from: 1)
             store = nil
             #expect(await collect(stream) == Array(1...10))
             // The released store let go of its log: it opens again.
-            let reopened = try LabelStore.open(path: path, options: fileOptions())
+            let reopened = try await LabelStore.open(path: path, options: fileOptions())
             #expect(reopened.lastSeq == 10)
-            reopened.close()
+            await reopened.close()
         }
     }
 
@@ -82,12 +82,12 @@ import Testing
         for file in [false, true] {
             try await withTemporaryDirectory { directory in
                 var store: LabelStore? =
-                    file
+                    await file
                     ? try LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 3))
                     : try LabelStore(storage: InMemoryEventLog(), options: .init(clock: StepClock().now, streamBufferLimit: 3))
                 let live = store!.changes(for: .everything)
                 let view = store!.changes(for: .view(ViewQuery("1")))
-                for i in 0..<40 { try store!.add("label \(i)") }
+                for i in 0..<40 { try await store!.add("label \(i)") }
                 #expect(store!.streamOverflows == 2)
                 store = nil
                 #expect(await collect(live) == Array(1...40), file ? "file log" : "in-memory log")
@@ -99,18 +99,18 @@ import Testing
     @Test func aStreamOfAClosedStoreThenReleasedStillCatchesUp() async throws {
         var store: LabelStore? = try LabelStore(storage: InMemoryEventLog(), options: .init(clock: StepClock().now, streamBufferLimit: 5))
         let live = store!.changes(for: .everything)
-        for i in 0..<30 { try store!.add("label \(i)") }
-        store!.close()
+        for i in 0..<30 { try await store!.add("label \(i)") }
+        await store!.close()
         store = nil
         #expect(await collect(live) == Array(1...30))
     }
 
     @Test func catchingUpOverAClosedFileLogContinuesWhereTheLastBatchStopped() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 4))
-            try store.execute(batch: (0..<3_000).map { .add(title: "label \($0)", isEnabled: true, id: nil, at: nil) })
+            let store = try await LabelStore.open(path: directory + "/labels.log", options: fileOptions(bufferLimit: 4))
+            try await store.execute(batch: (0..<3_000).map { .add(title: "label \($0)", isEnabled: true, id: nil, at: nil) })
             let streams = try [store.changes(for: .everything, from: 1), store.changes(for: .membership, from: 1_000)]
-            store.close()
+            await store.close()
             async let first = collect(streams[0])
             async let second = collect(streams[1])
             #expect(await first == Array(1...3_000))

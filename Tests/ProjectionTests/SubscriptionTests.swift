@@ -10,7 +10,7 @@ import Testing
 @Suite struct SubscriptionTests {
     @Test func subscribingFromASeqWhileOthersWriteReplaysThenContinuesWithoutGapOrDuplicate() async throws {
         let store = try makeStore()
-        for i in 0..<50 { try store.add("seed \(i)") }
+        for i in 0..<50 { try await store.add("seed \(i)") }
         let collectors = (0..<4).map { _ in Collector<UInt64>() }
         let subscriptions = Collector<Subscription>()
         await withThrowingTaskGroup(of: Void.self) { group in
@@ -41,14 +41,14 @@ import Testing
 
     @Test func asyncStreamDeliversEveryNotificationInSeqOrderAndEndsWhenTheStoreCloses() async throws {
         let store = try makeStore()
-        let early = try store.add("Early")
+        let early = try await store.add("Early")
         let history = try store.changes(for: .membership, from: 1)
         let live = store.changes(for: .title(early))
-        let later = try store.add("Later")
-        try store.rename(early, to: "Early Two")
-        try store.remove(later)
-        try store.toggle(early)
-        store.close()
+        let later = try await store.add("Later")
+        try await store.rename(early, to: "Early Two")
+        try await store.remove(later)
+        try await store.toggle(early)
+        await store.close()
         var seqs: [UInt64] = []
         for await notification in history { seqs.append(notification.seq) }
         #expect(seqs == [1, 2, 4])

@@ -12,7 +12,7 @@ extension LabelList {
 
     /// Writes a slot, remembering its old value while a journal is open.
     mutating func setSlot(_ number: UInt32, _ slot: Slot) {
-        if let slotCount = journal?.slotCount, Int(number) < slotCount {
+        if let threshold = journal?.slotThreshold, Int(number) < threshold {
             journal!.slots.append((number, slots[Int(number)]))
         }
         slots[Int(number)] = slot

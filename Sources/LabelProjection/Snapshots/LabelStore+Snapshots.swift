@@ -49,7 +49,7 @@ extension LabelStore {
             throw StoreError(.invalidCommand, "Snapshots are written next to a file log; this store is over another storage.")
         }
         let pending = try state.withLock { (s) throws(StoreError) -> PendingSnapshot in
-            if s.closed { throw StoreError(.closed, "The store is closed.") }
+            if s.closed { throw StoreError.closedStore }
             return pendingSnapshot(s)
         }
         return try persistSnapshot(pending)

@@ -49,12 +49,7 @@ extension LabelStore {
     ///   the whole batch.
     @discardableResult
     public func execute(batch commands: [LabelCommand], options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
-        let describe = commands.count == 1 ? commands[0].description : "batch of \(commands.count) commands"
-        return try write(options: options, audit: (commands.count == 1 ? commands[0].labelID : nil, describe)) {
-            (list, now) throws(StoreError) in
-            try list.events(for: commands, expectation: options.expectation)
-                .map { LogEntry($0, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note) }
-        }
+        try write(Self.request(batch: commands, options: options))
     }
 
     /// Appends raw entries (for revert and import), all or nothing, keeping
@@ -72,15 +67,7 @@ extension LabelStore {
     /// - Complexity: O(e) folds for e entries, one append, at most one sync.
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
-        try write(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
-            try list.trialFold(
-                entries,
-                steps: { (_, entry) throws(StoreError) in
-                    var entry = entry
-                    entry.timestamp = entry.timestamp ?? now
-                    return [entry]
-                }, record: { entry, seq in entry.record(seq: seq, now: now) })
-        }
+        try write(Self.request(entries: entries))
     }
 
     /// Folds records appended to the storage by another writer into the
@@ -96,61 +83,51 @@ extension LabelStore {
         try state.withLock { (s) throws(StoreError) in try catchUp(&s) }
     }
 
-    // MARK: - The write path
+    // MARK: - Requests
 
-    /// Validates (via `makeEntries`), appends, applies and enqueues, under the lock;
-    /// then drains deliveries outside it. Retries after catching up on a seq conflict.
-    private func write(
-        options: WriteOptions, audit: (id: LabelID?, command: String)?,
-        _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]
-    ) throws(StoreError) -> [EventRecord] {
-        var checkpoint: PendingSnapshot?
-        defer {
-            delivery.drain()
-            if let checkpoint { writeAutomaticSnapshot(checkpoint) }
-        }
-        let (records, due) = try state.withLock { (s) throws(StoreError) -> ([EventRecord], PendingSnapshot?) in
-            let records = try writeLocked(options: options, audit: audit, &s, makeEntries)
-            return (records, records.isEmpty ? nil : snapshotDue(&s))
-        }
-        checkpoint = due
-        return records
-    }
-
-    /// The body of ``write(options:audit:_:)`` under the store's lock.
-    private func writeLocked(
-        options: WriteOptions, audit: (id: LabelID?, command: String)?, _ s: inout State,
-        _ makeEntries: (inout LabelList, EventTimestamp) throws(StoreError) -> [LogEntry]
-    ) throws(StoreError) -> [EventRecord] {
-        if s.closed { throw StoreError(.closed, "The store is closed.") }
-        if let broken = s.broken { throw broken }
-        // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
-        let now = self.options.clock()
-        var attempt = 0
-        while true {
-            let entries: [LogEntry]
-            do throws(StoreError) {
-                entries = try makeEntries(&s.list, now)
-            } catch {
-                guard let audit else { throw error }
-                throw recordRejection(error, audit: audit, options: options, now: now, &s)
-            }
-            if entries.isEmpty { return [] }
-            do throws(StoreError) {
-                return try commit(entries, &s)
-            } catch  where attempt < 2 && error.isSeqConflict {
-                attempt += 1
-                try catchUp(&s)
-            }
+    /// The request for a batch of commands (one command is a batch of one).
+    static func request(batch commands: [LabelCommand], options: WriteOptions) -> WriteRequest {
+        let describe = commands.count == 1 ? commands[0].description : "batch of \(commands.count) commands"
+        return WriteRequest(options: options, audit: .init(id: commands.count == 1 ? commands[0].labelID : nil, command: describe)) {
+            (list, now) throws(StoreError) in
+            try list.events(for: commands, expectation: options.expectation)
+                .map { LogEntry($0, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note) }
         }
     }
 
-    /// Appends entries after the projection's last seq, then applies and enqueues each record.
-    private func commit(_ entries: [LogEntry], _ s: inout State) throws(StoreError) -> [EventRecord] {
-        let records: [EventRecord]
-        do { records = try storage.append(entries, expectedLastSeq: s.list.lastSeq) } catch { throw StoreError.storage(error) }
-        for record in records { try applyStored(record, &s) }
-        return records
+    /// The request for raw entries: each checked by the fold against the state the previous ones leave.
+    static func request(entries: [LogEntry]) -> WriteRequest {
+        WriteRequest(options: WriteOptions(), audit: nil) { (list, now) throws(StoreError) in
+            try list.trialFold(
+                entries,
+                steps: { (_, entry) throws(StoreError) in
+                    var entry = entry
+                    entry.timestamp = entry.timestamp ?? now
+                    return [entry]
+                }, record: { entry, seq in entry.record(seq: seq, now: now) })
+        }
+    }
+
+    /// Submits `request` and commits it on this thread (with every write queued
+    /// before it, see ``commitQueued(_:)``) unless a committer already did; then
+    /// delivers notifications and writes a snapshot that became due.
+    func write(_ request: WriteRequest) throws(StoreError) -> [EventRecord] {
+        writeQueue.submit(request)
+        let checkpoint = state.withLock { s in request.outcome == nil ? commitQueued(&s) : nil }
+        delivery.drain()
+        if let checkpoint { writeAutomaticSnapshot(checkpoint) }
+        guard let outcome = request.outcome else { preconditionFailure("a committed write has an outcome") }
+        return try outcome.get()
+    }
+
+    /// Applies records other writers appended after the projection's last seq.
+    func catchUp(_ s: inout State) throws(StoreError) {
+        var pending: [EventRecord] = []
+        try Self.forEachRecord(in: storage, from: s.list.lastSeq + 1, through: nil) { (record) throws(StoreError) in
+            pending.append(record)
+            return true
+        }
+        for record in pending { try applyStored(record, &s) }
     }
 
     /// Applies a record that is already in the log, updates views, and enqueues notifications.
@@ -165,37 +142,6 @@ extension LabelStore {
             s.broken = broken
             throw broken
         }
-    }
-
-    /// Applies records other writers appended after the projection's last seq.
-    private func catchUp(_ s: inout State) throws(StoreError) {
-        var pending: [EventRecord] = []
-        try Self.forEachRecord(in: storage, from: s.list.lastSeq + 1, through: nil) { (record) throws(StoreError) in
-            pending.append(record)
-            return true
-        }
-        for record in pending { try applyStored(record, &s) }
-    }
-
-    /// Writes the audit record for a refusal when asked to, and returns the error to throw.
-    private func recordRejection(
-        _ error: StoreError, audit: (id: LabelID?, command: String), options: WriteOptions,
-        now: EventTimestamp, _ s: inout State
-    ) -> StoreError {
-        guard self.options.recordRejections, error.isRejection else { return error }
-        var command = audit.command
-        if let index = error.batchIndex { command += " (command \(index) failed)" }
-        let event = LabelEvent.rejected(
-            id: audit.id ?? error.id, command: command.clipped(toUTF8: LogLimits.maxReasonBytes),
-            reason: error.message.clipped(toUTF8: LogLimits.maxReasonBytes))
-        var result = error
-        do throws(StoreError) {
-            let records = try commit([LogEntry(event, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note)], &s)
-            result.auditSeq = records.first?.seq
-        } catch {
-            result.message += " (The audit record could not be written: \(error.message))"
-        }
-        return result
     }
 }
 

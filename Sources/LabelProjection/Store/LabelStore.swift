@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 import Synchronization
 
@@ -11,11 +12,17 @@ import Synchronization
 /// ## Threading and ordering
 /// A store can be used from any thread or task (it is `Sendable`).
 /// - All state (the projection, the subscriber registry, the maintained
-///   views) is behind one lock (`Locked`). A write holds it while it validates,
-///   appends (including the log's sync, per its durability) and applies, so
-///   writes are linearizable: they take effect one at a time in seq order,
-///   and a read sees either all or none of a write (a batch included).
-/// - Reads take the same lock briefly and return values (snapshots).
+///   views) is behind one lock (`Locked`).
+/// - Writes are *group-committed*: a write is queued, and the next committer
+///   takes every queued write, validates each against the state the ones
+///   before it leave, appends them all in one append (one sync), and only then
+///   applies them. A synchronous write commits on its own thread; an `async`
+///   one on the store's commit thread, so no task's thread waits for a sync.
+///   Writes are linearizable: they take effect in seq order, in the order
+///   they were queued, and a read sees either all or none of a write (a batch
+///   included) and never a write that is not yet as durable as the log's
+///   ``Durability`` promises (a read waits while a group is being appended).
+/// - Reads take the lock briefly and return values (snapshots).
 /// - Notifications are delivered *outside* the lock, one at a time, in seq
 ///   order, through a FIFO drained by whichever writer finds it idle (see
 ///   ``subscribe(to:_:)``). A callback may re-enter the store, including
@@ -81,6 +88,11 @@ public final class LabelStore: Sendable {
     let log: StoreLog
     let state: Locked<State>
     let delivery = DeliveryQueue()
+    /// Writes submitted and not yet committed (see ``commitQueued(_:)``).
+    let writeQueue = WriteQueue()
+    /// The log's own thread: commits the writes of async callers, so a sync
+    /// never blocks a task's thread.
+    let commitQueue = DispatchQueue(label: "LabelStore.commit", qos: .userInitiated)
     /// The source of subscriber ids (registration order).
     let subscriberIDs = Atomic<UInt64>(0)
     /// Serializes writing and pruning snapshot files (never held with `state`).

@@ -34,6 +34,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case storage(EventLogError)
         /// The store was closed.
         case closed
+        /// The calling task was cancelled before the write was taken into a
+        /// commit: nothing of it was appended (see ``LabelStore/execute(_:options:)-async``).
+        case cancelled
 
         /// A stable name for the code, e.g. `labelRemoved`: the case's name.
         public var name: String {
@@ -49,6 +52,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case .inconsistentEvent: "inconsistentEvent"
             case .storage: "storage"
             case .closed: "closed"
+            case .cancelled: "cancelled"
             }
         }
     }
@@ -81,7 +85,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// failure or a closed store): only these are recorded as audit records.
     public var isRejection: Bool {
         switch code {
-        case .storage, .closed, .seqOutOfRange, .inconsistentEvent: false
+        case .storage, .closed, .cancelled, .seqOutOfRange, .inconsistentEvent: false
         default: true
         }
     }
@@ -106,6 +110,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         StoreError(
             .positionOutOfRange(position: position, count: count),
             "Position \(position) is out of range \(valid) for a list of \(count) label\(count == 1 ? "" : "s").", id: id)
+    }
+
+    static let closedStore = StoreError(.closed, "The store is closed.")
+
+    static func cancelledWrite(_ what: String) -> StoreError {
+        StoreError(.cancelled, "The \(what) was cancelled before it was committed; nothing of it was appended.")
     }
 
     static func storage(_ error: EventLogError) -> StoreError {
