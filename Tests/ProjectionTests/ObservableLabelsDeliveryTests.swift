@@ -110,9 +110,9 @@ import Testing
         for i in 0..<20 { try store.add("seed \(i)") }
         var made: [(model: ObservableLabels, start: UInt64)] = []
         let writing = Task.detached {
-            for i in 0..<200 { try store.add("live \(i)") }
+            for i in 0..<400 { try store.add("live \(i)") }
         }
-        for _ in 0..<5 {
+        for _ in 0..<20 {
             let model = ObservableLabels(store: store)
             made.append((model, model.appliedSeq))
             await Task.yield()
@@ -124,7 +124,7 @@ import Testing
             #expect(model.rows.map(\.label) == store.labels)
             #expect(model.reloads == 1 && UInt64(model.appliedRecords) == last - start, "from its start, each record once")
         }
-        #expect(store.subscriberCount == 5)
+        #expect(store.subscriberCount == 20)
         made.removeAll()
         #expect(store.subscriberCount == 0)
     }
