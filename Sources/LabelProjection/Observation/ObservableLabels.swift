@@ -94,12 +94,14 @@ public final class ObservableLabels {
     ///   then per record as ``update()`` applies it.
     public init(store: LabelStore) {
         self.store = store
-        reload()
-        // From the record after the state just loaded: no gap, no duplicate (a
-        // write in between is replayed from the log by the subscription).
-        following = try? store.subscribe(to: .everything, from: appliedSeq + 1, on: .mainActor) { [weak self] notification in
+        // Subscribe live first, then load: every record after the subscription
+        // point is delivered, and those the load already holds are skipped as
+        // duplicates (``apply(_:)``), so nothing is missed and nothing folded twice.
+        // On a closed store the subscription comes back cancelled.
+        following = store.subscribe(to: .everything, on: .mainActor) { [weak self] notification in
             self?.apply(notification.record)
         }
+        reload()
     }
 
     /// The row with this id, or `nil`.
