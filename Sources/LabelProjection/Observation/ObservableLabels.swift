@@ -47,10 +47,26 @@ public final class ObservableLabel: Identifiable {
 /// `title` and `version`; only add, remove, move and reorder assign `rows`.
 /// So a SwiftUI list re-renders only the rows whose read properties changed.
 ///
-/// It is main-actor isolated. Keep it current either by pulling
-/// (``update()``, e.g. after your own writes) or by pushing
-/// (``follow()``, e.g. `.task { await model.follow() }`), or both: each
-/// record is applied once, in seq order.
+/// It is main-actor isolated and keeps itself current: from ``init(store:)``
+/// on it subscribes to the store with ``DeliveryTarget/mainActor`` delivery
+/// and applies each record on the main actor, whichever thread or task wrote
+/// it — no task for the app to start or keep alive:
+///
+/// ```swift
+/// @State var model = ObservableLabels(store: store)      // on the main actor
+/// List(model.rows) { row in Text(row.title) }
+/// ```
+///
+/// A write's records reach the model on a later turn of the main actor (never
+/// inside the write). To see your own write at once, call ``update()`` after
+/// it; each record is still applied once, in seq order, whichever path brings
+/// it first. The model holds its subscription and the store; releasing the
+/// model cancels the subscription (the store's ``LabelStore/subscriberCount``
+/// drops) and discards the records queued for it. Closing the store ends the
+/// subscription after the records written before the close have been
+/// applied (the model holds the store, so the store is not released before
+/// the model). A model made on a closed store shows its state and does not
+/// follow it.
 @MainActor
 @Observable
 public final class ObservableLabels {
@@ -63,12 +79,28 @@ public final class ObservableLabels {
     /// The store the model mirrors.
     @ObservationIgnored public let store: LabelStore
     @ObservationIgnored private var byID: [LabelID: ObservableLabel] = [:]
+    /// The main-actor subscription that keeps the model current; released
+    /// (so cancelled) with the model. Its handler holds the model weakly.
+    @ObservationIgnored private var following: Subscription?
+    /// How many times the model was rebuilt by ``reload()`` (for tests and diagnostics).
+    @ObservationIgnored private(set) var reloads = 0
+    /// How many records the model applied one by one (for tests and diagnostics).
+    @ObservationIgnored private(set) var appliedRecords = 0
 
-    /// A model showing the store's current state.
+    /// A model showing the store's current state, following the store from
+    /// then on (see the type's discussion).
     ///
-    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor.
+    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor;
+    ///   then per record as ``update()`` applies it.
     public init(store: LabelStore) {
         self.store = store
+        // Subscribe live first, then load: every record after the subscription
+        // point is delivered, and those the load already holds are skipped as
+        // duplicates (``apply(_:)``), so nothing is missed and nothing folded twice.
+        // On a closed store the subscription comes back cancelled.
+        following = store.subscribe(to: .everything, on: .mainActor) { [weak self] notification in
+            self?.apply(notification.record)
+        }
         reload()
     }
 
@@ -97,10 +129,17 @@ public final class ObservableLabels {
         }
     }
 
-    /// Follows the store's changes until the store closes or the calling task
-    /// is cancelled, applying each record on the main actor as it arrives.
+    /// Waits until the store closes or the calling task is cancelled, applying
+    /// each record on the main actor as it arrives.
+    ///
+    /// Not needed any more: the model follows the store by itself from
+    /// ``init(store:)`` on. Calling it is harmless (each record is still
+    /// applied once, in seq order), but it keeps an async stream and a task.
     ///
     /// - Complexity: ``update()`` first; then per record as ``update()`` applies it.
+    @available(
+        *, deprecated, message: "ObservableLabels follows the store by itself from init(store:) on; remove the task that calls follow()"
+    )
     public func follow() async {
         update()
         guard let stream = try? store.changes(for: .everything, from: appliedSeq + 1) else { return }
@@ -112,6 +151,7 @@ public final class ObservableLabels {
     ///
     /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor.
     public func reload() {
+        reloads += 1
         let snapshot = store.snapshot
         var next: [LabelID: ObservableLabel] = [:]
         let newRows = snapshot.labels.map { label -> ObservableLabel in
@@ -135,6 +175,7 @@ public final class ObservableLabels {
             return
         }
         appliedSeq = record.seq
+        appliedRecords += 1
     }
 
     private func applyEvent(_ event: LabelEvent, seq: UInt64) -> Bool {

@@ -2,14 +2,18 @@ import EventLog
 
 extension LabelStore {
     /// Calls `handler` for every future record that changes `dependency`
-    /// (see ``Dependency`` for exactly which), with old and new values.
+    /// (see ``Dependency`` for exactly which), with old and new values, on the
+    /// writer's thread: the same as ``subscribe(to:on:_:)`` with
+    /// ``DeliveryTarget/writer``.
     ///
-    /// Delivery guarantees:
+    /// Delivery guarantees (those of ``subscribe(to:on:_:)``, for this target):
     /// - after the store applied the record: reading the store in the handler
     ///   shows this change (or a later one);
-    /// - in seq order, one at a time (never two handlers concurrently),
+    /// - in seq order, one at a time (never two handlers concurrently, of this
+    ///   or any other writer-thread subscriber), each notification once,
     ///   outside the store's lock, on the thread of whichever writer drains
-    ///   the delivery queue — usually the writer of that record;
+    ///   the delivery queue — usually the writer of that record, before its
+    ///   write returns;
     /// - the handler may call the store, including writing; such a write's
     ///   notifications are delivered after the current handler returns.
     ///
@@ -20,7 +24,65 @@ extension LabelStore {
     ///   then updates it, see ``FilteredView/apply(_:in:)``, until its last subscriber
     ///   goes).
     public func subscribe(to dependency: Dependency, _ handler: @escaping @Sendable (ChangeNotification) -> Void) -> Subscription {
-        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
+        subscribe(to: dependency, on: .writer, handler)
+    }
+
+    /// Calls `handler` for every future record that changes `dependency`
+    /// (see ``Dependency`` for exactly which), with old and new values, where
+    /// `target` says: ``DeliveryTarget/writer`` (the writer's thread, as
+    /// ``subscribe(to:_:)``), ``DeliveryTarget/mainActor`` (a `@MainActor`
+    /// handler), ``DeliveryTarget/actor(_:)`` (a handler isolated to that actor)
+    /// or ``DeliveryTarget/queue(_:)`` (a dispatch queue).
+    ///
+    /// ```swift
+    /// let subscription = store.subscribe(to: .membership, on: .mainActor) { change in
+    ///     rows = store.labels                     // on the main actor
+    /// }
+    /// ```
+    ///
+    /// Delivery guarantees, for every target, per subscriber:
+    /// - **Order**: notifications arrive in seq order, one at a time (a call
+    ///   never overlaps another call of the same handler, even on a concurrent
+    ///   queue), each once. Nothing is dropped: a target that falls behind
+    ///   buffers the notifications it has not run yet, one
+    ///   ``ChangeNotification`` each, without bound and without slowing writers.
+    /// - **After the write**: a notification is handed on only after the store
+    ///   applied (and, per its durability, made durable) the record, so reading
+    ///   the store in the handler shows this change or a later one. For a target
+    ///   other than ``DeliveryTarget/writer`` the handler runs later, on the
+    ///   target, so the store may have moved on by then: the notification
+    ///   carries the record's old and new values.
+    /// - **Re-entrancy**: the handler may read and write the store. A write's
+    ///   notifications are queued behind the current one and never delivered
+    ///   inside it; writers never wait for a target, so a main-actor handler that
+    ///   writes, or a writer on the main actor with main-actor subscribers, does
+    ///   not deadlock. A ``DeliveryTarget/mainActor`` handler never runs inside
+    ///   the write that caused it, even when that write was made on the main actor.
+    /// - **Cancellation**: after ``Subscription/cancel()`` returns, no call of
+    ///   the handler starts (one already running on another thread finishes);
+    ///   notifications already handed to the target and not yet run are
+    ///   discarded. Cancelling on the target itself (on the main actor for
+    ///   ``DeliveryTarget/mainActor``, or from inside the handler) is exact.
+    ///   Releasing the ``Subscription`` cancels.
+    /// - **End**: closing or releasing the store ends the subscription: no
+    ///   notification for a later record; those already handed to a target
+    ///   (all for records applied before the close) still run, then the
+    ///   subscription lets go of the handler. The handler does not keep the
+    ///   store alive unless it captures it.
+    ///
+    /// Subscribers do not wait for each other across targets: a main-actor
+    /// subscriber may run a notification after a writer-thread subscriber has
+    /// already seen later ones.
+    ///
+    /// - Complexity: O(1), except that the first subscriber to a ``Dependency/view(_:)``
+    ///   query builds the maintained view, O(n) matches over the n labels. Delivery to a
+    ///   target other than the writer's thread costs the writer a lock and an append
+    ///   per notification, and a scheduled run (a `Task` or a dispatch block) per at most
+    ///   128 notifications.
+    public func subscribe<Handler>(
+        to dependency: Dependency, on target: DeliveryTarget<Handler>, _ handler: Handler
+    ) -> Subscription {
+        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: target.makeSink(handler))
         let token = subscription(for: box)
         if !register(box) { token.cancel() }  // a closed store hands back a cancelled subscription
         return token
@@ -29,7 +91,8 @@ extension LabelStore {
     /// Like ``subscribe(to:_:)``, but first replays the history from `seq`
     /// (notifications for records `seq...lastSeq` that changed `dependency`,
     /// computed by folding the log), then continues live with no gap and no
-    /// duplicate across the switch. `seq` must be in `1...lastSeq + 1`.
+    /// duplicate across the switch. `seq` must be in `1...lastSeq + 1`. The
+    /// same as ``subscribe(to:from:on:_:)`` with ``DeliveryTarget/writer``.
     ///
     /// - Throws: ``StoreError/Code/closed`` after ``close()``;
     ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
@@ -45,7 +108,28 @@ extension LabelStore {
         to dependency: Dependency, from seq: UInt64,
         _ handler: @escaping @Sendable (ChangeNotification) -> Void
     ) throws(StoreError) -> Subscription {
-        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: .callback(handler))
+        try subscribe(to: dependency, from: seq, on: .writer, handler)
+    }
+
+    /// Like ``subscribe(to:on:_:)``, but first replays the history from `seq`
+    /// (notifications for records `seq...lastSeq` that changed `dependency`,
+    /// computed by folding the log), then continues live with no gap and no
+    /// duplicate across the switch, all on `target` with the guarantees of
+    /// ``subscribe(to:on:_:)``. `seq` must be in `1...lastSeq + 1`.
+    ///
+    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
+    ///   `1...lastSeq + 1`; ``StoreError/Code/storage(_:)`` when the log cannot be read;
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold. No
+    ///   subscription is made then.
+    /// - Complexity: as ``subscribe(to:from:_:)``; the history's notifications are
+    ///   usually handed to the target before this returns (for
+    ///   ``DeliveryTarget/writer``, delivered on this thread), and a target that
+    ///   is not the writer's thread then buffers them until it runs them.
+    public func subscribe<Handler>(
+        to dependency: Dependency, from seq: UInt64, on target: DeliveryTarget<Handler>, _ handler: Handler
+    ) throws(StoreError) -> Subscription {
+        let box = SubscriberBox(id: nextSubscriberID(), dependency: dependency, sink: target.makeSink(handler))
         try register(box, from: seq)
         return subscription(for: box)
     }
@@ -121,11 +205,16 @@ extension LabelStore {
         subscriberIDs.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
+    /// The token for `box`. It holds the store, the box and the mailbox weakly:
+    /// cancelling after the store (or the box, once unregistered) is gone still
+    /// discards what a target's mailbox holds.
     private func subscription(for box: SubscriberBox) -> Subscription {
         let id = box.id
         let dependency = box.dependency
-        return Subscription(dependency: dependency) { [weak self, weak box] in
+        let mailbox = box.mailbox
+        return Subscription(dependency: dependency) { [weak self, weak box, weak mailbox] in
             box?.markCancelled()
+            mailbox?.cancel()
             self?.unsubscribe(id: id, dependency: dependency)
         }
     }

@@ -4,8 +4,20 @@ import Synchronization
 /// A live callback subscription. Keep it while you want notifications.
 ///
 /// Cancelling (``cancel()``, or releasing the last reference, which cancels)
-/// unregisters the subscriber; after `cancel()` returns no new delivery to it
-/// starts, though one already running on another thread may finish.
+/// unregisters the subscriber; after `cancel()` returns no new call of its
+/// handler starts, though one already running on another thread may finish.
+/// For a subscriber with a ``DeliveryTarget`` other than
+/// ``DeliveryTarget/writer``, the notifications already handed to the target
+/// and not yet run are discarded: the run scheduled on the target finds the
+/// subscription cancelled and calls nothing. So cancelling *on the target*
+/// (e.g. on the main actor, for ``DeliveryTarget/mainActor``, or in the
+/// handler itself) is exact: no call at all follows it.
+///
+/// Closing or releasing the store also ends the subscription (with no call
+/// to ``cancel()``, so ``isCancelled`` stays `false`): no notification for a
+/// later record, though a targeted subscriber still runs the notifications
+/// already handed to its target, all for records applied before.
+///
 /// Thread safety: `cancel()` may be called from any thread, any number of
 /// times, including from inside the subscriber's own callback.
 public final class Subscription: Sendable {
@@ -27,7 +39,7 @@ public final class Subscription: Sendable {
         action?()
     }
 
-    /// Whether ``cancel()`` was called (or the store was closed).
+    /// Whether ``cancel()`` was called (or the subscription was refused because the store was closed).
     public var isCancelled: Bool { onCancel.withLock { $0 == nil } }
 
     deinit { cancel() }
@@ -36,12 +48,17 @@ public final class Subscription: Sendable {
 /// One registered subscriber: its dependency and where its notifications go.
 ///
 /// Thread safety: immutable except `cancelled`, an atomic flag set once and
-/// checked before every delivery.
+/// checked before every delivery (and the mailbox or stream buffer, each
+/// behind its own lock).
 final class SubscriberBox: Sendable {
     /// Where notifications go.
     enum Sink: Sendable {
+        /// A handler called on the thread that drains the delivery queue (``DeliveryTarget/writer``).
         case callback(@Sendable (ChangeNotification) -> Void)
+        /// An async stream's buffer.
         case stream(StreamBuffer)
+        /// A handler run elsewhere (the main actor, an actor, a queue), fed through its mailbox.
+        case target(DeliveryMailbox)
     }
 
     let id: UInt64
@@ -57,24 +74,32 @@ final class SubscriberBox: Sendable {
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Marks the subscriber cancelled; queued notifications to it are dropped.
+    /// Marks the subscriber cancelled; notifications still in the delivery queue for it are dropped.
     func markCancelled() { cancelled.store(true, ordering: .releasing) }
 
-    /// Hands `notification` to the callback or stream, unless cancelled.
+    /// Hands `notification` to the callback, stream or mailbox, unless cancelled.
     /// Never call this while holding a store lock.
     func deliver(_ notification: ChangeNotification) {
         guard !isCancelled else { return }
         switch sink {
         case .callback(let handler): handler(notification)
         case .stream(let buffer): buffer.offer(notification)
+        case .target(let mailbox): mailbox.post(notification)
         }
     }
 
     /// Cancels and, for a stream, finishes it (its consumer still receives what
-    /// it is owed, then the stream ends). Never call this while holding a store lock.
+    /// it is owed, then the stream ends); a mailbox still runs what it holds.
+    /// Never call this while holding a store lock.
     func finish() {
         markCancelled()
         if case .stream(let buffer) = sink { buffer.finish() }
+    }
+
+    /// The mailbox, for a subscriber with a target other than the writer's thread.
+    var mailbox: DeliveryMailbox? {
+        if case .target(let mailbox) = sink { return mailbox }
+        return nil
     }
 
     /// The stream buffer, for a stream subscriber.
