@@ -74,6 +74,9 @@ enum Tool {
             console.errorLine("usage: " + spec.usage)
             console.errorLine("see '\(name) \(spec.name) --help' for more information")
             return ExitStatus.usage
+        } catch let interrupted as Interrupted {
+            console.error("interrupted")
+            return interrupted.status
         } catch let failure as Failure {
             console.error(failure.message, details: failure.details)
             return ExitStatus.failure
