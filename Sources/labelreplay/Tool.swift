@@ -25,6 +25,9 @@ enum Tool {
         ]
     }
 
+    /// The options of the tool itself (before any command).
+    static let rootOptions = ["--help", "--version", "--generate-completion-script"]
+
     /// The subcommand called `name`, if any.
     static func command(named name: String) -> (any Command.Type)? {
         commands.first { $0.spec.name == name }
@@ -49,7 +52,8 @@ enum Tool {
         }
         guard let command = command(named: first) else {
             let what = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
-            let close = commands.map { $0.spec.name }.first { $0.hasPrefix(first.prefix(2)) && !first.hasPrefix("-") }
+            let known = first.hasPrefix("-") ? rootOptions : commands.filter { !$0.spec.hidden }.map { $0.spec.name }
+            let close = Suggestion.closest(to: first, among: known)
             console.error(what + (close.map { " (did you mean '\($0)'?)" } ?? ""))
             console.errorLine("usage: \(name) <command> [<arguments>]")
             console.errorLine("see '\(name) --help' for the commands")
