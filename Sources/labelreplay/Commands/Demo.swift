@@ -23,8 +23,15 @@ enum Demo: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path: String
         if let given = arguments.option("log") {
-            if FileManager.default.fileExists(atPath: given) {
-                throw Failure("\(given): a file already exists there; the demo writes only to a new log")
+            var isDirectory: ObjCBool = false
+            if given.isEmpty { throw UsageError("the value '' is invalid for '--log <path>': expected the path of a new log file") }
+            if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) {
+                if isDirectory.boolValue {
+                    throw Failure(
+                        "\(given): is a directory; give the path of a new file, e.g. '--log \((given as NSString).appendingPathComponent("demo.labellog"))'"
+                    )
+                }
+                throw Failure("\(given): the file already exists; the demo never overwrites a file: give a new path, or leave out --log")
             }
             path = given
         } else {
@@ -75,13 +82,19 @@ enum Demo: Command {
         }
     }
 
-    /// How the user can run this tool again: `swift run labelreplay` inside the
-    /// package, the path it was started by when that is a build product, else `labelreplay`.
+    /// How the user can run this tool again, as they typed it: `swift run labelreplay`
+    /// when it was started from a build directory (what `swift run` does; with
+    /// `--package-path` when the package is not the current directory), else the
+    /// program name as invoked (`labelreplay` found in PATH, `./labelreplay`, …).
     static var invocation: String {
-        let executable = Bundle.main.executablePath ?? CommandLine.arguments.first ?? Tool.name
-        guard executable.contains("/.build/") else { return Tool.name }
-        if FileManager.default.fileExists(atPath: "Package.swift") { return "swift run \(Tool.name)" }
-        return shellQuoted(executable)
+        let typed = CommandLine.arguments.first ?? Tool.name
+        guard typed.contains("/.build/") else { return typed.isEmpty ? Tool.name : shellQuoted(typed) }
+        let root = String(typed[..<typed.range(of: "/.build/")!.lowerBound])
+        let here = FileManager.default.currentDirectoryPath
+        if root.isEmpty || root == "." || URL(fileURLWithPath: root).standardizedFileURL.path == URL(fileURLWithPath: here).standardizedFileURL.path {
+            return "swift run \(Tool.name)"
+        }
+        return "swift run --package-path \(shellQuoted(root)) \(Tool.name)"
     }
 
     /// `path` as a shell word: unchanged when safe, else in single quotes.
