@@ -33,6 +33,12 @@ enum Tool {
         commands.first { $0.spec.name == name }
     }
 
+    /// The log path the command line names (for errors that do not name it), if the command takes one.
+    private static func logArgument(_ arguments: [String], spec: CommandSpec) -> String? {
+        guard spec.arguments.contains(where: { $0.name == "log" && $0.isPositional }) else { return nil }
+        return try? ParsedArguments.parse(Array(arguments.dropFirst()), spec: spec).optionalPositional("log")
+    }
+
     /// Runs the tool on `arguments` (without the executable's name) and returns the exit status.
     static func run(_ arguments: [String], console: Console = Console()) -> Int32 {
         defer { console.flush() }
@@ -85,7 +91,7 @@ enum Tool {
             console.error(failure.message, details: failure.details)
             return ExitStatus.failure
         } catch {
-            console.error(ErrorText.describe(error))
+            console.error(ErrorText.describe(error, path: logArgument(arguments, spec: spec)))
             return ExitStatus.failure
         }
     }

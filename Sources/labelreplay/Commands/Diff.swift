@@ -25,7 +25,7 @@ enum Diff: Command {
         examples: ["diff labels.labellog 12 17", "diff labels.labellog 0 18 --json"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let from = try arguments.seq("from") ?? 0
         let to = try arguments.seq("to") ?? 0
         if from > to { throw UsageError("<from> (\(from)) must not be after <to> (\(to))") }

@@ -34,7 +34,7 @@ enum Import: Command {
         ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let log = arguments.positional("log")
+        let log = try arguments.logPath()
         let source = arguments.optionalPositional("file") ?? "-"
         let name = source == "-" ? "standard input" : source
         Platform.deferInterrupts()

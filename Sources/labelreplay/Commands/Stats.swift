@@ -17,7 +17,7 @@ enum Stats: Command {
         examples: ["stats labels.labellog"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let replay = try Replay(path: path, strict: false, console: console, progress: "reading \(path)")
         var kinds = Dictionary(uniqueKeysWithValues: LabelEvent.Kind.allCases.map { ($0.rawValue, 0) })
         var actors: [String: Int] = [:]

@@ -62,7 +62,9 @@ final class Replay {
         do {
             return try LogReader(path: path)
         } catch {
-            if error.code == .fileNotFound { throw Failure("\(path): no such file") }
+            if error.code == .fileNotFound {
+                throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
+            }
             throw error
         }
     }
