@@ -21,7 +21,7 @@ enum Tool {
         [
             Demo.self, Show.self, Log.self, Diff.self, Trace.self, Verify.self, Repair.self, Stats.self, Export.self, Import.self,
             Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self, Snapshot.self,
-            Help.self
+            Help.self, Complete.self
         ]
     }
 
@@ -52,6 +52,17 @@ enum Tool {
             return ExitStatus.success
         case "--version":
             console.line("\(name) \(version) (label log format \(LogFormat.currentVersion))")
+            return ExitStatus.success
+        case let option where option == "--generate-completion-script" || option.hasPrefix("--generate-completion-script="):
+            let shell = option.contains("=") ? String(option.split(separator: "=", maxSplits: 1)[1]) : arguments.dropFirst().first
+            guard let shell, let script = CompletionScript.script(for: shell), arguments.count <= (option.contains("=") ? 1 : 2) else {
+                console.error(
+                    "'--generate-completion-script' expects one of \(CompletionScript.shells.joined(separator: ", "))"
+                        + (arguments.dropFirst().first.map { ", not '\($0)'" } ?? ""))
+                console.errorLine("usage: \(name) --generate-completion-script <shell>")
+                return ExitStatus.usage
+            }
+            console.line(script)
             return ExitStatus.success
         default:
             break
