@@ -91,7 +91,9 @@ enum Demo: Command {
         guard typed.contains("/.build/") else { return typed.isEmpty ? Tool.name : shellQuoted(typed) }
         let root = String(typed[..<typed.range(of: "/.build/")!.lowerBound])
         let here = FileManager.default.currentDirectoryPath
-        if root.isEmpty || root == "." || URL(fileURLWithPath: root).standardizedFileURL.path == URL(fileURLWithPath: here).standardizedFileURL.path {
+        if root.isEmpty || root == "."
+            || URL(fileURLWithPath: root).standardizedFileURL.path == URL(fileURLWithPath: here).standardizedFileURL.path
+        {
             return "swift run \(Tool.name)"
         }
         return "swift run --package-path \(shellQuoted(root)) \(Tool.name)"

@@ -22,10 +22,10 @@ enum Move: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let version = try Writing.expectedVersion(arguments)
         let position = try arguments.position("position") ?? 0
-        var resolved: LabelID?
-        return try Writing.perform(arguments, console: console, subject: { resolved }) { store, options in
+        let subject = Writing.Subject()
+        return try Writing.perform(arguments, console: console, subject: subject) { store, options in
             let id = try Writing.labelID(arguments, in: store)
-            resolved = id
+            subject.id = id
             var options = options
             options.expectation = version.map { .list(version: $0) }
             return (

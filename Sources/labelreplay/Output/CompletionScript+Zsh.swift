@@ -28,7 +28,9 @@ extension CompletionScript {
                 specs.append("'\(repeats)\(names)[\(help)]\(valueSpec)'")
             }
             specs.append("'(- *)'{-h,--help}'[Show help information.]'")
-            cases.append("        \(spec.name))\n            _arguments -s \\\n                " + specs.joined(separator: " \\\n                ") + "\n            ;;")
+            cases.append(
+                "        \(spec.name))\n            _arguments -s \\\n                " + specs.joined(separator: " \\\n                ")
+                    + "\n            ;;")
         }
         let described = commands.map { "        '\($0.name):\(plain($0.abstract))'" }.joined(separator: "\n")
         return """

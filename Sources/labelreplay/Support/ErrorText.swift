@@ -37,13 +37,14 @@ enum ErrorText {
         case .inconsistentEvent(let underlying):
             text = "inconsistent log: " + words(underlying.message) + verifyHint(path)
         case .labelRemoved(let seq):
-            text = "label \(error.id?.description ?? "?") was removed at seq \(seq), so the edit was refused"
-            if let path, let short { text += "; '\(Tool.name) log \(path) --label \(short)' shows its history" }
+            // The store's own sentence ("Edit skipped: label was removed. (removed at seq N; label ID)") is kept as is.
+            text = sentence(error.message)
+            if let path, let short { text += "; '\(Tool.name) log \(path) --label \(short)' shows its history up to seq \(seq)" }
         case .labelNeverAdded:
             text = "no label has id \(error.id?.description ?? "?") (it was never added)"
             if let path { text += "; '\(Tool.name) show \(path)' lists the labels" }
-        case .staleVersion(let expected, let current):
-            text = "the edit was refused: the version is \(current), not \(expected) (seq \(current) changed it)"
+        case .staleVersion(_, let current):
+            text = sentence(error.message)
             if let path { text += "; check the state with '\(Tool.name) show \(path)', then retry with --expect-version \(current)" }
         case .positionOutOfRange:
             text = words(error.message)
@@ -104,6 +105,13 @@ enum ErrorText {
     /// ` (run 'labelreplay verify PATH')`.
     private static func verifyHint(_ path: String?) -> String {
         path.map { "; '\(Tool.name) verify \($0)' finds the first record that contradicts the ones before it" } ?? ""
+    }
+
+    /// A library sentence as it is, without its final period (more follows it).
+    private static func sentence(_ message: String) -> String {
+        var text = message
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// A library sentence in the tool's style: lowercase start, no final period, ranges in words

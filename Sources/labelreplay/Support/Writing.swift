@@ -41,7 +41,7 @@ enum Writing {
     /// sentence `body` returned with the records), and closes the store.
     /// `human`, when given, replaces the default one-line-per-record report.
     static func perform(
-        _ arguments: ParsedArguments, console: Console, create: Bool = false, subject: () -> LabelID? = { nil },
+        _ arguments: ParsedArguments, console: Console, create: Bool = false, subject: Subject? = nil,
         _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
         report human: (([EventRecord]) -> [String])? = nil
     ) throws -> Int32 {
@@ -64,7 +64,7 @@ enum Writing {
         if records.isEmpty {
             if arguments.flag("json") {
                 // The state, so a script learns as much as from a change: nothing changed, why, and the label now.
-                let subject = subject().flatMap { id in store.label(id).map { (id, $0) } }
+                let subject = subject?.id.flatMap { id in store.label(id).map { (id, $0) } }
                 let unchanged = Unchanged(
                     changed: false, reason: outcome.unchanged, seq: store.lastSeq,
                     label: subject.map { id, label in
@@ -103,10 +103,10 @@ enum Writing {
         _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)
     ) throws -> Int32 {
         let version = try expectedVersion(arguments)
-        var resolved: LabelID?
-        return try perform(arguments, console: console, subject: { resolved }) { store, options in
+        let subject = Subject()
+        return try perform(arguments, console: console, subject: subject) { store, options in
             let id = try labelID(arguments, in: store)
-            resolved = id
+            subject.id = id
             var options = options
             options.expectation = version.map { .label(id, version: $0) }
             return try write(store, id, options)
@@ -178,6 +178,11 @@ enum Writing {
     /// The version given with `--expect-version`, if any.
     static func expectedVersion(_ arguments: ParsedArguments) throws(UsageError) -> UInt64? {
         try arguments.number("expect-version", what: "a version (a seq, as 'show' prints it)")
+    }
+
+    /// The label a write is about, once resolved (so that an unchanged `--json` result can show it).
+    final class Subject {
+        var id: LabelID?
     }
 
     /// `--json` when a write changed nothing.
