@@ -62,11 +62,12 @@ enum CLI {
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
     /// `environment` sets variables on top of this process's environment.
+    /// `unsetting` removes variables from it.
     static func run(
         _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], unsetting: [String] = []
     ) async throws -> CLIResult {
-        let running = try start(arguments, in: directory, stdin: stdin, environment: environment)
+        let running = try start(arguments, in: directory, stdin: stdin, environment: environment, unsetting: unsetting)
         return try await running.wait()
     }
 
@@ -83,7 +84,7 @@ enum CLI {
     /// input is a pipe that stays open (the command blocks reading it) until the process is waited for.
     static func start(
         _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-        environment: [String: String] = [:], openStdin: Bool = false
+        environment: [String: String] = [:], unsetting: [String] = [], openStdin: Bool = false
     ) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -96,7 +97,11 @@ enum CLI {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty || !unsetting.isEmpty {
+            var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            for name in unsetting { merged[name] = nil }
+            process.environment = merged
+        }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         let pipe = openStdin ? Pipe() : nil

@@ -73,7 +73,8 @@ import Testing
         try ReadCommandTests.history(at: log)
         // Kolkata is UTC+05:30 all year: 05:30:03 there is 00:00:03Z.
         let kolkata = ["TZ": "Asia/Kolkata"]
-        async let local = CLI.run(["log", log, "--since", "2026-01-01 05:30:03", "--until", "2026-01-01T05:30:05", "--json"], environment: kolkata)
+        async let local = CLI.run(
+            ["log", log, "--since", "2026-01-01 05:30:03", "--until", "2026-01-01T05:30:05", "--json"], environment: kolkata)
         async let zoned = CLI.run(["log", log, "--since", "2026-01-01T00:00:06Z", "--json"], environment: kolkata)
         async let offset = CLI.run(["log", log, "--until", "2026-01-01T01:00:02+01:00", "--json"], environment: kolkata)
         async let date = CLI.run(["log", log, "--until", "2026-01-01", "--json"], environment: kolkata)

@@ -78,7 +78,8 @@ import Testing
         let auto = try await PseudoTerminal.run(["log", log, "--no-pager"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": ""])
         #expect(auto.terminal.contains(kind), "coloured on a terminal: \(auto)")
         #expect(auto.terminal.contains("\u{1B}[2m\"Ring\"\u{1B}[0m → \u{1B}[1m\"Ring Two\"\u{1B}[0m"), "old → new: \(auto)")
-        let noColor = try await PseudoTerminal.run(["log", log, "--no-pager"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": "1"])
+        let noColor = try await PseudoTerminal.run(
+            ["log", log, "--no-pager"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": "1"])
         #expect(!noColor.terminal.contains("\u{1B}[") && noColor.terminal.contains("renamed"), "\(noColor)")
         let never = try await PseudoTerminal.run(
             ["log", log, "--no-pager", "--color=never"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": ""])

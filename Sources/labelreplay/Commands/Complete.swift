@@ -2,7 +2,8 @@ import EventLog
 
 /// `__complete ids LOG PREFIX`: what the completion scripts ask the tool
 /// (hidden from help): the label ids of a log (live and removed) starting with
-/// PREFIX, as 8-digit short ids, each with its title after a tab. Prints
+/// PREFIX, as 8-digit short ids (the full id when another id shares its first
+/// 8 digits), each with its title after a tab. Prints
 /// nothing, and exits 0, for a log it cannot read: completion must stay quiet.
 enum Complete: Command {
     static let spec = CommandSpec(
@@ -27,9 +28,11 @@ enum Complete: Command {
         while let step = try? replay.next() {
             if let id = step.record.event.labelID, seen.insert(id).inserted { ids.append(id) }
         }
+        let shared = Dictionary(grouping: ids, by: EventText.shortID).filter { $0.value.count > 1 }
         for id in ids where id.description.filter({ $0 != "-" }).hasPrefix(prefix) {
             let title = replay.titles[id].map { Escape.text($0).replacingOccurrences(of: "\t", with: " ") } ?? ""
-            console.line(EventText.shortID(id) + "\t" + title)
+            let short = EventText.shortID(id)
+            console.line((shared[short] == nil ? short : id.description) + "\t" + title)
         }
         return ExitStatus.success
     }
