@@ -90,6 +90,12 @@ import Testing
         #expect(always.stdout.contains(kind), "--color=always wins over NO_COLOR")
         let trace = try await CLI.run(["trace", log, "--color=always"])
         #expect(trace.stdout.contains("\u{1B}[31mremoved\u{1B}[0m"), "\(trace)")
+        // diff: the same colours, and the columns line up as without them.
+        let diff = try await CLI.run(["diff", log, "3", "7", "--color=always"])
+        let plainDiff = try await CLI.run(["diff", log, "3", "7"])
+        #expect(diff.stdout.contains("\u{1B}[33mrenamed\u{1B}[0m") && diff.stdout.contains("\u{1B}[2mon\u{1B}[0m → \u{1B}[1moff\u{1B}[0m"))
+        let stripped = diff.stdout.replacing(/\u{1B}\[[0-9;]*m/, with: "")
+        #expect(stripped == plainDiff.stdout, "\(diff.stdout)")
         let bad = try await CLI.run(["log", log, "--color", "sometimes"])
         #expect(bad.status == 64 && bad.stderr.contains("expected auto, always or never"), "\(bad)")
     }
