@@ -53,6 +53,7 @@ import Testing
         async let end = CLI.run(["log", log, "--from", "end"])
         async let jump = CLI.run(["log", log, "--from", "5", "--no-header"])
         async let negative = CLI.run(["log", log, "--from", "-3"])
+        async let time = CLI.run(["log", log, "--from", "2026-12-01T01:33:41Z"])
         #expect(try Self.seqs(await last) == [6, 7])
         #expect(try Self.seqs(await lastLong) == [4, 5, 7], "the last three that pass the filter")
         #expect(try await lastZero.stdout.isEmpty)
@@ -65,6 +66,8 @@ import Testing
         #expect(jumped.lines[1].contains(#"00000000 "Grid""#) && jumped.lines[1].contains("on → off"), "\(jumped)")
         let refused = try await negative
         #expect(refused.status == 64 && refused.stderr.contains("use '-n 3'"), "\(refused)")
+        let timed = try await time
+        #expect(timed.status == 64 && timed.stderr.contains("use '--since 2026-12-01T01:33:41Z'"), "\(timed)")
     }
 
     @Test func sinceAndUntilTakeLocalTimeWithoutAZone() async throws {

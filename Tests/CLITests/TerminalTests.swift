@@ -45,6 +45,20 @@ import Testing
         #expect(progressPart.hasSuffix("\r\u{1B}[K"), "erased at the end: \(result.terminal.suffix(60).debugDescription)")
     }
 
+    @Test func importShowsOneProgressLineToo() async throws {
+        let scratch = try Scratch()
+        let source = scratch.path("source.labellog")
+        try Self.toggles(at: source, count: 4000)
+        let input = scratch.path("a-json-lines-file-with-a-long-name-for-a-narrow-terminal.jsonl")
+        try Data(try await CLI.run(["export", source]).stdout.utf8).write(to: URL(fileURLWithPath: input))
+        let result = try await PseudoTerminal.run(
+            ["import", scratch.path("copy.labellog"), input], columns: 40, environment: Self.eagerProgress)
+        #expect(result.status == 0 && result.stdout.contains("imported 4000 records"), "\(result)")
+        let drawings = Self.drawings(result.terminal).filter { !$0.isEmpty }
+        #expect(drawings.count >= 2 && drawings.allSatisfy { $0.hasPrefix("importing ") && $0.count <= 39 }, "\(drawings.prefix(3))")
+        #expect(!result.terminal.contains("\n") && result.terminal.hasSuffix("\r\u{1B}[K"), "\(result)")
+    }
+
     @Test func noProgressWhenStandardErrorIsNotATerminal() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")

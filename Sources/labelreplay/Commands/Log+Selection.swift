@@ -59,6 +59,9 @@ enum LogStart: Equatable {
                     "the value '\(text)' is invalid for '--from <seq>': expected a seq or 'end' (for the last \(text.dropFirst()) events use '-n \(text.dropFirst())')"
                 )
             }
+            if case .time = TimeArgument.parse(text) {
+                throw arguments.invalid(text, for: "from", expected: "a seq or 'end' (for events from a time on use '--since \(text)')")
+            }
             throw arguments.invalid(text, for: "from", expected: "a seq (a whole number ≥ 0) or 'end'")
         }
         return .seq(seq)
