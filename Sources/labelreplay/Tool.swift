@@ -58,11 +58,11 @@ enum Tool {
             guard let shell, let script = CompletionScript.script(for: shell), arguments.count <= (option.contains("=") ? 1 : 2) else {
                 console.error(
                     "'--generate-completion-script' expects one of \(CompletionScript.shells.joined(separator: ", "))"
-                        + (arguments.dropFirst().first.map { ", not '\($0)'" } ?? ""))
+                        + (shell.map { ", not '\($0)'" } ?? ""))
                 console.errorLine("usage: \(name) --generate-completion-script <shell>")
                 return ExitStatus.usage
             }
-            console.line(script)
+            console.line(String(script.dropLast()))  // the script ends with its own newline
             return ExitStatus.success
         default:
             break
