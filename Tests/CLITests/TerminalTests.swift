@@ -89,7 +89,8 @@ import Testing
         let log = scratch.path("l.labellog")
         try ReadCommandTests.history(at: log)
         let kind = "\u{1B}[33mrenamed\u{1B}[0m"
-        let auto = try await PseudoTerminal.run(["log", log, "--no-pager"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": ""])
+        let auto = try await PseudoTerminal.run(
+            ["log", log, "--no-pager"], columns: 160, stdoutToo: true, environment: ["NO_COLOR": "", "TERM": "xterm-256color"])
         #expect(auto.terminal.contains(kind), "coloured on a terminal: \(auto)")
         #expect(auto.terminal.contains("\u{1B}[2m\"Ring\"\u{1B}[0m → \u{1B}[1m\"Ring Two\"\u{1B}[0m"), "old → new: \(auto)")
         let noColor = try await PseudoTerminal.run(
