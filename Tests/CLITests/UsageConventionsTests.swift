@@ -204,9 +204,30 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(output)")
         #expect(output.contains("\n  labelreplay log d.labellog\n"), "\(output)")
-        // Started from a build directory (as 'swift run' does) elsewhere: swift run, never the build path.
+        // Started by its path under .build/<triple>/<configuration>/, as 'swift run' does it (from the
+        // package directory, by a relative path): 'swift run', never the build path.
+        let parts = CLI.executable.pathComponents
+        let build = try #require(parts.lastIndex(of: ".build"))
+        let package = NSString.path(withComponents: Array(parts[..<build]))
+        let relative = parts[build...].joined(separator: "/")
+        if parts.count - build == 4 {  // .build/<triple>/debug/labelreplay
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            run.arguments = [relative, "demo", "--log", scratch.path("r.labellog")]
+            run.currentDirectoryURL = URL(fileURLWithPath: package)
+            let out = Pipe()
+            run.standardOutput = out
+            try run.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            run.waitUntilExit()
+            #expect(text.contains("\n  swift run labelreplay log "), "\(text)")
+            #expect(!text.contains(".build/"), "\(text)")
+        }
+        // The same from another directory: with --package-path.
         let built = try await CLI.run(["demo", "--log", "e.labellog"], in: scratch.url)
-        #expect(built.stdout.contains("  swift run --package-path "), "\(built)")
+        if parts.count - build == 4 {
+            #expect(built.stdout.contains("  swift run --package-path \(package) labelreplay log e.labellog"), "\(built)")
+        }
         #expect(!built.stdout.contains("/.build/"), "\(built)")
     }
 

@@ -82,21 +82,31 @@ enum Demo: Command {
         }
     }
 
-    /// How the user can run this tool again, as they typed it: `swift run labelreplay`
-    /// when it was started from a build directory (what `swift run` does; with
-    /// `--package-path` when the package is not the current directory), else the
-    /// program name as invoked (`labelreplay` found in PATH, `./labelreplay`, …).
+    /// How the user can run this tool again, as they typed it. `swift run` starts
+    /// the product by its path under `.build/<triple>/<configuration>/`: then
+    /// `swift run labelreplay` (with `-c release`, and with `--package-path` when
+    /// the current directory is outside the package). Otherwise the program name
+    /// as invoked: `labelreplay` found in PATH, `.build/release/labelreplay`, ….
     static var invocation: String {
-        let typed = CommandLine.arguments.first ?? Tool.name
-        guard typed.contains("/.build/") else { return typed.isEmpty ? Tool.name : shellQuoted(typed) }
-        let root = String(typed[..<typed.range(of: "/.build/")!.lowerBound])
-        let here = FileManager.default.currentDirectoryPath
-        if root.isEmpty || root == "."
-            || URL(fileURLWithPath: root).standardizedFileURL.path == URL(fileURLWithPath: here).standardizedFileURL.path
-        {
-            return "swift run \(Tool.name)"
+        let typed = CommandLine.arguments.first ?? ""
+        guard !typed.isEmpty else { return Tool.name }
+        let parts = typed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let build = parts.count - 4
+        guard build >= 0, parts[build] == ".build", parts[build + 1].contains("-"),
+            ["debug", "release"].contains(parts[build + 2])
+        else { return shellQuoted(typed) }
+        var command = "swift run"
+        if parts[build + 2] == "release" { command += " -c release" }
+        let root = parts[..<build].joined(separator: "/")
+        if !root.isEmpty {
+            let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+            let package = URL(fileURLWithPath: root).standardizedFileURL.path
+            // Inside the package SwiftPM finds Package.swift itself (from a subdirectory too).
+            if here != package && !here.hasPrefix(package == "/" ? "/" : package + "/") {
+                command += " --package-path \(shellQuoted(root))"
+            }
         }
-        return "swift run --package-path \(shellQuoted(root)) \(Tool.name)"
+        return command + " " + Tool.name
     }
 
     /// `path` as a shell word: unchanged when safe, else in single quotes.
