@@ -18,11 +18,14 @@ final class Console {
     private(set) var lastOutput: ContinuousClock.Instant?
     /// Whether a progress line is on standard error's terminal now (erased before more output).
     var progressLineDrawn = false
+    /// Whether a progress line may be drawn: standard error is a terminal and no pager owns the screen.
+    var progressAllowed: Bool
 
     /// A console over the process's standard output and error.
     init(stderrIsTerminal: Bool = Platform.stderrIsTerminal, stdoutIsTerminal: Bool = Platform.stdoutIsTerminal) {
         self.stderrIsTerminal = stderrIsTerminal
         self.stdoutIsTerminal = stdoutIsTerminal
+        progressAllowed = stderrIsTerminal
         buffer.reserveCapacity(1 << 16)
     }
 

@@ -45,6 +45,8 @@ final class Pager {
             return nil
         }
         console.flush()
+        console.eraseProgressLine()
+        console.progressAllowed = false  // the pager owns the screen now
         dup2(pipe.fileHandleForWriting.fileDescriptor, STDOUT_FILENO)
         try? pipe.fileHandleForWriting.close()
         return Pager(process: process)

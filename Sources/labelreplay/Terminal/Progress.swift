@@ -4,7 +4,7 @@ import Foundation
 /// (verify, import, replaying a big log, a `log` whose filters print nothing
 /// for a while).
 ///
-/// It draws nothing unless standard error is a terminal, and nothing until the
+/// It draws nothing unless standard error is a terminal that no pager owns, and nothing until the
 /// work has taken a second and standard output has been quiet for a second,
 /// so quick runs, redirected output and streaming output stay clean. It then
 /// redraws at most ten times a second on one line: `\r`, the text cut to the
@@ -16,7 +16,6 @@ final class Progress {
     private let label: String
     private let total: Int64?
     private let unit: String
-    private let enabled: Bool
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     private let delay: Duration
@@ -30,7 +29,6 @@ final class Progress {
         self.label = label
         self.total = total
         self.unit = unit
-        self.enabled = console.stderrIsTerminal
         // LABELREPLAY_PROGRESS_DELAY_MS (for the tests that capture the line through a
         // pseudo-terminal): the wait before the first draw and between draws.
         let milliseconds = ProcessInfo.processInfo.environment["LABELREPLAY_PROGRESS_DELAY_MS"].flatMap { Int($0) }
@@ -42,7 +40,7 @@ final class Progress {
 
     /// Reports that `done` units are done; `detail` (e.g. `seq 1200`) is shown after the figures.
     func update(_ done: Int64, detail: @autoclosure () -> String = "") {
-        guard enabled else { return }
+        guard console.progressAllowed else { return }
         calls += 1
         guard calls & 0x3F == 0 else { return }  // read the clock every 64 calls
         let now = clock.now
@@ -64,7 +62,7 @@ final class Progress {
     /// Shows `text` instead of figures (before one long call that reports no progress of its own),
     /// if the work has already taken a second.
     func message(_ text: String) {
-        guard enabled, clock.now >= start.advanced(by: delay) else { return }
+        guard console.progressAllowed, clock.now >= start.advanced(by: delay) else { return }
         draw("\(label): \(text)")
     }
 
