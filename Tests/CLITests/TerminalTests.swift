@@ -79,6 +79,15 @@ import Testing
             let unpaged = try await PseudoTerminal.run(command + ["--no-pager"], columns: 120, stdoutToo: true, environment: pager)
             #expect(unpaged.status == 0 && !unpaged.terminal.contains("PAGED:") && !unpaged.terminal.isEmpty, "\(unpaged)")
         }
+        // While the pager owns the screen, no progress line is drawn over it.
+        let big = scratch.path("big.labellog")
+        try Self.toggles(at: big, count: 4000)
+        let quiet = try await PseudoTerminal.run(
+            ["log", big, "--kind", "rejected"], columns: 80, stdoutToo: true, environment: pager.merging(Self.eagerProgress) { $1 })
+        #expect(quiet.status == 0 && !quiet.terminal.contains("reading "), "\(quiet)")
+        let drawn = try await PseudoTerminal.run(
+            ["log", big, "--kind", "rejected", "--no-pager"], columns: 80, stdoutToo: true, environment: Self.eagerProgress)
+        #expect(drawn.terminal.contains("\rreading "), "without the pager it is drawn: \(drawn)")
         // Never when standard output is not a terminal.
         let piped = try await CLI.run(["log", log], environment: pager)
         #expect(piped.status == 0 && !piped.stdout.contains("PAGED:") && piped.stdout.contains("seq"), "\(piped)")
