@@ -44,6 +44,7 @@ enum Verify: Command {
             let kind = [.fileNotFound, .notARegularFile, .ioError].contains(error.code) ? "file" : "header"
             var message = ErrorText.words(error.message)
             if let code = error.errno { message += ": " + Platform.describe(errno: code) }
+            message += ErrorText.hint(for: error, path: path)
             result.problem = .init(kind: kind, code: error.code.rawValue, offset: error.offset, seq: nil, message: message)
             return result
         }

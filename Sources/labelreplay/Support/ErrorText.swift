@@ -70,7 +70,7 @@ enum ErrorText {
     }
 
     /// What to do next about a log error.
-    private static func hint(for error: EventLogError, path: String?) -> String {
+    static func hint(for error: EventLogError, path: String?) -> String {
         let log = path ?? "LOG"
         switch error.code {
         case .corruptRecord, .seqGap:
