@@ -2,7 +2,8 @@ import Foundation
 
 /// Points where a test can stop a command to interrupt it exactly there
 /// (`LABELREPLAY_TEST_PAUSE=<point>`): the command says `paused at <point>` on
-/// standard error and waits for Ctrl-C (at most a minute). Without the variable
+/// standard error and waits for Ctrl-C (at most half an hour: a test run on a
+/// loaded machine may take minutes to send it). Without the variable
 /// nothing happens. Used by the tests of interrupting `import` before and after
 /// its commit, which no timing could hit reliably.
 enum TestHooks {
@@ -13,6 +14,6 @@ enum TestHooks {
     static func pause(at point: String, console: Console) {
         guard ProcessInfo.processInfo.environment[variable] == point else { return }
         console.errorLine("paused at \(point)")
-        Platform.waitForInterrupt(atMost: 60)
+        Platform.waitForInterrupt(atMost: 1800)
     }
 }
