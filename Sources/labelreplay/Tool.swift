@@ -21,13 +21,22 @@ enum Tool {
         [
             Demo.self, Show.self, Log.self, Diff.self, Trace.self, Verify.self, Repair.self, Stats.self, Export.self, Import.self,
             Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self, Snapshot.self,
-            Help.self
+            Help.self, Complete.self
         ]
     }
+
+    /// The options of the tool itself (before any command).
+    static let rootOptions = ["--help", "--version", "--generate-completion-script"]
 
     /// The subcommand called `name`, if any.
     static func command(named name: String) -> (any Command.Type)? {
         commands.first { $0.spec.name == name }
+    }
+
+    /// The log path the command line names (for errors that do not name it), if the command takes one.
+    private static func logArgument(_ arguments: [String], spec: CommandSpec) -> String? {
+        guard spec.arguments.contains(where: { $0.name == "log" && $0.isPositional }) else { return nil }
+        return try? ParsedArguments.parse(Array(arguments.dropFirst()), spec: spec).optionalPositional("log")
     }
 
     /// Runs the tool on `arguments` (without the executable's name) and returns the exit status.
@@ -44,12 +53,24 @@ enum Tool {
         case "--version":
             console.line("\(name) \(version) (label log format \(LogFormat.currentVersion))")
             return ExitStatus.success
+        case let option where option == "--generate-completion-script" || option.hasPrefix("--generate-completion-script="):
+            let shell = option.contains("=") ? String(option.split(separator: "=", maxSplits: 1)[1]) : arguments.dropFirst().first
+            guard let shell, let script = CompletionScript.script(for: shell), arguments.count <= (option.contains("=") ? 1 : 2) else {
+                console.error(
+                    "'--generate-completion-script' expects one of \(CompletionScript.shells.joined(separator: ", "))"
+                        + (shell.map { ", not '\($0)'" } ?? ""))
+                console.errorLine("usage: \(name) --generate-completion-script <shell>")
+                return ExitStatus.usage
+            }
+            console.line(String(script.dropLast()))  // the script ends with its own newline
+            return ExitStatus.success
         default:
             break
         }
         guard let command = command(named: first) else {
             let what = first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'"
-            let close = commands.map { $0.spec.name }.first { $0.hasPrefix(first.prefix(2)) && !first.hasPrefix("-") }
+            let known = first.hasPrefix("-") ? rootOptions : commands.filter { !$0.spec.hidden }.map { $0.spec.name }
+            let close = Suggestion.closest(to: first, among: known)
             console.error(what + (close.map { " (did you mean '\($0)'?)" } ?? ""))
             console.errorLine("usage: \(name) <command> [<arguments>]")
             console.errorLine("see '\(name) --help' for the commands")
@@ -74,11 +95,14 @@ enum Tool {
             console.errorLine("usage: " + spec.usage)
             console.errorLine("see '\(name) \(spec.name) --help' for more information")
             return ExitStatus.usage
+        } catch let interrupted as Interrupted {
+            console.error("interrupted")
+            return interrupted.status
         } catch let failure as Failure {
             console.error(failure.message, details: failure.details)
             return ExitStatus.failure
         } catch {
-            console.error(ErrorText.describe(error))
+            console.error(ErrorText.describe(error, path: logArgument(arguments, spec: spec)))
             return ExitStatus.failure
         }
     }

@@ -62,11 +62,12 @@ enum CLI {
 
     /// Runs `labelreplay arguments…` in `directory`, feeding `stdin`, and waits for it to exit.
     /// `environment` sets variables on top of this process's environment.
+    /// `unsetting` removes variables from it.
     static func run(
         _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], unsetting: [String] = []
     ) async throws -> CLIResult {
-        let running = try start(arguments, in: directory, stdin: stdin, environment: environment)
+        let running = try start(arguments, in: directory, stdin: stdin, environment: environment, unsetting: unsetting)
         return try await running.wait()
     }
 
@@ -79,10 +80,11 @@ enum CLI {
         try await start(arguments, stdin: stdin).wait(atMost: limit, sourceLocation: sourceLocation)
     }
 
-    /// Starts `labelreplay arguments…` without waiting (for `--follow`).
+    /// Starts `labelreplay arguments…` without waiting (for `--follow`). With `openStdin`, standard
+    /// input is a pipe that stays open (the command blocks reading it) until the process is waited for.
     static func start(
         _ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], unsetting: [String] = [], openStdin: Bool = false
     ) throws -> RunningCLI {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("labelreplay-io-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -95,14 +97,19 @@ enum CLI {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty || !unsetting.isEmpty {
+            var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            for name in unsetting { merged[name] = nil }
+            process.environment = merged
+        }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = try FileHandle(forReadingFrom: input)
+        let pipe = openStdin ? Pipe() : nil
+        process.standardInput = try pipe ?? FileHandle(forReadingFrom: input)
         let exited = Exit()
         process.terminationHandler = { process in exited.signal(process.terminationStatus) }
         try process.run()
-        return RunningCLI(arguments: arguments, process: process, scratch: scratch, exited: exited)
+        return RunningCLI(arguments: arguments, process: process, scratch: scratch, exited: exited, stdinPipe: pipe)
     }
 }
 
@@ -112,13 +119,36 @@ final class RunningCLI: @unchecked Sendable {
     let process: Process
     let scratch: URL
     fileprivate let exited: Exit
+    /// Standard input, when it is a pipe kept open.
+    let stdinPipe: Pipe?
 
-    fileprivate init(arguments: [String], process: Process, scratch: URL, exited: Exit) {
+    fileprivate init(arguments: [String], process: Process, scratch: URL, exited: Exit, stdinPipe: Pipe?) {
         self.arguments = arguments
         self.process = process
         self.scratch = scratch
         self.exited = exited
+        self.stdinPipe = stdinPipe
     }
+
+    /// What the process has written to stderr so far.
+    var stderrSoFar: String {
+        (try? String(contentsOf: scratch.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until stderr contains `text`, or `condition` holds (or the process exits, or about 30 s
+    /// pass — a hang guard, not a timing assertion).
+    func waitFor(stderrContaining text: String? = nil, or condition: @Sendable () -> Bool = { false }) async throws -> Bool {
+        for _ in 0..<600 {
+            if let text, stderrSoFar.contains(text) { return true }
+            if condition() { return true }
+            if !process.isRunning { return false }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Sends `signal` (e.g. SIGINT, what Ctrl-C sends) to the process.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// What the process has written to stdout so far.
     var stdoutSoFar: String {
@@ -161,6 +191,7 @@ final class RunningCLI: @unchecked Sendable {
 
     /// Waits for the process to exit and collects its output.
     func wait() async throws -> CLIResult {
+        try? stdinPipe?.fileHandleForWriting.close()
         let status = await exited.value()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let stdout = try String(contentsOf: scratch.appendingPathComponent("stdout"), encoding: .utf8)

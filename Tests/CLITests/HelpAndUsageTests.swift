@@ -72,7 +72,7 @@ import Testing
         (["rename", "L", "xyz!", "T"], "is invalid for '<id>': expected a label id"),
         (["rename", "L", "abc", "T"], "is invalid for '<id>'"),
         (["move", "L", "abcd", "first"], "is invalid for '<position>'"),
-        (["add", "L", "T", "--at", "3000000000"], "is invalid for '--at <position>'"),
+        (["add", "L", "T", "--position", "3000000000"], "is invalid for '--position <position>'"),
         (["add", "L", "T", "--expect-version", "v3"], "is invalid for '--expect-version <version>'"),
         (["revert", "L"], "missing expected argument '<seq>'"),
         (["trace", "L", "--label", "zz"], "is invalid for '--label <id>'"),

@@ -8,17 +8,23 @@ import Testing
 /// `LABELREPLAY_UPDATE_GOLDEN=1 swift test --filter HelpGolden`.
 @Suite struct HelpGoldenTests {
     /// The help invocations and their golden files: the tool's help (both
-    /// ways), then `<command> --help` for every command.
-    static let cases: [(file: String, arguments: [String])] =
-        [("help-labelreplay.txt", ["--help"]), ("help-labelreplay.txt", ["help"])]
-        + HelpAndUsageTests.commands.map { ("help-\($0).txt", [$0, "--help"]) }
+    /// ways), then `<command> --help` for every command, each at 80 columns
+    /// (`help-log.txt`) and at 50 (`help-log-50.txt`): help wraps to the
+    /// terminal's width, taken from `COLUMNS` here (issue 16, item 4).
+    static let cases: [(file: String, arguments: [String], columns: Int)] = [80, 50].flatMap { columns in
+        let suffix = columns == 80 ? "" : "-\(columns)"
+        return [("help-labelreplay\(suffix).txt", ["--help"], columns), ("help-labelreplay\(suffix).txt", ["help"], columns)]
+            + HelpAndUsageTests.commands.map { ("help-\($0)\(suffix).txt", [$0, "--help"], columns) }
+    }
 
     @Test(arguments: cases)
-    func helpMatchesItsGoldenFile(file: String, arguments: [String]) async throws {
-        // Help is wrapped at 80 columns whatever the terminal; pin the width anyway, so the output cannot depend on it.
-        let result = try await CLI.run(arguments, environment: ["COLUMNS": "80", "LINES": "24"])
+    func helpMatchesItsGoldenFile(file: String, arguments: [String], columns: Int) async throws {
+        let result = try await CLI.run(arguments, environment: ["COLUMNS": String(columns), "LINES": "24"])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
-        let what = (["labelreplay"] + arguments).joined(separator: " ")
+        let lines = result.stdout.split(separator: "\n")
+        let tooWide = lines.filter { $0.count > columns && !$0.hasPrefix("  labelreplay ") }  // examples are not wrapped
+        #expect(tooWide.isEmpty, "lines wider than \(columns) columns: \(tooWide)")
+        let what = "COLUMNS=\(columns) " + (["labelreplay"] + arguments).joined(separator: " ")
         if let mismatch = try Golden.mismatch(result.stdout, file: file, what: what, regenerate: "HelpGolden") {
             Issue.record(Comment(rawValue: mismatch))
         }

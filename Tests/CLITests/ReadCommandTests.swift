@@ -62,7 +62,7 @@ import Testing
         let on = try await enabled.json()
         #expect(rows(on) == ["Ring Two (on)", "Grid (on)"])
         #expect((on["labels"] as? [[String: Any]])?.map { $0["position"] as? Int } == [0, 2])
-        #expect(try await none.stdout.contains("(no label matches)"))
+        #expect(try await none.stderr.contains("(no label matches)"))
     }
 
     @Test func logListsFiltersAndPrintsJSON() async throws {
@@ -101,7 +101,7 @@ import Testing
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")
         try makeGridTileRing(at: log)
-        let follow = try CLI.start(["log", log, "--follow", "--json"])
+        let follow = try CLI.start(["log", log, "--follow", "--from", "1", "--json"])
         #expect(try await follow.waitForOutput(containing: "\"seq\":3"))
         try makeLog(at: log) { store in try store.rename(testID(2), to: "Tile Two", options: WriteOptions(actor: "elsewhere")) }
         #expect(try await follow.waitForOutput(containing: "Tile Two"), "the follower saw the new record")

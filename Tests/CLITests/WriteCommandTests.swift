@@ -13,7 +13,7 @@ import Testing
         #expect(first.status == 0, "\(first)")
         let id = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(LabelID(id) != nil, "add prints the id: \(first.stdout)")
-        let second = try await CLI.run(["add", log, "Cobalt", "--disabled", "--at", "0"])
+        let second = try await CLI.run(["add", log, "Cobalt", "--disabled", "--position", "0"])
         let given = testID(42)
         let third = try await CLI.run(["add", log, "Given", "--id", given.description, "--json"])
         #expect(second.status == 0 && third.status == 0)
@@ -90,8 +90,15 @@ import Testing
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.hasPrefix("nothing changed: "), "\(result)")
         }
+        // --json prints the state when nothing changed (issue 16, item 11): no record, why, and the label now.
         let disable = try await CLI.run(["disable", log, testID(2).description, "--json"])
-        #expect(disable.status == 0 && disable.stdout.isEmpty)
+        #expect(disable.status == 0, "\(disable)")
+        let unchanged = try disable.json()
+        #expect(unchanged["changed"] as? Bool == false && unchanged["seq"] as? Int == 3, "\(disable)")
+        #expect((unchanged["reason"] as? String)?.contains("is already disabled") == true, "\(disable)")
+        let state = try #require(unchanged["label"] as? [String: Any])
+        #expect(state["id"] as? String == testID(2).description && state["isEnabled"] as? Bool == false)
+        #expect(state["title"] as? String == "Tile" && state["position"] as? Int == 1 && state["version"] as? Int == 2)
         let count = try await CLI.run(["log", log, "--json"])
         #expect(try count.jsonLines().count == 3, "nothing was appended")
     }

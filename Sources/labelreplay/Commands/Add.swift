@@ -16,14 +16,15 @@ enum Add: Command {
             .positional("log", "The label log file (created if missing)."),
             .positional("title", "The new label's title."),
             .flag("disabled", "Add the label disabled (default: enabled)."),
-            .option("at", value: "position", "Insert at this position of the full list (default: the end)."),
+            .option("position", value: "position", "Insert at this position of the full list (default: the end)."),
             .option("id", value: "id", "Use this id (a new UUID, or a removed label's id or unique prefix)."),
             Writing.expectListVersion
         ] + Writing.common,
-        examples: ["add labels.labellog Amber", "add labels.labellog Cobalt --disabled --at 0 --actor row-ui"])
+        examples: ["add labels.labellog Amber", "add labels.labellog Cobalt --disabled --position 0 --actor row-ui"],
+        renamedOptions: ["--at": "'--at' is now '--position'; '--at' is a seq everywhere, as in 'show --at'"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let position = try arguments.position("at")
+        let position = try arguments.position("position")
         let version = try Writing.expectedVersion(arguments)
         var added: LabelID?
         let status = try Writing.perform(arguments, console: console, create: true) { store, options in

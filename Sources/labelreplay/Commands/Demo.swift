@@ -23,8 +23,15 @@ enum Demo: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path: String
         if let given = arguments.option("log") {
-            if FileManager.default.fileExists(atPath: given) {
-                throw Failure("\(given): a file already exists there; the demo writes only to a new log")
+            var isDirectory: ObjCBool = false
+            if given.isEmpty { throw UsageError("the value '' is invalid for '--log <path>': expected the path of a new log file") }
+            if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) {
+                if isDirectory.boolValue {
+                    throw Failure(
+                        "\(given): is a directory; give the path of a new file, e.g. '--log \((given as NSString).appendingPathComponent("demo.labellog"))'"
+                    )
+                }
+                throw Failure("\(given): the file already exists; the demo never overwrites a file: give a new path, or leave out --log")
             }
             path = given
         } else {
@@ -75,13 +82,31 @@ enum Demo: Command {
         }
     }
 
-    /// How the user can run this tool again: `swift run labelreplay` inside the
-    /// package, the path it was started by when that is a build product, else `labelreplay`.
+    /// How the user can run this tool again, as they typed it. `swift run` starts
+    /// the product by its path under `.build/<triple>/<configuration>/`: then
+    /// `swift run labelreplay` (with `-c release`, and with `--package-path` when
+    /// the current directory is outside the package). Otherwise the program name
+    /// as invoked: `labelreplay` found in PATH, `.build/release/labelreplay`, ….
     static var invocation: String {
-        let executable = Bundle.main.executablePath ?? CommandLine.arguments.first ?? Tool.name
-        guard executable.contains("/.build/") else { return Tool.name }
-        if FileManager.default.fileExists(atPath: "Package.swift") { return "swift run \(Tool.name)" }
-        return shellQuoted(executable)
+        let typed = CommandLine.arguments.first ?? ""
+        guard !typed.isEmpty else { return Tool.name }
+        let parts = typed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let build = parts.count - 4
+        guard build >= 0, parts[build] == ".build", parts[build + 1].contains("-"),
+            ["debug", "release"].contains(parts[build + 2])
+        else { return shellQuoted(typed) }
+        var command = "swift run"
+        if parts[build + 2] == "release" { command += " -c release" }
+        let root = parts[..<build].joined(separator: "/")
+        if !root.isEmpty {
+            let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+            let package = URL(fileURLWithPath: root).standardizedFileURL.path
+            // Inside the package SwiftPM finds Package.swift itself (from a subdirectory too).
+            if here != package && !here.hasPrefix(package == "/" ? "/" : package + "/") {
+                command += " --package-path \(shellQuoted(root))"
+            }
+        }
+        return command + " " + Tool.name
     }
 
     /// `path` as a shell word: unchanged when safe, else in single quotes.

@@ -20,12 +20,14 @@ enum Diff: Command {
             .positional("log", "The label log file."),
             .positional("from", "The earlier seq (0: the empty list)."),
             .positional("to", "The later seq."),
-            .flag("json", "Print one JSON object instead of text.")
+            .flag("json", "Print one JSON object instead of text."),
+            Style.option
         ],
         examples: ["diff labels.labellog 12 17", "diff labels.labellog 0 18 --json"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
+        let style = try Style.resolve(arguments, console: console)
         let from = try arguments.seq("from") ?? 0
         let to = try arguments.seq("to") ?? 0
         if from > to { throw UsageError("<from> (\(from)) must not be after <to> (\(to))") }
@@ -52,7 +54,10 @@ enum Diff: Command {
         }
         var table = Table()
         for change in changes {
-            table.append([change.change.rawValue, EventText.name(change.id, title: change.title), describe(change)])
+            table.append([
+                style.paint(change.change.rawValue, role(of: change.change)), EventText.name(change.id, title: change.title),
+                describe(change, style: style)
+            ])
         }
         console.lines(table.render(indent: "  "))
         return ExitStatus.success
@@ -116,13 +121,25 @@ enum Diff: Command {
     }
 
     /// The old → new part of a change, for text output.
-    static func describe(_ change: LabelDiffEntry) -> String {
+    static func describe(_ change: LabelDiffEntry, style: Style = .plain) -> String {
+        func step(_ old: String, _ new: String) -> String { "\(style.paint(old, .old)) → \(style.paint(new, .new))" }
         switch change.change {
-        case .added: "new \(EventText.onOff(change.isEnabled ?? true)) at position \(change.to ?? 0)"
-        case .removed: "gone (was \(EventText.onOff(change.isEnabled ?? true)) at position \(change.from ?? 0))"
-        case .renamed: "\(Escape.quoted(change.oldTitle ?? "")) → \(Escape.quoted(change.newTitle ?? ""))"
-        case .toggled: "\(EventText.onOff(change.oldIsEnabled ?? false)) → \(EventText.onOff(change.isEnabled ?? false))"
-        case .moved: "position \(change.from ?? 0) → \(change.to ?? 0)"
+        case .added: return "new \(EventText.onOff(change.isEnabled ?? true)) at position \(change.to ?? 0)"
+        case .removed: return "gone (was \(EventText.onOff(change.isEnabled ?? true)) at position \(change.from ?? 0))"
+        case .renamed: return step(Escape.quoted(change.oldTitle ?? ""), Escape.quoted(change.newTitle ?? ""))
+        case .toggled: return step(EventText.onOff(change.oldIsEnabled ?? false), EventText.onOff(change.isEnabled ?? false))
+        case .moved: return "position " + step(String(change.from ?? 0), String(change.to ?? 0))
+        }
+    }
+
+    /// The colour of a kind of change (the event kind's colour).
+    static func role(of change: LabelDiffEntry.Kind) -> Style.Role {
+        switch change {
+        case .added: .added
+        case .removed: .removed
+        case .renamed: .renamed
+        case .toggled: .toggled
+        case .moved: .moved
         }
     }
 }

@@ -18,7 +18,7 @@ enum Export: Command {
         examples: ["export labels.labellog > labels.jsonl", "export labels.labellog --from 10 --to 18"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let from = try arguments.seq("from") ?? 1
         let to = try arguments.seq("to")
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }

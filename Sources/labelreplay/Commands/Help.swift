@@ -11,8 +11,10 @@ enum Help: Command {
             console.line(HelpText.root())
             return ExitStatus.success
         }
-        guard let command = Tool.command(named: name) else {
-            throw UsageError("unknown command '\(name)'; the commands are: " + Tool.commands.map { $0.spec.name }.joined(separator: ", "))
+        guard let command = Tool.command(named: name), !command.spec.hidden else {
+            let names = Tool.commands.filter { !$0.spec.hidden }.map { $0.spec.name }
+            let close = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw UsageError("unknown command '\(name)'\(close); the commands are: " + names.joined(separator: ", "))
         }
         console.line(HelpText.render(command.spec))
         return ExitStatus.success

@@ -8,106 +8,104 @@ enum Log: Command {
         name: "log",
         abstract: "List the events: seq, time, actor, kind, label, old → new.",
         discussion: """
-            Filters combine: --label (events naming the label, and reorders of a list holding it), --kind (repeat it or \
-            separate kinds with commas: added, renamed, toggled, removed, moved, reordered, rejected), --actor, and the \
-            seq range --from/--to (inclusive).
+            Filters combine: an event is listed when it passes every filter given. A filter given more than once \
+            accepts any of its values: --label (events naming the label, and reorders of a list holding it), --kind \
+            (kinds may also be separated by commas: added, renamed, toggled, removed, moved, reordered, rejected), \
+            --actor (--no-actor: events recorded without one). --since/--until keep the events stamped in a time \
+            window (both ends included); a time without a zone is local time, as in git, and 15m, 2h, 3d mean that \
+            long ago.
 
-            --follow keeps printing events that another process appends, until interrupted (Ctrl-C). It reads without \
-            locking, so it works beside a writer.
+            Where to start: --from SEQ jumps to that seq (the records before it are skipped without being folded); \
+            --from end starts after the last record; -n/--last N prints only the last N events that pass the \
+            filters. --to SEQ stops after that seq.
+
+            --follow keeps printing events that another process appends, until interrupted (Ctrl-C). Alone it starts \
+            at the end, like tail -f; with -n N it first prints the last N events, with --from where that says. It \
+            reads without locking, so it works beside a writer.
+
+            Text output has fixed column widths, so every line, including those --follow prints later, lines up \
+            with the header (--no-header leaves the header out). When nothing matches, '(no matching events)' goes \
+            to standard error, so standard output stays empty. On a terminal the output goes through a pager \
+            ($PAGER, default 'less -FRX'; --no-pager to avoid it) and is coloured (see --color).
 
             JSON (--json): one object per line, exactly the records' JSON form (the same as 'export'): seq, time, kind, \
             id, actor, note, and the kind's fields.
             """,
         arguments: [
             .positional("log", "The label log file."),
-            .option("label", value: "id", "Only events about this label (id or unique prefix; removed labels too)."),
-            .option("kind", value: "kind", repeating: true, "Only events of this kind (repeatable; commas allowed)."),
-            .option("actor", value: "name", "Only events by this actor."),
-            .option("from", value: "seq", "Start at this seq."),
+            .option("label", value: "id", repeating: true, "Only events about this label (id or unique prefix; removed labels too)."),
+            .option("kind", value: "kind", repeating: true, "Only events of this kind (commas allowed)."),
+            .option("actor", value: "name", repeating: true, "Only events by this actor."),
+            .flag("no-actor", "Only events recorded without an actor (with --actor: those as well)."),
+            .option("since", value: "time", "Only events stamped at or after this time (local time if no zone is given)."),
+            .option("until", value: "time", "Only events stamped at or before this time."),
+            .option("from", value: "seq", "Start at this seq, or 'end' (after the last record)."),
             .option("to", value: "seq", "Stop after this seq."),
+            .option("last", short: "n", value: "count", "Print only the last <count> matching events."),
             .flag("json", "Print JSON Lines instead of text."),
-            .flag("follow", "Keep printing new events until interrupted.")
+            .flag("follow", "Keep printing new events until interrupted (alone: from the end)."),
+            .flag("no-header", "Leave out the header line."),
+            Style.option,
+            .flag("no-pager", "Do not send the output through a pager, even on a terminal.")
         ],
         examples: [
-            "log labels.labellog", "log labels.labellog --kind rejected", "log labels.labellog --label 3f2a --json",
+            "log labels.labellog", "log labels.labellog --kind rejected", "log labels.labellog -n 20",
+            "log labels.labellog --actor setup --actor row-ui --since 2026-11-30", "log labels.labellog --label 3f2a --json",
             "log labels.labellog --follow --actor row-ui"
         ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
-        let kinds = try parseKinds(arguments)
-        let from = try arguments.seq("from") ?? 1
-        let to = try arguments.seq("to")
-        if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
-        let actor = arguments.option("actor")
-        let json = arguments.flag("json")
-        let label = try LabelFilter.resolve(arguments, path: path, console: console)
+        let path = try arguments.logPath()
+        let start = try LogStart.parse(arguments)
+        let last = try arguments.number("last", what: "a number of events (a whole number ≥ 0)").map { Int(min($0, 1 << 40)) }
+        let selection = try EventSelection.parse(arguments, path: path, console: console)
+        if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
+        let follow = arguments.flag("follow")
+        let style = try Style.resolve(arguments, console: console)
 
-        let replay = try Replay(path: path, strict: false, console: console)
-        let encoder = JSONLines()
-        var printedAny = false
-        var pending: [[String]] = []  // text rows, or one JSON line each
+        let replay = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading \(path)")
+        let printer = LogPrinter(
+            console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
+            columns: EventColumns(fileSize: try replay.fileSize(), style: style))
+        let pager = follow ? nil : Pager.start(console: console, disabled: arguments.flag("no-pager"))
+        defer { pager?.finish(console: console) }
 
-        func flush() {
-            defer { pending.removeAll() }
-            if json {
-                for line in pending { console.line(line[0]) }
-            } else if !pending.isEmpty {
-                var table = Table([.right])
-                if !printedAny { table.append(EventText.header) }
-                for row in pending { table.append(row) }
-                console.lines(table.render())
-            }
-            printedAny = printedAny || !pending.isEmpty
-            console.flush()
+        switch start {
+        case .end: try replay.skip(to: .max)
+        case .seq(let seq): try replay.skip(to: seq)
         }
+        var kept = LastEvents(capacity: last)
         /// Reads what is there now; returns false once past `--to`.
         func drain() throws -> Bool {
             while let step = try replay.next() {
                 let record = step.record
-                if let to, record.seq > to { return false }
-                guard record.seq >= from,
-                    kinds.isEmpty || kinds.contains(record.event.kind),
-                    actor == nil || record.actor == actor,
-                    label.map({ LabelFilter.event(record.event, concerns: $0) }) ?? true
-                else { continue }
-                // Rendered now, so labels are named as they were at this seq.
-                pending.append(json ? [try encoder.line(record)] : EventText.row(record) { replay.titles[$0] })
-                if pending.count >= 1024 { flush() }
+                if let to = selection.to, record.seq > to { return false }
+                guard selection.selects(record) else { continue }
+                if kept.isKeeping {
+                    kept.append(record, titles: replay.titles)
+                } else {
+                    try printer.print(record) { replay.titles[$0] }
+                }
             }
             return true
         }
 
         var more = try drain()
-        flush()
-        guard arguments.flag("follow") else {
+        replay.stopProgress()
+        for (record, titles) in kept.take() { try printer.print(record) { titles[$0] } }
+        guard follow else {
             replay.warnAboutTail()
-            if !printedAny && !json { console.line("(no matching events)") }
+            if !printer.printedAny && !arguments.flag("json") { console.errorLine("(no matching events)") }
             return ExitStatus.success
         }
+        printer.printHeader()
+        console.flush()
         Platform.allowInterrupts()
-        while more {
+        while more && !console.outputFailed {
             Thread.sleep(forTimeInterval: 0.2)
             more = try drain()
-            flush()
-            if console.outputFailed { break }
+            console.flush()
         }
         return ExitStatus.success
-    }
-
-    /// The kinds of `--kind`, each repeat possibly holding several separated by commas.
-    static func parseKinds(_ arguments: ParsedArguments) throws(UsageError) -> Set<LabelEvent.Kind> {
-        var kinds = Set<LabelEvent.Kind>()
-        for value in arguments.values("kind") {
-            for name in value.split(separator: ",") {
-                guard let kind = LabelEvent.Kind(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                    throw arguments.invalid(
-                        String(name), for: "kind",
-                        expected: "one of " + LabelEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                kinds.insert(kind)
-            }
-        }
-        return kinds
     }
 }

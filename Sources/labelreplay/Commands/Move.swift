@@ -7,7 +7,7 @@ enum Move: Command {
         name: "move",
         abstract: "Move a label to a position of the full list.",
         discussion: """
-            <position> is the label's position after the move, in 0..<count of the full list (never a position in a \
+            <position> is the label's position after the move, from 0 to the full list's length − 1 (never a position in a \
             filtered view). Moving a label to where it is changes nothing. --expect-version checks the list's version, \
             since a move changes the order.
             """,
@@ -22,8 +22,10 @@ enum Move: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let version = try Writing.expectedVersion(arguments)
         let position = try arguments.position("position") ?? 0
-        return try Writing.perform(arguments, console: console) { store, options in
+        let subject = Writing.Subject()
+        return try Writing.perform(arguments, console: console, subject: subject) { store, options in
             let id = try Writing.labelID(arguments, in: store)
+            subject.id = id
             var options = options
             options.expectation = version.map { .list(version: $0) }
             return (

@@ -26,7 +26,7 @@ enum Repair: Command {
         examples: ["repair labels.labellog", "repair labels.labellog --salvage"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let salvage = arguments.flag("salvage")
         guard SystemFile.exists(path) else { throw Failure("\(path): no such file") }
         // Frames first, then what the events mean: the first record the fold cannot apply.

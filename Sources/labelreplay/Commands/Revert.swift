@@ -24,7 +24,7 @@ enum Revert: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let seq = try arguments.seq("seq") ?? 0
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         return try Writing.perform(arguments, console: console) { store, options in
             let last = store.lastSeq
             guard seq >= 1, seq <= last else { throw Failure("\(path): there is no seq \(seq): the log ends at seq \(last)") }

@@ -12,7 +12,12 @@ enum Show: Command {
             --at-time folds in seq order and stops before the first record stamped later than the time.
 
             --query and --enabled-only show a filtered view (case- and diacritic-insensitive "contains", in list \
-            order); the # column is still the position in the full list.
+            order): the row column is the label's row in the view (as 'trace' says "row 2"), the position column its \
+            position in the full list (as 'add --position' and 'move' take it). --at-time takes a time as 'log \
+            --since' does: without a zone it is local time.
+
+            On a terminal the table goes through a pager ($PAGER, default 'less -FRX'; --no-pager to avoid it); \
+            --no-header leaves out the heading and the column names.
 
             JSON (--json): {"seq", "count", "labels": [{"id", "title", "isEnabled", "version", "position"}]} where \
             labels are the rows shown, position is the index in the full list and count the full list's length.
@@ -20,28 +25,20 @@ enum Show: Command {
         arguments: [
             .positional("log", "The label log file."),
             .option("at", value: "seq", "Show the list right after record <seq> (0: before the first record)."),
-            .option("at-time", value: "time", "Show the list at an ISO 8601 time, e.g. 2026-11-30T09:15:02Z."),
+            .option("at-time", value: "time", "Show the list at a time, e.g. 2026-11-30T09:15:02Z (local time if no zone is given)."),
             .option("query", value: "text", "Show only labels whose title contains <text>."),
             .flag("enabled-only", "Show only enabled labels."),
-            .flag("json", "Print one JSON object instead of a table.")
+            .flag("json", "Print one JSON object instead of a table."),
+            .flag("no-header", "Leave out the heading and the column names."),
+            .flag("no-pager", "Do not send the output through a pager, even on a terminal.")
         ],
         examples: ["show labels.labellog", "show labels.labellog --at 12 --query ring", "show labels.labellog --json"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         try arguments.exclusive("at", "at-time")
         let seq = try arguments.seq("at")
-        let time = try arguments.option("at-time").map { (text) throws(UsageError) -> EventTimestamp in
-            switch EventTimestamp.parse(text) {
-            case .time(let time):
-                return time
-            case .malformed:
-                throw arguments.invalid(text, for: "at-time", expected: "an ISO 8601 time such as 2026-11-30T09:15:02Z or 2026-11-30")
-            case .outOfRange:
-                throw arguments.invalid(
-                    text, for: "at-time", expected: "a time from \(EventTimestamp.earliest.iso8601) to \(EventTimestamp.latest.iso8601)")
-            }
-        }
+        let time = try TimeArgument.option("at-time", of: arguments)
         let query = ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only"))
         let filtered = query != .all
 
@@ -75,25 +72,31 @@ enum Show: Command {
             return ExitStatus.success
         }
 
+        let header = !arguments.flag("no-header")
+        let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
+        defer { pager?.finish(console: console) }
         var heading = "\(path) at seq \(list.lastSeq)"
         if let time { heading += " (time \(time.iso8601))" } else if seq == nil { heading += " (now)" }
-        console.line(Escape.text(heading + ": \(list.count) label\(list.count == 1 ? "" : "s"), \(list.enabledCount) enabled"))
-        if filtered {
-            console.line("view \(Escape.text(query.description)): \(rows.count) of \(list.count) shown")
+        if header {
+            console.line(Escape.text(heading + ": \(list.count) label\(list.count == 1 ? "" : "s"), \(list.enabledCount) enabled"))
+            if filtered {
+                console.line("view \(Escape.text(query.description)): \(rows.count) of \(list.count) shown")
+            }
         }
         if rows.isEmpty {
-            console.line(filtered ? "  (no label matches)" : "  (no labels)")
+            console.errorLine(filtered ? "(no label matches)" : "(no labels)")
             return ExitStatus.success
         }
-        var table = Table([.right, .left, .left, .left, .right])
-        table.append(["#", "id", "title", "state", "version"])
-        for (position, label) in rows {
-            table.append([
-                String(position), EventText.shortID(label.id), Escape.text(label.title), EventText.onOff(label.isEnabled),
-                String(label.version)
-            ])
+        var table = Table(filtered ? [.right, .right, .left, .left, .left, .right] : [.right, .left, .left, .left, .right])
+        if header { table.append((filtered ? ["row"] : []) + ["position", "id", "title", "state", "version"]) }
+        for (row, (position, label)) in rows.enumerated() {
+            table.append(
+                (filtered ? [String(row)] : []) + [
+                    String(position), EventText.shortID(label.id), Escape.text(label.title), EventText.onOff(label.isEnabled),
+                    String(label.version)
+                ])
         }
-        console.lines(table.render(indent: "  "))
+        console.lines(table.render(indent: header ? "  " : ""))
         return ExitStatus.success
     }
 }

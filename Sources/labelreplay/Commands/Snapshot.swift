@@ -19,7 +19,7 @@ enum Snapshot: Command {
         examples: ["snapshot labels.labellog"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let store = try Writing.open(path, create: false, console: console)
         defer { store.close() }
         let opened = store.snapshotReport.summary

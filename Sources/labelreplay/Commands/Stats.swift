@@ -17,7 +17,7 @@ enum Stats: Command {
         examples: ["stats labels.labellog"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let replay = try Replay(path: path, strict: false, console: console, progress: "reading \(path)")
         var kinds = Dictionary(uniqueKeysWithValues: LabelEvent.Kind.allCases.map { ($0.rawValue, 0) })
         var actors: [String: Int] = [:]
@@ -51,10 +51,11 @@ enum Stats: Command {
         var table = Table()
         table.append([
             "file",
-            "\(size) bytes: header \(LogFormat.headerLength), \(records) records (\(stats.bytesPerEvent) bytes per event)"
+            "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
                 + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
         ])
-        table.append(["time", first.map { "\($0.iso8601) → \(last!.iso8601) (\(stats.spanSeconds) s)" } ?? "(no records)"])
+        let span = (last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)
+        table.append(["time", first.map { "\($0.iso8601) → \(last!.iso8601) (\(Self.duration(milliseconds: span)))" } ?? "(no records)"])
         table.append(["labels", "\(list.count) live (\(list.enabledCount) enabled), \(stats.labels.removed) removed"])
         table.append(["events", LabelEvent.Kind.allCases.map { "\($0.rawValue) \(kinds[$0.rawValue] ?? 0)" }.joined(separator: " · ")])
         let byActor =
@@ -64,6 +65,29 @@ enum Stats: Command {
         console.line(Escape.text(path))
         console.lines(table.render(indent: "  "))
         return ExitStatus.success
+    }
+}
+
+extension Stats {
+    /// A duration as people say it: `850 ms`, `12.3 s`, `4 min 12 s`, `3 h 4 min`, `29 days 17 h`.
+    static func duration(milliseconds: Int64) -> String {
+        let ms = abs(milliseconds)
+        let sign = milliseconds < 0 ? "-" : ""
+        let seconds = ms / 1000, minutes = seconds / 60, hours = minutes / 60, days = hours / 24
+        func unit(_ n: Int64, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        let text: String
+        if ms < 1000 {
+            text = "\(ms) ms"
+        } else if seconds < 60 {
+            text = "\(seconds).\(ms % 1000 / 100) s"
+        } else if minutes < 60 {
+            text = "\(minutes) min" + (seconds % 60 > 0 ? " \(seconds % 60) s" : "")
+        } else if hours < 24 {
+            text = "\(hours) h" + (minutes % 60 > 0 ? " \(minutes % 60) min" : "")
+        } else {
+            text = unit(days, "day", "days") + (hours % 24 > 0 ? " \(hours % 24) h" : "")
+        }
+        return sign + text
     }
 }
 

@@ -20,7 +20,7 @@ enum Trace: Command {
             event that changed its label and see who heard it.
 
             The replay starts at seq 1 (the state needs every event); --from/--to only choose what is printed. --label \
-            prints only events that concern that label (its own events, reorders, and view rows of it).
+            prints only events that concern that label (its own events, reorders, and view rows of it); repeated, events that concern any of them.
 
             JSON (--json): one object per event: {"seq", "record" (the record's JSON form), "notified": [...], \
             "notNotified": [...], "count", "enabledCount"}; each notified entry has "dependency" (membership, title, \
@@ -32,10 +32,14 @@ enum Trace: Command {
             .positional("log", "The label log file."),
             .option("query", value: "text", "Trace a filtered view whose titles contain <text>."),
             .flag("enabled-only", "Trace a view of enabled labels only (with or without --query)."),
-            .option("label", value: "id", "Only print events concerning this label (id or unique prefix)."),
+            .option(
+                "label", value: "id", repeating: true,
+                "Only print events concerning this label (id or unique prefix; repeat it for any of several)."),
             .option("from", value: "seq", "Print from this seq on."),
             .option("to", value: "seq", "Stop after this seq."),
-            .flag("json", "Print one JSON object per event.")
+            .flag("json", "Print one JSON object per event."),
+            Style.option,
+            .flag("no-pager", "Do not send the output through a pager, even on a terminal.")
         ],
         examples: [
             "trace labels.labellog --query ring", "trace labels.labellog --enabled-only --from 13 --to 16",
@@ -43,7 +47,7 @@ enum Trace: Command {
         ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let from = try arguments.seq("from") ?? 1
         let to = try arguments.seq("to")
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
@@ -51,7 +55,10 @@ enum Trace: Command {
             arguments.option("query") != nil || arguments.flag("enabled-only")
             ? ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only")) : nil
         let label = try LabelFilter.resolve(arguments, path: path, console: console)
-        let printer = TracePrinter(console: console, query: query, json: arguments.flag("json"))
+        let style = try Style.resolve(arguments, console: console)
+        let printer = TracePrinter(console: console, query: query, json: arguments.flag("json"), style: style)
+        let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
+        defer { pager?.finish(console: console) }
 
         let replay = try Replay(path: path, folds: false, console: console)
         let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.fileSize(), console: console) : nil
@@ -77,7 +84,7 @@ enum Trace: Command {
             if batch.isEmpty { break }
             // Subscribe to each label before the first event about it is appended.
             for step in batch {
-                guard let id = step.record.event.labelID, label == nil || label == id, subscribed.insert(id).inserted else { continue }
+                guard let id = step.record.event.labelID, label?.contains(id) ?? true, subscribed.insert(id).inserted else { continue }
                 subscriptions.append(store.subscribe(to: .title(id)) { inbox.append($0) })
                 subscriptions.append(store.subscribe(to: .isEnabled(id)) { inbox.append($0) })
             }
@@ -101,13 +108,13 @@ enum Trace: Command {
         progress?.finish()
         withExtendedLifetime(subscriptions) {}  // they were live for the whole replay
         replay.warnAboutTail()
-        if printed == 0 && !arguments.flag("json") { console.line("(no matching events)") }
+        if printed == 0 && !arguments.flag("json") { console.errorLine("(no matching events)") }
         return ExitStatus.success
     }
 
-    /// Whether an event concerns `id`: it is about it, reorders it, or moves its view row.
-    private static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ id: LabelID) -> Bool {
-        LabelFilter.event(record.event, concerns: id) || notes.contains { $0.viewChanges.contains { $0.id == id } }
+    /// Whether an event concerns one of `ids`: it is about it, reorders it, or moves its view row.
+    private static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ ids: Set<LabelID>) -> Bool {
+        LabelFilter.event(record.event, concerns: ids) || notes.contains { $0.viewChanges.contains { ids.contains($0.id) } }
     }
 
     /// Appends the batch's records to the store (all or nothing). If the store

@@ -24,7 +24,7 @@ enum Verify: Command {
         examples: ["verify labels.labellog", "verify labels.labellog --json"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         let result = check(path, console: console)
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
@@ -42,7 +42,10 @@ enum Verify: Command {
             reader = try LogReader(path: path)
         } catch {
             let kind = [.fileNotFound, .notARegularFile, .ioError].contains(error.code) ? "file" : "header"
-            result.problem = .init(kind: kind, code: error.code.rawValue, offset: error.offset, seq: nil, message: error.message)
+            var message = ErrorText.words(error.message)
+            if let code = error.errno { message += ": " + Platform.describe(errno: code) }
+            message += ErrorText.hint(for: error, path: path)
+            result.problem = .init(kind: kind, code: error.code.rawValue, offset: error.offset, seq: nil, message: message)
             return result
         }
         result.header = .init(version: reader.header.version, logID: reader.header.logID, createdAt: reader.header.createdAt.iso8601)

@@ -10,12 +10,22 @@ final class Console {
     private var buffer: [UInt8] = []
     /// Whether standard error is a terminal (progress is drawn only then).
     let stderrIsTerminal: Bool
+    /// Whether standard output is a terminal (colour and the pager apply only then), as it was at start.
+    let stdoutIsTerminal: Bool
     /// Set when standard output could not be written (e.g. a closed pipe); later output is dropped.
     private(set) var outputFailed = false
+    /// When standard output was last written (a progress line waits until output has been quiet a while).
+    private(set) var lastOutput: ContinuousClock.Instant?
+    /// Whether a progress line is on standard error's terminal now (erased before more output).
+    var progressLineDrawn = false
+    /// Whether a progress line may be drawn: standard error is a terminal and no pager owns the screen.
+    var progressAllowed: Bool
 
     /// A console over the process's standard output and error.
-    init(stderrIsTerminal: Bool = Platform.stderrIsTerminal) {
+    init(stderrIsTerminal: Bool = Platform.stderrIsTerminal, stdoutIsTerminal: Bool = Platform.stdoutIsTerminal) {
         self.stderrIsTerminal = stderrIsTerminal
+        self.stdoutIsTerminal = stdoutIsTerminal
+        progressAllowed = stderrIsTerminal
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -41,7 +51,15 @@ final class Console {
     /// Writes a line to standard error as is, after flushing standard output.
     func errorLine(_ text: String) {
         flush()
+        eraseProgressLine()
         write(Data((text + "\n").utf8), to: .standardError)
+    }
+
+    /// Erases the progress line, if one is drawn.
+    func eraseProgressLine() {
+        guard progressLineDrawn else { return }
+        progressLineDrawn = false
+        errorRaw("\r\u{1B}[K")
     }
 
     /// Writes raw bytes to standard error (progress drawing); no newline, no flush of standard output.
@@ -52,7 +70,9 @@ final class Console {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         guard !outputFailed else { return }
+        eraseProgressLine()
         if !write(Data(buffer), to: .standardOutput) { outputFailed = true }
+        lastOutput = ContinuousClock.now
     }
 
     @discardableResult

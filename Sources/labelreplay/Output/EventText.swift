@@ -31,8 +31,9 @@ enum EventText {
 
     /// One line of `log`: seq, time, actor, kind, label and the change (old → new), then the note.
     /// `title` names labels as they are after the event.
-    static func row(_ record: EventRecord, title: (LabelID) -> String?) -> [String] {
-        let (label, change) = describe(record.event, title: title)
+    /// With `style`, old and new values in the change are coloured.
+    static func row(_ record: EventRecord, style: Style = .plain, title: (LabelID) -> String?) -> [String] {
+        let (label, change) = describe(record.event, style: style, title: title)
         let note = record.note.map { "  # " + Escape.text($0) } ?? ""
         return [
             String(record.seq), record.timestamp.iso8601, record.actor.map(Escape.text) ?? "-",
@@ -41,18 +42,19 @@ enum EventText {
     }
 
     /// The label cell and the change cell of an event.
-    static func describe(_ event: LabelEvent, title: (LabelID) -> String?) -> (label: String, change: String) {
+    static func describe(_ event: LabelEvent, style: Style = .plain, title: (LabelID) -> String?) -> (label: String, change: String) {
+        func change(_ old: String, _ new: String) -> String { "\(style.paint(old, .old)) → \(style.paint(new, .new))" }
         switch event {
         case .added(let id, let name, let isEnabled, let index):
             return (self.name(id, title: name), "new \(onOff(isEnabled)) at position \(index)")
         case .renamed(let id, let old, let new):
-            return (self.name(id, title: new), "\(Escape.quoted(old)) → \(Escape.quoted(new))")
+            return (self.name(id, title: new), change(Escape.quoted(old), Escape.quoted(new)))
         case .toggled(let id, let isEnabled):
-            return (self.name(id, title: title(id)), "\(onOff(!isEnabled)) → \(onOff(isEnabled))")
+            return (self.name(id, title: title(id)), change(onOff(!isEnabled), onOff(isEnabled)))
         case .removed(let id, let index, let name, let isEnabled):
             return (self.name(id, title: name), "gone (was \(onOff(isEnabled)) at position \(index))")
         case .moved(let id, let from, let to):
-            return (self.name(id, title: title(id)), "position \(from) → \(to)")
+            return (self.name(id, title: title(id)), "position " + change(String(from), String(to)))
         case .reordered(let order):
             return ("", "order: " + summary(order, title: title))
         case .rejected(let id, let command, let reason):

@@ -9,14 +9,16 @@ final class TracePrinter {
     private let console: Console
     private let query: ViewQuery?
     private let json: Bool
+    private let style: Style
     private let encoder = JSONLines()
     /// The view's rows as its subscriber knows them.
     private var rows: [LabelID] = []
 
-    init(console: Console, query: ViewQuery?, json: Bool) {
+    init(console: Console, query: ViewQuery?, json: Bool, style: Style = .plain) {
         self.console = console
         self.query = query
         self.json = json
+        self.style = style
     }
 
     /// Applies an event's view changes to the mirrored rows; call it for every event, printed or not.
@@ -52,7 +54,8 @@ final class TracePrinter {
         lastTitle: (LabelID) -> String?
     ) {
         let title: (LabelID) -> String? = { list.label($0)?.title ?? lastTitle($0) }
-        let cells = EventText.row(change.record, title: title)
+        var cells = EventText.row(change.record, style: style, title: title)
+        cells[3] = style.paint(cells[3], Style.role(of: change.record.event.kind))
         console.line("seq " + cells.filter { !$0.isEmpty }.joined(separator: "  "))
         var table = Table()
         for notification in notifications {

@@ -49,7 +49,9 @@ enum LabelIDArgument {
             case 1:
                 return matches[0]
             case 0:
-                throw Failure("\(path): no label id starts with '\(digits)'")
+                throw Failure(
+                    "\(path): no label id starts with '\(digits)'; '\(Tool.name) show \(path)' lists the labels, '\(Tool.name) log \(path) --kind removed' the removed ones"
+                )
             default:
                 var lines = matches.prefix(20).map { "\($0)  \(describe($0))" }
                 if matches.count > 20 { lines.append("… and \(matches.count - 20) more") }

@@ -39,7 +39,7 @@ final class Replay {
     private let folds: Bool
     private let reader: LogReader
     private let console: Console
-    private let progress: Progress?
+    private var progress: Progress?
 
     /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
     init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
@@ -62,9 +62,17 @@ final class Replay {
         do {
             return try LogReader(path: path)
         } catch {
-            if error.code == .fileNotFound { throw Failure("\(path): no such file") }
+            if error.code == .fileNotFound {
+                throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
+            }
             throw error
         }
+    }
+
+    /// Erases the progress line and draws no more (before following a live log).
+    func stopProgress() {
+        progress?.finish()
+        progress = nil
     }
 
     /// The next record, folded; `nil` at the end of the complete records.
@@ -140,6 +148,34 @@ final class Replay {
         }
         warnAboutTail()
         return list
+    }
+
+    /// Moves on so that the next record read is `seq`, without folding or copying
+    /// out the records before it (each is still checked and decoded in place, to
+    /// learn the titles it states, so later events still name their labels). For
+    /// non-folding replays (`log`); `seq` past the end stops at the end.
+    func skip(to seq: UInt64) throws {
+        precondition(!folds, "a folding replay must fold every record")
+        guard seq > reader.nextSeq else { return }
+        struct Reached: Error {}
+        var titles = self.titles
+        var last = lastSeq
+        do {
+            try reader.forEachView(from: reader.nextSeq) { view in
+                switch view.event {
+                case .added(let id, let title, _, _), .renamed(let id, _, let title), .removed(let id, _, let title, _):
+                    titles[id] = title.string
+                default:
+                    break
+                }
+                last = view.seq
+                progress?.update(reader.offset, detail: "seq \(view.seq)")
+                if view.seq + 1 >= seq { throw Reached() }
+            }
+        } catch is Reached {
+        }
+        self.titles = titles
+        lastSeq = last
     }
 
     /// The byte offset where the records read so far end.

@@ -12,7 +12,9 @@ import LabelProjection
 enum Writing {
     /// `--actor`, `--note` and `--json`, taken by every write command.
     static let envelope: [ArgumentSpec] = [
-        .option("actor", value: "name", "Who makes the edit (stored in the record)."),
+        .option(
+            "actor", value: "name",
+            "Who makes the edit (stored in the record; default: $LABELREPLAY_ACTOR, else the login name; '' for none)."),
         .option("note", value: "text", "A comment or correlation id (stored in the record)."),
         .flag("json", "Print the appended records as JSON Lines (the form of 'log --json').")
     ]
@@ -39,18 +41,18 @@ enum Writing {
     /// sentence `body` returned with the records), and closes the store.
     /// `human`, when given, replaces the default one-line-per-record report.
     static func perform(
-        _ arguments: ParsedArguments, console: Console, create: Bool = false,
+        _ arguments: ParsedArguments, console: Console, create: Bool = false, subject: Subject? = nil,
         _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
         report human: (([EventRecord]) -> [String])? = nil
     ) throws -> Int32 {
-        let path = arguments.positional("log")
+        let path = try arguments.logPath()
         if let id = arguments.optionalPositional("id") ?? arguments.option("id"), let spec = arguments.spec.argument(named: "id") {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
         }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
         defer { store.close() }
         let created = store.createdLog
-        let options = WriteOptions(actor: arguments.option("actor"), note: arguments.option("note"))
+        let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
         let outcome: (records: [EventRecord], unchanged: String)
         do {
             outcome = try body(store, options)
@@ -60,7 +62,19 @@ enum Writing {
         }
         let records = outcome.records
         if records.isEmpty {
-            if arguments.flag("json") { return ExitStatus.success }
+            if arguments.flag("json") {
+                // The state, so a script learns as much as from a change: nothing changed, why, and the label now.
+                let subject = subject?.id.flatMap { id in store.label(id).map { (id, $0) } }
+                let unchanged = Unchanged(
+                    changed: false, reason: outcome.unchanged, seq: store.lastSeq,
+                    label: subject.map { id, label in
+                        ShownLabel(
+                            id: id, title: label.title, isEnabled: label.isEnabled, version: label.version,
+                            position: store.snapshot.position(of: id) ?? -1)
+                    })
+                console.line(try JSONLines().line(unchanged))
+                return ExitStatus.success
+            }
             console.line(Escape.text("nothing changed: " + outcome.unchanged))
             return ExitStatus.success
         }
@@ -89,12 +103,21 @@ enum Writing {
         _ write: (LabelStore, LabelID, WriteOptions) throws -> (records: [EventRecord], unchanged: String)
     ) throws -> Int32 {
         let version = try expectedVersion(arguments)
-        return try perform(arguments, console: console) { store, options in
+        let subject = Subject()
+        return try perform(arguments, console: console, subject: subject) { store, options in
             let id = try labelID(arguments, in: store)
+            subject.id = id
             var options = options
             options.expectation = version.map { .label(id, version: $0) }
             return try write(store, id, options)
         }
+    }
+
+    /// The actor of an edit: `--actor` ('' for none), else `LABELREPLAY_ACTOR` ('' for none), else the login name.
+    static func actor(_ arguments: ParsedArguments) -> String? {
+        if let given = arguments.option("actor") { return given.isEmpty ? nil : given }
+        if let variable = ProcessInfo.processInfo.environment["LABELREPLAY_ACTOR"] { return variable.isEmpty ? nil : variable }
+        return Platform.loginName
     }
 
     /// Closes and deletes a log this command just created, if nothing was written to it,
@@ -155,6 +178,22 @@ enum Writing {
     /// The version given with `--expect-version`, if any.
     static func expectedVersion(_ arguments: ParsedArguments) throws(UsageError) -> UInt64? {
         try arguments.number("expect-version", what: "a version (a seq, as 'show' prints it)")
+    }
+
+    /// The label a write is about, once resolved (so that an unchanged `--json` result can show it).
+    final class Subject {
+        var id: LabelID?
+    }
+
+    /// `--json` when a write changed nothing.
+    struct Unchanged: Encodable {
+        let changed: Bool
+        /// Why nothing changed, e.g. `label 3f2a9c1e "Amber" is already enabled`.
+        let reason: String
+        /// The log's last seq (nothing was appended).
+        let seq: UInt64
+        /// The label the command was about, as it is now (absent for list-wide commands).
+        let label: ShownLabel?
     }
 
     /// Prints appended records: one `log`-style line each, or JSON Lines.

@@ -1,8 +1,9 @@
 /// Aligned columns of already escaped text, for human-readable output.
 ///
 /// Widths are measured in terminal columns: East Asian wide characters and
-/// emoji count two, combining marks and joiners zero. Trailing spaces are
-/// trimmed.
+/// emoji count two, combining marks and joiners zero, and the colour
+/// sequences ``Style`` adds nothing (escaped text holds no raw ESC, so every
+/// ESC is one of them). Trailing spaces are trimmed.
 struct Table {
     /// How a column is aligned.
     enum Alignment { case left, right }
@@ -41,8 +42,17 @@ struct Table {
     /// The number of terminal columns `text` takes (an approximation of `wcswidth`).
     static func width(of text: String) -> Int {
         var width = 0
+        var inEscape = false
         for scalar in text.unicodeScalars {
             let value = scalar.value
+            if inEscape {
+                if scalar == "m" { inEscape = false }
+                continue
+            }
+            if value == 0x1B {
+                inEscape = true
+                continue
+            }
             if value < 0x7F {
                 width += 1
                 continue

@@ -1,0 +1,75 @@
+import EventLog
+
+/// Prints `log`'s lines: the header once, then one line per event, or JSON Lines.
+final class LogPrinter {
+    private let console: Console
+    private let json: Bool
+    private let header: Bool
+    private let columns: EventColumns
+    private let encoder = JSONLines()
+    private var headerPrinted = false
+    /// Whether an event was printed.
+    private(set) var printedAny = false
+
+    init(console: Console, json: Bool, header: Bool, columns: EventColumns) {
+        self.console = console
+        self.json = json
+        self.header = header
+        self.columns = columns
+    }
+
+    /// Prints the header, if it is due and not yet printed.
+    func printHeader() {
+        guard header, !json, !headerPrinted else { return }
+        headerPrinted = true
+        console.line(columns.header)
+    }
+
+    /// Prints one event; `title` names labels as they were at its seq.
+    func print(_ record: EventRecord, title: (LabelID) -> String?) throws {
+        printedAny = true
+        if json {
+            console.line(try encoder.line(record))
+            return
+        }
+        printHeader()
+        console.line(columns.line(EventText.row(record, style: columns.style, title: title), kind: record.event.kind))
+    }
+}
+
+/// `-n N`: the last N events read, each with the titles it needs (as they were at its seq).
+struct LastEvents {
+    private var capacity: Int?
+    private var ring: [(EventRecord, [LabelID: String])] = []
+    private var head = 0
+
+    init(capacity: Int?) { self.capacity = capacity }
+
+    /// Whether events are kept (`-n` was given) rather than printed at once.
+    var isKeeping: Bool { capacity != nil }
+
+    /// Keeps `record`, dropping the oldest one kept when full.
+    mutating func append(_ record: EventRecord, titles: [LabelID: String]) {
+        guard let capacity, capacity > 0 else { return }
+        var needed: [LabelID: String] = [:]
+        var ids: [LabelID] = record.event.labelID.map { [$0] } ?? []
+        if case .reordered(let order) = record.event { ids = Array(order.prefix(6)) }
+        for id in ids { needed[id] = titles[id] }
+        if ring.count < capacity {
+            ring.append((record, needed))
+        } else {
+            ring[head] = (record, needed)
+            head = (head + 1) % capacity
+        }
+    }
+
+    /// The events kept, oldest first; afterwards nothing is kept and events are printed at once.
+    mutating func take() -> [(EventRecord, [LabelID: String])] {
+        defer {
+            ring = []
+            head = 0
+            capacity = nil
+        }
+        return Array(ring[head...] + ring[..<head])
+    }
+}

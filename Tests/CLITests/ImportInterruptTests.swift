@@ -1,0 +1,119 @@
+import EventLog
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 16, item 10: Ctrl-C during `import`, and `import --resume`.
+///
+/// The child is interrupted with a real SIGINT at three points: while it waits
+/// for its input (the log already created), just before its commit, and just
+/// after it. The last two are reached through `LABELREPLAY_TEST_PAUSE`, which
+/// makes the child stop there and say so on standard error (no timing).
+@Suite struct ImportInterruptTests {
+    /// Two records to import after Grid, Tile, Ring: Four added, Grid toggled off.
+    static let twoMore = [
+        #"{"kind":"added","id":"00000000-0000-4000-8000-000000000004","title":"Four","isEnabled":true,"index":3,"actor":"importer","time":"2026-01-01T00:00:04.000Z"}"#,
+        #"{"kind":"toggled","id":"00000000-0000-4000-8000-000000000001","isEnabled":false,"actor":"importer","time":"2026-01-01T00:00:05.000Z"}"#
+    ].joined(separator: "\n")
+
+    @Test func ctrlCWhileWaitingForInputLeavesNoFile() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("new.labellog")
+        let running = try CLI.start(["import", log], openStdin: true)
+        // The log is created before the input is read; wait for it, then interrupt the read.
+        let created = try await running.waitFor { FileManager.default.fileExists(atPath: log) }
+        #expect(created, "import did not create the log before reading its input")
+        running.send(SIGINT)
+        let result = try await running.wait(atMost: .seconds(30))
+        #expect(result.status == 130, "\(result)")
+        #expect(result.stderr.contains("interrupted before the import was committed: nothing was imported"), "\(result)")
+        #expect(result.stderr.contains("the new log was removed"), "\(result)")
+        #expect(scratch.files.isEmpty, "left behind: \(scratch.files)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func ctrlCJustBeforeTheCommitChangesNothing() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let before = try bytes(log)
+        let running = try CLI.start(
+            ["import", log], stdin: Data(Self.twoMore.utf8), environment: ["LABELREPLAY_TEST_PAUSE": "import-before-commit"])
+        #expect(try await running.waitFor(stderrContaining: "paused at import-before-commit"), "\(running.stderrSoFar)")
+        running.send(SIGINT)
+        let result = try await running.wait(atMost: .seconds(30))
+        #expect(result.status == 130, "\(result)")
+        #expect(result.stderr.contains("nothing was imported; the log still ends at seq 3"), "\(result)")
+        #expect(try bytes(log) == before)
+        #expect(scratch.files == ["l.labellog"])
+
+        // Into a new log: the file the import created is removed again.
+        let fresh = scratch.path("fresh.labellog")
+        let exported = try await CLI.run(["export", log])
+        let second = try CLI.start(
+            ["import", fresh], stdin: Data(exported.stdout.utf8), environment: ["LABELREPLAY_TEST_PAUSE": "import-before-commit"])
+        #expect(try await second.waitFor(stderrContaining: "paused at import-before-commit"))
+        #expect(FileManager.default.fileExists(atPath: fresh))
+        second.send(SIGINT)
+        let again = try await second.wait(atMost: .seconds(30))
+        #expect(again.status == 130 && again.stderr.contains("the new log was removed"), "\(again)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+    }
+
+    @Test func ctrlCAfterTheCommitSaysWhatWasCommittedAndResumeDoesNotDuplicate() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let input = scratch.path("more.jsonl")
+        try Data(Self.twoMore.utf8).write(to: URL(fileURLWithPath: input))
+        let running = try CLI.start(["import", log, input], environment: ["LABELREPLAY_TEST_PAUSE": "import-after-commit"])
+        #expect(try await running.waitFor(stderrContaining: "paused at import-after-commit"), "\(running.stderrSoFar)")
+        running.send(SIGINT)
+        let result = try await running.wait(atMost: .seconds(30))
+        #expect(result.status == 130, "\(result)")
+        #expect(
+            result.stderr.contains("interrupted after the import was committed: 2 records were committed as seq 4…5"), "\(result)")
+        #expect(try LogReader.readAll(path: log).records.count == 5)
+
+        // Rerunning with --resume appends nothing; the records are matched by content.
+        let resumed = try await CLI.run(["import", log, input, "--resume"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stdout.contains("nothing to import: all 2 records of \(input) are already at the end"), "\(resumed)")
+        #expect(try LogReader.readAll(path: log).records.count == 5)
+        // Without --resume the same file would be appended again (the toggle would apply twice, and is refused here).
+        let plain = try await CLI.run(["import", log, input])
+        #expect(plain.status == 1 && plain.stderr.contains("nothing was imported"), "\(plain)")
+    }
+
+    @Test func resumeSkipsThePrefixTheLogEndsWithMatchedByContent() async throws {
+        let scratch = try Scratch()
+        let source = scratch.path("source.labellog")
+        try ReadCommandTests.history(at: source)  // 7 records
+        let all = try await CLI.run(["export", source]).stdout
+        let lines = all.split(separator: "\n").map(String.init)
+        let copy = scratch.path("copy.labellog")
+        let firstThree = try await CLI.run(["import", copy], stdin: Data(lines.prefix(3).joined(separator: "\n").utf8))
+        #expect(firstThree.status == 0, "\(firstThree)")
+
+        // The seqs in the input say nothing: they are ignored, the content decides.
+        let renumbered = all.replacingOccurrences(of: #""seq":"#, with: #""seq":9"#)
+        let resumed = try await CLI.run(["import", copy, "--resume"], stdin: Data(renumbered.utf8))
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stdout.contains("imported 4 records into \(copy) as seq 4…7 (skipped the first 3 records"), "\(resumed)")
+        #expect(try await CLI.run(["export", copy]).stdout == all)
+
+        // A record that differs only in its actor is not the same record: nothing is skipped.
+        let other = scratch.path("other.labellog")
+        let changed = lines[0].replacingOccurrences(of: #""actor":"setup""#, with: #""actor":"someone""#)
+        _ = try await CLI.run(["import", other], stdin: Data(changed.utf8))
+        let refused = try await CLI.run(["import", other, "--resume"], stdin: Data(lines.prefix(2).joined(separator: "\n").utf8))
+        #expect(refused.status == 1 && refused.stderr.contains("line 1"), "the add was not skipped, so it clashes: \(refused)")
+        #expect(try LogReader.readAll(path: other).records.count == 1)
+    }
+}
