@@ -43,6 +43,8 @@ let package = Package(
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
+        // Every ```swift block of README.md, docs/ and the DocC articles, compiled (and run).
+        .testTarget(name: "SnippetTests", dependencies: ["LabelProjection", "EventLog"]),
         .testTarget(
             name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
             exclude: ["Golden"])

@@ -3,7 +3,8 @@ import Foundation
 import LabelProjection
 import Testing
 
-/// The usage snippet of docs/PROJECTION-API.md, so it keeps compiling and doing what it says.
+/// The README's ten-line snippet, run against a store it names by path (Tests/SnippetTests
+/// compiles every documented block verbatim; this keeps the older check of what it does).
 @Suite struct DocumentationSnippetTests {
     @Test func readmeSnippetOpensEditsThroughAViewAndHearsOneTitle() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(UUID().uuidString).log").path

@@ -1,8 +1,8 @@
 /// The kind of an event, with the stable name used in JSON and on the command line.
 ///
-/// One type for every specialization of ``LabelEventOf``: ``LabelEvent/Kind``
-/// and ``EventRecordView/Event/Kind`` are both this type. The names
-/// (``rawValue``) and the binary codes (``code``) are part of the formats and
+/// One type for every specialization of ``LabelEventOf``: ``LabelEventOf/Kind``
+/// (so `LabelEvent.Kind` and `EventRecordView.Event.Kind`) is this type. The names
+/// (`rawValue`) and the binary codes (``code``) are part of the formats and
 /// never change.
 public enum EventKind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// One kind per case of ``LabelEventOf``, in the order of their codes (1…7).

@@ -1,7 +1,7 @@
 /// An ``EventStorage`` in memory: for tests, previews and throwaway stores.
 ///
 /// Appends are validated like the file log's (limits, seq conflict) but
-/// nothing is durable. Thread safety: state is behind a ``Locked`` lock.
+/// nothing is durable. Thread safety: state is behind a `Locked` lock.
 public final class InMemoryEventLog: EventStorage, Sendable {
     private let records: Locked<[EventRecord]>
     private let clock: @Sendable () -> EventTimestamp

@@ -9,7 +9,7 @@ import Foundation
 /// - Atomicity: the records of one `append` call are written with one
 ///   `pwrite`; after a crash, recovery keeps a prefix of whole records.
 /// - Thread safety: every method may be called from any thread. Appends are
-///   serialized by a lock (``Locked``); seqs are assigned in the order appends take it.
+///   serialized by a lock (`Locked`); seqs are assigned in the order appends take it.
 /// - Failure: a failed write is cut back so the file ends at the last
 ///   good record; if that, or a sync, fails, the writer is poisoned (see
 ///   ``Durability``) and must be reopened.

@@ -21,7 +21,7 @@ extension LabelList {
     ///
     /// Complexity: O(1) expected for `renamed`, `toggled` and `rejected`;
     /// O(log n) for `added`, `removed` and `moved` (a position lookup and an
-    /// edit of the counted B+-tree, see ``LabelOrder``); O(n) for `reordered`,
+    /// edit of the counted B+-tree, see `LabelOrder`); O(n) for `reordered`,
     /// which rebuilds the order.
     /// - Throws: ``ProjectionError`` naming the seq and id:
     ///   ``ProjectionError/Code/seqOutOfOrder`` unless `record.seq` is
@@ -51,7 +51,7 @@ extension LabelList {
         _ = try fold(seq: record.seq, timestamp: record.timestamp, event: record.event, describing: false)
     }
 
-    /// Folds one record decoded in place (``EventRecordView``, e.g. from
+    /// Folds one record decoded in place (`EventRecordView`, e.g. from
     /// `LogWriter.openWithViews`) exactly as ``replay(_:)`` folds the same
     /// record: titles are compared and copied as bytes, so folding a log this
     /// way allocates nothing per record beyond the list's own growth.

@@ -11,17 +11,17 @@ import EventLog
 /// Every id the list has seen owns a *slot* for good: a 32-byte record (id,
 /// where its title's bytes are, and one word packing the version or removal
 /// seq with the live and enabled bits). Titles live as UTF-8 bytes in one
-/// ``TitleArena``; a `String` is made only when a ``Label`` is read. A
+/// `TitleArena`; a `String` is made only when a ``Label`` is read. A
 /// removed label keeps its slot as a tombstone; adding the id again reuses
 /// it. Slots are numbered in the order ids were first added, so every fold
 /// of the same log numbers them alike. An id → slot hash table
-/// (``SlotIndex``) and a counted B+-tree of live slots (``LabelOrder``)
+/// (`SlotIndex`) and a counted B+-tree of live slots (`LabelOrder`)
 /// complete it: no per-label objects, about 50–60 bytes per label plus the
 /// title's bytes.
 ///
 /// ## Complexity (n live labels)
 /// - by id (``label(_:)``, ``contains(_:)``, ``labelVersion(_:)``, ``removal(of:)``): O(1);
-/// - ``position(of:)``, ``subscript(_:)``, ``id(at:)``: O(log n) (see ``LabelOrder``);
+/// - ``position(of:)``, ``subscript(_:)``, ``id(at:)``: O(log n) (see `LabelOrder`);
 /// - ``apply(_:)``: O(log n) for every event kind except `reordered`, which is O(n);
 /// - ``ids``, ``labels``, ``knownIDs``, `==`: O(n).
 public struct LabelList: Sendable {

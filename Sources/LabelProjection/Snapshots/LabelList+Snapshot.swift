@@ -6,9 +6,9 @@ extension LabelList {
     /// as columns (ids, states, seqs, title lengths, the titles' bytes), the
     /// live slots in list order, and a CRC-32C over all of it.
     ///
-    /// `fingerprint` is ``EventRecord/snapshotFingerprint`` of the record at
+    /// `fingerprint` is `EventRecord.snapshotFingerprint` of the record at
     /// ``lastSeq`` (0 for the empty log); `logPosition` is where that record's
-    /// frame is in the log file (``LogWriter/lastPosition``), if known: it
+    /// frame is in the log file (`LogWriter.lastPosition`), if known: it
     /// lets opening resume the log's scan there instead of reading every record.
     /// When the position has the record's chained frame checksum (a format
     /// version 2 log), that checksum is stored instead of `fingerprint`

@@ -38,7 +38,7 @@ extension LabelStore {
     ///   log it opened itself (``init(storage:options:)``); ``StoreError/Code/closed``
     ///   after ``close()``; ``StoreError/Code/storage(_:)`` when reading the last record's
     ///   fingerprint from the log fails or writing the file fails (e.g.
-    ///   ``EventLogError/Code/ioError``). The store and the log are unchanged then.
+    ///   `EventLogError.Code.ioError`). The store and the log are unchanged then.
     /// - Complexity: O(s + t) for s known ids (live and removed) and t live title bytes,
     ///   to encode and write the file (plus a file sync and a directory sync), and one log
     ///   read of the last record. The store's lock is held only to capture the projection,

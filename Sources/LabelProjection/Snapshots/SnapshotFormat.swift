@@ -24,13 +24,13 @@ public enum SnapshotFormat {
 public struct SnapshotHeader: Sendable, Hashable {
     /// The format version the file was written with.
     public var version: UInt16
-    /// The id of the log (``LogHeader/logID``) the snapshot was taken from.
+    /// The id of the log (`LogHeader.logID`) the snapshot was taken from.
     public var logID: LabelID
     /// The seq of the last record folded into the snapshot.
     public var seq: UInt64
     /// With ``coversHistory``, the log's frame checksum of the record at
-    /// ``seq`` (``LogWriter/frameChecksum(ofSeq:)``), which depends on every
-    /// record up to it; otherwise ``EventRecord/snapshotFingerprint`` of that
+    /// ``seq`` (`LogWriter.frameChecksum(ofSeq:)`), which depends on every
+    /// record up to it; otherwise `EventRecord.snapshotFingerprint` of that
     /// record alone (0 when `seq` is 0).
     public var fingerprint: UInt32
     /// Whether ``fingerprint`` is the log's chained frame checksum (snapshot
@@ -48,7 +48,7 @@ public struct SnapshotHeader: Sendable, Hashable {
     public var recordLength: Int64
 
     /// Where record ``seq``'s frame is in the log, if the snapshot recorded it:
-    /// opening resumes the log's scan there (see ``LogWriter/open(path:options:replayFrom:resumeAt:replay:)``).
+    /// opening resumes the log's scan there (see `LogWriter.open(path:options:replayFrom:resumeAt:replay:)`).
     public var logPosition: LogPosition? {
         guard seq >= 1, recordLength > 0, logOffset >= recordLength else { return nil }
         return LogPosition(seq: seq, offset: logOffset - recordLength, length: recordLength, checksum: coversHistory ? fingerprint : nil)

@@ -36,7 +36,7 @@ public struct SnapshotPolicy: Sendable, Hashable {
     /// fingerprint), so opening costs the snapshot plus the tail, and damage
     /// in the covered records is found by `labelreplay verify` or a reader,
     /// not by opening. Opening with a recovery mode other than
-    /// ``RecoveryMode/tolerateCorruptedTail`` always reads everything.
+    /// `RecoveryMode.tolerateCorruptedTail` always reads everything.
     public var scanCoveredRecordsOnOpen: Bool
 
     /// Creates a policy; every parameter has the documented default.

@@ -8,16 +8,16 @@ extension LabelStore {
     ///
     /// - Throws: ``StoreError``. Refusals, which append nothing (but the audit record
     ///   when ``Options/recordRejections`` is on): ``StoreError/Code/invalidCommand``
-    ///   for a title over ``LogLimits/maxTitleBytes`` bytes of UTF-8;
+    ///   for a title over `LogLimits.maxTitleBytes` bytes of UTF-8;
     ///   ``StoreError/Code/duplicateID`` when `id` is a live label's;
     ///   ``StoreError/Code/positionOutOfRange(position:count:)`` when `position` is outside
     ///   `0...count`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(log n) in the number of labels to validate and apply, plus the
     ///   append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -40,14 +40,14 @@ extension LabelStore {
     ///   when ``Options/recordRejections`` is on):
     ///   ``StoreError/Code/labelRemoved(removedAtSeq:)`` when `id` was removed;
     ///   ``StoreError/Code/unknownID`` when no label ever had `id`;
-    ///   ``StoreError/Code/invalidCommand`` for a title over ``LogLimits/maxTitleBytes``
+    ///   ``StoreError/Code/invalidCommand`` for a title over `LogLimits.maxTitleBytes`
     ///   bytes of UTF-8.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(1) expected to validate and apply (plus the title's length), plus
     ///   the append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -68,9 +68,9 @@ extension LabelStore {
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(1) expected to validate and apply (plus the title's length), plus
     ///   the append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -91,9 +91,9 @@ extension LabelStore {
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(1) expected to validate and apply (plus the title's length), plus
     ///   the append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -114,9 +114,9 @@ extension LabelStore {
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(log n) in the number of labels to validate and apply, plus the
     ///   append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -139,9 +139,9 @@ extension LabelStore {
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(log n) in the number of labels to validate and apply, plus the
     ///   append (and its sync, per ``Options/durability``), O(log² n) per maintained
@@ -159,8 +159,8 @@ extension LabelStore {
     ///   throws ``StoreError/Code/staleVersion(expected:current:)`` when
     ///   `options.expectation` no longer holds, ``StoreError/Code/closed`` after
     ///   ``close()``, ``StoreError/Code/storage(_:)`` when the log fails
-    ///   (``EventLogError/Code/ioError``, ``EventLogError/Code/poisoned``, …; an actor or
-    ///   note over its limit is ``EventLogError/Code/invalidEvent``), and
+    ///   (`EventLogError.Code.ioError`, `EventLogError.Code.poisoned`, …; an actor or
+    ///   note over its limit is `EventLogError.Code.invalidEvent`), and
     ///   ``StoreError/Code/inconsistentEvent(_:)`` once a stored record failed to apply
     ///   (the store then refuses every write).
     /// - Complexity: O(n) in the number of labels, plus the append (and its sync, per
@@ -183,9 +183,9 @@ extension LabelStore {
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
     ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
-    ///   ``StoreError/Code/storage(_:)`` when the log fails (``EventLogError/Code/ioError``,
-    ///   ``EventLogError/Code/poisoned``, …; an actor or note over its limit is
-    ///   ``EventLogError/Code/invalidEvent``), and ``StoreError/Code/inconsistentEvent(_:)``
+    ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
+    ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
+    ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
     ///   once a stored record failed to apply (the store then refuses every write).
     /// - Complexity: O(n + s) for n labels and s ids ever added (to check the
     ///   permutation), plus the append (and its sync, per ``Options/durability``),

@@ -99,7 +99,7 @@ extension LabelStore {
 
 extension LabelStore {
     /// What opening the file log found and cut (a torn tail, preallocated
-    /// space); `nil` for a store over another ``EventStorage``.
+    /// space); `nil` for a store over another `EventStorage`.
     public var recoveryReport: RecoveryReport? { ownedWriter?.recoveryReport }
 
     /// Whether opening created the file log; `false` for other storages.

@@ -6,11 +6,11 @@ extension LabelStore {
     /// folded from the log with the same fold as the live projection: from
     /// the newest trusted snapshot at or before `seq` when there is one (file
     /// logs), else from seq 1. The current seq returns the projection itself.
-    /// It works on a closed store too (a closed file log is read with a ``LogReader``).
+    /// It works on a closed store too (a closed file log is read with a `LogReader`).
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;
     ///   ``StoreError/Code/storage(_:)`` when the log cannot be read (e.g.
-    ///   ``EventLogError/Code/ioError`` or ``EventLogError/Code/corruptRecord``);
+    ///   `EventLogError.Code.ioError` or `EventLogError.Code.corruptRecord`);
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold.
     /// - Complexity: O(1) for the current seq and for 0. Otherwise O(r) in the records
     ///   folded (each O(log n), a `reordered` O(n)): those after the newest trusted snapshot

@@ -5,7 +5,7 @@ import Synchronization
 /// The embedded label store: a log, its projection, commands and subscriptions.
 ///
 /// It opens a log (``open(path:options:)`` for a file, ``init(storage:options:)``
-/// for any ``EventStorage``), folds it into a ``LabelList``, and then accepts
+/// for any `EventStorage`), folds it into a ``LabelList``, and then accepts
 /// commands: each is validated against the current state, turned into events,
 /// appended to the log, applied to the projection, and then published.
 ///
@@ -33,9 +33,9 @@ import Synchronization
 public final class LabelStore: Sendable {
     /// How a store opens its log and records writes.
     public struct Options: Sendable {
-        /// When an append is acknowledged (file logs only). Default: ``Durability/syncEachAppend``.
+        /// When an append is acknowledged (file logs only). Default: `Durability.syncEachAppend`.
         public var durability: Durability
-        /// What to do with damage found when opening a file log. Default: ``RecoveryMode/tolerateCorruptedTail``.
+        /// What to do with damage found when opening a file log. Default: `RecoveryMode.tolerateCorruptedTail`.
         public var recovery: RecoveryMode
         /// Create the file log when it does not exist. Default: `false`.
         public var createIfMissing: Bool
@@ -43,7 +43,7 @@ public final class LabelStore: Sendable {
         public var recordRejections: Bool
         /// The clock that stamps writes without an explicit timestamp.
         public var clock: @Sendable () -> EventTimestamp
-        /// When snapshots of the projection are written and used (file logs only). Default: ``SnapshotPolicy/init(everyRecords:everyBytes:onClose:minRecordsOnClose:keep:useOnOpen:)``.
+        /// When snapshots of the projection are written and used (file logs only). Default: ``SnapshotPolicy/init(everyRecords:everyBytes:onClose:minRecordsOnClose:keep:useOnOpen:scanCoveredRecordsOnOpen:)``.
         public var snapshots: SnapshotPolicy
         /// The most notifications an async stream (``LabelStore/changes(for:)``) holds for a
         /// consumer that does not keep up; past it the stream drops its buffer and later
@@ -108,11 +108,11 @@ public final class LabelStore: Sendable {
     /// ``snapshotReport`` and the log is folded from seq 1.
     ///
     /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` wrapping the
-    ///   log's ``EventLogError`` (``EventLogError/Code/fileNotFound`` without
-    ///   ``Options/createIfMissing``, ``EventLogError/Code/logInUse`` when another
-    ///   writer holds the log, ``EventLogError/Code/corruptRecord`` for damage
-    ///   recovery does not cut, ``EventLogError/Code/notALog``,
-    ///   ``EventLogError/Code/ioError``, …);
+    ///   log's `EventLogError` (`EventLogError.Code.fileNotFound` without
+    ///   ``Options/createIfMissing``, `EventLogError.Code.logInUse` when another
+    ///   writer holds the log, `EventLogError.Code.corruptRecord` for damage
+    ///   recovery does not cut, `EventLogError.Code.notALog`,
+    ///   `EventLogError.Code.ioError`, …);
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record
     ///   contradicts the records before it. The log is left as it was, except
     ///   for a torn tail recovery cuts (and reports).
@@ -123,7 +123,7 @@ public final class LabelStore: Sendable {
         return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots)
     }
 
-    /// Opens a store over any storage (e.g. an ``InMemoryEventLog``), folding
+    /// Opens a store over any storage (e.g. an `InMemoryEventLog`), folding
     /// its records. The caller keeps ownership of `storage`.
     ///
     /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` when reading

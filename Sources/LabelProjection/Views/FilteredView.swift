@@ -4,7 +4,7 @@ import EventLog
 /// incrementally from ``LabelChange``s rather than re-filtered per event.
 ///
 /// Rows are in the list's original order. The view keeps its visible slots
-/// in its own counted B+-tree (``LabelOrder``), ordered by list position, so:
+/// in its own counted B+-tree (`LabelOrder`), ordered by list position, so:
 /// - building a view filters the list once: O(n) matches;
 /// - ``apply(_:in:)`` evaluates the query only for the label the event names,
 ///   and places a row by a binary search over the visible rows that compares

@@ -1,0 +1,59 @@
+import EventLog
+import Foundation
+import Testing
+
+// The ```swift blocks of EventLog.docc/DurabilityAndRecovery.md, compiled and
+// run in order: write a log, read it, tear its tail, and reopen it.
+
+@Suite struct EventLogSnippetTests {
+    @Test func writesReadsAndRecoversATornTail() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/labels.labellog"
+            let printed = try await Printed.capture {
+                // snippet: durability-write
+                let writer = try LogWriter.open(path: path, options: LogWriter.Options(durability: .syncEachAppend, createIfMissing: true))
+                let ring = LabelID()
+                let first = try writer.append(LogEntry(.added(id: ring, title: "Ring", isEnabled: true, index: 0), actor: "importer"))
+                try writer.append(
+                    [
+                        LogEntry(.renamed(id: ring, oldTitle: "Ring", newTitle: "Ring Two")),
+                        LogEntry(.toggled(id: ring, isEnabled: false))
+                    ], expectedLastSeq: first.seq)
+                print(writer.lastSeq)  // 3
+                writer.close()
+                // end snippet
+
+                // snippet: durability-read
+                let reader = try LogReader(path: path)
+                while let record = try reader.next() {  // from seq 1 to the current end
+                    print(record.seq, record.event.kind, record.actor ?? "-")
+                }
+                let newer = try reader.poll(maxCount: 100)  // later: whatever the writer appended since
+                print(newer.count)
+                // end snippet
+
+                // What a crash mid-append leaves: the start of a frame that never completed.
+                let file = try #require(FileHandle(forWritingAtPath: path))
+                try file.seekToEnd()
+                try file.write(contentsOf: Data([0x40, 0, 0, 0, 0xAB, 0xCD]))
+                try file.close()
+
+                // snippet: durability-recovery
+                let reopened = try LogWriter.open(path: path)
+                let report = reopened.recoveryReport
+                if let damage = report.damage {
+                    print(damage.isTornTail ? "torn tail cut" : "damage", "at byte", damage.offset, "-", damage.reason)
+                    print(report.savedTailPath ?? "no records were cut")
+                }
+                print(report.summary)
+                reopened.close()
+                // end snippet
+                #expect(report.lastSeq == 3)
+                #expect(report.droppedBytes == 6)
+            }
+            #expect(printed.prefix(5) == ["3", "1 added importer", "2 renamed -", "3 toggled -", "0"])
+            #expect(printed.dropFirst(5).first?.hasPrefix("torn tail cut at byte ") == true)
+            #expect(printed.dropFirst(6).first == "no records were cut")
+        }
+    }
+}

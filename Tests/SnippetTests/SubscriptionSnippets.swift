@@ -1,0 +1,121 @@
+import LabelProjection
+import Testing
+
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+
+// The ```swift blocks of LabelProjection.docc/SubscriptionsAndDelivery.md, compiled.
+
+private func subscribeToMembership(_ store: LabelStore) -> Subscription {
+    // snippet: subscriptions-callback
+    let subscription = store.subscribe(to: .membership) { change in
+        print("seq \(change.seq): the list now has \(store.count) labels")
+    }
+    // end snippet
+    return subscription
+}
+
+private func followEnabledCount(_ store: LabelStore) -> Task<Void, Never> {
+    // snippet: subscriptions-stream
+    let follower = Task {
+        for await change in store.changes(for: .enabledCount) {
+            print("enabled:", change.enabledCount.old, "→", change.enabledCount.new)
+        }
+    }
+    // end snippet
+    return follower
+}
+
+private func followView(_ store: LabelStore) async throws -> [LabelID] {
+    // snippet: subscriptions-view-from-seq
+    let query = ViewQuery("ring")
+    let list = store.snapshot  // one consistent state, at list.lastSeq
+    var rowIDs = FilteredView(query: query, list: list).ids(in: list)
+    for await change in try store.changes(for: .view(query), from: list.lastSeq + 1) {
+        for rowChange in change.viewChanges {
+            rowChange.apply(to: &rowIDs)  // or: tableView.insertRows / deleteRows / moveRow / reloadRows
+        }
+    }
+    // end snippet
+    return rowIDs
+}
+
+#if canImport(SwiftUI)
+// snippet: subscriptions-swiftui
+struct LabelToggles: View {
+    @State var model: ObservableLabels
+
+    var body: some View {
+        List(model.rows) { row in
+            Toggle(row.title, isOn: .constant(row.isEnabled))
+        }
+        .task { await model.follow() }  // applies each write on the main actor while the view is shown
+    }
+}
+// end snippet
+#endif
+
+/// Waits until the store has `count` subscribers (a stream registers when its consumer starts).
+func waitForSubscribers(_ store: LabelStore, count: Int) async throws {
+    var waited = 0
+    while store.subscriberCount < count, waited < 10_000 {
+        try await Task.sleep(for: .milliseconds(1))
+        waited += 1
+    }
+}
+
+@Suite struct SubscriptionSnippetTests {
+    @Test func callbackHearsMembershipAfterTheWriteIsApplied() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let printed = try await Printed.capture {
+                let subscription = subscribeToMembership(store)
+                let ring = try store.add("Ring")
+                try store.rename(ring, to: "Ring Two")  // not membership: not told
+                try store.add("Tile")
+                try store.remove(ring)
+                subscription.cancel()
+                try store.add("Slate")  // cancelled: not told
+            }
+            #expect(printed == ["seq 1: the list now has 1 labels", "seq 3: the list now has 2 labels", "seq 4: the list now has 1 labels"])
+            store.close()
+        }
+    }
+
+    @Test func streamDeliversEveryEnabledCountChangeThenEndsOnClose() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let printed = try await Printed.capture {
+                let follower = followEnabledCount(store)
+                try await waitForSubscribers(store, count: 1)
+                let ring = try store.add("Ring")
+                try store.add("Tile", isEnabled: false)  // the count does not change: not told
+                try store.toggle(ring)
+                store.close()
+                await follower.value
+            }
+            #expect(printed == ["enabled: 0 → 1", "enabled: 1 → 0"])
+        }
+    }
+
+    @Test func viewRowsFollowedFromASnapshotSeqMatchTheView() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let ring = try store.add("Ring")
+            let tile = try store.add("Tile")
+            let follower = Task { try await followView(store) }
+            try await waitForSubscribers(store, count: 1)
+            let bring = try store.add("Bring", at: 0)
+            try store.rename(tile, to: "Ringtail")
+            try store.move(ring, to: 2)
+            try store.remove(bring)
+            try store.execute(batch: [.add(title: "Earring"), .reverse])
+            let expected = store.view(ViewQuery("ring")).map(\.id)
+            store.close()
+            let rowIDs = try await follower.value
+            #expect(rowIDs == expected)
+            #expect(rowIDs.count == 3)
+        }
+    }
+}
