@@ -67,7 +67,7 @@ actor Auditor {
             MainActor.assertIsolated()
             log.call(notification.seq)
         }
-        for i in 0..<300 { try store.add("\(i)") }  // 300: more than one run's batch of 128
+        for i in 0..<300 { try await store.add("\(i)") }  // 300: more than one run's batch of 128
         #expect(log.all.isEmpty, "a main-actor handler never runs inside the write, even one made on the main actor")
         #expect(await eventually { log.count >= 300 })
         #expect(log.all == Array(1...300))
@@ -87,7 +87,7 @@ actor Auditor {
             }
             log.append("end \(notification.seq)")
         }
-        try store.add("First")
+        try await store.add("First")
         #expect(await eventually { log.count >= 5 })
         #expect(log.all == ["begin 1", "wrote; store is at seq 2", "end 1", "begin 2", "end 2"])
         #expect(store.labels.map(\.title) == ["First", "Echo"])
@@ -163,10 +163,10 @@ actor Auditor {
         holder.append(subscription)
         let sentinel = MainActorLog<UInt64>()
         let keep = store.subscribe(to: .everything, on: .mainActor) { sentinel.append($0.seq) }
-        for i in 0..<100 { try store.add("\(i)") }  // all 100 queued to the main actor before any runs
+        for i in 0..<100 { try await store.add("\(i)") }  // all 100 queued to the main actor before any runs
         #expect(await eventually { sentinel.count >= 100 && log.count >= 10 })
         #expect(subscription.isCancelled && store.subscriberCount == 1)
-        for i in 0..<10 { try store.add("after \(i)") }
+        for i in 0..<10 { try await store.add("after \(i)") }
         #expect(await eventually { sentinel.count >= 110 })
         #expect(log.all == Array(1...10), "nothing runs after a cancel made on the target, not even what was queued")
         keep.cancel()
@@ -199,7 +199,7 @@ actor Auditor {
 
     @Test func subscribingFromASeqOnTheMainActorReplaysHistoryThenContinuesWithoutGapOrDuplicate() async throws {
         let store = try makeStore()
-        for i in 0..<40 { try store.add("seed \(i)") }
+        for i in 0..<40 { try await store.add("seed \(i)") }
         let seqs = Collector<UInt64>()
         let offMain = Collector<UInt64>()  // seqs delivered off the main thread
         let subscriptions = Collector<Subscription>()
@@ -227,8 +227,8 @@ actor Auditor {
         let store = try makeStore()
         let log = MainActorLog<UInt64>()
         let subscription = store.subscribe(to: .everything, on: .mainActor) { log.append($0.seq) }
-        for i in 0..<50 { try store.add("\(i)") }  // handed to the main actor, not run yet
-        store.close()
+        for i in 0..<50 { try await store.add("\(i)") }  // handed to the main actor, not run yet
+        await store.close()
         #expect(store.subscriberCount == 0)
         #expect(await eventually { log.count >= 50 })
         #expect(log.all == Array(1...50), "records applied before the close are still delivered")
@@ -251,7 +251,7 @@ actor Auditor {
                 _ = token
                 seqs.append(notification.seq)
             }
-            for i in 0..<20 { try store.add("\(i)") }
+            for i in 0..<20 { try await store.add("\(i)") }
         }
         #expect(weakStore == nil, "a targeted subscription does not keep the store alive")
         #expect(await eventually { seqs.count >= 20 })

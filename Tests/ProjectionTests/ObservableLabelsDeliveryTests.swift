@@ -28,7 +28,7 @@ import Testing
 
     @Test func followsWritesFromBackgroundThreadsWithNoTaskKeptByTheApp() async throws {
         let store = try makeStore(recordRejections: true)
-        try store.add("Seed")
+        try await store.add("Seed")
         let model = ObservableLabels(store: store)
         #expect(store.subscriberCount == 1, "the model subscribes itself")
         let rowsChanged = Collector<Bool>()
@@ -51,16 +51,16 @@ import Testing
     @Test func updateAndMainActorDeliveryTogetherApplyEachRecordOnce() async throws {
         let store = try makeStore()
         let model = ObservableLabels(store: store)
-        let a = try store.add("A")
-        try store.add("B")
+        let a = try await store.add("A")
+        try await store.add("B")
         model.update()  // pulls seqs 1 and 2 now; their deliveries come later and are skipped
         #expect(model.rows.map(\.title) == ["A", "B"] && model.appliedSeq == 2)
-        try store.rename(a, to: "A2")
-        try store.toggle(a)
+        try await store.rename(a, to: "A2")
+        try await store.toggle(a)
         #expect(await eventually { model.appliedSeq >= 4 })
         let sentinel = MainActorLog<UInt64>()
         let keep = store.subscribe(to: .everything, on: .mainActor) { sentinel.append($0.seq) }
-        try store.add("C")
+        try await store.add("C")
         #expect(await eventually { sentinel.count >= 1 && model.appliedSeq >= 5 })
         #expect(model.rows.map(\.label) == store.labels)
         #expect(model.reloads == 1 && model.appliedRecords == 5)
@@ -73,9 +73,9 @@ import Testing
         do {
             let model = ObservableLabels(store: store)
             weakModel = model
-            try store.add("A")
+            try await store.add("A")
             #expect(await eventually { model.appliedSeq >= 1 })
-            for i in 0..<10 { try store.add("\(i)") }  // queued for the model on the main actor, not run yet
+            for i in 0..<10 { try await store.add("\(i)") }  // queued for the model on the main actor, not run yet
             #expect(store.subscriberCount == 1)
         }
         #expect(weakModel == nil, "no retain cycle: the model goes when the app lets go of it")
@@ -83,7 +83,7 @@ import Testing
         // What was queued for it is discarded; the store goes on working.
         let sentinel = MainActorLog<UInt64>()
         let keep = store.subscribe(to: .everything, on: .mainActor) { sentinel.append($0.seq) }
-        try store.add("after")
+        try await store.add("after")
         #expect(await eventually { sentinel.count >= 1 })
         #expect(sentinel.all == [12])
         keep.cancel()
@@ -95,7 +95,7 @@ import Testing
         await onThreads(2) { thread in
             for i in 0..<50 { try! store.add("\(thread).\(i)") }
         }
-        store.close()
+        await store.close()
         #expect(store.subscriberCount == 0)
         #expect(await eventually { model.appliedSeq >= 100 })
         #expect(model.rows.map(\.label) == store.labels)
@@ -107,7 +107,7 @@ import Testing
 
     @Test func modelsMadeWhileAnotherThreadWritesMissNothingAndRepeatNothing() async throws {
         let store = try makeStore()
-        for i in 0..<20 { try store.add("seed \(i)") }
+        for i in 0..<20 { try await store.add("seed \(i)") }
         var made: [(model: ObservableLabels, start: UInt64)] = []
         let writing = Task.detached {
             for i in 0..<400 { try store.add("live \(i)") }

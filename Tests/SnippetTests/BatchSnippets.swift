@@ -7,9 +7,9 @@ import Testing
 @Suite struct BatchSnippetTests {
     @Test func batchIsAllOrNothingAndAStaleVersionIsRefused() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
-            let ring = try store.add("Ring")
-            try store.add("Tile")
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let ring = try await store.add("Ring")
+            try await store.add("Tile")
             let printed = try await Printed.capture {
                 // snippet: batches-all-or-nothing
                 let amber = LabelID()
@@ -34,7 +34,7 @@ import Testing
                     "[3, 4, 5, 6]", "2 labelRemoved", "Ring Two", "changed at seq 7 since version 5: show the new value and ask again"
                 ])
             #expect(store.label(ring)?.title == "Ring Two")
-            store.close()
+            await store.close()
         }
     }
 }

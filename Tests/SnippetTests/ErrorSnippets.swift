@@ -50,9 +50,9 @@ private func openHandlingEachError(path: String) throws {
 @Suite struct ErrorSnippetTests {
     @Test func eachWriteErrorIsMatched() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
-            let ring = try store.add("Ring")
-            try store.remove(ring)
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let ring = try await store.add("Ring")
+            try await store.remove(ring)
             let stranger = LabelID()
             let printed = await Printed.capture {
                 toggleHandlingEachError(store, id: ring)

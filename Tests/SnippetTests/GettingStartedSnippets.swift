@@ -10,17 +10,17 @@ import Testing
             let path = directory + "/labels.labellog"
             let printed = try await Printed.capture {
                 // snippet: getting-started-open
-                let store = try LabelStore.open(path: path, options: LabelStore.Options(createIfMissing: true))
+                let store = try await LabelStore.open(path: path, options: LabelStore.Options(createIfMissing: true))
                 // end snippet
                 #expect(store.createdLog)
 
                 // snippet: getting-started-write
-                let ring = try store.add("Ring")  // at the end; returns the new label's stable id
-                let tile = try store.add("Tile", isEnabled: false, at: 0)
-                try store.rename(ring, to: "Ring Two")
-                try store.toggle(tile)  // or setEnabled(tile, true)
-                try store.move(ring, to: 0)  // a position in the full list
-                try store.remove(tile)  // its id stays known: later edits are refused
+                let ring = try await store.add("Ring")  // at the end; returns the new label's stable id
+                let tile = try await store.add("Tile", isEnabled: false, at: 0)
+                try await store.rename(ring, to: "Ring Two")
+                try await store.toggle(tile)  // or setEnabled(tile, true)
+                try await store.move(ring, to: 0)  // a position in the full list
+                try await store.remove(tile)  // its id stays known: later edits are refused
                 // end snippet
                 #expect(store.lastSeq == 6)
                 #expect(store.labels.map(\.title) == ["Ring Two"])
@@ -52,7 +52,7 @@ import Testing
                 let subscription = store.subscribe(to: .title(ring)) { change in
                     print("seq", change.seq, ":", change.title?.old ?? "-", "→", change.title?.new ?? "-")
                 }
-                try store.rename(ring, to: "Ring Three")  // prints: seq 10 : Ring Two → Ring Three
+                try await store.rename(ring, to: "Ring Three")  // prints: seq 10 : Ring Two → Ring Three
                 // end snippet
 
                 // snippet: getting-started-time-travel
@@ -64,11 +64,11 @@ import Testing
 
                 // snippet: getting-started-close
                 subscription.cancel()
-                store.close()
+                await store.close()
 
-                let reopened = try LabelStore.open(path: path)  // the same list, folded from the log
+                let reopened = try await LabelStore.open(path: path)  // the same list, folded from the log
                 print(reopened.labels.map(\.title))  // ["Ring Three", "Amber", "Copper", "Slate"] (the three in any order)
-                reopened.close()
+                await reopened.close()
                 // end snippet
                 #expect(!reopened.createdLog)
                 #expect(reopened.labels.map(\.title).first == "Ring Three")

@@ -33,12 +33,12 @@ private func readmeTenLines(path: String) throws -> (LabelStore, Subscription) {
 private func readmeMore(store: LabelStore, staleID: LabelID, id: LabelID, row: Label) async throws {
     // snippet: readme-more
     // A stale row: its label was removed meanwhile.
-    do { try store.toggle(staleID) } catch {
+    do { try await store.toggle(staleID) } catch {
         print(error.message)  // "Edit skipped: label was removed. (removed at seq 12; label …)"
     }
 
     // Optimistic concurrency: refuse the write if the row changed since it was read.
-    try store.rename(id, to: "Grid Two", options: WriteOptions(expectation: .label(id, version: row.version)))
+    try await store.rename(id, to: "Grid Two", options: WriteOptions(expectation: .label(id, version: row.version)))
 
     // Time travel: the list as it was at seq 40.
     let then = try store.state(atSeq: 40)
@@ -72,17 +72,17 @@ struct LabelsView: View {
             #expect(store.labels.map(\.title) == ["Ring Two", "Tile"])
             #expect(store.labels.map(\.isEnabled) == [true, false])
             subscription.cancel()
-            store.close()
+            await store.close()
         }
     }
 
     @Test func moreRefusesAStaleRowChecksAVersionTravelsAndStreamsHistory() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
-            let grid = try store.add("Grid")  // seq 1
-            let tile = try store.add("Tile")  // seq 2
-            try store.remove(tile)  // seq 3
-            for _ in 0..<40 { try store.toggle(grid) }  // seqs 4...43
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let grid = try await store.add("Grid")  // seq 1
+            let tile = try await store.add("Tile")  // seq 2
+            try await store.remove(tile)  // seq 3
+            for _ in 0..<40 { try await store.toggle(grid) }  // seqs 4...43
             let row = try #require(store.label(grid))
 
             let printed = try await Printed.capture {
@@ -93,7 +93,7 @@ struct LabelsView: View {
                     try await Task.sleep(for: .milliseconds(1))
                     waited += 1
                 }
-                store.close()
+                await store.close()
                 try await reader.value
             }
             #expect(printed.count == 5)

@@ -68,7 +68,7 @@ func waitForSubscribers(_ store: LabelStore, count: Int) async throws {
 @Suite struct SubscriptionSnippetTests {
     @Test func callbackHearsMembershipAfterTheWriteIsApplied() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
             let printed = try await Printed.capture {
                 let subscription = subscribeToMembership(store)
                 let ring = try store.add("Ring")
@@ -79,20 +79,20 @@ func waitForSubscribers(_ store: LabelStore, count: Int) async throws {
                 try store.add("Slate")  // cancelled: not told
             }
             #expect(printed == ["seq 1: the list now has 1 labels", "seq 3: the list now has 2 labels", "seq 4: the list now has 1 labels"])
-            store.close()
+            await store.close()
         }
     }
 
     @Test func streamDeliversEveryEnabledCountChangeThenEndsOnClose() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
             let printed = try await Printed.capture {
                 let follower = followEnabledCount(store)
                 try await waitForSubscribers(store, count: 1)
-                let ring = try store.add("Ring")
-                try store.add("Tile", isEnabled: false)  // the count does not change: not told
-                try store.toggle(ring)
-                store.close()
+                let ring = try await store.add("Ring")
+                try await store.add("Tile", isEnabled: false)  // the count does not change: not told
+                try await store.toggle(ring)
+                await store.close()
                 await follower.value
             }
             #expect(printed == ["enabled: 0 → 1", "enabled: 1 → 0"])
@@ -101,18 +101,18 @@ func waitForSubscribers(_ store: LabelStore, count: Int) async throws {
 
     @Test func viewRowsFollowedFromASnapshotSeqMatchTheView() async throws {
         try await withTemporaryDirectory { directory in
-            let store = try LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
-            let ring = try store.add("Ring")
-            let tile = try store.add("Tile")
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let ring = try await store.add("Ring")
+            let tile = try await store.add("Tile")
             let follower = Task { try await followView(store) }
             try await waitForSubscribers(store, count: 1)
-            let bring = try store.add("Bring", at: 0)
-            try store.rename(tile, to: "Ringtail")
-            try store.move(ring, to: 2)
-            try store.remove(bring)
-            try store.execute(batch: [.add(title: "Earring"), .reverse])
+            let bring = try await store.add("Bring", at: 0)
+            try await store.rename(tile, to: "Ringtail")
+            try await store.move(ring, to: 2)
+            try await store.remove(bring)
+            try await store.execute(batch: [.add(title: "Earring"), .reverse])
             let expected = store.view(ViewQuery("ring")).map(\.id)
-            store.close()
+            await store.close()
             let rowIDs = try await follower.value
             #expect(rowIDs == expected)
             #expect(rowIDs.count == 3)
