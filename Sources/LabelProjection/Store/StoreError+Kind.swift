@@ -8,9 +8,9 @@ extension StoreError {
     /// ```swift
     /// do {
     ///     try store.rename(id, to: "Groceries")
-    /// } catch StoreError.Kind.labelRemoved {
+    /// } catch where error.kind == .labelRemoved {
     ///     // the row is stale: drop it
-    /// } catch StoreError.Kind.logInUse {
+    /// } catch where error.kind == .logInUse {
     ///     // another process has the log open for writing
     /// } catch {
     ///     print(error.kind, error.message)
@@ -99,15 +99,4 @@ extension StoreError {
         case .seqConflict, .fileExists, .readerBusy: .storage
         }
     }
-}
-
-extension StoreError.Kind {
-    /// Matches an error of this kind, so a `catch` clause can name the kind:
-    /// `catch StoreError.Kind.logInUse { … }`.
-    public static func ~= (kind: Self, error: StoreError) -> Bool { error.kind == kind }
-
-    /// Matches a ``StoreError`` of this kind among errors of any type (for
-    /// untyped `catch` clauses, e.g. in a `Task` or a `throws` function that
-    /// calls the store); any other error does not match.
-    public static func ~= (kind: Self, error: any Error) -> Bool { (error as? StoreError)?.kind == kind }
 }
