@@ -1,5 +1,4 @@
 import EventLog
-import Synchronization
 
 /// One write waiting to be committed: how to make its entries from the state
 /// it will apply to, and where its outcome goes.
@@ -9,7 +8,7 @@ import Synchronization
 /// instead be *cancelled* while pending. Every request is completed exactly
 /// once: by the committer that took it, or by cancellation while pending.
 ///
-/// Thread safety: the phase is behind a `Mutex`; the rest is immutable.
+/// Thread safety: the phase is behind a lock (`Locked`); the rest is immutable.
 final class WriteRequest: Sendable {
     /// Makes the request's entries from the state the writes before it leave,
     /// at the group's clock reading, or throws why the write is refused. It
@@ -36,7 +35,7 @@ final class WriteRequest: Sendable {
     let options: WriteOptions
     let audit: Audit?
     let makeEntries: MakeEntries
-    private let phase = Mutex(Phase.new)
+    private let phase = Locked(Phase.new)
 
     init(options: WriteOptions, audit: Audit?, makeEntries: @escaping MakeEntries) {
         self.options = options
@@ -100,10 +99,10 @@ final class WriteRequest: Sendable {
 /// The writes submitted to a store and not yet taken by a committer, in
 /// submission order (which becomes seq order).
 ///
-/// Thread safety: behind a `Mutex`. Lock order: a committer holds the store's
+/// Thread safety: behind a lock (`Locked`). Lock order: a committer holds the store's
 /// state lock, then this queue's lock, then a request's.
 final class WriteQueue: Sendable {
-    private let pending = Mutex<[WriteRequest]>([])
+    private let pending = Locked<[WriteRequest]>([])
 
     /// Queues `request`, to resume `continuation` when done (async callers).
     /// If the request was cancelled first, it is not queued (and was already completed).
