@@ -17,10 +17,7 @@ import Testing
             var generator = CommandGenerator(seed: UInt64(100 + thread))
             for _ in 0..<perThread {
                 let list = store.snapshot
-                var mirror = ModelList()
-                mirror.rows = list.labels
-                mirror.removedIDs = Array(list.knownIDs.subtracting(list.ids)).sorted()
-                for id in mirror.removedIDs { mirror.removed[id] = list.removal(of: id) }
+                let mirror = ModelList(mirroring: list)
                 _ = try? store.execute(generator.command(mirror))
             }
         }

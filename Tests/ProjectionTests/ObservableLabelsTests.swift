@@ -74,10 +74,7 @@ import Testing
         var generator = CommandGenerator(seed: 7)
         for _ in 0..<400 {
             let list = store.snapshot
-            var mirror = ModelList()
-            mirror.rows = list.labels
-            mirror.removedIDs = Array(list.knownIDs.subtracting(list.ids)).sorted()
-            for id in mirror.removedIDs { mirror.removed[id] = list.removal(of: id) }
+            let mirror = ModelList(mirroring: list)
             _ = try? store.execute(generator.command(mirror))
             model.update()
             #expect(model.rows.map(\.label) == store.labels)

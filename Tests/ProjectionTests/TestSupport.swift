@@ -20,6 +20,17 @@ final class Collector<Element: Sendable>: Sendable {
     func removeAll() { items.withLock { $0.removeAll() } }
 }
 
+/// A model of a store's current list, for generating commands against it.
+extension ModelList {
+    /// The rows and removals of `list` (its versions and seqs are not mirrored).
+    init(mirroring list: LabelList) {
+        self.init()
+        rows = list.labels
+        removedIDs = Array(list.knownIDs.subtracting(list.ids)).sorted()
+        for id in removedIDs { removed[id] = list.removal(of: id) }
+    }
+}
+
 /// The plain-array reference: a list of labels and the facts the store must agree with.
 struct ModelList: Equatable {
     var rows: [Label] = []

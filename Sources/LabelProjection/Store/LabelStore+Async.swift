@@ -161,12 +161,14 @@ extension LabelStore {
     // MARK: - Plumbing
 
     /// Queues `request`, has the commit thread commit it (unless a committer
-    /// takes it first), and suspends until it is done or withdrawn.
+    /// takes it first; one commit job serves every request queued before it
+    /// runs), and suspends until it is done or withdrawn.
     func write(_ request: WriteRequest) async throws(StoreError) -> [EventRecord] {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WriteRequest.Outcome, Never>) in
-                writeQueue.submit(request, continuation: continuation)
-                commitQueue.async { self.commitOnCommitThread() }
+                if writeQueue.submit(request, continuation: continuation) {
+                    commitQueue.async { self.commitOnCommitThread() }
+                }
             }
         } onCancel: {
             writeQueue.withdraw(request, completingWith: .failure(.cancelledWrite("write")))

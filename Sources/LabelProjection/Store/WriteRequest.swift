@@ -97,26 +97,52 @@ final class WriteRequest: Sendable {
 }
 
 /// The writes submitted to a store and not yet taken by a committer, in
-/// submission order (which becomes seq order).
+/// submission order (which becomes seq order), and whether a commit job is
+/// scheduled for them.
 ///
 /// Thread safety: behind a lock (`Locked`). Lock order: a committer holds the store's
 /// state lock, then this queue's lock, then a request's.
 final class WriteQueue: Sendable {
-    private let pending = Locked<[WriteRequest]>([])
+    private struct Contents {
+        var requests: [WriteRequest] = []
+        /// A commit job was scheduled and has not taken the queue yet: a
+        /// request queued meanwhile will be in its group, so needs no job of its own.
+        var commitScheduled = false
+    }
 
-    /// Queues `request`, to resume `continuation` when done (async callers).
+    private let contents = Locked(Contents())
+
+    /// Queues `request` for a caller that commits it itself (a synchronous writer).
     /// If the request was cancelled first, it is not queued (and was already completed).
-    func submit(_ request: WriteRequest, continuation: CheckedContinuation<WriteRequest.Outcome, Never>? = nil) {
-        pending.withLock { pending in
-            if request.markPending(continuation) { pending.append(request) }
+    func submit(_ request: WriteRequest) {
+        contents.withLock { contents in
+            if request.markPending(nil) { contents.requests.append(request) }
         }
     }
 
-    /// Takes every queued request, in submission order.
+    /// Queues `request`, to resume `continuation` when done (async callers);
+    /// returns `true` when the caller must schedule a commit job, `false` when
+    /// one scheduled earlier has not yet taken the queue (and so will take
+    /// this request) or the request was cancelled first (and not queued).
+    func submit(_ request: WriteRequest, continuation: CheckedContinuation<WriteRequest.Outcome, Never>) -> Bool {
+        contents.withLock { contents in
+            guard request.markPending(continuation) else { return false }
+            contents.requests.append(request)
+            if contents.commitScheduled { return false }
+            contents.commitScheduled = true
+            return true
+        }
+    }
+
+    /// Takes every queued request, in submission order. A commit job scheduled
+    /// earlier has nothing left to wait for: the next async submission schedules another.
     func takeAll() -> [WriteRequest] {
-        pending.withLock { pending in
-            defer { pending = [] }
-            return pending
+        contents.withLock { contents in
+            defer {
+                contents.requests = []
+                contents.commitScheduled = false
+            }
+            return contents.requests
         }
     }
 
@@ -124,12 +150,12 @@ final class WriteQueue: Sendable {
     /// `outcome`; a request not queued yet is completed so it never will be.
     /// Does nothing once a committer took it.
     func withdraw(_ request: WriteRequest, completingWith outcome: WriteRequest.Outcome) {
-        let queued = pending.withLock { pending -> Bool in
-            guard let index = pending.firstIndex(where: { $0 === request }) else {
+        let queued = contents.withLock { contents -> Bool in
+            guard let index = contents.requests.firstIndex(where: { $0 === request }) else {
                 _ = request.completeIfNew(outcome)
                 return false
             }
-            pending.remove(at: index)
+            contents.requests.remove(at: index)
             return true
         }
         if queued { request.complete(outcome) }
