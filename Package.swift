@@ -39,7 +39,7 @@ let package = Package(
         // fixtures, finding the built executables); not a product.
         .target(name: "LabelStoreTestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
         // The child process of the crash and multi-process tests; not a product.
-        .executableTarget(name: "logtorture", dependencies: ["EventLog", "LabelStoreTestSupport"]),
+        .executableTarget(name: "logtorture", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.

@@ -6,6 +6,8 @@
 //                                            (StressRecords.mixedTitle); an odd ROUND first appends a reorder of over 10 MB
 //   logtorture hold PATH                     open PATH as the writer, print "locked", then sleep until killed
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
+//   logtorture store-writers PATH WRITERS    WRITERS writers (threads and tasks) write one LabelStore at once forever,
+//                                            printing "ack SEQ TITLE" after each acknowledged write (StoreWriters.swift)
 import EventLog
 import Foundation
 import LabelStoreTestSupport
@@ -16,7 +18,7 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 3 else { fail("usage: logtorture append|append-mixed|hold|follow PATH …", code: 64) }
+guard args.count >= 3 else { fail("usage: logtorture append|append-mixed|hold|follow|store-writers PATH …", code: 64) }
 let path = args[2]
 /// Writes a whole line to stdout at once, unbuffered, so a kill never leaves a half-reported ack.
 func say(_ line: String) {
@@ -107,6 +109,9 @@ case "follow":
     } catch {
         fail("\(error)")
     }
+case "store-writers":
+    guard args.count == 4, let writers = Int(args[3]), writers > 0 else { fail("usage: logtorture store-writers PATH WRITERS", code: 64) }
+    storeWritersForever(path: path, writers: writers)
 default:
     fail("unknown mode \(args[1])", code: 64)
 }

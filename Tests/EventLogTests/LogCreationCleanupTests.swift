@@ -1,4 +1,5 @@
 import Foundation
+import LabelStoreTestSupport
 import Testing
 
 @testable import EventLog

@@ -3,21 +3,6 @@ import Testing
 
 @testable import EventLog
 
-/// A fresh temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        let base = FileManager.default.temporaryDirectory.path
-        path = "\(base)/eventlog-tests-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String = "test.labellog") -> String { "\(path)/\(name)" }
-}
-
 /// A deterministic clock for tests: starts at a fixed time, +1 ms per call.
 final class TestClock: @unchecked Sendable {
     private let lock = NSLock()

@@ -1,0 +1,66 @@
+import EventLog
+import Foundation
+import LabelProjection
+
+/// `logtorture store-writers PATH WRITERS`: opens a `LabelStore` on PATH
+/// (created if missing, `syncEachAppend`), prints "opened LASTSEQ", then lets
+/// WRITERS writers write at once forever — the even ones on threads with the
+/// synchronous API, the odd ones as tasks with the async API — so the store
+/// commits their writes in groups. Writer k adds labels titled "wK.N" and
+/// renames every third to "wK.N" (N counts its commands); after each
+/// acknowledged write it prints "ack SEQ TITLE".
+func storeWritersForever(path: String, writers: Int) -> Never {
+    let store: LabelStore
+    do {
+        store = try LabelStore.open(path: path, options: .init(createIfMissing: true))
+    } catch {
+        fail("\(error)")
+    }
+    say("opened \(store.lastSeq)")
+    for k in 0..<writers {
+        if k.isMultiple(of: 2) {
+            Thread {
+                var writer = StoreWriter(number: k)
+                while true {
+                    let (command, title) = writer.next()
+                    do { writer.acknowledged(try store.execute(command, options: .init(actor: "w\(k)")), title: title) } catch {
+                        fail("writer \(k): \(error)")
+                    }
+                }
+            }.start()
+        } else {
+            Task.detached {
+                var writer = StoreWriter(number: k)
+                while true {
+                    let (command, title) = writer.next()
+                    do { writer.acknowledged(try await store.execute(command, options: .init(actor: "w\(k)")), title: title) } catch {
+                        fail("writer \(k): \(error)")
+                    }
+                }
+            }
+        }
+    }
+    while true { sleep(60) }
+}
+
+/// One writer's commands: adds, and a rename of its last label every third command.
+struct StoreWriter {
+    let number: Int
+    var count = 0
+    var last: LabelID?
+
+    init(number: Int) { self.number = number }
+
+    mutating func next() -> (LabelCommand, String) {
+        count += 1
+        let title = "w\(number).\(count)"
+        if count % 3 == 0, let last { return (.rename(id: last, title: title), title) }
+        return (.add(title: title, isEnabled: true, id: nil, at: nil), title)
+    }
+
+    mutating func acknowledged(_ records: [EventRecord], title: String) {
+        guard let record = records.first else { fail("writer \(number): '\(title)' appended nothing") }
+        if case .added(let id, _, _, _) = record.event { last = id }
+        say("ack \(record.seq) \(title)")
+    }
+}
