@@ -29,7 +29,7 @@ import Testing
                 // snippet: getting-started-tasks
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for title in ["Amber", "Copper", "Slate"] {
-                        group.addTask { _ = try store.add(title) }
+                        group.addTask { _ = try await store.add(title) }
                     }
                     try await group.waitForAll()
                 }

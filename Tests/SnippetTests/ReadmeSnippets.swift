@@ -56,7 +56,7 @@ struct LabelsView: View {
     @State var model: ObservableLabels  // ObservableLabels(store: store), made on the main actor
 
     var body: some View {
-        List(model.rows) { row in Text(row.title) }.task { await model.follow() }
+        List(model.rows) { row in Text(row.title) }  // the model follows the store by itself, on the main actor
     }
 }
 // end snippet

@@ -1,4 +1,6 @@
+import Dispatch
 import LabelProjection
+import Synchronization
 import Testing
 
 #if canImport(SwiftUI)
@@ -14,6 +16,44 @@ private func subscribeToMembership(_ store: LabelStore) -> Subscription {
     }
     // end snippet
     return subscription
+}
+
+/// What a main-actor handler updates (a view model, in an app).
+@MainActor private final class TitleModel {
+    var title = ""
+}
+
+/// An actor a handler runs isolated to.
+private actor Auditor {
+    private(set) var seqs: [UInt64] = []
+
+    func record(_ seq: UInt64) { seqs.append(seq) }
+}
+
+/// What a queue handler hands the records to (thread-safe).
+private final class Exporter: Sendable {
+    private let exported = Mutex<[UInt64]>([])
+
+    func export(_ record: EventRecord) { exported.withLock { $0.append(record.seq) } }
+    var seqs: [UInt64] { exported.withLock { $0 } }
+}
+
+@MainActor
+private func subscribeOnTargets(
+    _ store: LabelStore, ring: LabelID, model: TitleModel, auditor: Auditor, exporter: Exporter, exportQueue: DispatchQueue
+) -> [Subscription] {
+    // snippet: subscriptions-targets
+    let title = store.subscribe(to: .title(ring), on: .mainActor) { change in
+        model.title = change.title?.new ?? "-"  // main-actor state, checked by the compiler
+    }
+    let audit = store.subscribe(to: .everything, on: .actor(auditor)) { auditor, change in
+        auditor.record(change.seq)  // isolated to `auditor`: no await
+    }
+    let export = store.subscribe(to: .membership, on: .queue(exportQueue)) { change in
+        exporter.export(change.record)  // on exportQueue, one call at a time
+    }
+    // end snippet
+    return [title, audit, export]
 }
 
 private func followEnabledCount(_ store: LabelStore) -> Task<Void, Never> {
@@ -44,13 +84,12 @@ private func followView(_ store: LabelStore) async throws -> [LabelID] {
 #if canImport(SwiftUI)
 // snippet: subscriptions-swiftui
 struct LabelToggles: View {
-    @State var model: ObservableLabels
+    @State var model: ObservableLabels  // ObservableLabels(store: store), made on the main actor
 
     var body: some View {
         List(model.rows) { row in
             Toggle(row.title, isOn: .constant(row.isEnabled))
         }
-        .task { await model.follow() }  // applies each write on the main actor while the view is shown
     }
 }
 // end snippet
@@ -79,6 +118,35 @@ func waitForSubscribers(_ store: LabelStore, count: Int) async throws {
                 try store.add("Slate")  // cancelled: not told
             }
             #expect(printed == ["seq 1: the list now has 1 labels", "seq 3: the list now has 2 labels", "seq 4: the list now has 1 labels"])
+            await store.close()
+        }
+    }
+
+    @Test func eachTargetRunsItsHandlerWhereItSays() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try await LabelStore.open(path: directory + "/labels.labellog", options: .init(createIfMissing: true))
+            let ring = try await store.add("Ring")  // seq 1
+            let model = TitleModel()
+            let auditor = Auditor()
+            let exporter = Exporter()
+            let exportQueue = DispatchQueue(label: "export", attributes: .concurrent)
+            let subscriptions = await subscribeOnTargets(
+                store, ring: ring, model: model, auditor: auditor, exporter: exporter, exportQueue: exportQueue)
+            try await store.rename(ring, to: "Ring Two")  // seq 2: the title
+            try await store.add("Tile")  // seq 3: membership
+            try await store.toggle(ring)  // seq 4: neither
+            // The targets run later: wait until each has caught up.
+            var waited = 0
+            while waited < 10_000 {
+                let caughtUp = await (model.title, auditor.seqs.count, exporter.seqs.count)
+                if caughtUp == ("Ring Two", 3, 1) { break }
+                try await Task.sleep(for: .milliseconds(1))
+                waited += 1
+            }
+            for subscription in subscriptions { subscription.cancel() }
+            #expect(await model.title == "Ring Two")
+            #expect(await auditor.seqs == [2, 3, 4])
+            #expect(exporter.seqs == [3])
             await store.close()
         }
     }

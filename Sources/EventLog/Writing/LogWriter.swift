@@ -343,10 +343,10 @@ public final class LogWriter: EventStorage, Sendable {
             path: path, lastGoodSeq: durableSeq, errno: error.errno)
     }
 
-    /// Appends one entry; see ``append(_:expectedLastSeq:)``.
+    /// Appends one entry; see ``append(_:expectedLastSeq:)-([LogEntry],_)``.
     ///
-    /// - Throws: What ``append(_:expectedLastSeq:)`` throws.
-    /// - Complexity: As ``append(_:expectedLastSeq:)``: O(b) in the entry's bytes, plus the sync.
+    /// - Throws: What ``append(_:expectedLastSeq:)-([LogEntry],_)`` throws.
+    /// - Complexity: As ``append(_:expectedLastSeq:)-([LogEntry],_)``: O(b) in the entry's bytes, plus the sync.
     @discardableResult
     public func append(_ entry: LogEntry, expectedLastSeq: UInt64? = nil) throws(EventLogError) -> EventRecord {
         try append([entry], expectedLastSeq: expectedLastSeq)[0]

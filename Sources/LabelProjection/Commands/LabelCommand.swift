@@ -4,7 +4,7 @@ import EventLog
 ///
 /// Positions in commands are positions in the full list at the moment the
 /// command is applied (never positions in a filtered view). The store turns a
-/// command into zero or more events; see ``LabelStore/execute(_:options:)``.
+/// command into zero or more events; see ``LabelStore/execute(_:options:)-8dri1``.
 public enum LabelCommand: Sendable, Hashable, CustomStringConvertible {
     /// Adds a label. `id` defaults to a fresh one (an id of a removed label
     /// restores it); `at` defaults to the end and must be in `0...count`.

@@ -52,7 +52,7 @@ extension LabelList {
     }
 
     /// Folds one record decoded in place (`EventRecordView`, e.g. from
-    /// `LogWriter.openWithViews`) exactly as ``replay(_:)`` folds the same
+    /// `LogWriter.openWithViews`) exactly as ``replay(_:)-(EventRecord)`` folds the same
     /// record: titles are compared and copied as bytes, so folding a log this
     /// way allocates nothing per record beyond the list's own growth.
     ///

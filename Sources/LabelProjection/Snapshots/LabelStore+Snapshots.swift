@@ -36,7 +36,7 @@ extension LabelStore {
     ///
     /// - Throws: ``StoreError/Code/invalidCommand`` for a store that is not over a file
     ///   log it opened itself (``init(storage:options:)``); ``StoreError/Code/closed``
-    ///   after ``close()``; ``StoreError/Code/storage(_:)`` when reading the last record's
+    ///   after ``close()-553o2``; ``StoreError/Code/storage(_:)`` when reading the last record's
     ///   fingerprint from the log fails or writing the file fails (e.g.
     ///   `EventLogError.Code.ioError`). The store and the log are unchanged then.
     /// - Complexity: O(s + t) for s known ids (live and removed) and t live title bytes,

@@ -4,11 +4,11 @@ import EventLog
 /// The `async` API: the same writes, open and close, suspending the calling
 /// task instead of blocking its thread.
 ///
-/// A write is queued and committed on the store's commit thread (the log's
-/// own thread), grouped with every other write queued meanwhile (see
-/// ``LabelStore``'s threading notes): the sync never runs on a task's thread,
-/// so writes from many tasks neither tie up the cooperative pool nor pay a
-/// sync each. The guarantees are the synchronous API's: when the call
+/// A write is queued and committed on the store's own serial commit queue (a
+/// Dispatch queue, not the cooperative pool), grouped with every other write
+/// queued meanwhile (see ``LabelStore``'s threading notes): the sync never runs
+/// on a task's thread, so writes from many tasks neither tie up the
+/// cooperative pool nor pay a sync each. The guarantees are the synchronous API's: when the call
 /// returns, the records are as durable as ``Options/durability`` promises and
 /// the projection shows them; errors are the same ``StoreError``s.
 ///
@@ -23,42 +23,42 @@ import EventLog
 /// executor (as a synchronous writer delivers on its thread) unless another
 /// thread is delivering, which then delivers them in order.
 extension LabelStore {
-    /// Like ``execute(_:options:)``, suspending instead of blocking; see the
+    /// Like ``execute(_:options:)-8dri1``, suspending instead of blocking; see the
     /// extension's notes on cancellation.
     ///
-    /// - Throws: ``StoreError``: what ``execute(_:options:)`` throws, or
+    /// - Throws: ``StoreError``: what ``execute(_:options:)-8dri1`` throws, or
     ///   ``StoreError/Code/cancelled`` when the task was cancelled before the
     ///   write was committed (nothing appended).
-    /// - Complexity: As ``execute(_:options:)``; the sync is shared with the writes
+    /// - Complexity: As ``execute(_:options:)-8dri1``; the sync is shared with the writes
     ///   committed in the same group.
     @discardableResult
     public func execute(_ command: LabelCommand, options: WriteOptions = WriteOptions()) async throws(StoreError) -> [EventRecord] {
         try await write(Self.request(batch: [command], options: options))
     }
 
-    /// Like ``execute(batch:options:)`` (all or nothing), suspending instead of blocking.
+    /// Like ``execute(batch:options:)-33sz3`` (all or nothing), suspending instead of blocking.
     ///
-    /// - Throws: ``StoreError``: what ``execute(batch:options:)`` throws, or
+    /// - Throws: ``StoreError``: what ``execute(batch:options:)-33sz3`` throws, or
     ///   ``StoreError/Code/cancelled`` when the task was cancelled before the
     ///   batch was committed (nothing appended).
-    /// - Complexity: As ``execute(batch:options:)``.
+    /// - Complexity: As ``execute(batch:options:)-33sz3``.
     @discardableResult
     public func execute(batch commands: [LabelCommand], options: WriteOptions = WriteOptions()) async throws(StoreError) -> [EventRecord] {
         try await write(Self.request(batch: commands, options: options))
     }
 
-    /// Like ``append(entries:)`` (all or nothing), suspending instead of blocking.
+    /// Like ``append(entries:)-89n1d`` (all or nothing), suspending instead of blocking.
     ///
-    /// - Throws: ``StoreError``: what ``append(entries:)`` throws, or
+    /// - Throws: ``StoreError``: what ``append(entries:)-89n1d`` throws, or
     ///   ``StoreError/Code/cancelled`` when the task was cancelled before the
     ///   entries were committed (nothing appended).
-    /// - Complexity: As ``append(entries:)``.
+    /// - Complexity: As ``append(entries:)-89n1d``.
     @discardableResult
     public func append(entries: [LogEntry]) async throws(StoreError) -> [EventRecord] {
         try await write(Self.request(entries: entries))
     }
 
-    /// Like ``add(_:isEnabled:id:at:options:)``, suspending instead of blocking.
+    /// Like ``add(_:isEnabled:id:at:options:)-7dxb4``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `add` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `add`.
@@ -72,7 +72,7 @@ extension LabelStore {
         return id
     }
 
-    /// Like ``rename(_:to:options:)``, suspending instead of blocking.
+    /// Like ``rename(_:to:options:)-7lfit``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `rename` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `rename`.
@@ -81,7 +81,7 @@ extension LabelStore {
         try await execute(.rename(id: id, title: title), options: options)
     }
 
-    /// Like ``setEnabled(_:_:options:)``, suspending instead of blocking.
+    /// Like ``setEnabled(_:_:options:)-93syx``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `setEnabled` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `setEnabled`.
@@ -92,7 +92,7 @@ extension LabelStore {
         try await execute(.setEnabled(id: id, isEnabled: isEnabled), options: options)
     }
 
-    /// Like ``toggle(_:options:)``, suspending instead of blocking.
+    /// Like ``toggle(_:options:)-5oetm``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `toggle` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `toggle`.
@@ -101,7 +101,7 @@ extension LabelStore {
         try await execute(.toggle(id: id), options: options)
     }
 
-    /// Like ``remove(_:options:)``, suspending instead of blocking.
+    /// Like ``remove(_:options:)-5ene0``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `remove` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `remove`.
@@ -110,7 +110,7 @@ extension LabelStore {
         try await execute(.remove(id: id), options: options)
     }
 
-    /// Like ``move(_:to:options:)``, suspending instead of blocking.
+    /// Like ``move(_:to:options:)-1uq46``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `move` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `move`.
@@ -119,7 +119,7 @@ extension LabelStore {
         try await execute(.move(id: id, to: position), options: options)
     }
 
-    /// Like ``reverse(options:)``, suspending instead of blocking.
+    /// Like ``reverse(options:)-4uto0``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `reverse` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `reverse`.
@@ -128,7 +128,7 @@ extension LabelStore {
         try await execute(.reverse, options: options)
     }
 
-    /// Like ``reorder(_:options:)``, suspending instead of blocking.
+    /// Like ``reorder(_:options:)-69c5j``, suspending instead of blocking.
     ///
     /// - Throws: ``StoreError``: what the synchronous `reorder` throws, or ``StoreError/Code/cancelled``.
     /// - Complexity: As the synchronous `reorder`.
@@ -137,12 +137,12 @@ extension LabelStore {
         try await execute(.reorder(ids), options: options)
     }
 
-    /// Like ``open(path:options:)``: opens and folds the log on a thread of
+    /// Like ``open(path:options:)-51jse``: opens and folds the log on a thread of
     /// its own, suspending the caller meanwhile. Opening is not cancellable
     /// once started: a cancelled task still gets the open store (or the error).
     ///
-    /// - Throws: ``StoreError``: what ``open(path:options:)`` throws.
-    /// - Complexity: As ``open(path:options:)``.
+    /// - Throws: ``StoreError``: what ``open(path:options:)-51jse`` throws.
+    /// - Complexity: As ``open(path:options:)-51jse``.
     public static func open(path: String, options: Options = Options()) async throws(StoreError) -> LabelStore {
         let result = await Self.offTaskThread { () -> Result<LabelStore, StoreError> in
             do throws(StoreError) { return .success(try open(path: path, options: options)) } catch { return .failure(error) }
@@ -150,17 +150,18 @@ extension LabelStore {
         return try result.get()
     }
 
-    /// Like ``close()``, on a thread of its own (closing may write a snapshot
+    /// Like ``close()-553o2``, on a thread of its own (closing may write a snapshot
     /// and syncs the log), suspending the caller meanwhile. Not cancellable.
-    /// Writes queued before it are committed first; later ones throw
-    /// ``StoreError/Code/closed``.
+    /// A group a committer is appending when the close begins completes first;
+    /// writes still queued then, and later ones, throw ``StoreError/Code/closed``
+    /// (appending nothing).
     public func close() async {
         await Self.offTaskThread { self.close() }
     }
 
     // MARK: - Plumbing
 
-    /// Queues `request`, has the commit thread commit it (unless a committer
+    /// Queues `request`, has the commit queue commit it (unless a committer
     /// takes it first; one commit job serves every request queued before it
     /// runs), and suspends until it is done or withdrawn.
     func write(_ request: WriteRequest) async throws(StoreError) -> [EventRecord] {

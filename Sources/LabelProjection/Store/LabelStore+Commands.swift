@@ -25,7 +25,7 @@ extension LabelStore {
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when
     ///   `options.expectation` no longer holds (checked after the command
     ///   itself). ``StoreError/Code/storage(_:)`` when the log fails (nothing
-    ///   of the write is applied), ``StoreError/Code/closed`` after ``close()``.
+    ///   of the write is applied), ``StoreError/Code/closed`` after ``close()-553o2``.
     /// - Complexity: The command's fold (O(1) or O(log n) in the number of
     ///   labels; O(n) for a reorder or reverse) plus one append and, by the
     ///   log's durability, one sync; plus O(s) in the subscribers the change
@@ -42,7 +42,7 @@ extension LabelStore {
     /// position in ``StoreError/batchIndex``.
     ///
     /// - Returns: The appended records of every command, in seq order.
-    /// - Throws: ``StoreError``: the refusals of ``execute(_:options:)``, for the
+    /// - Throws: ``StoreError``: the refusals of ``execute(_:options:)-8dri1``, for the
     ///   first command refused, with ``StoreError/batchIndex`` set; nothing of
     ///   the batch is appended.
     /// - Complexity: The commands' folds, one append and at most one sync for
@@ -63,7 +63,7 @@ extension LabelStore {
     /// - Throws: ``StoreError``: ``StoreError/Code/inconsistentEvent(_:)`` (with
     ///   ``StoreError/batchIndex``) for an entry the state refuses;
     ///   ``StoreError/Code/storage(_:)`` when the log fails;
-    ///   ``StoreError/Code/closed`` after ``close()``. Nothing is appended.
+    ///   ``StoreError/Code/closed`` after ``close()-553o2``. Nothing is appended.
     /// - Complexity: O(e) folds for e entries, one append, at most one sync.
     @discardableResult
     public func append(entries: [LogEntry]) throws(StoreError) -> [EventRecord] {
@@ -76,7 +76,7 @@ extension LabelStore {
     /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` when reading the
     ///   log fails, ``StoreError/Code/inconsistentEvent(_:)`` when a new record
     ///   contradicts the state (the projection keeps the records before it),
-    ///   ``StoreError/Code/closed`` after ``close()``.
+    ///   ``StoreError/Code/closed`` after ``close()-553o2``.
     /// - Complexity: O(k) in the k new records.
     public func refresh() throws(StoreError) {
         defer { delivery.drain() }

@@ -1,6 +1,6 @@
 import EventLog
 
-/// Shorthands for single commands; each is ``LabelStore/execute(_:options:)``
+/// Shorthands for single commands; each is ``LabelStore/execute(_:options:)-8dri1``
 /// with the same guarantees and errors.
 extension LabelStore {
     /// Adds a label (at the end unless `position` is given) and returns its id.
@@ -14,7 +14,7 @@ extension LabelStore {
     ///   `0...count`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -44,7 +44,7 @@ extension LabelStore {
     ///   bytes of UTF-8.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -67,7 +67,7 @@ extension LabelStore {
     ///   ``StoreError/Code/unknownID`` when no label ever had `id`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -90,7 +90,7 @@ extension LabelStore {
     ///   ``StoreError/Code/unknownID`` when no label ever had `id`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -113,7 +113,7 @@ extension LabelStore {
     ///   ``StoreError/Code/unknownID`` when no label ever had `id`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -138,7 +138,7 @@ extension LabelStore {
     ///   `0..<count`.
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``
@@ -158,7 +158,7 @@ extension LabelStore {
     /// - Throws: ``StoreError``. Reversing is never refused as such, but like every write it
     ///   throws ``StoreError/Code/staleVersion(expected:current:)`` when
     ///   `options.expectation` no longer holds, ``StoreError/Code/closed`` after
-    ///   ``close()``, ``StoreError/Code/storage(_:)`` when the log fails
+    ///   ``close()-553o2``, ``StoreError/Code/storage(_:)`` when the log fails
     ///   (`EventLogError.Code.ioError`, `EventLogError.Code.poisoned`, …; an actor or
     ///   note over its limit is `EventLogError.Code.invalidEvent`), and
     ///   ``StoreError/Code/inconsistentEvent(_:)`` once a stored record failed to apply
@@ -182,7 +182,7 @@ extension LabelStore {
     ///   one listed twice, or one missing).
     ///   Like every write, it also throws
     ///   ``StoreError/Code/staleVersion(expected:current:)`` when `options.expectation` no
-    ///   longer holds, ``StoreError/Code/closed`` after ``close()``,
+    ///   longer holds, ``StoreError/Code/closed`` after ``close()-553o2``,
     ///   ``StoreError/Code/storage(_:)`` when the log fails (`EventLogError.Code.ioError`,
     ///   `EventLogError.Code.poisoned`, …; an actor or note over its limit is
     ///   `EventLogError.Code.invalidEvent`), and ``StoreError/Code/inconsistentEvent(_:)``

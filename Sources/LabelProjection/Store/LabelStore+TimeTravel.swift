@@ -16,7 +16,7 @@ extension LabelStore {
     ///   folded (each O(log n), a `reordered` O(n)): those after the newest trusted snapshot
     ///   at or before `seq` (which is decoded first, O(its size)), else all of `1...seq`.
     ///   An open file log finds the first of them through its sparse index (fewer than
-    ///   1,024 earlier records read); after ``close()``, the file is read sequentially up
+    ///   1,024 earlier records read); after ``close()-553o2``, the file is read sequentially up
     ///   to it.
     public func state(atSeq seq: UInt64) throws(StoreError) -> LabelList {
         let current = snapshot

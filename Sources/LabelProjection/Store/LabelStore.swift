@@ -4,8 +4,9 @@ import Synchronization
 
 /// The embedded label store: a log, its projection, commands and subscriptions.
 ///
-/// It opens a log (``open(path:options:)`` for a file, ``init(storage:options:)``
-/// for any `EventStorage`), folds it into a ``LabelList``, and then accepts
+/// It opens a log (``open(path:options:)-51jse`` or, suspending,
+/// ``open(path:options:)-2xe5l`` for a file; ``init(storage:options:)`` for any
+/// `EventStorage`), folds it into a ``LabelList``, and then accepts
 /// commands: each is validated against the current state, turned into events,
 /// appended to the log, applied to the projection, and then published.
 ///
@@ -17,11 +18,12 @@ import Synchronization
 ///   takes every queued write, validates each against the state the ones
 ///   before it leave, appends them all in one append (one sync), and only then
 ///   applies them. A synchronous write commits on its own thread; an `async`
-///   one on the store's commit thread, so no task's thread waits for a sync.
+///   one on the store's serial commit queue (a Dispatch queue, not the
+///   cooperative pool), so no task's thread waits for a sync.
 ///   Writes are linearizable: they take effect in seq order, in the order
 ///   they were queued, and a read sees either all or none of a write (a batch
 ///   included) and never a write that is not yet as durable as the log's
-///   ``Durability`` promises (a read waits while a group is being appended).
+///   `Durability` promises (a read waits while a group is being appended).
 /// - Reads take the lock briefly and return values (snapshots).
 /// - Notifications are delivered *outside* the lock, one at a time, in seq
 ///   order, through a FIFO drained by whichever writer finds it idle (see
@@ -90,8 +92,8 @@ public final class LabelStore: Sendable {
     let delivery = DeliveryQueue()
     /// Writes submitted and not yet committed (see ``commitQueued(_:)``).
     let writeQueue = WriteQueue()
-    /// The log's own thread: commits the writes of async callers, so a sync
-    /// never blocks a task's thread.
+    /// The store's serial commit queue: commits the writes of async callers,
+    /// so a sync never blocks a task's thread.
     let commitQueue = DispatchQueue(label: "LabelStore.commit", qos: .userInitiated)
     /// The source of subscriber ids (registration order).
     let subscriberIDs = Atomic<UInt64>(0)

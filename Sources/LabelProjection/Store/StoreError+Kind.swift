@@ -34,36 +34,36 @@ extension StoreError {
         /// The list is empty (``Code/nothingToActOn``).
         case nothingToActOn
         /// A malformed command (``Code/invalidCommand``), or an entry the log cannot
-        /// store (an actor or note over its limit: ``EventLogError/Code/invalidEvent``).
+        /// store (an actor or note over its limit: `EventLogError.Code.invalidEvent`).
         case invalidCommand
         /// A seq outside the log (``Code/seqOutOfRange(seq:lastSeq:)``).
         case seqOutOfRange
         /// A record contradicts the state it applies to (``Code/inconsistentEvent(_:)``).
         case inconsistentEvent
-        /// The store (or its log) was closed (``Code/closed``, ``EventLogError/Code/closed``).
+        /// The store (or its log) was closed (``Code/closed``, `EventLogError.Code.closed`).
         case closed
         /// The calling task was cancelled before the write was committed (``Code/cancelled``).
         case cancelled
-        /// Another writer holds the log (``EventLogError/Code/logInUse``).
+        /// Another writer holds the log (`EventLogError.Code.logInUse`).
         case logInUse
         /// There is no log at the path and creating one was not asked for
-        /// (``EventLogError/Code/fileNotFound``).
+        /// (`EventLogError.Code.fileNotFound`).
         case logNotFound
         /// The path is not a log this version can open: not a regular file, empty,
-        /// another format, or a newer version (``EventLogError/Code/notARegularFile``,
-        /// ``EventLogError/Code/emptyFile``, ``EventLogError/Code/notALog``,
-        /// ``EventLogError/Code/unsupportedVersion``).
+        /// another format, or a newer version (`EventLogError.Code.notARegularFile`,
+        /// `EventLogError.Code.emptyFile`, `EventLogError.Code.notALog`,
+        /// `EventLogError.Code.unsupportedVersion`).
         case notALog
-        /// The log is damaged where recovery may not cut (``EventLogError/Code/corruptHeader``,
-        /// ``EventLogError/Code/corruptRecord``, ``EventLogError/Code/seqGap``);
+        /// The log is damaged where recovery may not cut (`EventLogError.Code.corruptHeader`,
+        /// `EventLogError.Code.corruptRecord`, `EventLogError.Code.seqGap`);
         /// ``StoreError/seq`` is the last good seq. `labelreplay verify` and `repair` help.
         case logDamaged
-        /// An operating-system call failed (``EventLogError/Code/ioError``), now or
-        /// earlier (``EventLogError/Code/poisoned``: the writer refuses appends until
+        /// An operating-system call failed (`EventLogError.Code.ioError`), now or
+        /// earlier (`EventLogError.Code.poisoned`: the writer refuses appends until
         /// the log is reopened). Nothing unacknowledged is assumed written.
         case ioError
         /// Any other failure of the log (a seq conflict that outlasted the retries,
-        /// ``EventLogError/Code/fileExists``, ``EventLogError/Code/readerBusy``);
+        /// `EventLogError.Code.fileExists`, `EventLogError.Code.readerBusy`);
         /// ``Code/storage(_:)`` has the details.
         case storage
     }

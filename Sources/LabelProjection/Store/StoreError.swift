@@ -35,7 +35,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The store was closed.
         case closed
         /// The calling task was cancelled before the write was taken into a
-        /// commit: nothing of it was appended (see ``LabelStore/execute(_:options:)-async``).
+        /// commit: nothing of it was appended (see ``LabelStore/execute(_:options:)-770cy``).
         case cancelled
 
         /// A stable name for the code, e.g. `labelRemoved`: the case's name.

@@ -94,7 +94,7 @@ extension LabelStore {
     /// duplicate across the switch. `seq` must be in `1...lastSeq + 1`. The
     /// same as ``subscribe(to:from:on:_:)`` with ``DeliveryTarget/writer``.
     ///
-    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    /// - Throws: ``StoreError/Code/closed`` after ``close()-553o2``;
     ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
     ///   `1...lastSeq + 1`; ``StoreError/Code/storage(_:)`` when the log cannot be read;
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold. No
@@ -117,7 +117,7 @@ extension LabelStore {
     /// duplicate across the switch, all on `target` with the guarantees of
     /// ``subscribe(to:on:_:)``. `seq` must be in `1...lastSeq + 1`.
     ///
-    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    /// - Throws: ``StoreError/Code/closed`` after ``close()-553o2``;
     ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
     ///   `1...lastSeq + 1`; ``StoreError/Code/storage(_:)`` when the log cannot be read;
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold. No
@@ -167,7 +167,7 @@ extension LabelStore {
     /// `1...lastSeq + 1`. The history is folded from the log lazily, as the
     /// consumer reads, so it is bounded like a lagging stream.
     ///
-    /// - Throws: ``StoreError/Code/closed`` after ``close()``;
+    /// - Throws: ``StoreError/Code/closed`` after ``close()-553o2``;
     ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
     ///   `1...lastSeq + 1`. Failures to read the log later, while the history is folded,
     ///   are not thrown: the stream ends early.
