@@ -32,6 +32,7 @@ import Testing
         #expect(Array(ids.prefix(5)) == ["single-append", "batch-append", "concurrent-writers", "replay-1m", "bytes-per-event"])
         #expect(ids.contains("replay-fold-1m") && ids.contains("apply-1m-toggled") && ids.contains("naive-100k"))
         #expect(ids.contains("dispatch-subscribers") && ids.contains("cold-open"))
+        #expect(ids.contains("store-writers") && ids.contains("store-writers-async"))
         settings.quick = true
         settings.big = true
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id).contains("replay-200k"))
@@ -40,12 +41,16 @@ import Testing
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id) == ["replay-200k", "replay-10m", "replay-fold-200k", "replay-fold-10m"])
         settings.filters = ["apply-200k"]
         #expect(WorkloadCatalog.workloads(for: settings).count == 6)
+        settings.filters = ["store-writers"]
+        #expect(WorkloadCatalog.workloads(for: settings).map(\.id) == ["store-writers", "store-writers-async"])
     }
 
     @Test func medianAndTargets() {
         #expect(Statistics.median([3, 1, 2]) == 2)
         #expect(Statistics.median([4, 1, 3, 2]) == 2.5)
         #expect(Statistics.median([]) == 0)
+        #expect(Statistics.percentile([5, 1, 4, 2, 3], 0.5) == 3 && Statistics.percentile([5, 1, 4, 2, 3], 0.99) == 5)
+        #expect(Statistics.percentile([5, 1], 0) == 1 && Statistics.percentile([], 0.5) == 0)
         let batch = Target(minRatio: 3, minOurs: 5_000_000, metric: .eventsPerSecond)
         #expect(batch.text == "≥ 3× & ≥ 5 M ev/s")
         #expect(batch.isMet(ours: 6e6, ratio: 3.1))

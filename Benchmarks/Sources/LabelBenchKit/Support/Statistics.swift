@@ -8,6 +8,14 @@ enum Statistics {
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 
+    /// The `q`-quantile of `values` (`q` in 0...1), the nearest rank of the sorted values; 0 when empty.
+    static func percentile(_ values: [Double], _ q: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let rank = Int((Double(sorted.count - 1) * min(max(q, 0), 1)).rounded())
+        return sorted[rank]
+    }
+
     /// `duration` in seconds.
     static func seconds(_ duration: Duration) -> Double {
         let c = duration.components

@@ -36,6 +36,8 @@ extension WorkloadCatalog {
         all += ApplyKindWorkload.all(for: settings)
         all.append(NaiveArrayWorkload(settings: settings))
         all.append(DispatchWorkload(settings: settings))
+        all.append(StoreWritersWorkload(settings: settings, writers: .threads))
+        all.append(StoreWritersWorkload(settings: settings, writers: .tasks))
         all.append(ColdOpenWorkload(settings: settings))
         #if os(Linux)
         all.append(MemoryWorkload(settings: settings))
