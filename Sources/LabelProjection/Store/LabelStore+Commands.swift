@@ -108,14 +108,20 @@ extension LabelStore {
         }
     }
 
-    /// Submits `request` and commits it on this thread (with every write queued
-    /// before it, see ``commitQueued(_:)``) unless a committer already did; then
-    /// delivers notifications and writes a snapshot that became due.
+    /// Submits `request` and waits until it is committed: on this thread, with
+    /// every write queued before it (see ``commitQueued(_:)``), when this
+    /// writer leads or is handed the lead; else by the leading writer (or an
+    /// async commit job), waiting on the request itself (see ``WriteQueue``).
+    /// Then delivers notifications and writes a snapshot that became due.
     func write(_ request: WriteRequest) throws(StoreError) -> [EventRecord] {
-        writeQueue.submit(request)
-        let checkpoint = state.withLock { s in request.outcome == nil ? commitQueued(&s) : nil }
-        delivery.drain()
-        if let checkpoint { writeAutomaticSnapshot(checkpoint) }
+        if writeQueue.submitSynchronous(request) || request.waitForTurn() {
+            let checkpoint = state.withLock { s in commitQueued(&s) }
+            writeQueue.handOffCommit()
+            delivery.drain()
+            if let checkpoint { writeAutomaticSnapshot(checkpoint) }
+        } else {
+            delivery.drain()
+        }
         guard let outcome = request.outcome else { preconditionFailure("a committed write has an outcome") }
         return try outcome.get()
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 
 /// One write waiting to be committed: how to make its entries from the state
@@ -7,6 +8,11 @@ import EventLog
 /// then *done* once its group was appended (or refused). An async request may
 /// instead be *cancelled* while pending. Every request is completed exactly
 /// once: by the committer that took it, or by cancellation while pending.
+///
+/// A synchronous writer that is not committing itself waits on its request
+/// (``waitForTurn()``), never on the store's lock: it is woken once, when a
+/// committer completes the request or when the committing writer hands it
+/// the lead (``promote()``), whichever comes first.
 ///
 /// Thread safety: the phase is behind a lock (`Locked`); the rest is immutable.
 final class WriteRequest: Sendable {
@@ -32,10 +38,20 @@ final class WriteRequest: Sendable {
         case done(Outcome)
     }
 
+    private struct State {
+        var phase = Phase.new
+        /// The waiting thread of a synchronous writer has been woken (it is woken once).
+        var woken = false
+        /// The committing synchronous writer handed this one the lead.
+        var promoted = false
+    }
+
     let options: WriteOptions
     let audit: Audit?
     let makeEntries: MakeEntries
-    private let phase = Locked(Phase.new)
+    private let state = Locked(State())
+    /// Wakes a synchronous writer waiting in ``waitForTurn()``.
+    private let wakeup = DispatchSemaphore(value: 0)
 
     init(options: WriteOptions, audit: Audit?, makeEntries: @escaping MakeEntries) {
         self.options = options
@@ -45,20 +61,28 @@ final class WriteRequest: Sendable {
 
     /// The outcome, once done.
     var outcome: Outcome? {
-        phase.withLock { phase in
-            if case .done(let outcome) = phase { return outcome }
+        state.withLock { state in
+            if case .done(let outcome) = state.phase { return outcome }
             return nil
+        }
+    }
+
+    /// Whether the request is queued for a synchronous writer (no continuation).
+    var isSynchronousPending: Bool {
+        state.withLock { state in
+            if case .pending(nil) = state.phase { return true }
+            return false
         }
     }
 
     /// Marks the request pending (with the continuation of an async caller);
     /// returns `false` if it was already completed (withdrawn before it was
     /// queued), after resuming `continuation` with that outcome.
-    fileprivate func markPending(_ continuation: CheckedContinuation<Outcome, Never>?) -> Bool {
-        let earlier = phase.withLock { phase -> Outcome? in
-            switch phase {
+    func markPending(_ continuation: CheckedContinuation<Outcome, Never>?) -> Bool {
+        let earlier = state.withLock { state -> Outcome? in
+            switch state.phase {
             case .new:
-                phase = .pending(continuation)
+                state.phase = .pending(continuation)
                 return nil
             case .done(let outcome): return outcome
             case .pending: preconditionFailure("a write request is submitted once")
@@ -70,94 +94,51 @@ final class WriteRequest: Sendable {
     }
 
     /// Completes a request that was never queued with `outcome`; returns whether it was such a request.
-    fileprivate func completeIfNew(_ outcome: Outcome) -> Bool {
-        phase.withLock { phase in
-            guard case .new = phase else { return false }
-            phase = .done(outcome)
+    func completeIfNew(_ outcome: Outcome) -> Bool {
+        state.withLock { state in
+            guard case .new = state.phase else { return false }
+            state.phase = .done(outcome)
             return true
         }
     }
 
-    /// Completes the request: records the outcome and resumes an async caller.
-    /// Later calls are ignored.
+    /// Completes the request: records the outcome and resumes an async caller
+    /// or wakes a synchronous one. Later calls are ignored.
     func complete(_ outcome: Outcome) {
-        let continuation = phase.withLock { phase -> CheckedContinuation<Outcome, Never>?? in
-            switch phase {
-            case .done: return nil
+        let (continuation, wake) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Bool) in
+            switch state.phase {
+            case .done: return (nil, false)
             case .new:
-                phase = .done(outcome)
-                return .some(nil)
+                state.phase = .done(outcome)
+                return (nil, false)
             case .pending(let continuation):
-                phase = .done(outcome)
-                return .some(continuation)
+                state.phase = .done(outcome)
+                let wake = continuation == nil && !state.woken
+                state.woken = state.woken || wake
+                return (continuation, wake)
             }
         }
-        if let continuation, let continuation { continuation.resume(returning: outcome) }
-    }
-}
-
-/// The writes submitted to a store and not yet taken by a committer, in
-/// submission order (which becomes seq order), and whether a commit job is
-/// scheduled for them.
-///
-/// Thread safety: behind a lock (`Locked`). Lock order: a committer holds the store's
-/// state lock, then this queue's lock, then a request's.
-final class WriteQueue: Sendable {
-    private struct Contents {
-        var requests: [WriteRequest] = []
-        /// A commit job was scheduled and has not taken the queue yet: a
-        /// request queued meanwhile will be in its group, so needs no job of its own.
-        var commitScheduled = false
+        continuation?.resume(returning: outcome)
+        if wake { wakeup.signal() }
     }
 
-    private let contents = Locked(Contents())
-
-    /// Queues `request` for a caller that commits it itself (a synchronous writer).
-    /// If the request was cancelled first, it is not queued (and was already completed).
-    func submit(_ request: WriteRequest) {
-        contents.withLock { contents in
-            if request.markPending(nil) { contents.requests.append(request) }
+    /// Hands a pending synchronous writer the lead: it wakes and commits the
+    /// queue (see ``WriteQueue/handOffCommit()``). Called under the queue's lock.
+    func promote() {
+        let wake = state.withLock { state -> Bool in
+            state.promoted = true
+            defer { state.woken = true }
+            return !state.woken
         }
+        if wake { wakeup.signal() }
     }
 
-    /// Queues `request`, to resume `continuation` when done (async callers);
-    /// returns `true` when the caller must schedule a commit job, `false` when
-    /// one scheduled earlier has not yet taken the queue (and so will take
-    /// this request) or the request was cancelled first (and not queued).
-    func submit(_ request: WriteRequest, continuation: CheckedContinuation<WriteRequest.Outcome, Never>) -> Bool {
-        contents.withLock { contents in
-            guard request.markPending(continuation) else { return false }
-            contents.requests.append(request)
-            if contents.commitScheduled { return false }
-            contents.commitScheduled = true
-            return true
-        }
-    }
-
-    /// Takes every queued request, in submission order. A commit job scheduled
-    /// earlier has nothing left to wait for: the next async submission schedules another.
-    func takeAll() -> [WriteRequest] {
-        contents.withLock { contents in
-            defer {
-                contents.requests = []
-                contents.commitScheduled = false
-            }
-            return contents.requests
-        }
-    }
-
-    /// Withdraws `request` if no committer took it yet, completing it with
-    /// `outcome`; a request not queued yet is completed so it never will be.
-    /// Does nothing once a committer took it.
-    func withdraw(_ request: WriteRequest, completingWith outcome: WriteRequest.Outcome) {
-        let queued = contents.withLock { contents -> Bool in
-            guard let index = contents.requests.firstIndex(where: { $0 === request }) else {
-                _ = request.completeIfNew(outcome)
-                return false
-            }
-            contents.requests.remove(at: index)
-            return true
-        }
-        if queued { request.complete(outcome) }
+    /// Blocks a synchronous writer until its request is done or it is handed
+    /// the lead; returns `true` when it must commit (it was promoted — even
+    /// if a committer completed the request meanwhile, it holds the lead and
+    /// must pass it on).
+    func waitForTurn() -> Bool {
+        wakeup.wait()
+        return state.withLock { $0.promoted }
     }
 }
