@@ -90,7 +90,10 @@ import Testing
             }
             return reads
         }
-        enum Result: Sendable { case committed(UInt64), cancelled }
+        enum Result: Sendable {
+            case committed(UInt64)
+            case cancelled
+        }
         var rng = SeededGenerator(seed: 77)
         var tasks: [(title: String, mustBeCancelled: Bool, task: Task<Result, any Error>)] = []
         for i in 0..<300 {
