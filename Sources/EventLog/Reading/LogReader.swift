@@ -12,11 +12,11 @@ public final class LogReader {
     public let path: String
     /// The file header.
     public let header: LogHeader
-    private let file: any LogFile
-    private var cursor: FrameCursor
+    let file: any LogFile
+    var cursor: FrameCursor
     /// Whether a ``forEachView(from:_:)`` closure is running: the reader then
     /// refuses to move (that would invalidate the view being visited).
-    private var visiting = false
+    var visiting = false
 
     /// Opens the log at `path` for reading and checks its header. Reading starts at seq 1.
     /// `fileSystem` is the real one unless a test injects faults.
@@ -78,7 +78,7 @@ public final class LogReader {
     }
 
     /// Throws ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)`` closure.
-    private func checkNotVisiting() throws(EventLogError) {
+    func checkNotVisiting() throws(EventLogError) {
         if visiting {
             throw EventLogError(
                 .readerBusy, "the reader is in the middle of forEachView: read from it after that call returns (or open a second reader)",
@@ -124,7 +124,7 @@ public final class LogReader {
     }
 
     /// The next whole record decoded in place (valid until the cursor is next used), or `nil`; see ``next()``.
-    private func nextView() throws(EventLogError) -> EventRecordView? {
+    func nextView() throws(EventLogError) -> EventRecordView? {
         switch try cursor.next() {
         case .record(let view, _):
             return view

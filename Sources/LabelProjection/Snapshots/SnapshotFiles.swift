@@ -56,19 +56,7 @@ enum SnapshotFiles {
 
     /// Writes `bytes` as the snapshot at `path` atomically and durably.
     static func write(_ bytes: [UInt8], to path: String) throws(EventLogError) {
-        let temporary = "\(path).tmp-\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try SystemFile.open(temporary, .createExclusive)
-        do throws(EventLogError) {
-            try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
-            try file.syncAll()
-            file.close()
-            try SystemFile.rename(temporary, to: path)
-        } catch {
-            file.close()
-            SystemFile.unlink(temporary)
-            throw error
-        }
-        try SystemFile.syncDirectory(containing: path)
+        try SystemFile.writeAtomically(bytes, to: path)
     }
 
     /// Removes every snapshot of `logPath` except those in `keep`, and every leftover temporary file.

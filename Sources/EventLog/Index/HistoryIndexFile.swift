@@ -1,0 +1,129 @@
+/// A log's history index file, `LOG.index` (docs/INDEX.md): finding it,
+/// proving it belongs to the log, and writing it.
+///
+/// An index is a cache. It is used only after it proves it belongs to the log
+/// it is read with (``load(for:)``); a missing, damaged, foreign or stale one
+/// is reported and ignored, and the answer is computed by scanning, the same.
+public enum HistoryIndexFile {
+    /// Where the index of the log at `logPath` lives.
+    public static func path(for logPath: String) -> String { logPath + ".index" }
+
+    /// Why an index file is not used: what is wrong, in words, and where.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The index file's path.
+        public var path: String
+        /// What is wrong.
+        public var reason: String
+        /// The byte offset in the index file at fault, where one is.
+        public var offset: Int?
+
+        /// Creates a problem report.
+        public init(path: String, reason: String, offset: Int? = nil) {
+            self.path = path
+            self.reason = reason
+            self.offset = offset
+        }
+
+        /// "PATH: reason (at byte N)".
+        public var description: String { "\(path): \(reason)" + (offset.map { " (at byte \($0))" } ?? "") }
+    }
+
+    /// What looking for a log's index found.
+    public enum Lookup: Sendable {
+        /// There is no index file.
+        case missing
+        /// There is one, and it is not used, for this reason.
+        case ignored(Problem)
+        /// A usable index: it belongs to the log (its records up to ``HistoryIndex/covered`` are the log's).
+        case usable(HistoryIndex)
+
+        /// The usable index, if any.
+        public var index: HistoryIndex? {
+            if case .usable(let index) = self { return index }
+            return nil
+        }
+    }
+
+    /// Reads the index of the log `reader` reads and checks that it belongs to
+    /// it: the log id, and a whole frame of the covered record at the recorded
+    /// position with the recorded checksum (in a format 2 log that checksum
+    /// chains back to seq 1). Never throws: every failure is a ``Lookup``.
+    ///
+    /// - Complexity: O(index size) to read and decode it, plus one read of one frame of the log.
+    public static func load(for reader: LogReader) -> Lookup {
+        let path = path(for: reader.path)
+        let bytes: [UInt8]
+        do throws(EventLogError) {
+            let file = try SystemFile.open(path, .readOnly)
+            defer { file.close() }
+            bytes = try file.read(at: 0, count: Int(try file.size()))
+        } catch {
+            if error.code == .fileNotFound { return .missing }
+            return .ignored(Problem(path: path, reason: "cannot be read: \(error.message)"))
+        }
+        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(Problem) in try HistoryIndex.decode(raw, path: path) } }
+        let index: HistoryIndex
+        switch decoded {
+        case .success(let decoded): index = decoded
+        case .failure(let problem): return .ignored(problem)
+        }
+        guard index.logID == reader.header.logID else {
+            return .ignored(Problem(path: path, reason: "it indexes another log (\(index.logID), not \(reader.header.logID))", offset: 16))
+        }
+        guard let covered = index.covered else { return .usable(index) }
+        do throws(EventLogError) {
+            guard try Recovery.holdsRecord(reader.file, format: reader.cursor.format, at: covered, fileLength: try reader.fileSize()) else {
+                return .ignored(
+                    Problem(
+                        path: path,
+                        reason:
+                            "the log does not hold the history it indexes: record \(covered.seq) is not at byte offset \(covered.offset) with its checksum (the log was cut or rewritten)"
+                    ))
+            }
+        } catch {
+            return .ignored(Problem(path: path, reason: "the log could not be read to check it: \(error.message)"))
+        }
+        return .usable(index)
+    }
+
+    /// What ``update(logPath:progress:)`` did.
+    public struct Update: Sendable {
+        /// The index as written.
+        public var index: HistoryIndex
+        /// What was there before (a usable index was extended; otherwise it was rebuilt from seq 1).
+        public var previous: Lookup
+        /// How many records were added to it.
+        public var added: UInt64
+    }
+
+    /// Brings the index of the log at `logPath` up to date and writes it
+    /// (atomically and durably): a usable index is extended with the records
+    /// after the ones it covers; otherwise (missing, ignored, or `rebuild`)
+    /// it is built from seq 1. Reads the log without locking it, so it works
+    /// beside a writer (it indexes the records complete when it reads them).
+    /// `progress` is called now and then with the last seq indexed.
+    ///
+    /// - Throws: ``EventLogError``: what ``LogReader/init(path:fileSystem:)`` throws for the
+    ///   log; ``EventLogError/Code/corruptRecord`` or ``EventLogError/Code/seqGap`` for damage
+    ///   in it (nothing is written then); ``EventLogError/Code/ioError`` when writing the
+    ///   index fails (the old one, if any, is unchanged).
+    /// - Complexity: O(records added), plus O(index size) to read and write it.
+    public static func update(logPath: String, rebuild: Bool = false, progress: ((UInt64) -> Void)? = nil) throws(EventLogError)
+        -> Update
+    {
+        let reader = try LogReader(path: logPath)
+        let previous = load(for: reader)
+        var index = HistoryIndex(logID: reader.header.logID)
+        if !rebuild, let usable = previous.index, let covered = usable.covered {
+            index = usable
+            try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
+        }
+        let before = index.coveredSeq
+        while let next = try reader.nextPositionedView() {
+            index.add(next.view, at: next.position)
+            if next.view.seq % 65_536 == 0 { progress?(next.view.seq) }
+        }
+        try SystemFile.writeAtomically(index.encoded(), to: path(for: logPath))
+        return Update(index: index, previous: previous, added: index.coveredSeq - before)
+    }
+}

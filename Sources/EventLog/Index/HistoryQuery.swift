@@ -1,0 +1,110 @@
+/// Which records an audit question asks for: about some labels, by some
+/// actors, stamped in a time window. Filters that are `nil` do not narrow;
+/// given filters combine with AND, the values of one filter with OR.
+///
+/// ``matches(_:)`` is the answer's definition; a ``HistoryIndex`` only
+/// narrows which records are read to apply it
+/// (``LogReader/forEachRecord(matching:using:from:through:_:)``).
+public struct HistoryQuery: Sendable, Hashable {
+    /// Records whose event names any of these labels; a `reordered` event matches when its order holds any of them.
+    public var labels: Set<LabelID>?
+    /// Records by any of these actors (`nil` in the set: records without an actor).
+    public var actors: Set<String?>?
+    /// Records stamped at or after this time.
+    public var since: EventTimestamp?
+    /// Records stamped at or before this time.
+    public var until: EventTimestamp?
+
+    /// Creates a query; every filter defaults to `nil` (every record matches).
+    public init(labels: Set<LabelID>? = nil, actors: Set<String?>? = nil, since: EventTimestamp? = nil, until: EventTimestamp? = nil) {
+        self.labels = labels
+        self.actors = actors
+        self.since = since
+        self.until = until
+    }
+
+    /// Whether any filter is given (otherwise every record matches and an index cannot help).
+    public var narrows: Bool { labels != nil || actors != nil || since != nil || until != nil }
+
+    /// Whether `record` matches every filter given.
+    public func matches(_ record: EventRecord) -> Bool {
+        (labels.map { Self.event(record.event, concerns: $0) } ?? true)
+            && (actors.map { $0.contains(record.actor) } ?? true)
+            && (since.map { record.timestamp >= $0 } ?? true)
+            && (until.map { record.timestamp <= $0 } ?? true)
+    }
+
+    /// Whether `event` is about any of `ids`: it names one, or it is a reorder of a list holding one.
+    public static func event(_ event: LabelEvent, concerns ids: Set<LabelID>) -> Bool {
+        if let id = event.labelID { return ids.contains(id) }
+        if case .reordered(let order) = event { return order.contains { ids.contains($0) } }
+        return false
+    }
+}
+
+extension LogReader {
+    /// Calls `body` with every record from `seq` through `last` (`nil`: the
+    /// end as it is now) that `query` matches, in seq order; `body` returns
+    /// `false` to stop. With a usable `index` (``HistoryIndexFile/load(for:)``),
+    /// only the records it names as candidates are read among those it covers
+    /// (each reached with ``seek(toSeq:atOffset:previousChecksum:)``, so each is
+    /// checked as any read is), and the records after it covers are scanned;
+    /// without one, every record is read. The records passed are the same either way.
+    ///
+    /// The reader is left after the last record read.
+    ///
+    /// - Throws: What ``next()`` throws for a record read (damage, a seq gap, an I/O
+    ///   error); ``EventLogError/Code/corruptRecord`` naming the index file when a position
+    ///   the index gives does not lead to the record it names (a wrong index fails the read,
+    ///   it never changes the answer); whatever `body` throws.
+    /// - Complexity: With an index: O(c · B) for the c candidates (each read from the start
+    ///   of its block of ``HistoryIndex/blockSize`` records, consecutive candidates sharing
+    ///   the reads), plus O(t) for the t records after the index. Without: O(records).
+    public func forEachRecord(
+        matching query: HistoryQuery, using index: HistoryIndex?, from seq: UInt64 = 1, through last: UInt64? = nil,
+        _ body: (EventRecord) throws -> Bool
+    ) throws {
+        let first = max(seq, 1)
+        var scanFrom = first
+        if let index, query.narrows,
+            let candidates = index.candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
+        {
+            for candidate in candidates where candidate >= first {
+                if let last, candidate > last { return }
+                try move(toSeq: candidate, using: index)
+                // The index was checked to belong to this log, which so holds every record it
+                // covers: a candidate that cannot be read means the index's positions are wrong.
+                guard let record = try next(), record.seq == candidate else {
+                    throw EventLogError(
+                        .corruptRecord,
+                        "the history index names record \(candidate), but reading from the position it gives does not reach it (rebuild the index)",
+                        path: HistoryIndexFile.path(for: path), lastGoodSeq: nextSeq - 1)
+                }
+                if query.matches(record), try !body(record) { return }
+            }
+            scanFrom = max(first, index.coveredSeq + 1)
+        }
+        try move(toSeq: scanFrom, using: index)
+        while let record = try next() {
+            if let last, record.seq > last { return }
+            if query.matches(record), try !body(record) { return }
+        }
+    }
+
+    /// Positions the reader so that the next record read is `seq` (or the
+    /// end, when the log is shorter), the cheapest way: reading on when `seq`
+    /// is at most a block ahead, else jumping to the start of its block (or to
+    /// just after the index's last record) and reading on from there.
+    func move(toSeq seq: UInt64, using index: HistoryIndex?) throws(EventLogError) {
+        if seq == nextSeq { return }
+        if seq > nextSeq, seq - nextSeq <= HistoryIndex.blockSize { return try skip(toSeq: seq) }
+        if let start = index?.start(for: seq), seq < nextSeq || start.seq > nextSeq {
+            try seek(toSeq: start.seq, atOffset: start.offset, previousChecksum: start.previousChecksum)
+        } else if let covered = index?.covered, seq == covered.seq + 1 {
+            try seek(toSeq: seq, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
+        } else if seq < nextSeq {
+            try seek(toSeq: 1, atOffset: Int64(LogFormat.headerLength), previousChecksum: 0)
+        }
+        try skip(toSeq: seq)
+    }
+}

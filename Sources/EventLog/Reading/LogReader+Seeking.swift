@@ -1,0 +1,36 @@
+/// Jumping to a record whose place an index recorded (``HistoryIndex``), and
+/// noting where each record is while reading.
+extension LogReader {
+    /// Moves the reader so that the next record read is `seq`, which starts at
+    /// byte `offset` after a frame whose checksum is `previousChecksum` (0
+    /// before seq 1; ignored by format 1 logs, whose frames do not chain).
+    ///
+    /// Nothing is trusted: the next read checks that a whole frame of record
+    /// `seq` is there and (format 2) that it chains to `previousChecksum`,
+    /// exactly as a read from seq 1 would, and throws otherwise. The reader
+    /// may move backwards as well as forwards.
+    ///
+    /// - Throws: ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)``
+    ///   closure; ``EventLogError/Code/corruptRecord`` for a position before the first
+    ///   record or a seq of 0. (A position that does not hold the record is reported by
+    ///   the next read: ``EventLogError/Code/corruptRecord`` or ``EventLogError/Code/seqGap``.)
+    /// - Complexity: O(1); the next read refills the buffer from `offset`.
+    public func seek(toSeq seq: UInt64, atOffset offset: Int64, previousChecksum: UInt32) throws(EventLogError) {
+        try checkNotVisiting()
+        guard seq >= 1, offset >= Int64(LogFormat.headerLength) else {
+            throw EventLogError(.corruptRecord, "no record \(seq) can start at byte offset \(offset)", path: path, offset: offset)
+        }
+        cursor = FrameCursor(
+            file: file, format: cursor.format, offset: offset, expectedSeq: seq, previousChecksum: previousChecksum,
+            verifiesZeroTail: false)
+    }
+
+    /// The next whole record, decoded in place (valid until the reader is next
+    /// used), with its position (offset, frame length, frame checksum); `nil`
+    /// as ``next()`` returns `nil`.
+    func nextPositionedView() throws(EventLogError) -> (view: EventRecordView, position: LogPosition)? {
+        let start = cursor.offset
+        guard let view = try nextView() else { return nil }
+        return (view, LogPosition(seq: view.seq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum))
+    }
+}
