@@ -34,7 +34,9 @@ import Testing
 
     static func randomQuery(rng: inout SeededGenerator, ids: [LabelID]) -> HistoryQuery {
         var query = HistoryQuery()
-        if Bool.random(using: &rng) { query.labels = Set((0..<Int.random(in: 1...3, using: &rng)).map { _ in ids.randomElement(using: &rng)! }) }
+        if Bool.random(using: &rng) {
+            query.labels = Set((0..<Int.random(in: 1...3, using: &rng)).map { _ in ids.randomElement(using: &rng)! })
+        }
         if Int.random(in: 0..<3, using: &rng) == 0 { query.labels?.insert(LabelID()) }  // an id the log never names
         if Bool.random(using: &rng) {
             let actors: [String?] = ["alice", "bob", nil, "nobody"]
@@ -65,7 +67,9 @@ import Testing
     static func append(_ entries: [LogEntry], to path: String) throws {
         let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
         defer { writer.close() }
-        for chunk in stride(from: 0, to: entries.count, by: 97) { try writer.append(Array(entries[chunk..<min(chunk + 97, entries.count)])) }
+        for chunk in stride(from: 0, to: entries.count, by: 97) {
+            try writer.append(Array(entries[chunk..<min(chunk + 97, entries.count)]))
+        }
     }
 
     @Test(arguments: [1, 2, 3])
@@ -87,7 +91,9 @@ import Testing
             let expected = all.filter { query.matches($0) && $0.seq >= from && $0.seq <= (through ?? .max) }
             for index in [nil, partial, full.index] {
                 let found = try Self.answer(path, query, index: index, from: from, through: through)
-                #expect(found == expected, "seed \(seed), \(query), from \(from) through \(String(describing: through)), index covering \(index?.coveredSeq ?? 0)")
+                #expect(
+                    found == expected,
+                    "seed \(seed), \(query), from \(from) through \(String(describing: through)), index covering \(index?.coveredSeq ?? 0)")
             }
         }
     }
