@@ -21,6 +21,7 @@ enum Tool {
         [
             Demo.self, Show.self, Log.self, Diff.self, Trace.self, Verify.self, Repair.self, Stats.self, Export.self, Import.self,
             Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self, Snapshot.self,
+            Index.self,
             Help.self, Complete.self
         ]
     }

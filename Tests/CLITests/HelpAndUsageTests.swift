@@ -6,7 +6,7 @@ import Testing
 @Suite struct HelpAndUsageTests {
     static let commands = [
         "demo", "show", "log", "diff", "trace", "verify", "repair", "stats", "export", "import",
-        "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "help"
+        "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "index", "help"
     ]
 
     @Test func toolHelpListsEveryCommand() async throws {

@@ -56,4 +56,33 @@ import Testing
             #expect(printed.dropFirst(6).first == "no records were cut")
         }
     }
+
+    // The ```swift block of EventLog.docc/TheHistoryIndex.md.
+    @Test func answersAnAuditQuestionThroughTheHistoryIndex() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/labels.labellog"
+            let writer = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+            let ring = LabelID()
+            try writer.append(LogEntry(.added(id: ring, title: "Ring", isEnabled: true, index: 0), actor: "importer"))
+            try writer.append(LogEntry(.added(id: LabelID(), title: "Grid", isEnabled: true, index: 1), actor: "importer"))
+            try writer.append(LogEntry(.toggled(id: ring, isEnabled: false), actor: "row-ui"))
+            try writer.append(LogEntry(.renamed(id: ring, oldTitle: "Ring", newTitle: "Ring Two"), actor: "importer"))
+            writer.close()
+            let printed = try await Printed.capture {
+                // snippet: history-index
+                try HistoryIndexFile.update(logPath: path)  // build, or extend with the records appended since
+
+                let reader = try LogReader(path: path)
+                let index = HistoryIndexFile.load(for: reader).index  // nil: missing or ignored (read everything)
+                let query = HistoryQuery(labels: [ring], actors: ["importer"])
+                try reader.forEachRecord(matching: query, using: index) { record in
+                    print(record.seq, record.event.kind)
+                    return true  // false stops
+                }
+                // end snippet
+                #expect(index?.coveredSeq == 4)
+            }
+            #expect(printed == ["1 added", "4 renamed"])
+        }
+    }
 }

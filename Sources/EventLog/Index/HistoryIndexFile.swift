@@ -108,6 +108,7 @@ public enum HistoryIndexFile {
     ///   in it (nothing is written then); ``EventLogError/Code/ioError`` when writing the
     ///   index fails (the old one, if any, is unchanged).
     /// - Complexity: O(records added), plus O(index size) to read and write it.
+    @discardableResult
     public static func update(logPath: String, rebuild: Bool = false, progress: ((UInt64) -> Void)? = nil) throws(EventLogError)
         -> Update
     {
@@ -121,7 +122,7 @@ public enum HistoryIndexFile {
         let before = index.coveredSeq
         while let next = try reader.nextPositionedView() {
             index.add(next.view, at: next.position)
-            if next.view.seq % 65_536 == 0 { progress?(next.view.seq) }
+            if next.view.seq % 4_096 == 0 { progress?(next.view.seq) }
         }
         try SystemFile.writeAtomically(index.encoded(), to: path(for: logPath))
         return Update(index: index, previous: previous, added: index.coveredSeq - before)

@@ -50,11 +50,16 @@ struct LastEvents {
 
     /// Keeps `record`, dropping the oldest one kept when full.
     mutating func append(_ record: EventRecord, titles: [LabelID: String]) {
+        try? append(record) { titles[$0] }
+    }
+
+    /// Keeps `record` with the titles `title` gives for the labels it names, dropping the oldest one kept when full.
+    mutating func append(_ record: EventRecord, title: (LabelID) throws -> String?) throws {
         guard let capacity, capacity > 0 else { return }
         var needed: [LabelID: String] = [:]
         var ids: [LabelID] = record.event.labelID.map { [$0] } ?? []
         if case .reordered(let order) = record.event { ids = Array(order.prefix(6)) }
-        for id in ids { needed[id] = titles[id] }
+        for id in ids { needed[id] = try title(id) }
         if ring.count < capacity {
             ring.append((record, needed))
         } else {

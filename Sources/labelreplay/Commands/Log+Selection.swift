@@ -16,17 +16,24 @@ struct EventSelection {
     /// `--to`: the last seq.
     var to: UInt64?
 
+    /// The filters a history index narrows (all but `--kind` and `--to`).
+    var query: HistoryQuery { HistoryQuery(labels: labels, actors: actors.isEmpty ? nil : actors, since: since, until: until) }
+
     /// Whether `record` is selected.
     func selects(_ record: EventRecord) -> Bool {
-        (kinds.isEmpty || kinds.contains(record.event.kind))
-            && (actors.isEmpty || actors.contains(record.actor))
-            && (labels.map { LabelFilter.event(record.event, concerns: $0) } ?? true)
-            && (since.map { record.timestamp >= $0 } ?? true)
-            && (until.map { record.timestamp <= $0 } ?? true)
+        (kinds.isEmpty || kinds.contains(record.event.kind)) && query.matches(record)
     }
 
-    /// The filters of `arguments` (labels resolved against the log at `path`).
-    static func parse(_ arguments: ParsedArguments, path: String, console: Console) throws -> EventSelection {
+    /// Whether `arguments` give a filter a history index narrows.
+    static func narrows(_ arguments: ParsedArguments) -> Bool {
+        !arguments.values("label").isEmpty || !arguments.values("actor").isEmpty || arguments.flag("no-actor")
+            || arguments.option("since") != nil || arguments.option("until") != nil
+    }
+
+    /// The filters of `arguments` (labels resolved against the log at `path`, through `history` when given).
+    static func parse(_ arguments: ParsedArguments, path: String, console: Console, history: IndexedHistory? = nil) throws
+        -> EventSelection
+    {
         var selection = EventSelection()
         selection.kinds = try Log.parseKinds(arguments)
         selection.actors = Set(arguments.values("actor").map { Optional($0) })
@@ -37,7 +44,7 @@ struct EventSelection {
             throw UsageError("'--since' (\(since.iso8601)) is after '--until' (\(until.iso8601))")
         }
         selection.to = try arguments.seq("to")
-        selection.labels = try LabelFilter.resolve(arguments, path: path, console: console)
+        selection.labels = try LabelFilter.resolve(arguments, path: path, console: console, history: history)
         return selection
     }
 }

@@ -58,10 +58,23 @@ enum Log: Command {
         let path = try arguments.logPath()
         let start = try LogStart.parse(arguments)
         let last = try arguments.number("last", what: "a number of events (a whole number ≥ 0)").map { Int(min($0, 1 << 40)) }
-        let selection = try EventSelection.parse(arguments, path: path, console: console)
-        if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let follow = arguments.flag("follow")
+        // An index narrows a read that ends (not --follow) and filters by label, actor or time.
+        let history = !follow && EventSelection.narrows(arguments) ? try IndexedHistory.open(path, console: console) : nil
+        let selection = try EventSelection.parse(arguments, path: path, console: console, history: history)
+        if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let style = try Style.resolve(arguments, console: console)
+
+        if let history {
+            let printer = LogPrinter(
+                console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
+                columns: EventColumns(fileSize: try LogReader(path: path).fileSize(), style: style))
+            let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
+            defer { pager?.finish(console: console) }
+            try printIndexed(history, selection: selection, start: start, last: last, printer: printer, console: console)
+            if !printer.printedAny && !arguments.flag("json") { console.errorLine("(no matching events)") }
+            return ExitStatus.success
+        }
 
         let replay = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading \(path)")
         let printer = LogPrinter(

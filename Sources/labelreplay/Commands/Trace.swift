@@ -114,7 +114,7 @@ enum Trace: Command {
 
     /// Whether an event concerns one of `ids`: it is about it, reorders it, or moves its view row.
     private static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ ids: Set<LabelID>) -> Bool {
-        LabelFilter.event(record.event, concerns: ids) || notes.contains { $0.viewChanges.contains { ids.contains($0.id) } }
+        HistoryQuery.event(record.event, concerns: ids) || notes.contains { $0.viewChanges.contains { ids.contains($0.id) } }
     }
 
     /// Appends the batch's records to the store (all or nothing). If the store

@@ -7,7 +7,9 @@ import EventLog
 enum LabelFilter {
     /// The ids `--label` names, or `nil` when it was not given. Prefixes cost
     /// one extra pass over the log to learn its ids.
-    static func resolve(_ arguments: ParsedArguments, path: String, console: Console) throws -> Set<LabelID>? {
+    static func resolve(_ arguments: ParsedArguments, path: String, console: Console, history: IndexedHistory? = nil) throws
+        -> Set<LabelID>?
+    {
         let texts = arguments.values("label")
         guard !texts.isEmpty else { return nil }
         let display = arguments.spec.argument(named: "label")?.display ?? "--label <id>"
@@ -15,7 +17,10 @@ enum LabelFilter {
         for text in texts { patterns.append((text, try LabelIDArgument.parse(text, for: display))) }
         var known = Set<LabelID>()
         var titles: [LabelID: String] = [:]
-        if patterns.contains(where: { if case .prefix = $0.1 { true } else { false } }) {
+        let hasPrefix = patterns.contains { if case .prefix = $0.1 { true } else { false } }
+        if hasPrefix, let history {
+            known = history.knownIDs
+        } else if hasPrefix {
             let pass = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading ids")
             while let step = try pass.next() {
                 if let id = step.record.event.labelID { known.insert(id) }
@@ -30,16 +35,11 @@ enum LabelFilter {
             }
             ids.insert(
                 try LabelIDArgument.resolve(text, for: display, known: known, in: path) { id in
-                    titles[id].map { "\"\($0)\"" } ?? ""
+                    // Titles name the candidates of an ambiguous prefix: looked up only then.
+                    let title = history.map { try? $0.title(of: id, atOrBefore: .max) } ?? titles[id]
+                    return title.map { "\"\($0)\"" } ?? ""
                 })
         }
         return ids
-    }
-
-    /// Whether `event` is about one of `ids`: it names one, or reorders a list that holds one.
-    static func event(_ event: LabelEvent, concerns ids: Set<LabelID>) -> Bool {
-        if let id = event.labelID { return ids.contains(id) }
-        if case .reordered(let order) = event { return order.contains { ids.contains($0) } }
-        return false
     }
 }

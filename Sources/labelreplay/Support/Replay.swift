@@ -58,7 +58,7 @@ final class Replay {
     }
 
     /// A reader on `path`; a missing file is a plain "no such file".
-    private static func openReader(_ path: String) throws -> LogReader {
+    static func openReader(_ path: String) throws -> LogReader {
         do {
             return try LogReader(path: path)
         } catch {

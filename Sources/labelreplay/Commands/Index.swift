@@ -1,0 +1,81 @@
+import EventLog
+import Foundation
+
+/// `index LOG`: builds or brings up to date the history index, so `log --label/--actor/--since/--until` read
+/// only the records that can match.
+enum Index: Command {
+    static let spec = CommandSpec(
+        name: "index",
+        abstract: "Build or update LOG.index, so audit questions (log --label, --actor, --since) skip the records that cannot match.",
+        discussion: """
+            The history index (docs/INDEX.md) lists, for every label and actor, the seqs of its records, and for \
+            every 1,024 records where they start in the file and the range of their timestamps. 'log' uses it when \
+            it is there and belongs to the log (same log id; the last record it covers is in the log at the \
+            position and with the chained checksum it recorded), reads only the records it names plus those \
+            appended after it, and prints exactly what reading the whole log would print. A missing, damaged, \
+            foreign or stale index is never trusted: 'log' says so on standard error and reads the whole log.
+
+            This command reads the log without locking it (it works beside a writer), extends a usable index with \
+            the records appended since it was written, or builds it from seq 1 (always, with --rebuild), and \
+            writes LOG.index atomically.
+
+            JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous"} where \
+            previous says what was there before ("missing", "usable" or the reason it was ignored).
+            """,
+        arguments: [
+            .positional("log", "The label log file."),
+            .flag("rebuild", "Build the index from seq 1 even if the one there is usable."),
+            .flag("json", "Print one JSON object instead of text.")
+        ],
+        examples: ["index labels.labellog", "index labels.labellog --rebuild"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = try arguments.logPath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
+        }
+        let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
+        let update = try HistoryIndexFile.update(logPath: path, rebuild: arguments.flag("rebuild")) { seq in
+            progress.update(Int64(seq))
+        }
+        progress.finish()
+        let indexPath = HistoryIndexFile.path(for: path)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
+        let previous: String
+        switch update.previous {
+        case .missing: previous = "missing"
+        case .usable: previous = "usable"
+        case .ignored(let problem): previous = problem.reason
+        }
+        let rebuilt = update.index.coveredSeq == update.added
+        if arguments.flag("json") {
+            console.line(
+                try JSONLines().line(
+                    IndexResult(
+                        path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt,
+                        labels: update.index.labels.count, actors: update.index.actors.count, bytes: bytes, previous: previous)))
+            return ExitStatus.success
+        }
+        let how = rebuilt ? "built from seq 1" : "extended by \(update.added) record\(update.added == 1 ? "" : "s")"
+        console.line(
+            Escape.text(
+                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(update.index.labels.count) labels, "
+                    + "\(update.index.actors.count) actors, \(bytes) bytes (\(how))"))
+        if case .ignored(let problem) = update.previous {
+            console.line(Escape.text("  the index there before was not used: \(problem.reason)"))
+        }
+        return ExitStatus.success
+    }
+}
+
+/// `index --json`.
+struct IndexResult: Encodable {
+    let path: String
+    let covered: UInt64
+    let added: UInt64
+    let rebuilt: Bool
+    let labels: Int
+    let actors: Int
+    let bytes: Int
+    let previous: String
+}

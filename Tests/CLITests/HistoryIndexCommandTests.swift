@@ -1,0 +1,139 @@
+import EventLog
+import Foundation
+import LabelProjection
+import LabelStoreTestSupport
+import Testing
+
+/// `labelreplay index` and `log` through the history index: with the index
+/// current, stale (records appended after it) or damaged, `log` prints
+/// exactly what it prints without one.
+@Suite struct HistoryIndexCommandTests {
+    /// A history of a few thousand records: 60 labels, three actors and none, renames, toggles, moves, removes.
+    static func makeHistory(at path: String, seed: UInt64, writes: Int) throws -> [LabelID] {
+        var rng = SeededGenerator(seed: seed)
+        var ids: [LabelID] = []
+        try makeLog(at: path) { store in
+            let actors: [String?] = ["alice", "bob", "sync", nil]
+            for i in 0..<writes {
+                let options = stamped(Int64(i), actor: actors.randomElement(using: &rng)!)
+                if ids.count < 60 && (ids.count < 5 || Int.random(in: 0..<5, using: &rng) == 0) {
+                    ids.append(try store.add("label \(i)", options: options))
+                    continue
+                }
+                let live = store.labels.map(\.id)
+                guard let id = live.randomElement(using: &rng) else { continue }
+                switch Int.random(in: 0..<10, using: &rng) {
+                case 0..<4: try store.rename(id, to: "label \(i)", options: options)
+                case 4..<7: try store.toggle(id, options: options)
+                case 7..<9: try store.move(id, to: Int.random(in: 0..<live.count, using: &rng), options: options)
+                default: try store.remove(id, options: options)
+                }
+            }
+        }
+        return ids
+    }
+
+    /// The `log` argument lists compared, for labels `ids`.
+    static func queries(_ ids: [LabelID]) -> [[String]] {
+        let one = ids[7].description
+        let prefix = String(ids[3].description.prefix(8))
+        return [
+            ["--label", one], ["--label", prefix, "--json"], ["--label", one, "--label", ids[20].description, "-n", "3"],
+            ["--actor", "alice"], ["--actor", "bob", "--no-actor", "--kind", "renamed"], ["--no-actor", "--from", "900", "--to", "1800"],
+            ["--since", "2026-01-01T00:10:00Z", "--until", "2026-01-01T00:20:00Z"], ["--actor", "sync", "--since", "2026-01-01T00:30:00Z"],
+            ["--label", one, "--actor", "nobody"], ["--actor", "bob", "-n", "5"]
+        ]
+    }
+
+    static func logOutputs(_ path: String, _ queries: [[String]]) async throws -> [CLIResult] {
+        var results: [CLIResult] = []
+        for query in queries { results.append(try await CLI.run(["log", path, "--no-pager"] + query)) }
+        return results
+    }
+
+    @Test func logThroughACurrentOrStaleIndexPrintsWhatAFullReadPrints() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        let ids = try Self.makeHistory(at: path, seed: 3, writes: 2_600)
+        let queries = Self.queries(ids)
+        let plain = try await Self.logOutputs(path, queries)
+        #expect(plain.contains { $0.lines.count > 5 }, "the queries select nothing: the test proves nothing")
+
+        let built = try await CLI.run(["index", path])
+        #expect(built.status == 0, "\(built)")
+        #expect(built.stdout.contains("records 1 to "), "\(built)")
+        let indexed = try await Self.logOutputs(path, queries)
+        for (query, (a, b)) in zip(queries, zip(plain, indexed)) {
+            #expect(a.stdout == b.stdout && a.status == b.status && a.stderr == b.stderr, "log \(query): with the index")
+        }
+
+        // Appended after the index: the tail is read, the answer is the full read's.
+        try makeLog(at: path) { store in
+            for i in 0..<30 { try store.add("later \(i)", options: stamped(5_000 + Int64(i), actor: "alice")) }
+        }
+        let indexPath = HistoryIndexFile.path(for: path)
+        try FileManager.default.removeItem(atPath: indexPath)
+        let plainAfter = try await Self.logOutputs(path, queries)
+        #expect(try await CLI.run(["index", path]).status == 0)
+        try makeLog(at: path) { store in
+            for (i, id) in store.labels.map(\.id).suffix(10).enumerated() {
+                try store.toggle(id, options: stamped(6_000 + Int64(i), actor: "bob"))
+            }
+        }
+        try FileManager.default.moveItem(atPath: indexPath, toPath: indexPath + ".kept")
+        let plainStale = try await Self.logOutputs(path, queries)
+        try FileManager.default.moveItem(atPath: indexPath + ".kept", toPath: indexPath)
+        let stale = try await Self.logOutputs(path, queries)
+        for (query, (a, b)) in zip(queries, zip(plainStale, stale)) {
+            #expect(a.stdout == b.stdout && a.stderr == b.stderr, "log \(query): with an index missing the last records")
+        }
+        let changed = plainAfter.map(\.stdout) != plainStale.map(\.stdout)
+        #expect(changed, "the appended records changed nothing: the stale case proves nothing")
+
+        // The index is extended, not rebuilt.
+        let extended = try await CLI.run(["index", path, "--json"]).json()
+        #expect(extended["added"] as? Int == 10)
+        #expect(extended["previous"] as? String == "usable")
+        #expect(extended["rebuilt"] as? Bool == false)
+    }
+
+    @Test func aDamagedOrForeignIndexIsReportedAndTheWholeLogRead() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        let ids = try Self.makeHistory(at: path, seed: 5, writes: 1_500)
+        let query = ["--label", ids[2].description]
+        let plain = try await CLI.run(["log", path, "--no-pager"] + query)
+        #expect(try await CLI.run(["index", path]).status == 0)
+        let indexPath = HistoryIndexFile.path(for: path)
+        var damaged = try bytes(indexPath)
+        damaged[damaged.count / 2] ^= 0x40
+        try write(damaged, to: indexPath)
+        let result = try await CLI.run(["log", path, "--no-pager"] + query)
+        #expect(result.stdout == plain.stdout)
+        #expect(result.stderr.contains("\(indexPath): the body's checksum does not match"), "\(result.stderr)")
+        #expect(result.stderr.contains("reading the whole log instead"))
+
+        let other = scratch.path("other.labellog")
+        _ = try Self.makeHistory(at: other, seed: 6, writes: 50)
+        #expect(try await CLI.run(["index", other]).status == 0)
+        try FileManager.default.removeItem(atPath: indexPath)
+        try FileManager.default.copyItem(atPath: HistoryIndexFile.path(for: other), toPath: indexPath)
+        let foreign = try await CLI.run(["log", path, "--no-pager"] + query)
+        #expect(foreign.stdout == plain.stdout)
+        #expect(foreign.stderr.contains("it indexes another log"), "\(foreign.stderr)")
+
+        let rebuilt = try await CLI.run(["index", path])
+        #expect(rebuilt.stdout.contains("built from seq 1"), "\(rebuilt)")
+        #expect(rebuilt.stdout.contains("the index there before was not used: it indexes another log"), "\(rebuilt)")
+    }
+
+    @Test func indexNamesAMissingLogAndTakesNoStrayArguments() async throws {
+        let scratch = try Scratch()
+        let missing = try await CLI.run(["index", scratch.path("nope.labellog")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nope.labellog: no such file"))
+        #expect(!FileManager.default.fileExists(atPath: HistoryIndexFile.path(for: scratch.path("nope.labellog"))))
+        let usage = try await CLI.run(["index"])
+        #expect(usage.status == 64)
+    }
+}
