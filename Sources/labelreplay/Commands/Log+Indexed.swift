@@ -1,25 +1,25 @@
 import EventLog
 
 extension Log {
-    /// `log` through the history index (not following): reads only the records
-    /// `history` names for `selection` plus those appended after the index,
-    /// and prints exactly what reading the whole log prints — the same events,
-    /// each label named by its title at the event's seq.
-    static func printIndexed(
-        _ history: IndexedHistory, selection: EventSelection, start: LogStart, last: Int?, printer: LogPrinter, console: Console
-    ) throws {
-        guard case .seq(let from) = start else { return }  // --from end without --follow: nothing to print
-        var kept = LastEvents(capacity: last)
-        try history.forEachRecord(matching: selection.query, from: from, through: selection.to) { record in
-            guard selection.selects(record) else { return true }
-            let title = { (id: LabelID) in try history.title(of: id, atOrBefore: record.seq) }
-            if kept.isKeeping {
-                try kept.append(record, title: title)
-            } else {
-                try printer.print(record) { (try? title($0)) ?? nil }
-            }
-            return !console.outputFailed
+    /// What `log` prints (not following), read through the history index: the
+    /// records `history` names for `selection` plus those appended after the
+    /// index, filtered, the last `last` of them, with the titles that name their
+    /// labels — exactly what reading the whole log selects. `nil` when the index
+    /// would not save reading (the caller then reads the whole log).
+    static func indexedSelection(
+        _ history: IndexedHistory, selection: EventSelection, start: LogStart, last: Int?, console: Console
+    ) throws
+        -> (records: [EventRecord], titles: IndexedHistory.Titles)?
+    {
+        guard case .seq(let from) = start else { return ([], IndexedHistory.Titles()) }  // --from end, not following: nothing
+        guard var records = try history.records(matching: selection.query, from: from, through: selection.to, console: console) else { return nil }
+        records = records.filter(selection.selects)
+        if let last { records = Array(records.suffix(last)) }
+        var named = Set<LabelID>()
+        for record in records {
+            if let id = record.event.labelID { named.insert(id) }
+            if case .reordered(let order) = record.event { named.formUnion(order) }
         }
-        for (record, titles) in kept.take() { try printer.print(record) { titles[$0] } }
+        return (records, try history.titles(of: named))
     }
 }

@@ -65,13 +65,15 @@ enum Log: Command {
         if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let style = try Style.resolve(arguments, console: console)
 
-        if let history {
+        if let history, let (records, titles) = try indexedSelection(history, selection: selection, start: start, last: last, console: console) {
             let printer = LogPrinter(
                 console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
                 columns: EventColumns(fileSize: try LogReader(path: path).fileSize(), style: style))
             let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
             defer { pager?.finish(console: console) }
-            try printIndexed(history, selection: selection, start: start, last: last, printer: printer, console: console)
+            for record in records where !console.outputFailed {
+                try printer.print(record) { titles.title(of: $0, atOrBefore: record.seq) }
+            }
             if !printer.printedAny && !arguments.flag("json") { console.errorLine("(no matching events)") }
             return ExitStatus.success
         }

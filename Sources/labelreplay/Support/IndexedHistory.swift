@@ -8,16 +8,25 @@ import EventLog
 /// Opened only when the index is usable; one that is there but not usable
 /// is reported on standard error (and the caller reads the whole log).
 final class IndexedHistory {
+    /// The titles labels were given (added, renamed, removed), by seq: what names a label at any seq.
+    struct Titles {
+        fileprivate var stated: [LabelID: [(seq: UInt64, title: String)]] = [:]
+
+        /// The last title `id` was given at or before `seq`, or `nil` if none was.
+        func title(of id: LabelID, atOrBefore seq: UInt64) -> String? { stated[id]?.last { $0.seq <= seq }?.title }
+
+        fileprivate mutating func note(_ record: EventRecord, only ids: Set<LabelID>? = nil) {
+            guard let (id, title) = Replay.statedTitle(record.event), ids?.contains(id) ?? true else { return }
+            stated[id, default: []].append((record.seq, title))
+        }
+    }
+
     let path: String
     let index: HistoryIndex
-    /// The titles each label was given (added, renamed, removed) by seq, as far as read.
-    private var statedTitles: [LabelID: [(seq: UInt64, title: String)]] = [:]
     /// The titles stated by the records after the index.
-    private var tailTitles: [LabelID: [(seq: UInt64, title: String)]] = [:]
+    private var tailTitles = Titles()
     /// The ids named by the records after the index.
     private(set) var tailIDs = Set<LabelID>()
-    /// The records after the index.
-    private(set) var tailCount: UInt64 = 0
 
     private init(path: String, index: HistoryIndex) {
         self.path = path
@@ -36,45 +45,49 @@ final class IndexedHistory {
             return nil
         case .usable(let index):
             let history = IndexedHistory(path: path, index: index)
-            try history.readTail(reader)
+            // The records after the index, once: their ids and stated titles.
+            try reader.forEachRecord(matching: HistoryQuery(), using: index, from: index.coveredSeq + 1) { record in
+                if let id = record.event.labelID { history.tailIDs.insert(id) }
+                history.tailTitles.note(record)
+                return true
+            }
             return history
         }
-    }
-
-    /// Reads the records after the index once: their ids and stated titles.
-    private func readTail(_ reader: LogReader) throws {
-        var found: [LabelID: [(seq: UInt64, title: String)]] = [:]
-        try reader.forEachRecord(matching: HistoryQuery(), using: index, from: index.coveredSeq + 1) { record in
-            tailCount += 1
-            if let id = record.event.labelID { tailIDs.insert(id) }
-            if let (id, title) = Replay.statedTitle(record.event) { found[id, default: []].append((record.seq, title)) }
-            return true
-        }
-        tailTitles = found
     }
 
     /// Every label id the log names.
     var knownIDs: Set<LabelID> { Set(index.labels.keys).union(tailIDs) }
 
-    /// Calls `body` with every record from `seq` through `last` that `query` matches, in seq order.
-    func forEachRecord(matching query: HistoryQuery, from seq: UInt64, through last: UInt64?, _ body: (EventRecord) throws -> Bool)
-        throws
-    {
-        try LogReader(path: path).forEachRecord(matching: query, using: index, from: seq, through: last, body)
+    /// The records from `seq` through `last` that `query` matches, in seq order;
+    /// `nil` when the index would not save reading (the candidates fall in more
+    /// than half of its blocks: reading the whole log sequentially is cheaper).
+    func records(matching query: HistoryQuery, from seq: UInt64, through last: UInt64?, console: Console) throws -> [EventRecord]? {
+        guard let candidates = index.candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
+        else { return nil }
+        var blocks = Set<UInt64>()
+        for candidate in candidates where candidate >= seq && candidate <= (last ?? .max) {
+            blocks.insert((candidate - 1) / HistoryIndex.blockSize)
+        }
+        if blocks.count * 2 > index.blocks.count && index.blocks.count > 2 && !TestHooks.alwaysUsesIndex { return nil }
+        if TestHooks.alwaysUsesIndex { console.errorLine("(read through the history index)") }
+        var found: [EventRecord] = []
+        try LogReader(path: path).forEachRecord(matching: query, using: index, from: seq, through: last) { record in
+            found.append(record)
+            return true
+        }
+        return found
     }
 
-    /// The last title the log gave `id` at or before `seq` (what a full read
-    /// shows as the label's name there), or `nil` if none did.
-    func title(of id: LabelID, atOrBefore seq: UInt64) throws -> String? {
-        if statedTitles[id] == nil {
-            var titles: [(seq: UInt64, title: String)] = []
-            let reader = try LogReader(path: path)
-            try reader.forEachRecord(matching: HistoryQuery(labels: [id]), using: index, through: index.coveredSeq) { record in
-                if let (stated, title) = Replay.statedTitle(record.event), stated == id { titles.append((record.seq, title)) }
+    /// The titles `ids` were given anywhere in the log: one read of their records.
+    func titles(of ids: Set<LabelID>) throws -> Titles {
+        var titles = Titles()
+        if !ids.isEmpty {
+            try LogReader(path: path).forEachRecord(matching: HistoryQuery(labels: ids), using: index, through: index.coveredSeq) {
+                titles.note($0, only: ids)
                 return true
             }
-            statedTitles[id] = titles + (tailTitles[id] ?? [])
         }
-        return statedTitles[id]!.last { $0.seq <= seq }?.title
+        for id in ids { titles.stated[id, default: []] += tailTitles.stated[id] ?? [] }
+        return titles
     }
 }

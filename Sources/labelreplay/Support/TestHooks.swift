@@ -16,4 +16,10 @@ enum TestHooks {
         console.errorLine("paused at \(point)")
         Platform.waitForInterrupt(atMost: 1800)
     }
+
+    /// `LABELREPLAY_TEST_INDEX=always`: `log` reads through a usable history
+    /// index even where reading the whole log would be cheaper, and says so on
+    /// standard error, so the tests exercise (and can see) the indexed path on
+    /// small logs. Without the variable nothing changes.
+    static var alwaysUsesIndex: Bool { ProcessInfo.processInfo.environment["LABELREPLAY_TEST_INDEX"] == "always" }
 }
