@@ -72,7 +72,8 @@ import Testing
         let indexed = try await Self.logOutputs(path, queries, throughIndex: true)
         for (query, (a, b)) in zip(queries, zip(plain, indexed)) {
             #expect(b.stderr.contains("(read through the history index)"), "log \(query): the index was not read through")
-            #expect(a.stdout == b.stdout && a.status == b.status && a.stderr == Self.stderrWithoutIndexNote(b), "log \(query): with the index")
+            #expect(
+                a.stdout == b.stdout && a.status == b.status && a.stderr == Self.stderrWithoutIndexNote(b), "log \(query): with the index")
         }
         // Without the test hook, the same output whichever way `log` chooses to read.
         #expect(try await Self.logOutputs(path, queries).map(\.stdout) == plain.map(\.stdout))
@@ -95,7 +96,8 @@ import Testing
         try FileManager.default.moveItem(atPath: indexPath + ".kept", toPath: indexPath)
         let stale = try await Self.logOutputs(path, queries, throughIndex: true)
         for (query, (a, b)) in zip(queries, zip(plainStale, stale)) {
-            #expect(a.stdout == b.stdout && a.stderr == Self.stderrWithoutIndexNote(b), "log \(query): with an index missing the last records")
+            #expect(
+                a.stdout == b.stdout && a.stderr == Self.stderrWithoutIndexNote(b), "log \(query): with an index missing the last records")
         }
         let changed = plainAfter.map(\.stdout) != plainStale.map(\.stdout)
         #expect(changed, "the appended records changed nothing: the stale case proves nothing")

@@ -12,7 +12,9 @@ extension Log {
         -> (records: [EventRecord], titles: IndexedHistory.Titles)?
     {
         guard case .seq(let from) = start else { return ([], IndexedHistory.Titles()) }  // --from end, not following: nothing
-        guard var records = try history.records(matching: selection.query, from: from, through: selection.to, console: console) else { return nil }
+        guard var records = try history.records(matching: selection.query, from: from, through: selection.to, console: console) else {
+            return nil
+        }
         records = records.filter(selection.selects)
         if let last { records = Array(records.suffix(last)) }
         var named = Set<LabelID>()

@@ -65,7 +65,9 @@ enum Log: Command {
         if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let style = try Style.resolve(arguments, console: console)
 
-        if let history, let (records, titles) = try indexedSelection(history, selection: selection, start: start, last: last, console: console) {
+        if let history,
+            let (records, titles) = try indexedSelection(history, selection: selection, start: start, last: last, console: console)
+        {
             let printer = LogPrinter(
                 console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
                 columns: EventColumns(fileSize: try LogReader(path: path).fileSize(), style: style))
