@@ -197,8 +197,9 @@ import Testing
         var rng = SeededGenerator(seed: 21)
         let ids = (0..<3).map { _ in LabelID() }
         try Self.append(Self.randomEntries(3_000, rng: &rng, ids: ids), to: path)
-        var index = try HistoryIndexFile.update(logPath: path).index
-        index.blocks[1].offset += 7  // well-formed and checksummed, but pointing inside a frame
+        var builder = HistoryIndexBuilder(try HistoryIndexFile.update(logPath: path).index)
+        builder.blocks[1].offset += 7  // well-formed and checksummed, but pointing inside a frame
+        let index = builder.build()
         let query = HistoryQuery(labels: [ids[1]])
         #expect(throws: EventLogError.self) {
             _ = try Self.answer(path, query, index: index, from: HistoryIndex.blockSize + 5)

@@ -1,87 +1,34 @@
 import Foundation
 
 /// The byte layout of a history index file (docs/INDEX.md): a 72-byte header
-/// naming the log and the last record covered, then a checksummed body of
-/// blocks, labels, actors and reorders, seqs as ascending deltas.
+/// naming the log and the last record covered, then a checksummed body —
+/// fixed-size block entries, a sorted label directory, the actors, and the
+/// seq lists they point into — read in place by ``HistoryIndex``.
 extension HistoryIndex {
     static let magic = Array("LABELIDX".utf8)
     static let formatVersion: UInt16 = 1
     static let headerLength = 72
     /// Header flag bit 0: the index covers at least one record (`covered` is set).
     static let coversRecords: UInt16 = 1
+    /// A block entry: offset `u64`, previous checksum `u32`, min and max time `i64`.
+    static let blockEntryLength = 28
+    /// A label directory entry: id (16 bytes), seq list offset `u64`.
+    static let labelEntryLength = 24
 
-    /// The file's bytes.
-    func encoded() -> [UInt8] {
-        var body = ByteWriter(capacity: 1 << 16)
-        body.varint(UInt64(blocks.count))
-        var lastOffset: Int64 = 0
-        for block in blocks {
-            body.varint(UInt64(block.offset - lastOffset))
-            lastOffset = block.offset
-            body.u32(block.previousChecksum)
-            body.zigzag(block.minTime)
-            body.zigzag(block.maxTime &- block.minTime)
-        }
-        body.varint(UInt64(labels.count))
-        for id in labels.keys.sorted() {
-            body.id(id)
-            Self.writeSeqs(labels[id]!, into: &body)
-        }
-        // No actor first, then by name: the same index always has the same bytes.
-        let actorKeys = actors.keys.sorted { a, b in
-            switch (a, b) {
-            case (nil, _): b != nil
-            case (_, nil): false
-            case (let a?, let b?): a < b
-            }
-        }
-        body.varint(UInt64(actorKeys.count))
-        for actor in actorKeys {
-            if let actor {
-                body.u8(1)
-                body.string(actor)
-            } else {
-                body.u8(0)
-            }
-            Self.writeSeqs(actors[actor]!, into: &body)
-        }
-        Self.writeSeqs(reorders, into: &body)
-
-        var out = ByteWriter(capacity: Self.headerLength + body.bytes.count)
-        out.bytes.append(contentsOf: Self.magic)
-        out.u16(Self.formatVersion)
-        out.u16(covered == nil ? 0 : Self.coversRecords)
-        out.u32(UInt32(Self.headerLength))
-        out.id(logID)
-        out.u64(covered?.seq ?? 0)
-        out.u64(UInt64(covered?.offset ?? 0))
-        out.u32(UInt32(covered?.length ?? 0))
-        out.u32(covered?.checksum ?? 0)
-        out.u64(UInt64(body.bytes.count))
-        out.u32(body.bytes.withUnsafeBytes { CRC32C.checksum($0) })
-        out.u32(0)
-        out.bytes.append(contentsOf: body.bytes)
-        return out.bytes
-    }
-
-    private static func writeSeqs(_ seqs: [UInt64], into writer: inout ByteWriter) {
-        writer.varint(UInt64(seqs.count))
-        var last: UInt64 = 0
-        for seq in seqs {
-            writer.varint(seq - last)
-            last = seq
-        }
-    }
-
-    /// Decodes a history index file's bytes; `path` names the file in errors.
+    /// Decodes and checks a history index file's bytes; `path` names the file in errors.
+    /// Every offset, count and seq list is checked here, so reading the
+    /// result in place cannot fail.
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` saying what is wrong and at which byte offset.
+    /// - Complexity: O(file size): one checksum and one pass over the seq lists, with no allocation per list.
     static func decode(_ raw: UnsafeRawBufferPointer, path: String) throws(HistoryIndexFile.Problem) -> HistoryIndex {
-        func problem(_ reason: String, at offset: Int?) -> HistoryIndexFile.Problem {
-            HistoryIndexFile.Problem(path: path, reason: reason, offset: offset)
+        guard raw.count >= headerLength else {
+            throw HistoryIndexFile.Problem(
+                path: path, reason: "shorter than the \(headerLength)-byte header (\(raw.count) bytes)", offset: 0)
         }
-        guard raw.count >= headerLength else { throw problem("shorter than the \(headerLength)-byte header (\(raw.count) bytes)", at: 0) }
-        guard Array(raw[0..<8]) == magic else { throw problem("not a history index (no LABELIDX magic)", at: 0) }
+        guard Array(raw[0..<8]) == magic else {
+            throw HistoryIndexFile.Problem(path: path, reason: "not a history index (no LABELIDX magic)", offset: 0)
+        }
         var header = ByteReader(raw, position: 8)
         do throws(DecodeFailure) {
             let version = try header.u16()
@@ -91,7 +38,7 @@ extension HistoryIndex {
             let flags = try header.u16()
             guard flags & ~coversRecords == 0 else { throw DecodeFailure("unknown flags \(flags)", at: 10) }
             guard try header.u32() == UInt32(headerLength) else { throw DecodeFailure("header length is not \(headerLength)", at: 12) }
-            var index = HistoryIndex(logID: try header.id())
+            let logID = try header.id()
             let seq = try header.u64()
             let offset = try header.u64()
             let length = try header.u32()
@@ -104,70 +51,116 @@ extension HistoryIndex {
             }
             let body = UnsafeRawBufferPointer(rebasing: raw[headerLength...])
             guard CRC32C.checksum(body) == bodyChecksum else { throw DecodeFailure("the body's checksum does not match", at: headerLength) }
+            var covered: LogPosition?
             if flags & coversRecords != 0 {
                 guard seq >= 1, offset <= UInt64(Int64.max) else { throw DecodeFailure("covered seq \(seq) at offset \(offset)", at: 32) }
-                index.covered = LogPosition(seq: seq, offset: Int64(offset), length: Int64(length), checksum: checksum)
+                covered = LogPosition(seq: seq, offset: Int64(offset), length: Int64(length), checksum: checksum)
+            } else if seq != 0 {
+                throw DecodeFailure("covered seq \(seq) without the flag that says it covers records", at: 32)
             }
-            var reader = ByteReader(raw, position: headerLength)
-            try index.decodeBody(&reader)
-            guard reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes after the body", at: reader.position) }
-            return index
+            let (layout, actors) = try checkBody(body, coveredSeq: covered?.seq ?? 0)
+            return HistoryIndex(logID: logID, covered: covered, body: Array(body), layout: layout, actorLists: actors)
         } catch {
-            throw problem(error.reason, at: error.offset)
+            throw HistoryIndexFile.Problem(path: path, reason: error.reason, offset: error.offset)
         }
     }
 
-    /// Reads the body and checks it against ``covered``: the blocks and every
-    /// seq list fit the covered seqs, seqs strictly ascend.
-    private mutating func decodeBody(_ reader: inout ByteReader) throws(DecodeFailure) {
-        let last = coveredSeq
-        let blockCount = try reader.varint()
-        guard blockCount == (last + Self.blockSize - 1) / Self.blockSize else {
-            throw DecodeFailure("\(blockCount) blocks for \(last) covered records", at: reader.position)
+    /// Checks the body's sections and seq lists; returns where they are.
+    private static func checkBody(_ body: UnsafeRawBufferPointer, coveredSeq last: UInt64) throws(DecodeFailure) -> (Layout, [String?: Int])
+    {
+        var reader = ByteReader(body)
+        let at = { (position: Int) in position + headerLength }  // offsets in errors are offsets in the file
+        let blockCount = try reader.u64()
+        guard blockCount == (last + blockSize - 1) / blockSize else {
+            throw DecodeFailure("\(blockCount) blocks for \(last) covered records", at: at(0))
         }
-        var offset: Int64 = 0
-        for _ in 0..<blockCount {
-            let delta = try reader.varint()
-            guard delta <= UInt64(Int64.max - offset) else { throw DecodeFailure("a block offset overflows", at: reader.position) }
-            offset += Int64(delta)
-            let previous = try reader.u32()
-            let minTime = try reader.zigzag()
-            let span = try reader.zigzag()
-            guard span >= 0 else { throw DecodeFailure("a block's time range is negative", at: reader.position) }
-            blocks.append(Block(offset: offset, previousChecksum: previous, minTime: minTime, maxTime: minTime &+ span))
+        let blocksStart = reader.position
+        guard reader.remaining >= Int(blockCount) * blockEntryLength else { throw DecodeFailure("the blocks run past the end", at: at(0)) }
+        var previousOffset = Int64(LogFormat.headerLength) - 1
+        for k in 0..<Int(blockCount) {
+            let entry = reader.position
+            let offset = Int64(bitPattern: try reader.u64())
+            _ = try reader.u32()
+            let minTime = Int64(bitPattern: try reader.u64())
+            let maxTime = Int64(bitPattern: try reader.u64())
+            guard offset > previousOffset else { throw DecodeFailure("block \(k) does not start after block \(k - 1)", at: at(entry)) }
+            guard maxTime >= minTime else { throw DecodeFailure("block \(k)'s time range is negative", at: at(entry)) }
+            previousOffset = offset
         }
-        let labelCount = try reader.varint()
-        guard labelCount <= last else { throw DecodeFailure("\(labelCount) labels for \(last) records", at: reader.position) }
-        for _ in 0..<labelCount {
-            let id = try reader.id()
-            labels[id] = try Self.readSeqs(&reader, through: last)
+        let labelCount = try reader.u64()
+        guard labelCount <= last else { throw DecodeFailure("\(labelCount) labels for \(last) records", at: at(reader.position - 8)) }
+        let labelsStart = reader.position
+        guard reader.remaining >= Int(labelCount) * labelEntryLength else {
+            throw DecodeFailure("the labels run past the end", at: at(labelsStart))
+        }
+        var labelLists: [(entry: Int, list: UInt64)] = []
+        labelLists.reserveCapacity(Int(labelCount))
+        var previousID: UnsafeRawBufferPointer?
+        for _ in 0..<Int(labelCount) {
+            let entry = reader.position
+            let id = try reader.bytes(16)
+            if let previousID, !previousID.lexicographicallyPrecedes(id) {
+                throw DecodeFailure("the label ids are not in ascending order", at: at(entry))
+            }
+            previousID = id
+            labelLists.append((entry, try reader.u64()))
         }
         let actorCount = try reader.varint()
-        guard actorCount <= last else { throw DecodeFailure("\(actorCount) actors for \(last) records", at: reader.position) }
+        guard actorCount <= last else { throw DecodeFailure("\(actorCount) actors for \(last) records", at: at(reader.position)) }
+        var actorEntries: [(actor: String?, entry: Int, list: UInt64)] = []
         for _ in 0..<actorCount {
+            let entry = reader.position
             let actor: String?
             switch try reader.u8() {
             case 0: actor = nil
             case 1: actor = try reader.text(maxBytes: LogLimits.maxActorBytes, what: "actor").string
-            default: throw DecodeFailure("an actor entry's tag is neither 0 nor 1", at: reader.position - 1)
+            default: throw DecodeFailure("an actor entry's tag is neither 0 nor 1", at: at(entry))
             }
-            actors[actor] = try Self.readSeqs(&reader, through: last)
+            guard !actorEntries.contains(where: { $0.actor == actor }) else {
+                throw DecodeFailure("an actor is listed twice", at: at(entry))
+            }
+            actorEntries.append((actor, entry, try reader.u64()))
         }
-        reorders = try Self.readSeqs(&reader, through: last)
-    }
-
-    private static func readSeqs(_ reader: inout ByteReader, through last: UInt64) throws(DecodeFailure) -> [UInt64] {
-        let count = try reader.varint()
-        guard count <= last else { throw DecodeFailure("\(count) seqs for \(last) records", at: reader.position) }
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(Int(count))
-        var seq: UInt64 = 0
-        for _ in 0..<count {
-            let delta = try reader.varint()
-            guard delta >= 1, delta <= last - seq else { throw DecodeFailure("a seq is out of order or past \(last)", at: reader.position) }
-            seq += delta
-            seqs.append(seq)
+        let reordersEntry = reader.position
+        let reordersList = try reader.u64()
+        let listsLength = try reader.u64()
+        let listsStart = reader.position
+        guard UInt64(reader.remaining) == listsLength else {
+            throw DecodeFailure("the seq lists are \(reader.remaining) bytes, the body says \(listsLength)", at: at(listsStart - 8))
         }
-        return seqs
+        // The lists region is exactly well-formed seq lists, back to back; every entry points at one.
+        var starts: [Int] = []
+        while !reader.isAtEnd {
+            starts.append(reader.position - listsStart)
+            let count = try reader.varint()
+            guard count <= last else { throw DecodeFailure("\(count) seqs for \(last) records", at: at(reader.position)) }
+            var seq: UInt64 = 0
+            for _ in 0..<count {
+                let delta = try reader.varint()
+                guard delta >= 1, delta <= last - seq else {
+                    throw DecodeFailure("a seq is out of order or past \(last)", at: at(reader.position))
+                }
+                seq += delta
+            }
+        }
+        func list(_ relative: UInt64, entry: Int) throws(DecodeFailure) -> Int {
+            var low = 0
+            var high = starts.count
+            while low < high {
+                let mid = (low + high) / 2
+                if starts[mid] < Int(clamping: relative) { low = mid + 1 } else { high = mid }
+            }
+            guard low < starts.count, UInt64(starts[low]) == relative else {
+                throw DecodeFailure("an entry points at byte \(relative) of the seq lists, where no list starts", at: at(entry))
+            }
+            return listsStart + starts[low]
+        }
+        for (entry, relative) in labelLists { _ = try list(relative, entry: entry) }
+        var actors: [String?: Int] = [:]
+        for (actor, entry, relative) in actorEntries { actors[actor] = try list(relative, entry: entry) }
+        let layout = Layout(
+            blockCount: Int(blockCount), blocksStart: blocksStart, labelCount: Int(labelCount), labelsStart: labelsStart,
+            listsStart: listsStart, reordersList: try list(reordersList, entry: reordersEntry))
+        return (layout, actors)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An index of a log's history: for every label and every actor, the seqs of
 /// the records about it; for every block of ``blockSize`` records, where the
 /// block starts in the file and the range of its timestamps.
@@ -17,7 +19,9 @@
 /// covers). Records after `covered` — appended since the index was written —
 /// are found by scanning them. See ``HistoryIndexFile``.
 ///
-/// A value type; not shared between threads while being extended.
+/// The value holds the file's checked bytes and reads them in place: a label's
+/// seqs are found by binary search in a sorted directory, so opening costs a
+/// checksum of the file and nothing per label. Immutable and `Sendable`.
 public struct HistoryIndex: Sendable, Hashable {
     /// Records per block (the unit of time-range and seq lookups).
     public static let blockSize: UInt64 = 1024
@@ -28,57 +32,90 @@ public struct HistoryIndex: Sendable, Hashable {
         public var offset: Int64
         /// The frame checksum of the record before the block's first (0 before seq 1; format 1 logs: 0).
         public var previousChecksum: UInt32
-        /// The smallest and largest timestamp in the block, in ms since 1970 (timestamps need not increase with seq).
+        /// The smallest timestamp in the block, in ms since 1970 (timestamps need not increase with seq).
         public var minTime: Int64
+        /// The largest timestamp in the block, in ms since 1970.
         public var maxTime: Int64
     }
 
     /// The `LogHeader.logID` of the log indexed.
     public let logID: LabelID
     /// The last record the index covers (`nil` while it covers none).
-    public internal(set) var covered: LogPosition?
-    /// One entry per ``blockSize`` records from seq 1; the last may be partial.
-    public internal(set) var blocks: [Block] = []
-    /// For every label, the seqs (ascending) of the records whose event names it (``LabelEvent/labelID``).
-    public internal(set) var labels: [LabelID: [UInt64]] = [:]
-    /// For every actor, the seqs (ascending) of its records; the `nil` key holds the records without an actor.
-    public internal(set) var actors: [String?: [UInt64]] = [:]
-    /// The seqs (ascending) of the `reordered` events, which name every label of the list.
-    public internal(set) var reorders: [UInt64] = []
+    public let covered: LogPosition?
+    /// The body's bytes (docs/INDEX.md, "Body"), checked when decoded.
+    let body: [UInt8]
+    /// Where the sections start in ``body``, and their counts.
+    let layout: Layout
+    /// Every actor (`nil`: records without one) and where its seq list is in ``body``.
+    let actorLists: [String?: Int]
 
-    /// An empty index of the log whose id is `logID`.
-    public init(logID: LabelID) {
-        self.logID = logID
+    struct Layout: Sendable, Hashable {
+        var blockCount: Int
+        var blocksStart: Int
+        var labelCount: Int
+        var labelsStart: Int
+        /// Where the seq lists start (directory entries hold offsets relative to it).
+        var listsStart: Int
+        var reordersList: Int
     }
 
     /// The last seq covered (0 when none).
     public var coveredSeq: UInt64 { covered?.seq ?? 0 }
 
-    /// Adds the record `view`, the record after ``covered``, whose frame is at `position`.
+    /// The number of blocks (one per ``blockSize`` records covered; the last may be partial).
+    public var blockCount: Int { layout.blockCount }
+
+    /// Block `k` (records `k · blockSize + 1` on).
     ///
-    /// - Precondition: `view.seq == coveredSeq + 1` and `position.seq == view.seq`.
-    mutating func add(_ view: EventRecordView, at position: LogPosition) {
-        precondition(view.seq == coveredSeq + 1 && position.seq == view.seq, "a history index grows one record at a time")
-        let seq = view.seq
-        let time = view.timestamp.millisecondsSince1970
-        if (seq - 1) % Self.blockSize == 0 {
-            blocks.append(Block(offset: position.offset, previousChecksum: covered?.checksum ?? 0, minTime: time, maxTime: time))
-        } else {
-            blocks[blocks.count - 1].minTime = min(blocks[blocks.count - 1].minTime, time)
-            blocks[blocks.count - 1].maxTime = max(blocks[blocks.count - 1].maxTime, time)
-        }
-        if let id = view.labelID { labels[id, default: []].append(seq) }
-        if view.kind == .reordered { reorders.append(seq) }
-        actors[view.actor?.string, default: []].append(seq)
-        covered = position
+    /// - Precondition: `0 <= k < blockCount`.
+    public func block(_ k: Int) -> Block {
+        precondition(k >= 0 && k < layout.blockCount, "block \(k) of \(layout.blockCount)")
+        var reader = ByteReaderCursor(body, at: layout.blocksStart + k * Self.blockEntryLength)
+        return Block(
+            offset: Int64(bitPattern: reader.u64()), previousChecksum: reader.u32(), minTime: Int64(bitPattern: reader.u64()),
+            maxTime: Int64(bitPattern: reader.u64()))
     }
+
+    /// The number of labels the covered records name.
+    public var labelCount: Int { layout.labelCount }
+
+    /// The ids of every label the covered records name, ascending by their bytes.
+    ///
+    /// - Complexity: O(labels).
+    public var labelIDs: [LabelID] { (0..<layout.labelCount).map { labelEntry($0).id } }
+
+    /// The seqs (ascending) of the covered records whose event names `id` (``LabelEvent/labelID``).
+    ///
+    /// - Complexity: O(log labels + k) for its k seqs.
+    public func seqs(ofLabel id: LabelID) -> [UInt64] {
+        let key = id.bytes
+        var low = 0
+        var high = layout.labelCount
+        while low < high {
+            let mid = (low + high) / 2
+            let entry = labelEntry(mid)
+            if entry.id.bytes == key { return seqList(at: entry.list) }
+            if entry.id.bytes.lexicographicallyPrecedes(key) { low = mid + 1 } else { high = mid }
+        }
+        return []
+    }
+
+    /// Every actor of the covered records (`nil`: records without an actor).
+    public var actors: [String?] { Array(actorLists.keys) }
+
+    /// The seqs (ascending) of the covered records by `actor` (`nil`: those without an actor).
+    public func seqs(ofActor actor: String?) -> [UInt64] { actorLists[actor].map { seqList(at: $0) } ?? [] }
+
+    /// The seqs (ascending) of the `reordered` events, which name every label of the list.
+    public var reorders: [UInt64] { seqList(at: layout.reordersList) }
 
     /// Where to start reading so that the next record is at or before `seq`:
     /// the start of `seq`'s block (`nil` when `seq` is not covered).
     public func start(for seq: UInt64) -> (seq: UInt64, offset: Int64, previousChecksum: UInt32)? {
         guard seq >= 1, seq <= coveredSeq else { return nil }
         let k = Int((seq - 1) / Self.blockSize)
-        return (UInt64(k) * Self.blockSize + 1, blocks[k].offset, blocks[k].previousChecksum)
+        let block = block(k)
+        return (UInt64(k) * Self.blockSize + 1, block.offset, block.previousChecksum)
     }
 
     /// The covered seqs that can match every given filter, ascending: records
@@ -100,18 +137,18 @@ public struct HistoryIndex: Sendable, Hashable {
             result = current.filter { keep.contains($0) }
         }
         if let labels {
-            var seqs = labels.flatMap { self.labels[$0] ?? [] }
-            if !reorders.isEmpty { seqs += reorders }
-            narrow(Array(Set(seqs)).sorted())
+            narrow(Array(Set(labels.flatMap { seqs(ofLabel: $0) } + reorders)).sorted())
         }
         if let actors {
-            narrow(Array(Set(actors.flatMap { self.actors[$0] ?? [] })).sorted())
+            narrow(Array(Set(actors.flatMap { seqs(ofActor: $0) })).sorted())
         }
         if since != nil || until != nil {
             let low = since?.millisecondsSince1970 ?? .min
             let high = until?.millisecondsSince1970 ?? .max
             var seqs: [UInt64] = []
-            for (k, block) in blocks.enumerated() where block.maxTime >= low && block.minTime <= high {
+            for k in 0..<layout.blockCount {
+                let block = block(k)
+                guard block.maxTime >= low && block.minTime <= high else { continue }
                 let first = UInt64(k) * Self.blockSize + 1
                 seqs.append(contentsOf: first...min(first + Self.blockSize - 1, coveredSeq))
             }
@@ -120,6 +157,68 @@ public struct HistoryIndex: Sendable, Hashable {
         return result
     }
 
-    /// The ids of every label the covered records name, ascending (for resolving id prefixes).
-    public var labelIDs: [LabelID] { labels.keys.sorted() }
+    /// Label entry `k` of the sorted directory: the id and where its seq list is.
+    func labelEntry(_ k: Int) -> (id: LabelID, list: Int) {
+        var reader = ByteReaderCursor(body, at: layout.labelsStart + k * Self.labelEntryLength)
+        let id = reader.id()
+        return (id, layout.listsStart + Int(reader.u64()))
+    }
+
+    /// The seq list at `offset` of ``body`` (checked when the index was decoded).
+    func seqList(at offset: Int) -> [UInt64] {
+        var reader = ByteReaderCursor(body, at: offset)
+        let count = reader.varint()
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(Int(count))
+        var seq: UInt64 = 0
+        for _ in 0..<count {
+            seq += reader.varint()
+            seqs.append(seq)
+        }
+        return seqs
+    }
+}
+
+extension LabelID {
+    /// The id's 16 bytes, in order (the index's directory sorts by them).
+    var bytes: [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+}
+
+/// Reading the index body's already-checked bytes in place (no failure paths:
+/// ``HistoryIndex/decode(_:path:)`` proved every offset and varint sound).
+struct ByteReaderCursor {
+    let bytes: [UInt8]
+    var position: Int
+
+    init(_ bytes: [UInt8], at position: Int) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    mutating func u32() -> UInt32 {
+        defer { position += 4 }
+        return (0..<4).reduce(0) { $0 | UInt32(bytes[position + $1]) << (8 * $1) }
+    }
+
+    mutating func u64() -> UInt64 {
+        defer { position += 8 }
+        return (0..<8).reduce(0) { $0 | UInt64(bytes[position + $1]) << (8 * $1) }
+    }
+
+    mutating func varint() -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = bytes[position]
+            position += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func id() -> LabelID {
+        defer { position += 16 }
+        return bytes.withUnsafeBytes { LabelID(UUID(uuid: $0.loadUnaligned(fromByteOffset: position, as: uuid_t.self))) }
+    }
 }

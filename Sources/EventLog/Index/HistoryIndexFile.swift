@@ -114,17 +114,19 @@ public enum HistoryIndexFile {
     {
         let reader = try LogReader(path: logPath)
         let previous = load(for: reader)
-        var index = HistoryIndex(logID: reader.header.logID)
+        var builder = HistoryIndexBuilder(logID: reader.header.logID)
         if !rebuild, let usable = previous.index, let covered = usable.covered {
-            index = usable
+            builder = HistoryIndexBuilder(usable)
             try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
         }
-        let before = index.coveredSeq
+        let before = builder.coveredSeq
         while let next = try reader.nextPositionedView() {
-            index.add(next.view, at: next.position)
+            builder.add(next.view, at: next.position)
             if next.view.seq % 4_096 == 0 { progress?(next.view.seq) }
         }
-        try SystemFile.writeAtomically(index.encoded(), to: path(for: logPath))
+        let bytes = builder.encoded()
+        try SystemFile.writeAtomically(bytes, to: path(for: logPath))
+        let index = HistoryIndexBuilder.index(from: bytes)
         return Update(index: index, previous: previous, added: index.coveredSeq - before)
     }
 }

@@ -53,13 +53,13 @@ enum Index: Command {
                 try JSONLines().line(
                     IndexResult(
                         path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt,
-                        labels: update.index.labels.count, actors: update.index.actors.count, bytes: bytes, previous: previous)))
+                        labels: update.index.labelCount, actors: update.index.actors.count, bytes: bytes, previous: previous)))
             return ExitStatus.success
         }
         let how = rebuilt ? "built from seq 1" : "extended by \(update.added) record\(update.added == 1 ? "" : "s")"
         console.line(
             Escape.text(
-                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(update.index.labels.count) labels, "
+                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(update.index.labelCount) labels, "
                     + "\(update.index.actors.count) actors, \(bytes) bytes (\(how))"))
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))

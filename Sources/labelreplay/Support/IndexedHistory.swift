@@ -56,7 +56,7 @@ final class IndexedHistory {
     }
 
     /// Every label id the log names.
-    var knownIDs: Set<LabelID> { Set(index.labels.keys).union(tailIDs) }
+    var knownIDs: Set<LabelID> { Set(index.labelIDs).union(tailIDs) }
 
     /// The records from `seq` through `last` that `query` matches, in seq order;
     /// `nil` when the index would not save reading (the candidates fall in more
@@ -68,7 +68,7 @@ final class IndexedHistory {
         for candidate in candidates where candidate >= seq && candidate <= (last ?? .max) {
             blocks.insert((candidate - 1) / HistoryIndex.blockSize)
         }
-        if blocks.count * 2 > index.blocks.count && index.blocks.count > 2 && !TestHooks.alwaysUsesIndex { return nil }
+        if blocks.count * 2 > index.blockCount && index.blockCount > 2 && !TestHooks.alwaysUsesIndex { return nil }
         if TestHooks.alwaysUsesIndex { console.errorLine("(read through the history index)") }
         var found: [EventRecord] = []
         try LogReader(path: path).forEachRecord(matching: query, using: index, from: seq, through: last) { record in

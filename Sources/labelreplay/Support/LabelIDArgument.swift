@@ -44,7 +44,8 @@ enum LabelIDArgument {
             if allowUnknown || known.contains(id) { return id }
             throw Failure("\(path): no label has id \(id)")
         case .prefix(let digits):
-            let matches = known.filter { $0.description.filter { $0 != "-" }.hasPrefix(digits) }.sorted()
+            let nibbles = digits.compactMap(\.hexDigitValue).map(UInt8.init)
+            let matches = known.filter { hasPrefix($0, nibbles) }.sorted()
             switch matches.count {
             case 1:
                 return matches[0]
@@ -59,6 +60,17 @@ enum LabelIDArgument {
                     "\(path): the id prefix '\(digits)' is ambiguous: it matches \(matches.count) labels (give more digits):",
                     details: lines)
             }
+        }
+    }
+
+    /// Whether `id`'s hex digits start with `nibbles` (compared on the UUID's bytes: no string per id).
+    static func hasPrefix(_ id: LabelID, _ nibbles: [UInt8]) -> Bool {
+        withUnsafeBytes(of: id.uuid.uuid) { bytes in
+            for (i, nibble) in nibbles.enumerated() {
+                let byte = bytes[i / 2]
+                if (i.isMultiple(of: 2) ? byte >> 4 : byte & 0x0F) != nibble { return false }
+            }
+            return true
         }
     }
 }
