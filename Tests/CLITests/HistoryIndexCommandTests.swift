@@ -22,11 +22,12 @@ import Testing
                 }
                 let live = store.labels.map(\.id)
                 guard let id = live.randomElement(using: &rng) else { continue }
-                switch Int.random(in: 0..<10, using: &rng) {
+                switch Int.random(in: 0..<11, using: &rng) {
                 case 0..<4: try store.rename(id, to: "label \(i)", options: options)
                 case 4..<7: try store.toggle(id, options: options)
                 case 7..<9: try store.move(id, to: Int.random(in: 0..<live.count, using: &rng), options: options)
-                default: try store.remove(id, options: options)
+                case 9: try store.remove(id, options: options)
+                default: try store.reverse(options: options)  // a reorder: every label's candidate
                 }
             }
         }

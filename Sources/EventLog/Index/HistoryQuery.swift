@@ -75,10 +75,7 @@ extension LogReader {
                 // The index was checked to belong to this log, which so holds every record it
                 // covers: a candidate that cannot be read means the index's positions are wrong.
                 guard let record = try next(), record.seq == candidate else {
-                    throw EventLogError(
-                        .corruptRecord,
-                        "the history index names record \(candidate), but reading from the position it gives does not reach it (rebuild the index)",
-                        path: HistoryIndexFile.path(for: path), lastGoodSeq: nextSeq - 1)
+                    throw Self.unreachable(candidate, path: path, lastGoodSeq: nextSeq - 1)
                 }
                 if query.matches(record), try !body(record) { return }
             }
@@ -89,6 +86,30 @@ extension LogReader {
             if let last, record.seq > last { return }
             if query.matches(record), try !body(record) { return }
         }
+    }
+
+    /// The record `seq`, reached through `index` when that is cheaper than
+    /// reading on (see ``forEachRecord(matching:using:from:through:_:)``);
+    /// `nil` when the log ends before it. The reader is left after it.
+    ///
+    /// - Throws: What ``next()`` throws; ``EventLogError/Code/corruptRecord`` naming the index
+    ///   file when a position it gives does not lead to record `seq` though it covers it.
+    /// - Complexity: O(``HistoryIndex/blockSize``) frames at most with an index; O(seq) without.
+    public func record(atSeq seq: UInt64, using index: HistoryIndex?) throws -> EventRecord? {
+        try move(toSeq: seq, using: index)
+        guard let record = try next() else {
+            if let index, seq <= index.coveredSeq { throw Self.unreachable(seq, path: path, lastGoodSeq: nextSeq - 1) }
+            return nil
+        }
+        return record
+    }
+
+    /// The error for a record an index covers that its positions do not lead to.
+    static func unreachable(_ seq: UInt64, path: String, lastGoodSeq: UInt64) -> EventLogError {
+        EventLogError(
+            .corruptRecord,
+            "the history index names record \(seq), but reading from the position it gives does not reach it (rebuild the index)",
+            path: HistoryIndexFile.path(for: path), lastGoodSeq: lastGoodSeq)
     }
 
     /// Positions the reader so that the next record read is `seq` (or the

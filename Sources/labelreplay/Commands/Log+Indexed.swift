@@ -17,11 +17,12 @@ extension Log {
         }
         records = records.filter(selection.selects)
         if let last { records = Array(records.suffix(last)) }
-        var named = Set<LabelID>()
+        var needs: [(id: LabelID, seq: UInt64)] = []
         for record in records {
-            if let id = record.event.labelID { named.insert(id) }
-            if case .reordered(let order) = record.event { named.formUnion(order) }
+            if let id = record.event.labelID { needs.append((id, record.seq)) }
+            // A reorder is shown by its first labels (EventText.summary).
+            if case .reordered(let order) = record.event { needs += order.prefix(6).map { ($0, record.seq) } }
         }
-        return (records, try history.titles(of: named))
+        return (records, try history.titles(for: needs))
     }
 }

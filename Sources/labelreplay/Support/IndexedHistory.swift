@@ -15,6 +15,9 @@ final class IndexedHistory {
         /// The last title `id` was given at or before `seq`, or `nil` if none was.
         func title(of id: LabelID, atOrBefore seq: UInt64) -> String? { stated[id]?.last { $0.seq <= seq }?.title }
 
+        /// The seq of that title.
+        func seq(of id: LabelID, atOrBefore seq: UInt64) -> UInt64? { stated[id]?.last { $0.seq <= seq }?.seq }
+
         fileprivate mutating func note(_ record: EventRecord, only ids: Set<LabelID>? = nil) {
             guard let (id, title) = Replay.statedTitle(record.event), ids?.contains(id) ?? true else { return }
             stated[id, default: []].append((record.seq, title))
@@ -78,16 +81,54 @@ final class IndexedHistory {
         return found
     }
 
-    /// The titles `ids` were given anywhere in the log: one read of their records.
-    func titles(of ids: Set<LabelID>) throws -> Titles {
+    /// The titles that name labels at seqs: for each `(id, seq)` of `needs`,
+    /// the last title the log gave `id` at or before `seq` — found by reading
+    /// the label's records backwards from `seq` until one states a title
+    /// (added, renamed, removed), usually one or two reads.
+    func titles(for needs: [(id: LabelID, seq: UInt64)]) throws -> Titles {
         var titles = Titles()
-        if !ids.isEmpty {
-            try LogReader(path: path).forEachRecord(matching: HistoryQuery(labels: ids), using: index, through: index.coveredSeq) {
-                titles.note($0, only: ids)
-                return true
+        let reader = try LogReader(path: path)
+        var records: [UInt64: EventRecord] = [:]
+        var seqsOf: [LabelID: [UInt64]] = [:]
+        var done = Set<Need>()
+        for need in needs.map({ Need(id: $0.id, seq: $0.seq) }).sorted(by: { $0.seq < $1.seq }) where done.insert(need).inserted {
+            if let title = tailTitles.title(of: need.id, atOrBefore: need.seq) {
+                titles.stated[need.id, default: []].append((tailTitles.seq(of: need.id, atOrBefore: need.seq)!, title))
+                continue
+            }
+            let seqs = seqsOf[need.id] ?? index.seqs(ofLabel: need.id)
+            seqsOf[need.id] = seqs
+            var k = seqs.partitionPoint { $0 > need.seq } - 1
+            while k >= 0 {
+                let seq = seqs[k]
+                guard let record = try records[seq] ?? reader.record(atSeq: seq, using: index) else { break }
+                records[seq] = record
+                if let (id, title) = Replay.statedTitle(record.event), id == need.id {
+                    titles.stated[need.id, default: []].append((seq, title))
+                    break
+                }
+                k -= 1
             }
         }
-        for id in ids { titles.stated[id, default: []] += tailTitles.stated[id] ?? [] }
+        for id in titles.stated.keys { titles.stated[id]!.sort { $0.seq < $1.seq } }
         return titles
+    }
+
+    private struct Need: Hashable {
+        let id: LabelID
+        let seq: UInt64
+    }
+}
+
+extension Array where Element == UInt64 {
+    /// The index of the first element (of an ascending array) for which `isAfter` holds.
+    func partitionPoint(_ isAfter: (UInt64) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if isAfter(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 }

@@ -36,7 +36,7 @@ enum LabelFilter {
             ids.insert(
                 try LabelIDArgument.resolve(text, for: display, known: known, in: path) { id in
                     // Titles name the candidates of an ambiguous prefix: looked up only then.
-                    let title = history.map { try? $0.titles(of: [id]).title(of: id, atOrBefore: .max) } ?? titles[id]
+                    let title = history.map { try? $0.titles(for: [(id, .max)]).title(of: id, atOrBefore: .max) } ?? titles[id]
                     return title.map { "\"\($0)\"" } ?? ""
                 })
         }
