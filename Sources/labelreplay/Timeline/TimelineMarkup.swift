@@ -13,6 +13,7 @@ enum TimelineMarkup {
         <input id="scrubber" type="range" min="0" max="0" step="1" value="0" aria-label="seq">
         <button id="next" type="button" title="Next seq (→)">▶</button>
         <output id="current-seq"></output>
+        <a id="permalink" title="A link to this moment (seq, label, diff, filters)">link</a>
         <div id="current-event"></div>
         </section>
         <section id="charts">
@@ -21,7 +22,8 @@ enum TimelineMarkup {
         <div class="axis"><span id="kinds-start"></span><span id="kinds-end"></span></div></figure>
         <figure class="chart"><figcaption>List length <span class="key count"></span> and enabled count <span class="key enabled"></span>
         over seq <span id="counts-max"></span></figcaption>
-        <svg id="chart-counts" viewBox="0 0 1000 100" preserveAspectRatio="none" role="img" aria-label="list length and enabled count over seq"></svg>
+        <svg id="chart-counts" viewBox="0 0 1000 100" preserveAspectRatio="none" role="img"
+        aria-label="list length and enabled count over seq"></svg>
         <div class="axis"><span id="counts-start"></span><span id="counts-end"></span></div></figure>
         </section>
         <main>
@@ -32,7 +34,8 @@ enum TimelineMarkup {
         <label>actor <select id="filter-actor"></select></label>
         <label>label <input id="filter-label" type="search" placeholder="id prefix or title" spellcheck="false"></label>
         </div>
-        <div class="head ev"><span>seq</span><span>time (UTC)</span><span>actor</span><span>kind</span><span>label</span><span>change</span></div>
+        <div class="head ev"><span>seq</span><span>time (UTC)</span><span>actor</span><span>kind</span><span>label</span>
+        <span>change</span></div>
         <div id="events" class="vlist" tabindex="0"></div>
         </section>
         <section class="panel" id="state-panel">

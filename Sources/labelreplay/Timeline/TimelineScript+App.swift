@@ -88,7 +88,12 @@ extension TimelineScript {
             if (f.actor >= 0) p.set('actor', m.strings[f.actor]);
             if (f.actor === -1) p.set('noactor', '1');
             if (f.find) p.set('find', f.find);
-            try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* a file: URL that refuses it keeps its old fragment */ }
+            $('permalink').href = '#' + p.toString();
+            try {
+              history.replaceState(null, '', '#' + p.toString());
+            } catch (e) {
+              // A browser that refuses it for file: URLs keeps the old fragment; the link still has the new one.
+            }
           }
 
           readHash() {
@@ -108,6 +113,7 @@ extension TimelineScript {
             else showDiff(this);
             const seq = p.has('seq') ? Number(p.get('seq')) : m.lastSeq;
             this.setSeq(Number.isFinite(seq) ? seq : m.lastSeq, true);
+            this.writeHash();
           }
 
           fillFilters() {
@@ -120,12 +126,14 @@ extension TimelineScript {
             const ids = Array.from(perActor.keys()).sort((x, y) => perActor.get(y) - perActor.get(x));
             this.actorIDs = ids.filter((a) => a >= 0);
             this.actors = this.actorIDs.map((a) => m.strings[a]);
-            for (const a of ids) actors.append(option(String(a), (a < 0 ? '(none)' : m.strings[a]) + ' (' + perActor.get(a) + ')'));
+            for (const a of ids) {
+              actors.append(option(String(a), (a < 0 ? '(none)' : visibleText(m.strings[a])) + ' (' + perActor.get(a) + ')'));
+            }
           }
 
           start() {
             const m = this.model, scrubber = $('scrubber');
-            document.title = 'timeline: ' + m.doc.log;
+            document.title = 'timeline: ' + visibleText(m.doc.log);
             put($('log-name'), m.doc.log);
             const span = m.n ? isoTime(m, 0) + ' – ' + isoTime(m, m.n - 1) : 'no events';
             $('summary').textContent = m.n + ' event' + (m.n === 1 ? '' : 's') + ', seq ' + m.firstSeq + '–' + m.lastSeq + ' · ' + span

@@ -38,7 +38,8 @@ extension TimelineScript {
             if (!stayed[lab]) changes.push({ change: 'moved', lab, title, from: aPos[lab], to: position });
           });
           a.forEach((lab, position) => {
-            if (bPos[lab] < 0) changes.push({ change: 'removed', lab, title: m.titleAt(lab, tt), on: m.enabledAt(lab, tt), from: position });
+            if (bPos[lab] >= 0) return;
+            changes.push({ change: 'removed', lab, title: m.titleAt(lab, tt), on: m.enabledAt(lab, tt), from: position });
           });
           return { before: a.length, after: b.length, changes };
         }
@@ -84,6 +85,9 @@ extension TimelineScript {
             + ' change' + (n === 1 ? '' : 's');
           heading.dataset.from = String(from);
           heading.dataset.to = String(to);
+          for (const kind of ['added', 'removed', 'renamed', 'toggled', 'moved']) {
+            heading.dataset[kind] = String(result.changes.filter((c) => c.change === kind).length);
+          }
           app.lists.diff.setCount(n);
         }
         """#

@@ -44,7 +44,7 @@ extension TimelineScript {
             const first = this.first();
             if (i >= first && i < first + this.visible - 2 && (this.scaled || i * ROW >= this.box.scrollTop)) { this.draw(); return; }
             if (!this.scaled) {
-              this.box.scrollTop = Math.max(0, i * ROW - this.height / 3);
+              this.box.scrollTop = Math.max(0, (i - Math.floor(this.height / ROW / 3)) * ROW);
             } else {
               const range = MAX_SPACE - this.height, span = Math.max(1, this.n - this.visible + 1);
               this.box.scrollTop = Math.max(0, ((i - Math.floor(this.visible / 3)) / span) * range);

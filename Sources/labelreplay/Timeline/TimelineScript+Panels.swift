@@ -50,7 +50,12 @@ extension TimelineScript {
         function labelsMatching(m, text) {
           const want = text.toLowerCase(), hex = want.replace(/-/g, ''), hits = new Uint8Array(m.labelCount);
           const isHex = /^[0-9a-f]+$/.test(hex), seen = new Map();
-          const has = (s) => { if (s < 0) return false; let v = seen.get(s); if (v === undefined) { v = m.strings[s].toLowerCase().includes(want); seen.set(s, v); } return v; };
+          const has = (s) => {
+            if (s < 0) return false;
+            let v = seen.get(s);
+            if (v === undefined) { v = m.strings[s].toLowerCase().includes(want); seen.set(s, v); }
+            return v;
+          };
           for (let l = 0; l < m.labelCount; l++) {
             if (isHex && m.hex.startsWith(hex, l * 32)) { hits[l] = 1; continue; }
             if (has(m.baseTitle[l])) { hits[l] = 1; continue; }
@@ -185,7 +190,8 @@ extension TimelineScript {
           if (mask & TOLD.isEnabled) {
             item('isEnabled', true, 'isEnabled(' + m.shortId(lab) + ')', (d) => step(d, (p, c, which) => {
               const f = m.flag[t] === 1;
-              const text = k === TOGGLED ? onOff(which ? f : !f) : k === ADDED ? (which ? onOff(f) : '(not live)') : (which ? '(removed)' : onOff(f));
+              const text = k === TOGGLED ? onOff(which ? f : !f)
+                : k === ADDED ? (which ? onOff(f) : '(not live)') : (which ? '(removed)' : onOff(f));
               p.append(el('span', c, text));
             }));
           }

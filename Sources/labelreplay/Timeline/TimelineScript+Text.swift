@@ -30,6 +30,11 @@ extension TimelineScript {
           return span;
         }
 
+        /** `text` with control and bidi characters written as escapes, for places that hold plain text only (options, the title). */
+        function visibleText(text) {
+          return text.replace(ESCAPED, (c) => NAMED[c] || '\\u{' + c.charCodeAt(0).toString(16).toUpperCase() + '}');
+        }
+
         /** Appends `"text"` (a quoted untrusted string). */
         function quoted(parent, text, className) {
           parent.append('"');

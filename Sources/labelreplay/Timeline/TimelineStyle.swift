@@ -18,7 +18,8 @@ enum TimelineStyle {
         #log-name { font-family: var(--mono); color: #e5e7eb; overflow: hidden; text-overflow: ellipsis; }
         #summary { color: #a8b1bd; font-size: 12px; overflow: hidden; text-overflow: ellipsis; }
         #error { color: #fff; background: var(--removed); padding: 2px 8px; border-radius: 4px; white-space: pre-wrap; }
-        #scrub { display: grid; grid-template-columns: auto minmax(0, 1fr) auto auto; gap: 4px 10px; align-items: center;
+        #permalink { font-size: 12px; color: var(--renamed); }
+        #scrub { display: grid; grid-template-columns: auto minmax(0, 1fr) auto auto auto; gap: 4px 10px; align-items: center;
           padding: 8px 14px 6px; background: var(--panel); border-bottom: 1px solid var(--line); }
         #scrub button { font-size: 12px; padding: 2px 8px; }
         #scrubber { width: 100%; margin: 0; }
@@ -47,7 +48,7 @@ enum TimelineStyle {
           min-height: 0; }
         .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; display: flex; flex-direction: column;
           min-height: 0; overflow: hidden; }
-        .panel h2 { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 0;
+        .panel h2 { font-size: 12px; color: #3d444d; margin: 0;
           padding: 6px 10px; border-top: 1px solid var(--line); font-weight: 650; white-space: nowrap; overflow: hidden;
           text-overflow: ellipsis; display: flex; gap: 8px; align-items: center; }
         .panel h2:first-child { border-top: 0; }
@@ -63,11 +64,11 @@ enum TimelineStyle {
         .row { position: absolute; left: 0; right: 0; height: 22px; border-bottom: 1px solid #f3f4f6; cursor: pointer; }
         .row > span, .head > span { overflow: hidden; text-overflow: ellipsis; }
         .head { color: var(--muted); font-size: 11px; border-bottom: 1px solid var(--line); padding-bottom: 2px; }
-        .ev { grid-template-columns: 4.5em 7.5em 6.5em 5.8em minmax(8em, 13em) minmax(0, 1fr); }
-        .lrow { grid-template-columns: 3.2em 5.8em minmax(0, 1fr) 2.4em 4em; }
-        .lrow.vrow { grid-template-columns: 3.2em 3.2em 5.8em minmax(0, 1fr) 2.4em; }
-        .hrow { grid-template-columns: 4.5em 5.8em minmax(0, 1fr); }
-        .drow { grid-template-columns: 5em 5.8em minmax(0, 1fr); }
+        .ev { grid-template-columns: 7ch 12ch 10ch 9ch minmax(10ch, 22ch) minmax(0, 1fr); }
+        .lrow { grid-template-columns: 5ch 8ch minmax(0, 1fr) 5ch 7ch; }
+        .lrow.vrow { grid-template-columns: 4ch 5ch 8ch minmax(0, 1fr) 5ch; }
+        .hrow { grid-template-columns: 7ch 9ch minmax(0, 1fr); }
+        .drow { grid-template-columns: 7ch 8ch minmax(0, 1fr); }
         .row:hover { background: #f6f8fa; }
         .row.current { background: var(--current); font-weight: 600; }
         .row.changed { background: var(--changed); box-shadow: inset 3px 0 0 var(--toggled); }
@@ -85,8 +86,8 @@ enum TimelineStyle {
         .old { color: var(--removed); } .new { color: var(--added); }
         #told { list-style: none; margin: 0; padding: 4px 10px 6px; font-family: var(--mono); font-size: 12px; max-height: 34%;
           overflow-y: auto; flex: 0 0 auto; }
-        #told li { display: grid; grid-template-columns: 1.2em 9.5em minmax(0, 1fr); column-gap: 6px; padding: 1px 0; }
-        #told li > span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        #told li { display: grid; grid-template-columns: 2ch 19ch minmax(0, 1fr); column-gap: 6px; padding: 1px 0; }
+        #told li > span { overflow-wrap: anywhere; }
         #told li[data-notified="true"] .mark { color: var(--added); font-weight: 700; }
         #told li[data-notified="false"] { color: var(--muted); }
         #told li.note { display: block; color: var(--muted); font-style: italic; }
