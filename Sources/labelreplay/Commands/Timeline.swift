@@ -29,7 +29,7 @@ enum Timeline: Command {
 
             The replay starts at seq 1 (the state needs every event); --from/--to choose the events the page holds. \
             Without -o the page is written to the log's file name with .timeline.html, in the current directory \
-            (an existing page is replaced); -o - writes it to standard output.
+            (an existing page is replaced); --output=- writes it to standard output.
             """,
         arguments: [
             .positional("log", "The label log file."),
