@@ -11,6 +11,34 @@ enum TimelineFixtures {
     /// `labels` labels and then hovers there; times advance 0–40 ms per event
     /// from 2026-01-01. The same seed writes the same log.
     static func randomHistory(at path: String, events: Int, labels target: Int = 2000, seed: UInt64 = 12) throws {
+        let options = LabelStore.Options(durability: .noSync, createIfMissing: true)
+        let store = try LabelStore.open(path: path, options: options)
+        defer { store.close() }
+        try randomEntries(events, labels: target, seed: seed) { try store.append(entries: $0) }
+    }
+
+    /// The same history as ``randomHistory(at:events:labels:seed:)`` as JSON Lines records for
+    /// `labelreplay import` (so a release build can write a long one quickly).
+    static func randomHistoryJSONLines(to path: String, events: Int, labels target: Int = 2000, seed: UInt64 = 12) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        let encoder = JSONEncoder()
+        var seq: UInt64 = 0
+        try randomEntries(events, labels: target, seed: seed) { entries in
+            var text = Data()
+            for entry in entries {
+                seq += 1
+                let record = EventRecord(seq: seq, timestamp: entry.timestamp!, actor: entry.actor, note: entry.note, event: entry.event)
+                text += try encoder.encode(record)
+                text.append(0x0A)
+            }
+            try file.write(contentsOf: text)
+        }
+    }
+
+    /// The entries of a random history, in batches of 2,000.
+    private static func randomEntries(_ events: Int, labels target: Int, seed: UInt64, _ write: ([LogEntry]) throws -> Void) throws {
         var random = SeededGenerator(seed: seed)
         var order: [LabelID] = []
         var titles: [LabelID: String] = [:]
@@ -19,9 +47,6 @@ enum TimelineFixtures {
         var time = StepClock.start
         let actors = ["row-ui", "filter-ui", "sync", "importer", "setup"]
         let words = ["Ring", "Tile", "Grid", "Amber", "Copper", "Cobalt", "Slate", "Fern", "Onyx", "Pearl", "Sage", "Umber"]
-        let options = LabelStore.Options(durability: .noSync, createIfMissing: true)
-        let store = try LabelStore.open(path: path, options: options)
-        defer { store.close() }
         var batch: [LogEntry] = []
         func title() -> String { "\(words.randomElement(using: &random)!) \(Int.random(in: 1...99_999, using: &random))" }
         for _ in 0..<events {
@@ -69,11 +94,11 @@ enum TimelineFixtures {
                 LogEntry(
                     event, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actors.randomElement(using: &random), note: note))
             if batch.count == 2000 {
-                try store.append(entries: batch)
+                try write(batch)
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        if !batch.isEmpty { try store.append(entries: batch) }
+        if !batch.isEmpty { try write(batch) }
     }
 
     /// A version-4 id drawn from `random`.

@@ -191,12 +191,12 @@ extension TimelineScript {
           const decodeStart = performance.now();
           const model = new Model(JSON.parse($('data').textContent));
           perf.dataset.decode = (performance.now() - decodeStart).toFixed(1);
+          const moves = Number(new URLSearchParams(location.hash.slice(1)).get('bench'));
           const app = new App(model);
           app.start();
           void document.body.offsetHeight;
           perf.dataset.ready = performance.now().toFixed(1);
           perf.dataset.events = String(model.n);
-          const moves = Number(new URLSearchParams(location.hash.slice(1)).get('bench'));
           if (moves > 0) bench(app, Math.min(moves, 10000), perf);
           document.body.dataset.ready = 'true';
         } catch (error) {
