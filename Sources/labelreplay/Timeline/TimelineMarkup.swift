@@ -49,7 +49,7 @@ enum TimelineMarkup {
         <section class="panel" id="side-panel">
         <h2 id="told-heading">Who was told</h2>
         <ul id="told"></ul>
-        <h2>Diff
+        <h2 class="tools">Diff
         <label>from <input id="diff-from" type="number" min="0" step="1"></label>
         <label>to <input id="diff-to" type="number" min="0" step="1"></label>
         <button id="diff-here" type="button" title="Diff the seq before the current one with the current one">this event</button>

@@ -26,7 +26,9 @@ extension TimelineScript {
               const who = cell(row, 'label');
               if (m.label[i] >= 0) labelName(m, who, m.label[i], i, app.select);
             }
-            describe(m, cell(row, 'change'), i);
+            const change = cell(row, 'change');
+            describe(m, change, i);
+            change.title = change.textContent;
             row.addEventListener('click', () => app.setSeq(m.seq(i)));
           });
         }

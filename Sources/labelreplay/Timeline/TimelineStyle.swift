@@ -50,7 +50,8 @@ enum TimelineStyle {
           min-height: 0; overflow: hidden; }
         .panel h2 { font-size: 12px; color: #3d444d; margin: 0;
           padding: 6px 10px; border-top: 1px solid var(--line); font-weight: 650; white-space: nowrap; overflow: hidden;
-          text-overflow: ellipsis; display: flex; gap: 8px; align-items: center; }
+          text-overflow: ellipsis; }
+        .panel h2.tools { display: flex; gap: 8px; align-items: center; }
         .panel h2:first-child { border-top: 0; }
         .panel h2 label { text-transform: none; letter-spacing: 0; font-weight: 400; }
         .panel h2 input { width: 6.5em; font-size: 11px; }
@@ -64,7 +65,7 @@ enum TimelineStyle {
         .row { position: absolute; left: 0; right: 0; height: 22px; border-bottom: 1px solid #f3f4f6; cursor: pointer; }
         .row > span, .head > span { overflow: hidden; text-overflow: ellipsis; }
         .head { color: var(--muted); font-size: 11px; border-bottom: 1px solid var(--line); padding-bottom: 2px; }
-        .ev { grid-template-columns: 7ch 12ch 10ch 9ch minmax(10ch, 22ch) minmax(0, 1fr); }
+        .ev { grid-template-columns: 7ch 12ch 10ch 9ch minmax(10ch, 19ch) minmax(0, 1fr); }
         .lrow { grid-template-columns: 5ch 8ch minmax(0, 1fr) 5ch 7ch; }
         .lrow.vrow { grid-template-columns: 4ch 5ch 8ch minmax(0, 1fr) 5ch; }
         .hrow { grid-template-columns: 7ch 9ch minmax(0, 1fr); }
