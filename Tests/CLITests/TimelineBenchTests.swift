@@ -38,7 +38,8 @@ struct TimelineBenchTests {
         let perEvent = Double(size) / Double(events)
         print(
             "timeline bench: \(events) events: page \(size) bytes (\(String(format: "%.1f", perEvent)) per event), written in \(writing); "
-                + "ready \(ready) ms (decoding \(perf["data-decode"] ?? "?") ms); 100 scrubber moves: median \(median) ms, slowest \(slowest) ms")
+                + "ready \(ready) ms (decoding \(perf["data-decode"] ?? "?") ms); 100 scrubber moves: median \(median) ms, slowest \(slowest) ms"
+        )
         #expect(perf["data-events"] == String(events))
         #expect(perEvent <= 100)
         #expect(slowest <= 100)

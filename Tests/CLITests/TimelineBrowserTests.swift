@@ -180,9 +180,11 @@ struct TimelineBrowserTests {
 
         // The policy is enforced: a script that got into the page anyway (inline, or from a file or data: URL) does not run.
         let tampered = scratch.path("tampered.html")
-        let injected = #"<script>document.body.dataset.injected = 'inline';</script>"#
-            + #"<script src="data:text/javascript,document.body.dataset.injected='data'"></script>"#
-            + #"<img src="x" onerror="document.body.dataset.injected = 'handler'">"#
+        let injected = [
+            #"<script>document.body.dataset.injected = 'inline';</script>"#,
+            #"<script src="data:text/javascript,document.body.dataset.injected='data'"></script>"#,
+            #"<img src="x" onerror="document.body.dataset.injected = 'handler'">"#
+        ].joined()
         try String(contentsOfFile: page, encoding: .utf8).replacing("</body>", with: injected + "</body>")
             .write(toFile: tampered, atomically: true, encoding: .utf8)
         let attacked = try await Self.load(tampered, "seq=10")
