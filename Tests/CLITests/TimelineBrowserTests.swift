@@ -191,6 +191,16 @@ struct TimelineBrowserTests {
         #expect(!attacked.html.contains("data-injected"), "an injected script ran")
     }
 
+    @Test func anEmptyLogsPageLoadsWithAnEmptyList() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("empty.labellog"), page = scratch.path("empty.html")
+        try makeLog(at: log) { _ in }
+        try #require(try await CLI.run(["timeline", log, "-o", page]).status == 0)
+        let dom = try await Self.load(page, "seq=5")
+        #expect(dom.element(id: "current-seq")?["data-seq"] == "0" && dom.element(id: "list-heading")?["data-count"] == "0")
+        #expect(dom.section("list", to: "view-heading").rows.isEmpty && dom.section("events", to: "state-panel").rows.isEmpty)
+    }
+
     @Test func aLongHistoryFoldsToAnySeqFromTheNearestCheckpoint() async throws {
         let scratch = try Scratch()
         let log = scratch.path("long.labellog"), page = scratch.path("long.html")

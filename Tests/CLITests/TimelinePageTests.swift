@@ -197,6 +197,16 @@ import Testing
         #expect(try TimelineDocument(html: piped.stdout).events.count == 7 && piped.stdout.count == written.count)
     }
 
+    @Test func anEmptyLogMakesAPageWithNoEvents() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("empty.labellog"), out = scratch.path("empty.html")
+        try makeLog(at: log) { _ in }
+        let result = try await CLI.run(["timeline", log, "-o", out])
+        #expect(result.status == 0 && result.stdout.contains("no events (the log is empty)"), "\(result)")
+        let document = try TimelineDocument(html: try String(contentsOfFile: out, encoding: .utf8))
+        #expect(document.events.isEmpty && document.labels.isEmpty && document.object["firstSeq"] as? Int == 1)
+    }
+
     @Test func aLongHistoryCostsAtMostOneHundredBytesPerEvent() async throws {
         let scratch = try Scratch()
         let log = scratch.path("long.labellog")

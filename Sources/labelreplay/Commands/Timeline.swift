@@ -95,12 +95,12 @@ enum Timeline: Command {
         } catch {
             throw Failure("\(output): cannot write the page: \(ErrorText.describe(error, path: output))")
         }
-        let perEvent = data.eventCount > 0 ? String(format: "%.1f", Double(page.count) / Double(data.eventCount)) : "-"
-        let last = data.firstSeq + UInt64(data.eventCount) - 1
-        console.line(
-            Escape.text(
-                "wrote \(output): \(data.eventCount) event\(data.eventCount == 1 ? "" : "s") (seq \(data.firstSeq)–\(last)), "
-                    + "\(page.count) bytes (\(perEvent) per event)"))
+        let held =
+            data.eventCount == 0
+            ? "no events (the log is empty), \(page.count) bytes"
+            : "\(data.eventCount) event\(data.eventCount == 1 ? "" : "s") (seq \(data.firstSeq)–\(data.firstSeq + UInt64(data.eventCount) - 1)), "
+                + "\(page.count) bytes (\(String(format: "%.1f", Double(page.count) / Double(data.eventCount))) per event)"
+        console.line(Escape.text("wrote \(output): \(held)"))
         console.line(Escape.text("open it in a browser: \(URL(fileURLWithPath: output).absoluteString)"))
         return ExitStatus.success
     }
