@@ -86,8 +86,7 @@ enum Timeline: Command {
         let page = try TimelinePage.html(
             data.document(path: path, header: replay.replay.header, query: query, selected: selected))
         if output == "-" {
-            console.flush()
-            FileHandle.standardOutput.write(Data(page))
+            console.line(String(decoding: page.dropLast(), as: UTF8.self))  // the page ends with its own newline
             return ExitStatus.success
         }
         do {

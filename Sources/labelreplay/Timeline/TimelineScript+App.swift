@@ -55,13 +55,16 @@ extension TimelineScript {
             computeState(this);
             showState(this);
             showTold(this);
-            revealEvent(this);
+            this.lists.events.reveal(currentEventRow(this));
             this.lists.history.draw();
             moveCursors(this);
             if (!keepHash) this.writeHash();
           }
 
-          redraw() { for (const key in this.lists) this.lists[key].draw(); showState(this); }
+          redraw() {
+            for (const key in this.lists) { this.lists[key].measure(); this.lists[key].draw(); }
+            showState(this);
+          }
 
           setFilters() {
             const m = this.model, f = this.filters;

@@ -69,19 +69,16 @@ extension TimelineScript {
         function showEvents(app) {
           const rows = app.evRows, m = app.model, n = rows ? rows.length : m.n;
           $('events-count').textContent = rows ? n + ' of ' + m.n : String(m.n);
-          app.lists.events.setCount(n);
-          revealEvent(app);
+          app.lists.events.setCount(n, currentEventRow(app));
         }
 
-        function revealEvent(app) {
+        /** The row of the events list that shows the current event (or the last before it). */
+        function currentEventRow(app) {
           const rows = app.evRows;
-          let r = app.t;
-          if (rows) {
-            let lo = 0, hi = rows.length - 1;
-            r = -1;
-            while (lo <= hi) { const mid = (lo + hi) >> 1; if (rows[mid] <= app.t) { r = mid; lo = mid + 1; } else hi = mid - 1; }
-          }
-          app.lists.events.reveal(Math.max(r, 0));
+          if (!rows) return Math.max(app.t, 0);
+          let lo = 0, hi = rows.length - 1, r = -1;
+          while (lo <= hi) { const mid = (lo + hi) >> 1; if (rows[mid] <= app.t) { r = mid; lo = mid + 1; } else hi = mid - 1; }
+          return Math.max(r, 0);
         }
 
         /** Folds to the current seq and works out the rows to show: positions, and gone rows as -1 - label. */
@@ -137,13 +134,12 @@ extension TimelineScript {
             + m.enabledCountAt(t) + ' enabled';
           heading.dataset.count = String(m.countAt(t));
           heading.dataset.enabled = String(m.enabledCountAt(t));
-          app.lists.list.setCount(cur.rows.length);
           let focus = -1;
           for (let r = 0; r < cur.rows.length && focus < 0; r++) {
             const code = cur.rows[r], lab = code < 0 ? -1 - code : cur.order[code];
             if (code < 0 || cur.changed.has(lab)) focus = r;
           }
-          app.lists.list.reveal(focus);
+          app.lists.list.setCount(cur.rows.length, focus);
           const vh = $('view-heading');
           if (!m.query) {
             vh.textContent = 'View: none (pass --query or --enabled-only to timeline)';
@@ -153,8 +149,7 @@ extension TimelineScript {
           const shown = cur.view.filter((c) => c >= 0).length;
           vh.textContent = 'View ' + viewName(m) + ' at seq ' + seq + ': ' + shown + ' of ' + m.countAt(t) + ' shown';
           vh.dataset.rows = String(shown);
-          app.lists.view.setCount(cur.view.length);
-          app.lists.view.reveal(cur.view.findIndex((c) => c < 0 || cur.changed.has(cur.order[c])));
+          app.lists.view.setCount(cur.view.length, cur.view.findIndex((c) => c < 0 || cur.changed.has(cur.order[c])));
         }
 
         function viewName(m) {
@@ -238,8 +233,7 @@ extension TimelineScript {
           labelName(m, heading, lab, m.n - 1);
           heading.append(': ' + all.length + ' event' + (all.length === 1 ? '' : 's'));
           heading.dataset.label = m.id(lab);
-          app.lists.history.setCount(all.length);
-          app.lists.history.reveal(all.findIndex((i) => i >= app.t));
+          app.lists.history.setCount(all.length, all.findIndex((i) => i >= app.t));
         }
         """#
 }
