@@ -15,7 +15,12 @@ extension TimelineScript {
             this.diff = { from: model.baseSeq, to: model.lastSeq, explicit: false };
             this.history = new Int32Array(0);
             this.diffChanges = [];
-            this.select = (lab) => { this.selected = lab; showHistory(this); this.redraw(); this.writeHash(); };
+            this.select = (lab) => {
+              this.selected = lab;
+              showHistory(this);
+              for (const key in this.lists) this.lists[key].draw();  // the selected label's rows are marked where they are
+              this.writeHash();
+            };
             this.lists = {
               events: new VList($('events'), (r) => eventRow(this, this.evRows ? this.evRows[r] : r, false)),
               list: new VList($('list'), (r) => stateRow(this, this.cur.rows[r])),
@@ -61,8 +66,10 @@ extension TimelineScript {
             if (!keepHash) this.writeHash();
           }
 
+          /** After a resize: measures the lists again and keeps the current rows in view. */
           redraw() {
             for (const key in this.lists) { this.lists[key].measure(); this.lists[key].draw(); }
+            this.lists.events.reveal(currentEventRow(this));
             showState(this);
           }
 

@@ -58,7 +58,7 @@ enum TimelineStyle {
         .sub { font-size: 11px; color: var(--muted); padding: 0 10px 3px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         .filters { display: flex; gap: 12px; padding: 2px 10px 6px; font-size: 12px; color: var(--muted); }
         .filters select, .filters input { font-size: 12px; max-width: 12em; }
-        .vlist { position: relative; overflow-y: auto; overflow-x: hidden; flex: 1 1 0; min-height: 44px; }
+        .vlist { position: relative; overflow-y: auto; overflow-x: hidden; flex: 1 1 0; min-height: 44px; overflow-anchor: none; }
         .vspace { position: relative; }
         .row, .head { display: grid; align-items: center; column-gap: 8px; padding: 0 10px; white-space: nowrap;
           font-family: var(--mono); font-size: 12px; }
