@@ -85,7 +85,6 @@ import Testing
         for api in ["fetch(", "XMLHttpRequest", "WebSocket", "EventSource", "sendBeacon", "import(", "innerHTML", "outerHTML", "eval("] {
             #expect(!scripts[1].contains(api), "the script uses \(api)")
         }
-        #expect(!html.contains("../shared"))
     }
 
     @Test func hostileTitlesActorsAndNotesStayInsideTheDataAsEscapedJSON() async throws {
