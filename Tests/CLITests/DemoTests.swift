@@ -17,7 +17,7 @@ import Testing
         #expect(demo.stdout.contains("Nothing to act on: the list is empty."))
         #expect(demo.stdout.contains("rejected: Edit skipped: label was removed."))
         #expect(demo.stdout.contains("not to the list (no membership change)"))
-        for hint in ["log \(logs[0])", "trace \(logs[0])", "show \(logs[0]) --at", "diff \(logs[0])"] {
+        for hint in ["log \(logs[0])", "trace \(logs[0])", "show \(logs[0]) --at", "diff \(logs[0])", "timeline \(logs[0])"] {
             #expect(demo.stdout.contains(hint), "suggests \(hint)")
         }
 

@@ -72,6 +72,7 @@ enum Demo: Command {
             ("who was told when Tile's row went away (the stale-row debugger)", "trace \(file) --query tile"),
             ("the view just before Tile was removed", "show \(file) --at \(marks.tileRemoved - 1) --query tile"),
             ("what scenario B changed, per label", "diff \(file) \(marks.scenarioBStart) \(store.lastSeq)"),
+            ("all of it in one page for a browser: events, the list at any seq, who was told, diffs", "timeline \(file) --query tile"),
             ("check every byte and every event", "verify \(file)")
         ]
         console.line()

@@ -1,0 +1,98 @@
+import EventLog
+import LabelProjection
+
+/// Replays a log into a real ``LabelStore`` (over an ``InMemoryEventLog``)
+/// with the subscriptions `trace` makes — the list's membership, the enabled
+/// count, the view of a query, and the title and isEnabled of every label,
+/// each subscribed before the first record about it is appended — and hands
+/// out each record with what folding it changed and what those subscriptions
+/// received for it. Who is told is decided by the store's own dispatch, not
+/// here. `timeline` reads it; `trace` keeps its own copy of the same loop
+/// (it also filters by label while subscribing).
+final class NotifyingReplay {
+    /// One record, folded, with the notifications the store delivered for it.
+    struct Step {
+        /// The record.
+        let record: EventRecord
+        /// What the record changed (``LabelList/apply(_:)`` on ``NotifyingReplay/list``).
+        let change: LabelChange
+        /// What the subscriptions received for this record, in delivery order.
+        let notifications: [ChangeNotification]
+        /// The byte offset of the record's frame.
+        let offset: Int64
+    }
+
+    /// The log's path, as given.
+    let path: String
+    /// The fold of every record handed out so far.
+    private(set) var list = LabelList()
+    /// The reader (its header, its size, its tail warning).
+    let replay: Replay
+    private let store: LabelStore
+    private let inbox = NotificationInbox()
+    private var subscriptions: [Subscription] = []
+    private var subscribed = Set<LabelID>()
+    private var batch: [Replay.Step] = []
+    private var notifications: [UInt64: [ChangeNotification]] = [:]
+    private var failure: Failure?
+    private var next = 0
+
+    /// Opens `path` and a store to replay it into; `query` adds a subscription to that view.
+    init(path: String, query: ViewQuery?, console: Console, progress: String? = nil) throws {
+        self.path = path
+        replay = try Replay(path: path, folds: false, console: console, progress: progress)
+        store = try LabelStore(storage: InMemoryEventLog())
+        subscriptions = [
+            store.subscribe(to: .membership) { [inbox] in inbox.append($0) },
+            store.subscribe(to: .enabledCount) { [inbox] in inbox.append($0) }
+        ]
+        if let query { subscriptions.append(store.subscribe(to: .view(query)) { [inbox] in inbox.append($0) }) }
+    }
+
+    deinit { withExtendedLifetime(subscriptions) {} }
+
+    /// The next record with its notifications; `nil` after the last. A record
+    /// the store refuses (a log that contradicts itself) throws, naming its seq
+    /// and byte offset, after the records before it were handed out.
+    func nextStep() throws -> Step? {
+        if next == batch.count {
+            if let failure { throw failure }
+            try readBatch()
+            if batch.isEmpty {
+                if let failure { throw failure }
+                return nil
+            }
+        }
+        let step = batch[next]
+        next += 1
+        let change = try list.apply(step.record)
+        return Step(record: step.record, change: change, notifications: notifications[step.record.seq] ?? [], offset: step.offset)
+    }
+
+    /// Reads up to 4,096 records, subscribes to the labels they name, appends them to the store and collects what it delivered.
+    private func readBatch() throws {
+        batch.removeAll(keepingCapacity: true)
+        next = 0
+        while batch.count < 4096, let step = try replay.next() { batch.append(step) }
+        guard !batch.isEmpty else { return }
+        for step in batch {
+            guard let id = step.record.event.labelID, subscribed.insert(id).inserted else { continue }
+            subscriptions.append(store.subscribe(to: .title(id)) { [inbox] in inbox.append($0) })
+            subscriptions.append(store.subscribe(to: .isEnabled(id)) { [inbox] in inbox.append($0) })
+        }
+        let entries = batch.map { LogEntry($0.record.event, timestamp: $0.record.timestamp, actor: $0.record.actor, note: $0.record.note) }
+        do {
+            try store.append(entries: entries)
+        } catch {
+            // Hand out the records before the refused one, then report it.
+            let index = error.batchIndex ?? 0
+            if index > 0 { _ = try? store.append(entries: Array(entries[..<index])) }
+            let bad = batch[index]
+            batch.removeSubrange(index...)
+            failure = Failure(
+                "\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
+            )
+        }
+        notifications = Dictionary(grouping: inbox.take(), by: \.seq)
+    }
+}
