@@ -84,7 +84,7 @@ public struct HistoryIndex: Sendable, Hashable {
     /// - Complexity: O(labels).
     public var labelIDs: [LabelID] { (0..<layout.labelCount).map { labelEntry($0).id } }
 
-    /// The seqs (ascending) of the covered records whose event names `id` (``LabelEvent/labelID``).
+    /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).
     ///
     /// - Complexity: O(log labels + k) for its k seqs.
     public func seqs(ofLabel id: LabelID) -> [UInt64] {

@@ -86,7 +86,7 @@ public enum HistoryIndexFile {
         return .usable(index)
     }
 
-    /// What ``update(logPath:progress:)`` did.
+    /// What ``HistoryIndexFile/update(logPath:rebuild:progress:)`` did.
     public struct Update: Sendable {
         /// The index as written.
         public var index: HistoryIndex
