@@ -92,7 +92,13 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
     /// Parses an ISO 8601 date-time as ``init(iso8601:)`` does, telling a
     /// malformed text from a time outside the range a timestamp holds.
     public static func parse(_ text: String) -> Parsed {
-        let scalars = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``parse(_:)`` of the UTF-8 bytes of a text (the JSON line decoder reads
+    /// times in place, without making a `String`).
+    package static func parse(utf8 scalars: UnsafeRawBufferPointer) -> Parsed {
         var i = 0
         func isDigit(_ at: Int) -> Bool { at < scalars.count && scalars[at] >= 48 && scalars[at] <= 57 }
         func number(_ digits: Int) -> Int64? {
