@@ -176,23 +176,36 @@ package enum JSONLine {
 
     /// The id of a canonical UUID text (`8-4-4-4-12` hex digits, any case), or `nil`.
     static func labelID(_ text: UnsafeRawBufferPointer) -> LabelID? {
-        guard text.count == 36 else { return nil }
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
-            var at = 0
-            var k = 0
-            while k < 16 {
-                if at == 8 || at == 13 || at == 18 || at == 23 {
-                    guard text[at] == 0x2D else { return false }
-                    at += 1
-                }
-                guard let high = JSONLineScanner.hexValue(text[at]), let low = JSONLineScanner.hexValue(text[at + 1]) else { return false }
-                out[k] = high << 4 | low
-                at += 2
-                k += 1
+        guard text.count == 36, text[8] == 0x2D, text[13] == 0x2D, text[18] == 0x2D, text[23] == 0x2D else { return nil }
+        var bad: UInt8 = 0
+        @inline(__always) func digits(_ range: Range<Int>, into value: inout UInt64) {
+            for i in range {
+                let digit = hexDigit(text[i])
+                bad |= digit
+                value = value << 4 | UInt64(digit & 0x0F)
             }
-            return true
         }
-        return ok ? LabelID(UUID(uuid: uuid)) : nil
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        digits(0..<8, into: &high)
+        digits(9..<13, into: &high)
+        digits(14..<18, into: &high)
+        digits(19..<23, into: &low)
+        digits(24..<36, into: &low)
+        guard bad & 0xF0 == 0 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { out in
+            out.storeBytes(of: high.bigEndian, as: UInt64.self)
+            out.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return LabelID(UUID(uuid: uuid))
+    }
+
+    /// The value of a hex digit (any case), or 0xFF.
+    @inline(__always)
+    private static func hexDigit(_ c: UInt8) -> UInt8 {
+        if c &- 0x30 < 10 { return c &- 0x30 }
+        let letter = (c | 0x20) &- 0x61
+        return letter < 6 ? letter + 10 : 0xFF
     }
 }

@@ -93,6 +93,7 @@ extension LogWriter {
     /// - Complexity: O(b) in the bytes written, plus, at the commit, two syncs
     ///   (a format version 1 log: one). Memory: what `body` passes to each write
     ///   (version 1: every staged frame).
+    @discardableResult
     package func appendStaged<R>(expectedLastSeq: UInt64?, _ body: (StagedAppend) throws -> R) throws -> (
         result: R, seqs: ClosedRange<UInt64>?
     ) {

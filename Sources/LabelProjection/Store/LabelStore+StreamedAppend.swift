@@ -46,17 +46,7 @@ extension LabelStore {
             do {
                 (_, staged) = try writer.appendStaged(expectedLastSeq: s.list.lastSeq) { stage in
                     while let chunk = try next() {
-                        var records: [EventRecord] = []
-                        records.reserveCapacity(chunk.count)
-                        for entry in chunk {
-                            let record = entry.record(seq: work.lastSeq + 1, now: now)
-                            do throws(ProjectionError) { try work.replay(record) } catch {
-                                var refusal = StoreError.inconsistent(error)
-                                refusal.batchIndex = Int(record.seq - firstSeq)
-                                throw refusal
-                            }
-                            records.append(record)
-                        }
+                        let records = try Self.fold(chunk, into: &work, now: now, firstSeq: firstSeq)
                         try stage.write(records)
                     }
                     try beforeCommit()
@@ -81,6 +71,25 @@ extension LabelStore {
         delivery.drain()
         if let checkpoint { writeAutomaticSnapshot(checkpoint) }
         return seqs
+    }
+
+    /// Folds `chunk` into `work` (on trial: `work` is a copy) and returns its records,
+    /// numbered after `work`'s last seq; a refusal names the entry's position since `firstSeq`.
+    private static func fold(_ chunk: [LogEntry], into work: inout LabelList, now: EventTimestamp, firstSeq: UInt64) throws(StoreError)
+        -> [EventRecord]
+    {
+        var records: [EventRecord] = []
+        records.reserveCapacity(chunk.count)
+        for entry in chunk {
+            let record = entry.record(seq: work.lastSeq + 1, now: now)
+            do throws(ProjectionError) { try work.replay(record) } catch {
+                var refusal = StoreError.inconsistent(error)
+                refusal.batchIndex = Int(record.seq - firstSeq)
+                throw refusal
+            }
+            records.append(record)
+        }
+        return records
     }
 
     /// Applies and publishes the stored records `seqs`, read back from the log a batch at a time.

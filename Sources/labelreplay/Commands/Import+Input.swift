@@ -67,10 +67,37 @@ final class ImportInput {
     func nextChunk(maxCount: Int) throws -> [LogEntry]? {
         var entries: [LogEntry] = []
         entries.reserveCapacity(min(maxCount, 4096))
-        while entries.count < maxCount, let line = try nextLine() {
+        // The hot loop works on locals: the properties of a class are checked for exclusive access at each use.
+        var lineNumber = self.lineNumber
+        var blankRun = 0
+        var at = start
+        defer {
+            consumed += Int64(at - start)
+            start = at
+            self.lineNumber = lineNumber
+            if blankRun > 0 { lines.noteBlankLines(blankRun, before: entryCount) }
+        }
+        while entries.count < maxCount {
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let line: UnsafeRawBufferPointer
+            if let newline = memchr(base + at, 0x0A, end - at) {
+                let stop = base.distance(to: UnsafeRawPointer(newline))
+                line = UnsafeRawBufferPointer(start: base + at, count: stop - at)
+                at = stop + 1
+            } else if endOfInput {
+                guard at < end else { break }
+                line = UnsafeRawBufferPointer(start: base + at, count: end - at)
+                at = end
+            } else {
+                consumed += Int64(at - start)
+                start = at
+                try refill()
+                at = start
+                continue
+            }
             lineNumber += 1
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
-                lines.noteBlankLine()
+                blankRun += 1
                 continue
             }
             do {
@@ -78,31 +105,14 @@ final class ImportInput {
             } catch let error as DecodingError {
                 throw Failure("\(name) line \(lineNumber): \(Import.describe(error)); nothing was imported")
             }
-            lines.noteEntry(entryCount)
+            if blankRun > 0 {
+                lines.noteBlankLines(blankRun, before: entryCount)
+                blankRun = 0
+            }
             entryCount += 1
         }
         try Platform.checkInterrupt()
         return entries.isEmpty ? nil : entries
-    }
-
-    /// The next line (without its line feed), valid until the next call; `nil` at the end.
-    private func nextLine() throws -> UnsafeRawBufferPointer? {
-        while true {
-            let unread = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-            if let newline = unread.firstIndex(of: 0x0A) {  // an index of `unread`, which starts at 0
-                consumed += Int64(newline + 1)
-                start += newline + 1
-                return UnsafeRawBufferPointer(rebasing: unread[0..<newline])
-            }
-            if endOfInput {
-                guard start < end else { return nil }
-                let line = unread
-                consumed += Int64(end - start)
-                start = end
-                return line
-            }
-            try refill()
-        }
     }
 
     /// Moves the unread bytes to the front (growing the buffer for a line longer than it) and reads more.
@@ -151,14 +161,11 @@ final class ImportInput {
 struct LineNumbers {
     /// (first entry, blank lines before it), in entry order.
     private var breaks: [(entry: Int, blanks: Int)] = []
-    private var blanks = 0
 
-    /// A blank line was read.
-    mutating func noteBlankLine() { blanks += 1 }
-
-    /// Entry `index` (0-based, in input order) was read.
-    mutating func noteEntry(_ index: Int) {
-        if blanks != (breaks.last?.blanks ?? 0) { breaks.append((index, blanks)) }
+    /// `count` more blank lines were read before entry `index` (0-based, in input order).
+    mutating func noteBlankLines(_ count: Int, before index: Int) {
+        let blanks = (breaks.last?.blanks ?? 0) + count
+        if breaks.last?.entry == index { breaks[breaks.count - 1].blanks = blanks } else { breaks.append((index, blanks)) }
     }
 
     /// The line number (1-based) of entry `index`.

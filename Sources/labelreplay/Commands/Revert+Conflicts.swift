@@ -2,19 +2,20 @@ import EventLog
 import LabelProjection
 
 /// What `revert` checks before undoing an event: whether a later event
-/// changed the same property again, as `git revert` conflicts only on the
-/// lines a later commit touched too (docs/CLI.md, "revert").
+/// changed the same property again and left it changed, as `git revert`
+/// conflicts only where a later commit changed the same lines
+/// (docs/CLI.md, "Reverting an event").
 ///
-/// | event at SEQ | revert appends | refused when a later event |
+/// | event at SEQ | revert appends | refused when the property is not as SEQ left it, because a later event |
 /// |---|---|---|
-/// | added | the removal | removed the label (it may have been added again since) |
-/// | renamed | the rename back | renamed, removed or re-added the label |
-/// | toggled | the toggle back | toggled, removed or re-added the label |
-/// | moved | the move back, next to its old neighbour | moved, removed or re-added the label, or reordered the list |
-/// | removed | the label again, next to its old neighbour | added the label again |
-/// | reordered | the order before | added, removed, moved or reordered any label |
+/// | added | the removal | removed the label (it is not in the list) |
+/// | renamed | the rename back | renamed, removed or re-added the label (the title is not SEQ's) |
+/// | toggled | the toggle back | toggled, removed or re-added the label (the state is not SEQ's) |
+/// | moved | the move back, next to its old neighbour | moved, removed or re-added the label, or reordered the list (and it is not back where SEQ put it) |
+/// | removed | the label again, next to its old neighbour | added the label again (it is in the list) |
+/// | reordered | the order before | added, removed, moved or reordered a label (the order is not SEQ's) |
 ///
-/// The refusal names the last such event, the one to revert first.
+/// The refusal names the last such event: the one to revert first.
 struct RevertConflicts {
     /// The later events about the label, in seq order.
     private(set) var ofLabel: [(seq: UInt64, kind: LabelEvent.Kind)] = []
@@ -35,58 +36,51 @@ struct RevertConflicts {
     }
 
     /// The last later event about the label of one of `kinds`, or a reorder when `reorders` (whichever is later).
-    private func last(of kinds: Set<LabelEvent.Kind>, orReorder reorders: Bool = false) -> (seq: UInt64, kind: LabelEvent.Kind)? {
+    func last(of kinds: Set<LabelEvent.Kind>, orReorder reorders: Bool = false) -> (seq: UInt64, kind: LabelEvent.Kind)? {
         let own = ofLabel.last { kinds.contains($0.kind) }
         guard reorders, let change = lastListChange, change.kind == .reordered else { return own }
         return own.map { $0.seq > change.seq ? $0 : change } ?? change
     }
 
-    /// The seq of the last later removal of the label, if any.
-    private var lastRemoval: UInt64? { ofLabel.last { $0.kind == .removed }?.seq }
-
-    /// Why undoing `record` would undo or contradict a later event, or `nil`
-    /// if it would not. `name` names the label; `at` starts the message.
-    func conflict(undoing record: EventRecord, name: String, at: String) -> String? {
+    /// Why undoing `record` is refused, given whether the property it changed is
+    /// still as it left it (`unchanged`); `nil` when it is not refused. `name`
+    /// names the label; `at` starts the message.
+    func conflict(undoing record: EventRecord, unchanged: Bool, name: String, at: String) -> String? {
+        if case .rejected = record.event { return "\(at): it is an audit record of a refused edit; it changed nothing" }
+        guard !unchanged else { return nil }
         switch record.event {
         case .added:
-            guard let removal = lastRemoval else { return nil }
-            if let added = ofLabel.last(where: { $0.kind == .added }), added.seq > removal {
-                return
-                    "\(at): label \(name) was removed at seq \(removal) and added again at seq \(added.seq); revert seq \(added.seq) to remove it"
-            }
-            return "\(at): label \(name) was already removed at seq \(removal)"
+            let removal = last(of: [.removed]).map { " at seq \($0.seq)" } ?? ""
+            return "\(at): label \(name) was already removed\(removal); it is not in the list"
         case .renamed:
             return touched(last(of: [.renamed, .removed, .added]), name: name, at: at, property: "its title was changed again")
         case .toggled:
             return touched(last(of: [.toggled, .removed, .added]), name: name, at: at, property: "its state (on/off) was changed again")
         case .moved:
-            return touched(last(of: [.moved, .removed, .added], orReorder: true), name: name, at: at, property: "it was moved again")
+            // Only a later event that moved this label counts: others' moves shift its neighbours, not its move.
+            guard let touch = last(of: [.moved, .removed, .added], orReorder: true) else { return nil }
+            return touched(touch, name: name, at: at, property: "it was moved again")
         case .removed:
-            guard let added = ofLabel.last(where: { $0.kind == .added }) else { return nil }
-            if let removal = lastRemoval, removal > added.seq {
-                return
-                    "\(at): label \(name) was added again at seq \(added.seq) and removed again at seq \(removal); revert seq \(removal) instead"
-            }
-            return "\(at): label \(name) was added again at seq \(added.seq); it is in the list"
+            let added = last(of: [.added]).map { " at seq \($0.seq)" } ?? ""
+            return "\(at): label \(name) was added again\(added); it is in the list"
         case .reordered:
-            guard let change = lastListChange else { return nil }
+            guard let change = lastListChange else { return "\(at): the list's order is not the one it made" }
             return
                 "\(at): the list's order or membership changed again at seq \(change.seq) (\(change.kind)); revert seq \(change.seq) first"
         case .rejected:
-            return "\(at): it is an audit record of a refused edit; it changed nothing"
+            return nil
         }
     }
 
     /// The message for `event`, the last later event that changed the property an undo would restore.
-    private func touched(_ event: (seq: UInt64, kind: LabelEvent.Kind)?, name: String, at: String, property: String) -> String? {
-        guard let event else { return nil }
+    private func touched(_ event: (seq: UInt64, kind: LabelEvent.Kind)?, name: String, at: String, property: String) -> String {
+        guard let event else { return "\(at): label \(name) is not as the event left it" }
         switch event.kind {
         case .removed:
             return "\(at): label \(name) was removed at seq \(event.seq); nothing is left to undo it on"
         case .added:
-            let removal = ofLabel.last { $0.kind == .removed && $0.seq < event.seq }?.seq
             return
-                "\(at): label \(name) was removed\(removal.map { " at seq \($0)" } ?? "") and added again at seq \(event.seq), which set it anew; revert seq \(event.seq) first"
+                "\(at): label \(name) was removed and added again at seq \(event.seq), which set it anew; revert seq \(event.seq) first"
         case .reordered:
             return "\(at): the list was reordered at seq \(event.seq), which moved every label; revert seq \(event.seq) first"
         default:

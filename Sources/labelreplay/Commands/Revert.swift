@@ -53,6 +53,26 @@ enum Revert: Command {
         case unchanged(String)
     }
 
+    /// Whether the property `record` changed is still as it left it: the title or state
+    /// it set, the place it moved the label to (right after the same label, or first),
+    /// the label present (added) or absent (removed), the order it made.
+    static func unchanged(_ record: EventRecord, in store: LabelStore) throws -> Bool {
+        let list = store.snapshot
+        switch record.event {
+        case .added(let id, _, _, _): return list.contains(id)
+        case .renamed(let id, _, let newTitle): return String.sameBytes(list.label(id)?.title, newTitle)
+        case .toggled(let id, let isEnabled): return list.label(id)?.isEnabled == isEnabled
+        case .removed(let id, _, _, _): return !list.contains(id)
+        case .moved(let id, _, _):
+            guard let position = list.position(of: id) else { return false }
+            let after = try store.state(atSeq: record.seq)
+            guard let then = after.position(of: id) else { return false }
+            return then == 0 ? position == 0 : position > 0 && list.id(at: position - 1) == after.id(at: then - 1)
+        case .reordered: return list.ids == (try store.state(atSeq: record.seq).ids)
+        case .rejected: return true
+        }
+    }
+
     /// The event that undoes `record`, given the store's current state, or why there is none.
     static func undoing(_ record: EventRecord, in store: LabelStore, path: String) throws -> Undo {
         let seq = record.seq
@@ -60,7 +80,8 @@ enum Revert: Command {
         let at = "\(path): cannot revert seq \(seq) (\(record.event.kind))"
         let id = record.event.labelID
         let name = id.map { Writing.rawName($0, in: store) } ?? ""
-        if let conflict = try RevertConflicts(after: seq, about: id, in: store).conflict(undoing: record, name: name, at: at) {
+        let conflicts = try RevertConflicts(after: seq, about: id, in: store)
+        if let conflict = conflicts.conflict(undoing: record, unchanged: try unchanged(record, in: store), name: name, at: at) {
             throw Failure(conflict)
         }
         /// The label `id`, live (no conflict means no later removal).
@@ -91,7 +112,7 @@ enum Revert: Command {
         case .reordered:
             return .event(.reordered(order: try store.state(atSeq: seq - 1).ids))
         case .rejected:
-            throw Failure("\(at): it is an audit record of a refused edit; it changed nothing")
+            preconditionFailure("an audit record is refused as a conflict")
         }
     }
 }

@@ -37,7 +37,7 @@ final class Replay {
     private let strict: Bool
     /// Whether records are folded at all (`trace` folds them itself).
     private let folds: Bool
-    private let reader: LogReader
+    private var reader: LogReader
     private let console: Console
     private var progress: Progress?
 
@@ -180,6 +180,27 @@ final class Replay {
 
     /// The byte offset where the records read so far end.
     var recordsEnd: Int64 { reader.offset }
+
+    /// Whether the file still holds the last record read, unchanged (true before the first).
+    func holdsLastRecord() throws -> Bool {
+        guard let last = reader.lastPosition else { return true }
+        return try reader.holds(last)
+    }
+
+    /// Opens the file now at ``path`` and, if it holds the last record read as it
+    /// was (the same history, e.g. a copy moved into place), reads on from it.
+    /// Returns whether it did; the reader is unchanged if not.
+    func reopen() throws -> Bool {
+        let fresh = try Self.openReader(path)
+        guard fresh.header.logID == header.logID else { return false }
+        guard let last = reader.lastPosition else {
+            reader = fresh
+            return true
+        }
+        guard try fresh.resume(after: last) else { return false }
+        reader = fresh
+        return true
+    }
 
     /// The file's size now.
     func fileSize() throws -> Int64 { try reader.fileSize() }
