@@ -19,6 +19,11 @@ enum Import: Command {
             has one; never by seq), and only the rest is appended. Rerunning an import that was interrupted, or \
             importing a growing export again, then appends nothing twice.
 
+            The input is streamed: read a block at a time and checked and written 4,096 records at a time, so memory \
+            stays bounded whatever its size. The records are written as one staged append that only the end commits: \
+            until then no reader sees any of them, and a kill or a crash leaves none (the next writer's open cuts them, \
+            saving them to LOG.salvaged-<ms>); once committed, all of them appear at once.
+
             Ctrl-C before the records are committed leaves the log as it was (a log this import created is removed \
             again) and says so; after the commit it says how many records were committed and at which seqs. Either \
             way the exit status is 130.

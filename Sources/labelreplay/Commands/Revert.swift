@@ -12,12 +12,13 @@ enum Revert: Command {
             label moved back or added back goes next to the label it followed before SEQ (at the start if it was \
             first; else before the label it preceded; else at its old position).
 
-            Like git revert, it is refused (exit 1) only when a later event changed the same thing again: a rename \
-            when the title was changed again (renamed, or the label removed or added back); a toggle when the state \
-            was; a move when the label was moved again, removed or added back, or the list reordered; an addition \
-            when the label was removed; a removal when it was added again; a reorder when any label was added, \
-            removed, moved or reordered. A later toggle does not block reverting a rename, and so on. The message \
-            names the later seq (revert it first). Audit records have nothing to undo. The new record's note \
+            Like git revert, it is refused (exit 1) only when a later event changed the same thing and left it \
+            changed: a rename when the title is no longer the one SEQ set (renamed again, or the label removed or \
+            added back); a toggle when the state is not; a move when the label was moved again, removed or added \
+            back, or the list reordered, and is not back where SEQ put it; an addition when the label is no longer \
+            in the list; a removal when it is back; a reorder when the order is not the one SEQ made. A later toggle \
+            does not block reverting a rename, nor others' moves a move, and so on. The message names the last such \
+            seq: revert it first, and SEQ after it. Audit records have nothing to undo. The new record's note \
             defaults to "revert of seq N".
             """,
         arguments: [
