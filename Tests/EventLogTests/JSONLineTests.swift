@@ -137,4 +137,51 @@ struct JSONLineTests {
             #expect(canonical.map { .time($0) } ?? .malformed == full, "\(String(decoding: text, as: UTF8.self))")
         }
     }
+
+    /// `JSONLine.write` of `record`'s view: what `export` prints.
+    static func written(_ record: EventRecord) throws -> [UInt8] {
+        var payload = ByteWriter(capacity: 64)
+        record.encodePayload(into: &payload)
+        return try payload.bytes.withUnsafeBytes { raw in
+            var out: [UInt8] = []
+            JSONLine.write(try EventRecordView.parse(payload: raw), to: &out)
+            return out
+        }
+    }
+
+    @Test func recordsAreWrittenFromTheirViewsExactlyAsJSONEncoderWritesThem() throws {
+        for record in Self.records() {
+            #expect(try Self.written(record) == Array(try Self.encoder.encode(record)), "\(record)")
+        }
+        var rng = SeededGenerator(seed: 9)
+        let scalars: [Unicode.Scalar] = (0..<0x80).compactMap { Unicode.Scalar($0) } + ["é", "😀", "\u{2028}", "\u{FEFF}", "\u{10FFFF}", "数"]
+        func text() -> String {
+            String(String.UnicodeScalarView((0..<Int.random(in: 0...12, using: &rng)).map { _ in scalars.randomElement(using: &rng)! }))
+        }
+        func maybe() -> String? { Bool.random(using: &rng) ? text() : nil }
+        for i in 0..<5_000 {
+            let id = LabelID()
+            let n = Int.random(in: 0...Int(LogLimits.maxIndex), using: &rng)
+            let event: LabelEvent =
+                switch i % 7 {
+                case 0: .added(id: id, title: text(), isEnabled: Bool.random(using: &rng), index: n)
+                case 1: .renamed(id: id, oldTitle: text(), newTitle: text())
+                case 2: .toggled(id: id, isEnabled: Bool.random(using: &rng))
+                case 3: .removed(id: id, index: n, title: text(), isEnabled: Bool.random(using: &rng))
+                case 4: .moved(id: id, from: n, to: Int.random(in: 0...9, using: &rng))
+                case 5: .reordered(order: (0..<Int.random(in: 0...3, using: &rng)).map { _ in LabelID() })
+                default: .rejected(id: Bool.random(using: &rng) ? id : nil, command: text(), reason: text())
+                }
+            let ms =
+                Bool.random(using: &rng)
+                ? Int64.random(in: -62_167_219_200_001...253_402_300_800_000, using: &rng) : Int64.random(in: .min ... .max, using: &rng)
+            let record = EventRecord(
+                seq: UInt64.random(in: 1...UInt64.max >> 1, using: &rng), timestamp: EventTimestamp(millisecondsSince1970: ms),
+                actor: maybe(), note: maybe(), event: event)
+            let written = try Self.written(record)
+            let encoded = Array(try Self.encoder.encode(record))
+            #expect(written == encoded, "\(String(decoding: written, as: UTF8.self)) ≠ \(String(decoding: encoded, as: UTF8.self))")
+            if written != encoded { break }
+        }
+    }
 }

@@ -178,6 +178,24 @@ final class Replay {
         lastSeq = last
     }
 
+    /// Calls `body` with each record from `seq` on that is complete now, decoded in
+    /// place (no copy, not folded, titles not noted), until it returns `false`. For
+    /// non-folding replays that only pass records on (`export`).
+    func forEachView(from seq: UInt64, _ body: (EventRecordView) throws -> Bool) throws {
+        precondition(!folds, "a folding replay must fold every record")
+        struct Stop: Error {}
+        var last = lastSeq
+        do {
+            try reader.forEachView(from: seq) { view in
+                last = view.seq
+                guard try body(view) else { throw Stop() }
+            }
+            reachedEnd = true
+        } catch is Stop {
+        }
+        lastSeq = last
+    }
+
     /// The byte offset where the records read so far end.
     var recordsEnd: Int64 { reader.offset }
 
@@ -218,7 +236,7 @@ final class Replay {
     func warnAboutTail() {
         guard reachedEnd, let tail = try? tail() else { return }
         console.warning(
-            "\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)"
+            "\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)"
         )
     }
 }
