@@ -29,6 +29,8 @@ final class ImportInput {
     var linesRead: Int { lineNumber }
     private var entryCount = 0
     private let decoder = JSONDecoder()
+    /// Asked while waiting for input: `true` ends the wait (``Platform/Stopped``).
+    var stopRequested: () -> Bool = { false }
 
     /// The bytes read from the input at a time.
     static let blockSize = 1 << 20
@@ -132,7 +134,7 @@ final class ImportInput {
         let free = UnsafeMutableRawBufferPointer(rebasing: buffer[end...])
         let count: Int
         do {
-            count = try Platform.readSome(descriptor, into: free, what: "cannot read \(name)")
+            count = try Platform.readSome(descriptor, into: free, what: "cannot read \(name)", stop: stopRequested)
         } catch let error as SystemError {
             throw Failure("\(name): \(error.what): \(Platform.describe(errno: error.code))")
         }

@@ -59,18 +59,22 @@ enum Import: Command {
             try Platform.checkInterrupt()
             let progress = Progress("importing \(name)", total: opened.size, console: console)
             defer { progress.finish() }
+            let lineCount = arguments.flag("resume") ? try ImportInput.lineCount(source) : nil
+            // The input is read and decoded on a second thread, while this one checks and writes.
+            let pipeline = ImportPipeline(opened, chunkSize: chunkSize)
+            pipeline.start()
+            defer { pipeline.stop() }
             var next: () throws -> [LogEntry]? = {
-                let chunk = try opened.nextChunk(maxCount: chunkSize)
-                progress.update(opened.consumed, detail: "line \(opened.linesRead)")
-                return chunk
+                guard let chunk = try pipeline.next() else { return nil }
+                progress.update(chunk.consumed, detail: "line \(chunk.lines)")
+                return chunk.entries
             }
             if arguments.flag("resume") {
-                let resume = ResumeMatcher(
-                    storage: store.storage, lastSeq: before, inputCount: try ImportInput.lineCount(source), source: next)
+                let resume = ResumeMatcher(storage: store.storage, lastSeq: before, inputCount: lineCount, source: next)
                 matcher = resume
                 next = resume.next
             }
-            seqs = try appendStreamed(next, to: store, log: log, input: opened, matcher: matcher) {
+            seqs = try appendStreamed(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
                 TestHooks.pause(at: "import-before-commit", console: console)
                 try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
                 progress.message("committing")
@@ -113,7 +117,8 @@ enum Import: Command {
 
     /// Appends what `next` yields as one streamed, all-or-nothing write; a refusal names the input line.
     private static func appendStreamed(
-        _ next: () throws -> [LogEntry]?, to store: LabelStore, log: String, input: ImportInput, matcher: ResumeMatcher?,
+        _ next: () throws -> [LogEntry]?, to store: LabelStore, log: String, input: ImportInput, pipeline: ImportPipeline,
+        matcher: ResumeMatcher?,
         beforeCommit: () throws -> Void
     ) throws -> ClosedRange<UInt64>? {
         do {
@@ -123,6 +128,7 @@ enum Import: Command {
             if case .inconsistentEvent(let refusal) = error.code { reason = "the record does not apply to the log: " + refusal.message }
             guard let index = error.batchIndex else { throw Failure("\(log): \(reason); nothing was imported") }
             // The entries appended are the input's from the first one not skipped on.
+            pipeline.stop()  // the reading thread is done with the input's line numbers
             let line = input.lines.line(ofEntry: (matcher?.skipped ?? 0) + index)
             throw Failure("\(input.name) line \(line): \(reason); nothing was imported")
         }

@@ -46,17 +46,32 @@ extension Platform {
         return Int64(st.st_size)
     }
 
-    /// Reads what is available from `descriptor` into `buffer` (0 at the end), with
-    /// `read(2)`, so that a deferred interrupt ends a wait for input: the read fails with
-    /// EINTR and ``Interrupted`` is thrown.
-    static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String) throws -> Int {
+    /// Reads what is available from `descriptor` into `buffer` (0 at the end). While
+    /// nothing is available it waits in steps of 100 ms, and throws ``Interrupted``
+    /// once a deferred interrupt arrived, or ``Stopped`` once `stop` returns true — so a
+    /// thread waiting for input (a pipe, a terminal) never outlives the command.
+    static func readSome(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, what: String, stop: () -> Bool = { false }
+    ) throws -> Int {
         while true {
+            try checkInterrupt()
+            if stop() { throw Stopped() }
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 100)
+            if ready == 0 { continue }
+            if ready < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw SystemError(code: code, what: what)
+            }
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             let code = errno
-            try checkInterrupt()
-            if code == EINTR { continue }
+            if code == EINTR || code == EAGAIN { continue }
             throw SystemError(code: code, what: what)
         }
     }
+
+    /// What ``readSome(_:into:what:stop:)`` throws when asked to stop.
+    struct Stopped: Error {}
 }
