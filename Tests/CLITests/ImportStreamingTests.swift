@@ -25,7 +25,7 @@ import Testing
         let log = scratch.path("l.labellog")
         try makeGridTileRing(at: log)
         let before = try bytes(log)
-        // 10,000 adds (three chunks and more), a blank line every 997 lines, CRLF endings on some.
+        // 10,000 adds (ten chunks), a blank line every 997 lines, CRLF endings on some.
         var lines: [String] = []
         for n in 10..<10_010 {
             if n % 997 == 0 { lines.append("   ") }
@@ -100,7 +100,7 @@ import Testing
                 }
             }
         }
-        // A grown export: the log holds the first 6,000 of 9,000 records (over two chunk boundaries).
+        // A grown export: the log holds the first 6,000 of 9,000 records (over several chunk boundaries).
         let adds = (0..<9_000).map { Self.add($0 + 1, at: $0) }
         try await check(Array(adds.prefix(6_000)), adds, skips: 6_000, appends: 3_000, "a grown export")
         // Label 1 toggled off, on, off, on, off: the input's first three (off, on, off) match at seq 2

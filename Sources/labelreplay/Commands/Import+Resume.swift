@@ -45,7 +45,7 @@ final class ResumeMatcher {
     /// The next entries to append, `nil` at the end.
     func next() throws -> [LogEntry]? {
         while true {
-            if let rebuilt = try released(max: 4096) { return rebuilt }
+            if let rebuilt = try released(max: Import.chunkSize) { return rebuilt }
             if !queue.isEmpty {
                 defer { queue = [] }
                 return queue

@@ -19,7 +19,7 @@ enum Import: Command {
             has one; never by seq), and only the rest is appended. Rerunning an import that was interrupted, or \
             importing a growing export again, then appends nothing twice.
 
-            The input is streamed: read a block at a time and checked and written 4,096 records at a time, so memory \
+            The input is streamed: read a block at a time and checked and written 1,024 records at a time, so memory \
             stays bounded whatever its size. The records are written as one staged append that only the end commits: \
             until then no reader sees any of them, and a kill or a crash leaves none (the next writer's open cuts them, \
             saving them to LOG.salvaged-<ms>); once committed, all of them appear at once.
@@ -39,7 +39,7 @@ enum Import: Command {
         ])
 
     /// The most entries handed to the store at a time.
-    static let chunkSize = 4096
+    static let chunkSize = 1024
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let log = try arguments.logPath()
@@ -66,7 +66,7 @@ enum Import: Command {
             defer { pipeline.stop() }
             var next: () throws -> [LogEntry]? = {
                 guard let chunk = try pipeline.next() else { return nil }
-                progress.update(chunk.consumed, detail: "line \(chunk.lines)")
+                progress.update(chunk.consumed, detail: "line \(chunk.lines)", often: false)
                 return chunk.entries
             }
             if arguments.flag("resume") {
