@@ -17,7 +17,8 @@ extension LabelStore {
     /// `next`) abandons the append.
     ///
     /// The store's lock is held throughout: reads and other writes wait, and
-    /// so see all of the entries or none. Once committed, the records are
+    /// so see all of the entries or none (`next` and `beforeCommit` must not
+    /// call the store; its storage they may read). Once committed, the records are
     /// applied and published like any write (with no subscriber, the checked
     /// projection simply becomes the store's).
     ///
