@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import LabelProjection
 import LabelStoreTestSupport
 import Testing
 
@@ -115,5 +116,70 @@ import Glibc
         let refused = try await CLI.run(["import", other, "--resume"], stdin: Data(lines.prefix(2).joined(separator: "\n").utf8))
         #expect(refused.status == 1 && refused.stderr.contains("line 1"), "the add was not skipped, so it clashes: \(refused)")
         #expect(try LogReader.readAll(path: other).records.count == 1)
+    }
+
+    /// A kill (SIGKILL: no handler runs) once every record is written but before the commit: the
+    /// records are on disk, yet no reader sees them, and the next writer's open cuts them (saving them
+    /// to `PATH.salvaged-<ms>`), so the log is exactly as it was.
+    @Test func killedJustBeforeTheCommitNothingIsImportedAndTheNextOpenCutsIt() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try makeGridTileRing(at: log)
+        let before = try LogReader.readAll(path: log).records
+        let lines = (4..<3_004).map { ImportStreamingTests.add($0, at: $0 - 1) }.joined(separator: "\n")
+        let running = try CLI.start(
+            ["import", log], stdin: Data(lines.utf8), environment: ["LABELREPLAY_TEST_PAUSE": "import-before-commit"])
+        #expect(try await running.waitFor(stderrContaining: "paused at import-before-commit"), "\(running.stderrSoFar)")
+        let staged = try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int ?? 0
+        #expect(staged > 3_000 * 80, "the records are written before the commit: \(staged) bytes")
+        running.send(SIGKILL)
+        let killed = try await running.wait(atMost: .seconds(30))
+        #expect(killed.status != 0 && !killed.stdout.contains("imported"), "\(killed)")
+
+        // Readers see the log as it was: the staged bytes are not records.
+        let (read, report) = try LogReader.readAll(path: log)
+        #expect(read == before && report.damage?.isTornTail == true, "\(report)")
+        let listed = try await CLI.run(["log", log, "--json"])
+        #expect(try listed.jsonLines().count == 3)
+        // The next writer cuts them, keeping a copy, and the log goes on from seq 4.
+        let added = try await CLI.run(["add", log, "Four"])
+        #expect(added.status == 0 && added.stderr.contains("opening for writing cut"), "\(added)")
+        #expect(scratch.files.contains { $0.hasPrefix("l.labellog.salvaged-") }, "\(scratch.files)")
+        #expect(try LogReader.readAll(path: log).records.count == 4)
+    }
+
+    /// Kills at arbitrary moments of a large import: whenever the kill lands (reading, checking,
+    /// writing, committing, or after), the log holds its records and then none or all of the input's.
+    @Test func killedAtAnyMomentTheLogHoldsNoneOrAllOfTheImport() async throws {
+        let scratch = try Scratch()
+        let input = scratch.path("in.jsonl")
+        let count = 6_000
+        try Data((4..<(4 + count)).map { ImportStreamingTests.add($0, at: $0 - 1) }.joined(separator: "\n").utf8)
+            .write(to: URL(fileURLWithPath: input))
+        // How long a whole import takes here (not asserted: it only spreads the kills over it and past it).
+        let clock = ContinuousClock()
+        let timed = scratch.path("timed.labellog")
+        try makeGridTileRing(at: timed)
+        let started = clock.now
+        #expect(try await CLI.run(["import", timed, input]).status == 0)
+        let whole = clock.now - started
+        var rng = SeededGenerator(seed: 16)
+        var outcomes: [Int: Int] = [:]
+        for round in 0..<6 {
+            let log = scratch.path("k\(round).labellog")
+            try makeGridTileRing(at: log)
+            let running = try CLI.start(["import", log, input])
+            try await Task.sleep(for: whole * Double.random(in: 0.05...1.6, using: &rng))
+            running.send(SIGKILL)
+            _ = try await running.wait(atMost: .seconds(60))
+            let records = try LogReader.readAll(path: log).records
+            #expect(records.count == 3 || records.count == 3 + count, "round \(round): \(records.count) records")
+            outcomes[records.count, default: 0] += 1
+            // Opening for writing settles it the same way.
+            let store = try await LabelStore.open(path: log)
+            #expect(store.lastSeq == UInt64(records.count))
+            await store.close()
+        }
+        print("kills during import: \(outcomes) (records in the log → rounds)")
     }
 }

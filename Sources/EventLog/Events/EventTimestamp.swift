@@ -92,7 +92,14 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
     /// Parses an ISO 8601 date-time as ``init(iso8601:)`` does, telling a
     /// malformed text from a time outside the range a timestamp holds.
     public static func parse(_ text: String) -> Parsed {
-        let scalars = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``parse(_:)`` of the UTF-8 bytes of a text (the JSON line decoder reads
+    /// times in place, without making a `String`).
+    package static func parse(utf8 scalars: UnsafeRawBufferPointer) -> Parsed {
+        if let time = canonical(scalars) { return .time(time) }
         var i = 0
         func isDigit(_ at: Int) -> Bool { at < scalars.count && scalars[at] >= 48 && scalars[at] <= 57 }
         func number(_ digits: Int) -> Int64? {
@@ -178,6 +185,31 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
         }
         guard !total.overflow else { return .outOfRange }
         return .time(EventTimestamp(millisecondsSince1970: total.partialValue))
+    }
+
+    /// The time of exactly the form ``iso8601`` writes for years 0000–9999
+    /// (`2026-11-30T09:15:02.125Z`, 24 bytes), read at fixed offsets, or `nil`
+    /// for any other text (which ``parse(utf8:)`` then reads in full). Accepts
+    /// exactly what the full reading accepts in that form, with the same value.
+    @inline(__always)
+    static func canonical(_ t: UnsafeRawBufferPointer) -> EventTimestamp? {
+        guard t.count == 24, t[4] == 0x2D, t[7] == 0x2D, t[10] == 0x54, t[13] == 0x3A, t[16] == 0x3A, t[19] == 0x2E, t[23] == 0x5A
+        else { return nil }
+        @inline(__always) func digits(_ at: Int, _ n: Int) -> Int64? {
+            var v: Int64 = 0
+            for k in at..<(at + n) {
+                let d = t[k] &- 0x30
+                guard d < 10 else { return nil }
+                v = v * 10 + Int64(d)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+            let minute = digits(14, 2), let second = digits(17, 2), let millis = digits(20, 3),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+        return EventTimestamp(millisecondsSince1970: seconds * 1000 + millis)
     }
 
     /// The ISO 8601 text.

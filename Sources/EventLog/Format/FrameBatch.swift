@@ -33,17 +33,35 @@ struct FrameBatch: ~Copyable {
         _ entries: [LogEntry], firstSeq: UInt64, now: EventTimestamp, format: FrameFormat,
         previous: UInt32, firstContinues: Bool
     ) throws(EventLogError) {
-        precondition(!entries.isEmpty, "a frame batch needs at least one entry")
-        var capacity = entries.count * 96
+        try self.init(count: entries.count, keepsRecords: true, format: format, previous: previous, firstContinues: firstContinues) {
+            entries[$0].record(seq: firstSeq + UInt64($0), now: now)
+        }
+    }
+
+    /// Validates and encodes `records`, already numbered (consecutive seqs) and
+    /// stamped, as ``init(_:firstSeq:now:format:previous:firstContinues:)``
+    /// does its entries; ``records`` stays empty (the caller has them).
+    init(records: [EventRecord], format: FrameFormat, previous: UInt32, firstContinues: Bool) throws(EventLogError) {
+        try self.init(count: records.count, keepsRecords: false, format: format, previous: previous, firstContinues: firstContinues) {
+            records[$0]
+        }
+    }
+
+    private init(
+        count n: Int, keepsRecords: Bool, format: FrameFormat, previous: UInt32, firstContinues: Bool,
+        record makeRecord: (Int) -> EventRecord
+    ) throws(EventLogError) {
+        precondition(n > 0, "a frame batch needs at least one entry")
+        var capacity = n * 96
         var base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         var count = 0
         var records: [EventRecord] = []
-        records.reserveCapacity(entries.count)
+        if keepsRecords { records.reserveCapacity(n) }
         var lastFrameOffset = 0
         var checksum = previous
         var indexed: [(seq: UInt64, offset: Int)] = []
-        for i in entries.indices {
-            let record = entries[i].record(seq: firstSeq + UInt64(i), now: now)
+        for i in 0..<n {
+            let record = makeRecord(i)
             let payloadLength: Int
             do throws(EventLogError) { payloadLength = try record.validatedPayloadLength() } catch {
                 base.deallocate()
@@ -63,11 +81,11 @@ struct FrameBatch: ~Copyable {
             precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
             checksum = Frame.seal(
                 frame, payloadLength: payloadLength, format: format, previous: checksum,
-                continues: i > entries.startIndex || firstContinues)
+                continues: i > 0 || firstContinues)
             lastFrameOffset = count
             if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
             count += frameLength
-            records.append(record)
+            if keepsRecords { records.append(record) }
         }
         self.records = records
         self.lastFrameOffset = lastFrameOffset

@@ -52,6 +52,38 @@ public final class LogReader {
     /// The byte offset the next record is read from.
     public var offset: Int64 { cursor.offset }
 
+    /// Where the last record read is (`nil` before the first): its seq,
+    /// frame offset and length, and stored checksum, which in a format
+    /// version 2 log names the whole history up to it.
+    package private(set) var lastPosition: LogPosition?
+
+    /// Whether this reader's file still holds the record at `position`: a
+    /// whole frame of that length and checksum, holding that seq, at that
+    /// offset (one read). A follower asks it of its last record to notice a
+    /// log cut or rewritten under it.
+    ///
+    /// - Throws: ``EventLogError/Code/ioError`` when the read fails.
+    package func holds(_ position: LogPosition) throws(EventLogError) -> Bool {
+        try Recovery.holdsRecord(file, format: cursor.format, at: position, fileLength: try file.size())
+    }
+
+    /// Moves this reader to just after the record at `position`, if its file
+    /// holds that record (``holds(_:)``): the next record read is
+    /// `position.seq + 1`, checked to follow it. Returns whether it moved. For
+    /// a follower that reopened a replaced file holding the same history.
+    ///
+    /// - Throws: ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)``
+    ///   closure; ``EventLogError/Code/ioError`` when the read fails.
+    package func resume(after position: LogPosition) throws(EventLogError) -> Bool {
+        try checkNotVisiting()
+        guard try holds(position) else { return false }
+        cursor = FrameCursor(
+            file: file, format: cursor.format, offset: position.end, expectedSeq: position.seq + 1,
+            previousChecksum: position.checksum, verifiesZeroTail: false)
+        lastPosition = position
+        return true
+    }
+
     /// The file's current size in bytes.
     ///
     /// - Throws: ``EventLogError/Code/ioError`` when the file cannot be `fstat`ed.
@@ -126,7 +158,8 @@ public final class LogReader {
     /// The next whole record decoded in place (valid until the cursor is next used), or `nil`; see ``next()``.
     func nextView() throws(EventLogError) -> EventRecordView? {
         switch try cursor.next() {
-        case .record(let view, _):
+        case .record(let view, let at):
+            noteRead(view, at: at)
             return view
         case .skipped:
             preconditionFailure("a reader's cursor decodes every record")
@@ -147,7 +180,8 @@ public final class LogReader {
                 return nil
             }
             switch try cursor.next() {
-            case .record(let view, _):
+            case .record(let view, let at):
+                noteRead(view, at: at)
                 return view
             case .skipped:
                 preconditionFailure("a reader's cursor decodes every record")
@@ -160,6 +194,12 @@ public final class LogReader {
                 throw corruption(again)
             }
         }
+    }
+
+    /// Notes where the record just read is (``lastPosition``).
+    @inline(__always)
+    private func noteRead(_ view: EventRecordView, at offset: Int64) {
+        lastPosition = LogPosition(seq: view.seq, offset: offset, length: cursor.offset - offset, checksum: cursor.previousChecksum)
     }
 
     private func corruption(_ problem: FrameProblem) -> EventLogError {

@@ -22,6 +22,7 @@ extension LogWriter {
         try state.withLock { (s) throws(EventLogError) -> Int64 in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
+            try refuseWhileStaging(s)
             guard seq <= s.lastSeq else {
                 throw EventLogError(
                     .invalidEvent, "cannot keep records through seq \(seq): the log ends at seq \(s.lastSeq)", path: path,

@@ -71,6 +71,10 @@ public final class LogWriter: EventStorage, Sendable {
         /// Incremented whenever records are cut, so a read's offsets noted
         /// without the lock are not put into the index of a changed file.
         var generation: UInt64 = 0
+        /// The staged append in progress, if any (``appendStaged(expectedLastSeq:_:)``).
+        var staging: Staging?
+        /// How many staged appends were begun (each one's token).
+        var stagingTokens: UInt64 = 0
     }
 
     /// The log file's path.
@@ -277,6 +281,7 @@ public final class LogWriter: EventStorage, Sendable {
         let (records, file, epoch) = try state.withLock { (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
+            try refuseWhileStaging(s)
             if let expectedLastSeq, expectedLastSeq != s.lastSeq {
                 throw EventLogError(
                     .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path,
@@ -355,7 +360,7 @@ public final class LogWriter: EventStorage, Sendable {
     /// Extends the file with zero bytes to a whole number of preallocation
     /// steps past `needed`, and (for syncing modes) syncs the new size once.
     /// A failed sync poisons the writer, like any other.
-    private func preallocate(_ s: inout State, file: any LogFile, needed: Int64, sync: Bool) throws(EventLogError) {
+    func preallocate(_ s: inout State, file: any LogFile, needed: Int64, sync: Bool) throws(EventLogError) {
         let step = Self.preallocationStep(base: options.preallocation, allocated: s.allocated)
         let target = (needed + step - 1) / step * step
         let zeros = [UInt8](repeating: 0, count: Int(min(target - s.allocated, 256 << 10)))
@@ -462,11 +467,12 @@ public final class LogWriter: EventStorage, Sendable {
     public func close() {
         state.withLock { s in
             if let file = s.file, s.allocated > s.end, syncs.poison == nil {
-                // Trim the preallocated space; either size is a valid log if this is interrupted.
+                // Trim the preallocated space (and a staged append never committed); either size is a valid log if this is interrupted.
                 try? file.truncate(to: s.end)
             }
             if let file = s.file { ReadLeases.close(file, of: self) }
             s.file = nil
+            s.staging = nil
         }
     }
 }

@@ -23,11 +23,11 @@ enum Export: Command {
         let to = try arguments.seq("to")
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let replay = try Replay(path: path, folds: false, console: console)
-        let encoder = JSONLines()
-        while let step = try replay.next() {
-            if let to, step.record.seq > to { break }
-            if step.record.seq >= from { console.line(try encoder.line(step.record)) }
-            if console.outputFailed { break }
+        // Each record is written from its view in the read buffer, as `JSONEncoder` would write it (`JSONLine.write`).
+        try replay.forEachView(from: from) { view in
+            if let to, view.seq > to { return false }
+            console.line { JSONLine.write(view, to: &$0) }
+            return !console.outputFailed
         }
         replay.warnAboutTail()
         return ExitStatus.success

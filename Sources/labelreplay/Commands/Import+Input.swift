@@ -1,53 +1,188 @@
 import EventLog
 import Foundation
 
-extension Import {
-    /// The bytes of `source` (`-` is standard input, read so that Ctrl-C ends the wait).
-    static func read(_ source: String) throws -> Data {
+/// `import`'s input: a file or standard input, read a block at a time and
+/// decoded into entries a chunk at a time, so memory holds one block (or the
+/// longest line) and one chunk, whatever the input's size.
+///
+/// Lines are read with the JSON line decoder of `EventLog` (`JSONLine`), which
+/// reads `export`'s lines in place and hands anything else to `JSONDecoder`.
+final class ImportInput {
+    /// How the input is named in messages: its path, or `standard input`.
+    let name: String
+    /// The input's size when it is a regular file (for progress).
+    let size: Int64?
+    /// Which line each entry came from.
+    private(set) var lines = LineNumbers()
+    /// The bytes consumed so far.
+    private(set) var consumed: Int64 = 0
+
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: UnsafeMutableRawBufferPointer
+    /// The unread bytes are `buffer[start..<end]`.
+    private var start = 0
+    private var end = 0
+    private var endOfInput = false
+    private var lineNumber = 0
+    /// How many lines were read so far.
+    var linesRead: Int { lineNumber }
+    private var entryCount = 0
+    private let decoder = JSONDecoder()
+    /// Asked while waiting for input: `true` ends the wait (``Platform/Stopped``).
+    var stopRequested: () -> Bool = { false }
+
+    /// The bytes read from the input at a time.
+    static let blockSize = 1 << 20
+
+    /// Opens `source` (`-` is standard input).
+    init(_ source: String) throws {
         if source == "-" {
+            name = "standard input"
+            descriptor = 0
+            ownsDescriptor = false
+        } else {
+            if source.isEmpty { throw UsageError("the value '' is invalid for '<file>': expected a file name, or '-' for standard input") }
+            name = source
+            if let kind = Platform.unreadableKind(source) { throw Failure("\(source): is \(kind); give the JSON Lines file to import") }
             do {
-                return Data(try Platform.readStandardInput())
-            } catch let error as SystemError {
-                throw Failure("standard input: \(error.what): \(Platform.describe(errno: error.code))")
+                descriptor = try Platform.openForReading(source)
+            } catch {
+                if error.code == ENOENT {
+                    throw Failure("\(source): no such file; give the JSON Lines file to import, or '-' for standard input")
+                }
+                throw Failure("\(source): cannot read the file: \(Platform.describe(errno: error.code)); check its permissions")
             }
+            ownsDescriptor = true
         }
-        if source.isEmpty { throw UsageError("the value '' is invalid for '<file>': expected a file name, or '-' for standard input") }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-            throw Failure("\(source): no such file; give the JSON Lines file to import, or '-' for standard input")
-        }
-        if isDirectory.boolValue { throw Failure("\(source): is a directory; give the JSON Lines file to import") }
-        guard let data = FileManager.default.contents(atPath: source) else {
-            throw Failure("\(source): cannot read the file; check its permissions")
-        }
-        return data
+        size = Platform.regularFileSize(descriptor)
+        buffer = .allocate(byteCount: Self.blockSize, alignment: 16)
     }
 
-    /// The entries of every non-empty line, with each entry's line number.
-    static func decode(_ data: Data, from name: String, progress: Progress) throws -> ([LogEntry], [Int]) {
-        let decoder = JSONDecoder()
+    deinit {
+        if ownsDescriptor { Platform.closeFile(descriptor) }
+        buffer.deallocate()
+    }
+
+    /// The next entries, at most `maxCount` of them, each checked to be a record's JSON
+    /// form (a bad line throws, naming its number); `nil` at the end of the input.
+    func nextChunk(maxCount: Int) throws -> [LogEntry]? {
         var entries: [LogEntry] = []
-        var lines: [Int] = []
-        var lineNumber = 0
-        var start = data.startIndex
-        while start < data.endIndex {
-            let end = data[start...].firstIndex(of: 0x0A) ?? data.endIndex
-            lineNumber += 1
-            let line = data[start..<end]
-            start = end < data.endIndex ? data.index(after: end) : end
-            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
-            do {
-                entries.append(try decoder.decode(LogEntry.self, from: line))
-                lines.append(lineNumber)
-            } catch let error as DecodingError {
-                throw Failure("\(name) line \(lineNumber): \(describe(error)); nothing was imported")
-            }
-            if lineNumber & 0x3FF == 0 { try Platform.checkInterrupt() }
-            progress.update(Int64(start - data.startIndex), detail: "line \(lineNumber)")
+        entries.reserveCapacity(min(maxCount, 4096))
+        // The hot loop works on locals: the properties of a class are checked for exclusive access at each use.
+        var lineNumber = self.lineNumber
+        var blankRun = 0
+        var at = start
+        defer {
+            consumed += Int64(at - start)
+            start = at
+            self.lineNumber = lineNumber
+            if blankRun > 0 { lines.noteBlankLines(blankRun, before: entryCount) }
         }
-        return (entries, lines)
+        while entries.count < maxCount {
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let line: UnsafeRawBufferPointer
+            if let newline = memchr(base + at, 0x0A, end - at) {
+                let stop = base.distance(to: UnsafeRawPointer(newline))
+                line = UnsafeRawBufferPointer(start: base + at, count: stop - at)
+                at = stop + 1
+            } else if endOfInput {
+                guard at < end else { break }
+                line = UnsafeRawBufferPointer(start: base + at, count: end - at)
+                at = end
+            } else {
+                consumed += Int64(at - start)
+                start = at
+                try refill()
+                at = start
+                continue
+            }
+            lineNumber += 1
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
+                blankRun += 1
+                continue
+            }
+            do {
+                entries.append(try JSONLine.decode(line, decoder: decoder))
+            } catch let error as DecodingError {
+                throw Failure("\(name) line \(lineNumber): \(Import.describe(error)); nothing was imported")
+            }
+            if blankRun > 0 {
+                lines.noteBlankLines(blankRun, before: entryCount)
+                blankRun = 0
+            }
+            entryCount += 1
+        }
+        try Platform.checkInterrupt()
+        return entries.isEmpty ? nil : entries
     }
 
+    /// Moves the unread bytes to the front (growing the buffer for a line longer than it) and reads more.
+    private func refill() throws {
+        if start > 0 {
+            let count = end - start
+            if count > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: count) }
+            start = 0
+            end = count
+        }
+        if end == buffer.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+            grown.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: end)
+            buffer.deallocate()
+            buffer = grown
+        }
+        let free = UnsafeMutableRawBufferPointer(rebasing: buffer[end...])
+        let count: Int
+        do {
+            count = try Platform.readSome(descriptor, into: free, what: "cannot read \(name)", stop: stopRequested)
+        } catch let error as SystemError {
+            throw Failure("\(name): \(error.what): \(Platform.describe(errno: error.code))")
+        }
+        if count == 0 { endOfInput = true }
+        end += count
+    }
+
+    /// How many lines the file at `path` has at most (line feeds + 1), read once
+    /// without decoding; `nil` for standard input, which cannot be read twice.
+    static func lineCount(_ source: String) throws -> Int? {
+        guard source != "-" else { return nil }
+        let input = try ImportInput(source)
+        var count = 1
+        while true {
+            let block = UnsafeMutableRawBufferPointer(rebasing: input.buffer[0...])
+            let n = try Platform.readSome(input.descriptor, into: block, what: "cannot read \(input.name)")
+            if n == 0 { return count }
+            for byte in UnsafeRawBufferPointer(rebasing: block[0..<n]) where byte == 0x0A { count += 1 }
+        }
+    }
+}
+
+/// Which line of the input each entry came from, without a number per entry:
+/// entry i is on line i + 1 plus the blank lines before it, and only the
+/// entries where that count of blank lines grows are noted.
+struct LineNumbers {
+    /// (first entry, blank lines before it), in entry order.
+    private var breaks: [(entry: Int, blanks: Int)] = []
+
+    /// `count` more blank lines were read before entry `index` (0-based, in input order).
+    mutating func noteBlankLines(_ count: Int, before index: Int) {
+        let blanks = (breaks.last?.blanks ?? 0) + count
+        if breaks.last?.entry == index { breaks[breaks.count - 1].blanks = blanks } else { breaks.append((index, blanks)) }
+    }
+
+    /// The line number (1-based) of entry `index`.
+    func line(ofEntry index: Int) -> Int {
+        var low = 0
+        var high = breaks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if breaks[mid].entry <= index { low = mid + 1 } else { high = mid }
+        }
+        return index + 1 + (low == 0 ? 0 : breaks[low - 1].blanks)
+    }
+}
+
+extension Import {
     /// A short reason for a JSON decoding failure, naming the field.
     static func describe(_ error: DecodingError) -> String {
         func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }

@@ -19,6 +19,11 @@ enum Import: Command {
             has one; never by seq), and only the rest is appended. Rerunning an import that was interrupted, or \
             importing a growing export again, then appends nothing twice.
 
+            The input is streamed: read a block at a time and checked and written 1,024 records at a time, so memory \
+            stays bounded whatever its size. The records are written as one staged append that only the end commits: \
+            until then no reader sees any of them, and a kill or a crash leaves none (the next writer's open cuts them, \
+            saving them to LOG.salvaged-<ms>); once committed, all of them appear at once.
+
             Ctrl-C before the records are committed leaves the log as it was (a log this import created is removed \
             again) and says so; after the commit it says how many records were committed and at which seqs. Either \
             way the exit status is 130.
@@ -33,44 +38,47 @@ enum Import: Command {
             "import copy.labellog labels.jsonl --resume"
         ])
 
+    /// The most entries handed to the store at a time.
+    static let chunkSize = 1024
+
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let log = try arguments.logPath()
         let source = arguments.optionalPositional("file") ?? "-"
-        let name = source == "-" ? "standard input" : source
         Platform.deferInterrupts()
         // The log first, so that a log that cannot be written fails before a long input is read.
         let store = try Writing.open(log, create: true, console: console)
         defer { store.close() }
         let created = store.createdLog
         let before = store.lastSeq
-        let records: [EventRecord]
-        var skipped = 0
+        var name = source == "-" ? "standard input" : source
+        var matcher: ResumeMatcher?
+        let seqs: ClosedRange<UInt64>?
         do {
-            let data = try read(source)
+            let opened = try ImportInput(source)
+            name = opened.name
             try Platform.checkInterrupt()
-            let progress = Progress("importing \(name)", total: Int64(data.count), console: console)
+            let progress = Progress("importing \(name)", total: opened.size, console: console)
             defer { progress.finish() }
-            var (entries, lines) = try decode(data, from: name, progress: progress)
+            let lineCount = arguments.flag("resume") ? try ImportInput.lineCount(source) : nil
+            // The input is read and decoded on a second thread, while this one checks and writes.
+            let pipeline = ImportPipeline(opened, chunkSize: chunkSize)
+            pipeline.start()
+            defer { pipeline.stop() }
+            var next: () throws -> [LogEntry]? = {
+                guard let chunk = try pipeline.next() else { return nil }
+                progress.update(chunk.consumed, detail: "line \(chunk.lines)", often: false)
+                return chunk.entries
+            }
             if arguments.flag("resume") {
-                progress.message("comparing with the records at the end of \(log)")
-                skipped = try alreadyPresent(entries, in: log, lastSeq: before)
-                entries.removeFirst(skipped)
-                lines.removeFirst(skipped)
+                let resume = ResumeMatcher(storage: store.storage, lastSeq: before, inputCount: lineCount, source: next)
+                matcher = resume
+                next = resume.next
             }
-            guard !entries.isEmpty else {
-                if created { Writing.discardNewLog(store, path: log) }
-                progress.finish()
-                let why =
-                    skipped > 0
-                    ? "all \(count(skipped)) of \(name) are already at the end of \(log) (seq \(before - UInt64(skipped) + 1)…\(before))"
-                    : "\(name) holds no records"
-                console.line(Escape.text("nothing to import: " + why))
-                return ExitStatus.success
+            seqs = try appendStreamed(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
+                TestHooks.pause(at: "import-before-commit", console: console)
+                try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
+                progress.message("committing")
             }
-            TestHooks.pause(at: "import-before-commit", console: console)
-            try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
-            progress.message("checking and appending \(count(entries.count))")
-            records = try append(entries, lines: lines, from: name, to: store)
         } catch {
             if created { Writing.discardNewLog(store, path: log) }
             if let interrupted = error as? Interrupted {
@@ -83,37 +91,54 @@ enum Import: Command {
             }
             throw error
         }
+        let skipped = matcher?.skipped ?? 0
+        guard let seqs else {
+            if created { Writing.discardNewLog(store, path: log) }
+            let why =
+                skipped > 0
+                ? "all \(count(skipped)) of \(name) are already at the end of \(log) (seq \(before - UInt64(skipped) + 1)…\(before))"
+                : "\(name) holds no records"
+            console.line(Escape.text("nothing to import: " + why))
+            return ExitStatus.success
+        }
         TestHooks.pause(at: "import-after-commit", console: console)
-        let range = Self.range(records.map(\.seq))
+        let imported = Int(seqs.count)
+        let range = Self.range(seqs)
         let skippedText = skipped > 0 ? " (skipped the first \(count(skipped)), already in the log)" : ""
-        console.line(Escape.text("imported \(count(records.count)) into \(log) as \(range)\(skippedText)"))
+        console.line(Escape.text("imported \(count(imported)) into \(log) as \(range)\(skippedText)"))
         if let signal = Platform.pendingInterrupt {
             console.error(
-                "\(log): interrupted after the import was committed: \(count(records.count)) were committed as \(range); running the same import again would append them again, unless with --resume"
+                "\(log): interrupted after the import was committed: \(count(imported)) were committed as \(range); running the same import again would append them again, unless with --resume"
             )
             return Interrupted(signal: signal).status
         }
         return ExitStatus.success
     }
 
-    /// Appends `entries` in one atomic write; a refusal names the input line.
-    private static func append(_ entries: [LogEntry], lines: [Int], from name: String, to store: LabelStore) throws -> [EventRecord] {
+    /// Appends what `next` yields as one streamed, all-or-nothing write; a refusal names the input line.
+    private static func appendStreamed(
+        _ next: () throws -> [LogEntry]?, to store: LabelStore, log: String, input: ImportInput, pipeline: ImportPipeline,
+        matcher: ResumeMatcher?,
+        beforeCommit: () throws -> Void
+    ) throws -> ClosedRange<UInt64>? {
         do {
-            return try store.append(entries: entries)
-        } catch {
-            let index = error.batchIndex ?? 0
+            return try store.appendStreamed(next, beforeCommit: beforeCommit)
+        } catch let error as StoreError {
             var reason = ErrorText.describe(error)
             if case .inconsistentEvent(let refusal) = error.code { reason = "the record does not apply to the log: " + refusal.message }
-            throw Failure("\(name) line \(lines[index]): \(reason); nothing was imported")
+            guard let index = error.batchIndex else { throw Failure("\(log): \(reason); nothing was imported") }
+            // The entries appended are the input's from the first one not skipped on.
+            pipeline.stop()  // the reading thread is done with the input's line numbers
+            let line = input.lines.line(ofEntry: (matcher?.skipped ?? 0) + index)
+            throw Failure("\(input.name) line \(line): \(reason); nothing was imported")
         }
     }
 
     /// `1 record`, `7 records`.
     static func count(_ count: Int) -> String { "\(count) record\(count == 1 ? "" : "s")" }
 
-    /// `seq 4` or `seq 4…9` for consecutive seqs.
-    static func range(_ seqs: [UInt64]) -> String {
-        guard let first = seqs.first, let last = seqs.last else { return "no seq" }
-        return first == last ? "seq \(first)" : "seq \(first)…\(last)"
+    /// `seq 4` or `seq 4…9`.
+    static func range(_ seqs: ClosedRange<UInt64>) -> String {
+        seqs.lowerBound == seqs.upperBound ? "seq \(seqs.lowerBound)" : "seq \(seqs.lowerBound)…\(seqs.upperBound)"
     }
 }

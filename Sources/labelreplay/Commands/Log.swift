@@ -21,7 +21,10 @@ enum Log: Command {
 
             --follow keeps printing events that another process appends, until interrupted (Ctrl-C). Alone it starts \
             at the end, like tail -f; with -n N it first prints the last N events, with --from where that says. It \
-            reads without locking, so it works beside a writer.
+            reads without locking, so it works beside a writer. It notices the file being replaced (another file \
+            moved to the path): if the new file holds the same history it goes on from the next seq, saying so on \
+            standard error; otherwise, and when the log is cut or rewritten under it (records already printed are \
+            gone), it says so and exits 1.
 
             Text output has fixed column widths, so every line, including those --follow prints later, lines up \
             with the header (--no-header leaves the header out). When nothing matches, '(no matching events)' goes \
@@ -107,7 +110,7 @@ enum Log: Command {
             return true
         }
 
-        var more = try drain()
+        let more = try drain()
         replay.stopProgress()
         for (record, titles) in kept.take() { try printer.print(record) { titles[$0] } }
         guard follow else {
@@ -118,11 +121,7 @@ enum Log: Command {
         printer.printHeader()
         console.flush()
         Platform.allowInterrupts()
-        while more && !console.outputFailed {
-            Thread.sleep(forTimeInterval: 0.2)
-            more = try drain()
-            console.flush()
-        }
+        if more { try Self.followLive(replay, path: path, console: console, drain: drain) }
         return ExitStatus.success
     }
 }

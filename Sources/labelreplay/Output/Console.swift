@@ -36,6 +36,14 @@ final class Console {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Writes the bytes `write` appends, and a newline, to standard output (for output
+    /// made straight into bytes: `export`). The caller escapes untrusted parts.
+    func line(appending write: (inout [UInt8]) -> Void) {
+        write(&buffer)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     /// Writes every line of `lines`.
     func lines(_ lines: [String]) { for text in lines { line(text) } }
 

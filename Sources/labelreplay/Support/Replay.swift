@@ -37,7 +37,7 @@ final class Replay {
     private let strict: Bool
     /// Whether records are folded at all (`trace` folds them itself).
     private let folds: Bool
-    private let reader: LogReader
+    private var reader: LogReader
     private let console: Console
     private var progress: Progress?
 
@@ -178,8 +178,47 @@ final class Replay {
         lastSeq = last
     }
 
+    /// Calls `body` with each record from `seq` on that is complete now, decoded in
+    /// place (no copy, not folded, titles not noted), until it returns `false`. For
+    /// non-folding replays that only pass records on (`export`).
+    func forEachView(from seq: UInt64, _ body: (EventRecordView) throws -> Bool) throws {
+        precondition(!folds, "a folding replay must fold every record")
+        struct Stop: Error {}
+        var last = lastSeq
+        do {
+            try reader.forEachView(from: seq) { view in
+                last = view.seq
+                guard try body(view) else { throw Stop() }
+            }
+            reachedEnd = true
+        } catch is Stop {
+        }
+        lastSeq = last
+    }
+
     /// The byte offset where the records read so far end.
     var recordsEnd: Int64 { reader.offset }
+
+    /// Whether the file still holds the last record read, unchanged (true before the first).
+    func holdsLastRecord() throws -> Bool {
+        guard let last = reader.lastPosition else { return true }
+        return try reader.holds(last)
+    }
+
+    /// Opens the file now at ``path`` and, if it holds the last record read as it
+    /// was (the same history, e.g. a copy moved into place), reads on from it.
+    /// Returns whether it did; the reader is unchanged if not.
+    func reopen() throws -> Bool {
+        let fresh = try Self.openReader(path)
+        guard fresh.header.logID == header.logID else { return false }
+        guard let last = reader.lastPosition else {
+            reader = fresh
+            return true
+        }
+        guard try fresh.resume(after: last) else { return false }
+        reader = fresh
+        return true
+    }
 
     /// The file's size now.
     func fileSize() throws -> Int64 { try reader.fileSize() }
@@ -197,7 +236,7 @@ final class Replay {
     func warnAboutTail() {
         guard reachedEnd, let tail = try? tail() else { return }
         console.warning(
-            "\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(list.lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)"
+            "\(path): \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(lastSeq), are not a complete record (a torn tail, or a write in progress); they are ignored ('\(Tool.name) repair' cuts a torn tail)"
         )
     }
 }

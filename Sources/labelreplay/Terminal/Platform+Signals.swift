@@ -61,26 +61,6 @@ extension Platform {
         for _ in 0..<(seconds * 100) where pendingInterrupt == nil { usleep(10_000) }
     }
 
-    /// All of standard input, read with `read(2)` so that a deferred interrupt ends
-    /// the wait (the read fails with EINTR and ``Interrupted`` is thrown).
-    static func readStandardInput() throws -> [UInt8] {
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: chunk[0..<count])
-            } else if count == 0 {
-                return data
-            } else {
-                let code = errno
-                try checkInterrupt()
-                if code == EINTR { continue }
-                throw SystemError(code: code, what: "cannot read standard input")
-            }
-        }
-    }
-
     /// Makes sure Ctrl-C (SIGINT) and SIGTERM end the process, even when the
     /// parent started it with those signals blocked (a blocked mask is
     /// inherited across exec). Used by commands that run until interrupted.

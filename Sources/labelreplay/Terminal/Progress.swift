@@ -39,10 +39,11 @@ final class Progress {
     }
 
     /// Reports that `done` units are done; `detail` (e.g. `seq 1200`) is shown after the figures.
-    func update(_ done: Int64, detail: @autoclosure () -> String = "") {
+    /// Reads the clock every 64 calls, or at every call when `often` is false (for callers that report rarely).
+    func update(_ done: Int64, detail: @autoclosure () -> String = "", often: Bool = true) {
         guard console.progressAllowed else { return }
         calls += 1
-        guard calls & 0x3F == 0 else { return }  // read the clock every 64 calls
+        guard !often || calls & 0x3F == 0 else { return }  // read the clock every 64 calls
         let now = clock.now
         guard now >= nextDraw else { return }
         if let quietSince = console.lastOutput, now < quietSince.advanced(by: delay) { return }
