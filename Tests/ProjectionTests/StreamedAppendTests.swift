@@ -66,7 +66,7 @@ import Testing
         var chunks = Self.chunks(first: 10, count: 900, size: 400, startIndex: 1)
         chunks[2][50] = LogEntry(.toggled(id: testID(99_999), isEnabled: false))
         do {
-            try store.appendStreamed(Self.source(chunks))
+            _ = try store.appendStreamed(Self.source(chunks))
             Issue.record("an entry for an unknown label was appended")
         } catch let error as StoreError {
             #expect(error.batchIndex == 850, "\(error)")
