@@ -156,20 +156,16 @@ import Glibc
         let count = 6_000
         try Data((4..<(4 + count)).map { ImportStreamingTests.add($0, at: $0 - 1) }.joined(separator: "\n").utf8)
             .write(to: URL(fileURLWithPath: input))
-        // How long a whole import takes here (not asserted: it only spreads the kills over it and past it).
-        let clock = ContinuousClock()
-        let timed = scratch.path("timed.labellog")
-        try makeGridTileRing(at: timed)
-        let started = clock.now
-        #expect(try await CLI.run(["import", timed, input]).status == 0)
-        let whole = clock.now - started
+        // Kills spread over the first 2.5 s: on a quiet machine an import of this input takes about 1.5 s
+        // in a debug build (so both outcomes happen); under load most kills land before the commit. The
+        // test asserts none-or-all either way, and never waits on the machine's speed.
         var rng = SeededGenerator(seed: 16)
         var outcomes: [Int: Int] = [:]
         for round in 0..<6 {
             let log = scratch.path("k\(round).labellog")
             try makeGridTileRing(at: log)
             let running = try CLI.start(["import", log, input])
-            try await Task.sleep(for: whole * Double.random(in: 0.05...1.6, using: &rng))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...2_500, using: &rng)))
             running.send(SIGKILL)
             _ = try await running.wait(atMost: .seconds(60))
             let records = try LogReader.readAll(path: log).records
