@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Internal invariant checks (as swift-collections' COLLECTIONS_INTERNAL_CHECKS):
@@ -27,14 +27,31 @@ let package = Package(
     products: [
         .library(name: "EventLog", targets: ["EventLog"]),
         .library(name: "LabelProjection", targets: ["LabelProjection"]),
-        .executable(name: "labelreplay", targets: ["labelreplay"])
+        .executable(name: "labelreplay", targets: ["labelreplay"]),
+        // The PostgreSQL backend; its code is compiled only with the `Postgres` trait.
+        .library(name: "LabelStorePostgres", targets: ["LabelStorePostgres"])
+    ],
+    // `Postgres` (off by default) builds the PostgreSQL backend on libpq, a system
+    // C library: `swift build --traits Postgres`, or in an app's dependency
+    // `.package(url: …, traits: ["Postgres"])`. Without it nothing needs libpq.
+    traits: [
+        .trait(name: "Postgres", description: "The PostgreSQL backend (LabelStorePostgres), built on libpq.")
     ],
     targets: [
         // Hardware CRC-32C (SSE 4.2 / ARMv8 CRC); EventLog falls back to portable Swift without it.
         .target(name: "CCRC32C"),
         .target(name: "EventLog", dependencies: ["CCRC32C"]),
         .target(name: "LabelProjection", dependencies: ["EventLog"], swiftSettings: projectionSettings),
-        .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection"]),
+        // libpq through pkg-config; reached only through dependencies conditioned on the trait.
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(
+            name: "LabelStorePostgres",
+            dependencies: [
+                "EventLog", "LabelProjection",
+                .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))
+            ]),
+        .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection", "LabelStorePostgres"]),
         // What the tests and their child process share (seeded randomness, stress records,
         // fixtures, finding the built executables); not a product.
         .target(name: "LabelStoreTestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
@@ -45,6 +62,13 @@ let package = Package(
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
         // Every ```swift block of README.md, docs/ and the DocC articles, compiled (and run).
         .testTarget(name: "SnippetTests", dependencies: ["LabelProjection", "EventLog"]),
+        // Runs against a real server (scripts/pg-test-server); compiled only with the trait.
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: [
+                "LabelStorePostgres", "EventLog", "LabelProjection", "LabelStoreTestSupport",
+                .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))
+            ]),
         .testTarget(
             name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
             exclude: ["Golden"])

@@ -38,6 +38,27 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A ``LogReader`` was used from inside its own ``LogReader/forEachView(from:_:)``
         /// closure, which would move the buffer the view being visited points into.
         case readerBusy
+        /// A server location cannot be used as written: not a PostgreSQL URL, no
+        /// list named, a bad list or schema name (the PostgreSQL backend).
+        case invalidLocation
+        /// The server cannot be reached, or the connection to it was lost (the
+        /// PostgreSQL backend). An append that failed with it may or may not
+        /// have been committed; the backend's own retry settles which.
+        case connectionFailed
+        /// The server refused the login (wrong password, unknown role, no
+        /// access to the database).
+        case authenticationFailed
+        /// The server refused a statement; the message carries its SQLSTATE.
+        case serverError
+        /// A statement or lock wait outlasted its timeout (`statement_timeout`,
+        /// `lock_timeout`); nothing of the statement took effect.
+        case timedOut
+        /// The server's database has no list of this name (and creating it
+        /// was not asked for).
+        case listNotFound
+        /// The server's database has no label store schema (and creating it
+        /// was not asked for).
+        case schemaMissing
     }
 
     /// The stable code.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The small protocol through which a store reaches its log.
 ///
 /// A file (``LogWriter``), memory (``InMemoryEventLog``), or a table in a
@@ -7,11 +9,39 @@
 /// - seqs are gapless, start at 1, and are assigned by the storage;
 /// - `append` is all-or-nothing and returns only when the records are as
 ///   durable as the storage promises;
-/// - `read(from:maxCount:)` returns records in seq order and never a partial one.
-///   Following new records is polling `read` from the next seq.
+/// - `read(from:maxCount:)` returns records in seq order and never a partial one:
+///   a read from seq `n` returns `n, n+1, …` with no gap, or nothing;
+/// - several writers (several stores over one storage, several processes or
+///   hosts over a server) are ordered by `expectedLastSeq`: an append whose
+///   expectation no longer holds fails with ``EventLogError/Code/seqConflict``
+///   and appends nothing.
+///
+/// Following new records is reading from the next seq; ``waitForAppends(after:timeout:)``
+/// says when to read (a server log wakes on a notification, the others poll).
+/// One contract test suite runs against every storage of this package.
 public protocol EventStorage: AnyObject, Sendable {
-    /// The seq of the last record (0 when empty).
+    /// The seq of the last record known to this storage object (0 when empty).
+    ///
+    /// For a log with one writer (a file log, whose lock keeps other writers
+    /// out) it is exact. For a shared storage (a server log, an in-memory log
+    /// several stores append to) it is the last seq this object appended or
+    /// read; ``refreshLastSeq()`` asks the storage itself.
     var lastSeq: UInt64 { get }
+    /// The seq of the last record, read from the storage now (a server log
+    /// asks the server); ``lastSeq`` afterwards is at least this.
+    ///
+    /// - Throws: ``EventLogError`` when the storage cannot be asked.
+    func refreshLastSeq() throws(EventLogError) -> UInt64
+    /// Waits until the storage may hold records after `seq`, or until
+    /// `timeout` passes; returns whether it may. A `true` is a hint (read from
+    /// `seq + 1` to see), a `false` means none were seen.
+    ///
+    /// The default implementation polls ``refreshLastSeq()`` every 10 ms; a
+    /// server log waits for a notification, with a timed poll beside it.
+    ///
+    /// - Throws: ``EventLogError`` when the storage cannot be asked (a server
+    ///   log reconnects first and throws only when it cannot).
+    func waitForAppends(after seq: UInt64, timeout: Duration) throws(EventLogError) -> Bool
     /// Appends entries after `expectedLastSeq` (when given), all or nothing,
     /// and returns their records with the seqs the storage assigned.
     ///
@@ -28,6 +58,23 @@ public protocol EventStorage: AnyObject, Sendable {
 }
 
 extension EventStorage {
+    /// ``lastSeq``: storages with one writer know their last seq exactly.
+    public func refreshLastSeq() throws(EventLogError) -> UInt64 { lastSeq }
+
+    /// Polls ``refreshLastSeq()`` every 10 ms until it passes `seq` or `timeout` passes.
+    public func waitForAppends(after seq: UInt64, timeout: Duration) throws(EventLogError) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            if try refreshLastSeq() > seq { return true }
+            let now = clock.now
+            if now >= deadline { return false }
+            let step = min(Duration.milliseconds(10), now.duration(to: deadline))
+            let (seconds, attoseconds) = step.components
+            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        }
+    }
+
     /// Calls `body` for every record from `seq` through `last` (inclusive; `nil` means the end), in order,
     /// reading in batches. `body` returns `false` to stop early.
     ///

@@ -1,4 +1,5 @@
 import EventLog
+import Foundation
 
 /// Group commit: every write queued while the previous group was being
 /// appended is committed together, with one append and so one sync.
@@ -54,9 +55,10 @@ extension LabelStore {
             do throws(EventLogError) {
                 records = try storage.append(entries, expectedLastSeq: s.list.lastSeq)
             } catch {
-                if error.code == .seqConflict, attempt < 2 {
+                if error.code == .seqConflict, attempt < options.conflictRetries {
                     // Another writer appended: fold its records, then validate the group again.
                     attempt += 1
+                    if attempt > 2 { Self.pauseAfterConflict(attempt) }
                     do throws(StoreError) { try catchUp(&s) } catch { return group.map { _ in .failure(error) } }
                     continue
                 }
@@ -82,6 +84,14 @@ extension LabelStore {
                 }
             }
         }
+    }
+
+    /// A jittered pause after the `attempt`th conflict in a row (from the third):
+    /// up to 1 ms × 2^(attempt-3), at most 50 ms, so writers racing for one
+    /// shared list spread out instead of colliding again at once.
+    static func pauseAfterConflict(_ attempt: Int) {
+        let ceiling = min(0.050, 0.001 * Double(1 << min(attempt - 3, 10)))
+        Thread.sleep(forTimeInterval: Double.random(in: (ceiling / 2)...ceiling))
     }
 
     /// Each request's plan, validated against the state the requests before it

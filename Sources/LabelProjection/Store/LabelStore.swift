@@ -29,9 +29,14 @@ import Synchronization
 ///   order, through a FIFO drained by whichever writer finds it idle (see
 ///   ``subscribe(to:_:)``). A callback may re-enter the store, including
 ///   writing; such a write's notifications follow the current callback.
-/// - The store must be its log's only writer. If another writer appends
-///   (e.g. a second store over a shared storage), the next write fails with
-///   a seq conflict, catches up (``refresh()``) and retries, at most twice.
+/// - Several stores may write one shared storage (an `InMemoryEventLog`
+///   shared in a process; a server log shared by processes and hosts). A
+///   write that loses the race gets a seq conflict from the storage, catches
+///   up (folds and publishes the other writers' records, as ``refresh()``),
+///   validates the write again against the new state, and retries, up to
+///   ``Options/conflictRetries`` times with a short jittered pause after the
+///   second. ``startFollowing(wait:onError:)`` folds other writers' records
+///   as they come. A file log has one writer: its lock keeps others out.
 public final class LabelStore: Sendable {
     /// How a store opens its log and records writes.
     public struct Options: Sendable {
@@ -51,13 +56,18 @@ public final class LabelStore: Sendable {
         /// consumer that does not keep up; past it the stream drops its buffer and later
         /// catches up from the log, losing nothing. At least 1. Default: 10,000.
         public var streamBufferLimit: Int
+        /// How many times a write that lost the race to another writer of a
+        /// shared storage is validated again and retried before it fails with
+        /// the storage's seq conflict. Default: 16.
+        public var conflictRetries: Int
 
         /// Creates options; every parameter has the documented default.
         public init(
             durability: Durability = .syncEachAppend, recovery: RecoveryMode = .tolerateCorruptedTail,
             createIfMissing: Bool = false, recordRejections: Bool = false,
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
-            snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000
+            snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000,
+            conflictRetries: Int = 16
         ) {
             self.durability = durability
             self.recovery = recovery
@@ -66,6 +76,7 @@ public final class LabelStore: Sendable {
             self.clock = clock
             self.snapshots = snapshots
             self.streamBufferLimit = max(1, streamBufferLimit)
+            self.conflictRetries = max(0, conflictRetries)
         }
     }
 
@@ -78,6 +89,8 @@ public final class LabelStore: Sendable {
         var broken: StoreError?
         /// Snapshot bookkeeping (file logs only).
         var snapshots = SnapshotState()
+        /// The following thread's stop flag, while the store follows its storage.
+        var follower: Follower?
     }
 
     /// The log the store reads and appends to.
@@ -168,6 +181,8 @@ public final class LabelStore: Sendable {
         let (boxes, checkpoint) = state.withLock { s in
             let checkpoint = s.closed ? nil : snapshotDueOnClose(&s)
             s.closed = true
+            s.follower?.stopped.store(true, ordering: .releasing)
+            s.follower = nil
             return (s.hub.removeAll(), checkpoint)
         }
         for box in boxes { box.finish() }

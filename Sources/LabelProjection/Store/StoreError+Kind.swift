@@ -66,6 +66,14 @@ extension StoreError {
         /// `EventLogError.Code.fileExists`, `EventLogError.Code.readerBusy`);
         /// ``Code/storage(_:)`` has the details.
         case storage
+        /// A server log cannot be reached, lost its connection, or a statement
+        /// timed out (`EventLogError.Code.connectionFailed`,
+        /// `EventLogError.Code.timedOut`). A write that failed with it was not
+        /// applied; whether the server committed it is settled by the backend's
+        /// idempotent retry before the error is thrown, so retrying is safe.
+        case unavailable
+        /// The server refused the login (`EventLogError.Code.authenticationFailed`).
+        case accessDenied
     }
 
     /// The error's ``Kind``.
@@ -90,13 +98,15 @@ extension StoreError {
     static func kind(of code: EventLogError.Code) -> Kind {
         switch code {
         case .logInUse: .logInUse
-        case .fileNotFound: .logNotFound
-        case .notARegularFile, .emptyFile, .notALog, .unsupportedVersion: .notALog
+        case .fileNotFound, .listNotFound, .schemaMissing: .logNotFound
+        case .notARegularFile, .emptyFile, .notALog, .unsupportedVersion, .invalidLocation: .notALog
         case .corruptHeader, .corruptRecord, .seqGap: .logDamaged
         case .ioError, .poisoned: .ioError
         case .closed: .closed
         case .invalidEvent: .invalidCommand
-        case .seqConflict, .fileExists, .readerBusy: .storage
+        case .seqConflict, .fileExists, .readerBusy, .serverError: .storage
+        case .connectionFailed, .timedOut: .unavailable
+        case .authenticationFailed: .accessDenied
         }
     }
 }

@@ -1,0 +1,227 @@
+#if Postgres
+import CLibPQ
+import Foundation
+
+/// One libpq connection (`PGconn`), with the statements prepared on it.
+///
+/// Not thread-safe (`@unchecked Sendable` only so it can live behind a lock): its owner uses it from one thread at a time (a
+/// ``PostgresEventLog`` keeps each connection behind a lock). Statements run in
+/// autocommit mode unless the caller sends `BEGIN`: a statement's result is
+/// returned after the server committed it. Parameters and results are binary.
+final class PostgresConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    /// Names of the statements prepared on this connection.
+    private var prepared: Set<String> = []
+
+    /// Opens a connection with the libpq connection string `conninfo` (key=value
+    /// or URL). The connection string is never part of an error.
+    ///
+    /// - Throws: ``PostgresFailure`` with libpq's message (unreachable server,
+    ///   refused login, unknown database, bad option).
+    init(conninfo: String) throws(PostgresFailure) {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresFailure(sqlState: nil, message: "libpq could not allocate a connection", connectionLost: true)
+        }
+        self.handle = handle
+        if PQstatus(handle) != CONNECTION_OK {
+            let message = Self.errorMessage(handle)
+            PQfinish(handle)
+            self.handle = nil
+            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true)
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (idempotent).
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether the connection is open and libpq considers it good.
+    var isUsable: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The backend's process id (for `pg_terminate_backend` in tests and diagnostics).
+    var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// The socket's file descriptor, or -1 when closed.
+    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Runs `sql` with `parameters` (`$1`, `$2`, …), unprepared.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresFailure) -> PostgresResult {
+        let handle = try open()
+        return try withParameters(parameters) { (types, values, lengths, formats) throws(PostgresFailure) in
+            let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+            return try check(result, handle)
+        }
+    }
+
+    /// Runs the statement `name` (`sql`, prepared on this connection on first use) with `parameters`.
+    @discardableResult
+    func execute(prepared name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> PostgresResult {
+        let handle = try open()
+        if !prepared.contains(name) {
+            let types = parameters.map(\.type)
+            let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+            _ = try check(result, handle)
+            prepared.insert(name)
+        }
+        return try withParameters(parameters) { (_, values, lengths, formats) throws(PostgresFailure) in
+            let result = PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
+            return try check(result, handle)
+        }
+    }
+
+    /// Reads what the server sent without blocking and returns the notifications
+    /// received so far (channel names). Notifications arrive only between transactions.
+    func drainNotifications() throws(PostgresFailure) -> [String] {
+        let handle = try open()
+        if PQconsumeInput(handle) == 0 {
+            let message = Self.errorMessage(handle)
+            throw PostgresFailure(sqlState: nil, message: message, connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        var channels: [String] = []
+        while let notify = PQnotifies(handle) {
+            channels.append(String(cString: notify.pointee.relname))
+            PQfreemem(notify)
+        }
+        return channels
+    }
+
+    private func open() throws(PostgresFailure) -> OpaquePointer {
+        guard let handle else {
+            throw PostgresFailure(sqlState: nil, message: "the connection is closed", connectionLost: true)
+        }
+        return handle
+    }
+
+    /// Turns a `PGresult` into a ``PostgresResult`` or a failure (and frees it then).
+    private func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws(PostgresFailure) -> PostgresResult {
+        guard let result else {
+            let lost = PQstatus(handle) != CONNECTION_OK
+            if lost { prepared.removeAll() }
+            throw PostgresFailure(sqlState: nil, message: Self.errorMessage(handle), connectionLost: lost)
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
+            return PostgresResult(result)
+        }
+        let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        var message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+        if message == nil || message!.isEmpty { message = String(cString: PQresultErrorMessage(result)) }
+        PQclear(result)
+        let lost = PQstatus(handle) != CONNECTION_OK
+        if lost { prepared.removeAll() }
+        throw PostgresFailure(
+            sqlState: sqlState, message: Self.oneLine(message ?? "unknown error"), connectionLost: lost)
+    }
+
+    private func withParameters<R>(
+        _ parameters: [PostgresValue],
+        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws(PostgresFailure) -> R
+    ) throws(PostgresFailure) -> R {
+        let types = parameters.map(\.type)
+        let lengths = parameters.map { Int32($0.bytes?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        // One buffer for all values, so every pointer stays valid during the call.
+        var storage: [UInt8] = []
+        storage.reserveCapacity(parameters.reduce(0) { $0 + ($1.bytes?.count ?? 0) } + 1)
+        var offsets: [Int?] = []
+        for parameter in parameters {
+            if let bytes = parameter.bytes {
+                offsets.append(storage.count)
+                storage += bytes
+            } else {
+                offsets.append(nil)
+            }
+        }
+        storage.append(0)
+        let result: Result<R, PostgresFailure> = storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return types.withUnsafeBufferPointer { types in
+                values.withUnsafeBufferPointer { values in
+                    lengths.withUnsafeBufferPointer { lengths in
+                        formats.withUnsafeBufferPointer { formats in
+                            Result { () throws(PostgresFailure) -> R in
+                                try body(types.baseAddress, values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private static func errorMessage(_ handle: OpaquePointer) -> String {
+        oneLine(String(cString: PQerrorMessage(handle)))
+    }
+
+    /// libpq's messages end in a newline and sometimes span lines; errors here are one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+}
+
+/// A successful statement's rows, read in binary. Frees the `PGresult` when released.
+final class PostgresResult {
+    private let result: OpaquePointer
+
+    init(_ result: OpaquePointer) { self.result = result }
+    deinit { PQclear(result) }
+
+    /// The number of rows.
+    var rowCount: Int { Int(PQntuples(result)) }
+    /// The rows the statement affected (`INSERT`, `UPDATE`, …), from its command tag.
+    var affectedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
+
+    /// Whether the value at (`row`, `column`) is NULL.
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+
+    /// The raw binary value at (`row`, `column`), valid as long as this result.
+    func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        guard let pointer = PQgetvalue(result, Int32(row), Int32(column)) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: pointer, count: length)
+    }
+
+    /// An `int8`/`int4`/`int2` value (binary, big-endian), or `nil` when NULL or of another width.
+    func integer(_ row: Int, _ column: Int) -> Int64? {
+        if isNull(row, column) { return nil }
+        let raw = bytes(row, column)
+        switch raw.count {
+        case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
+        case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
+        case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
+        default: return nil
+        }
+    }
+
+    /// A `text` value, or `nil` when NULL.
+    func text(_ row: Int, _ column: Int) -> String? {
+        if isNull(row, column) { return nil }
+        return String(decoding: bytes(row, column), as: UTF8.self)
+    }
+
+    /// A `uuid` value, or `nil` when NULL or not 16 bytes.
+    func uuid(_ row: Int, _ column: Int) -> UUID? {
+        if isNull(row, column) { return nil }
+        let raw = bytes(row, column)
+        guard raw.count == 16 else { return nil }
+        return UUID(uuid: raw.loadUnaligned(as: uuid_t.self))
+    }
+
+    /// A `bool` value, or `nil` when NULL.
+    func bool(_ row: Int, _ column: Int) -> Bool? {
+        if isNull(row, column) { return nil }
+        return bytes(row, column).first.map { $0 != 0 }
+    }
+}
+#endif

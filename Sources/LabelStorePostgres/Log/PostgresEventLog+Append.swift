@@ -1,0 +1,174 @@
+#if Postgres
+import EventLog
+import Foundation
+
+/// Appending: one statement per batch, committed before it returns, with an
+/// idempotent retry through the batch id (docs/POSTGRES.md, "Appending").
+extension PostgresEventLog {
+    /// The most times an append is sent again after a serialization failure or a
+    /// deadlock (SQLSTATE 40001, 40P01) before the failure is thrown.
+    static let transactionRetries = 8
+
+    /// Appends `entries` after `expectedLastSeq` (when given), all or nothing, and
+    /// returns once the server committed them.
+    ///
+    /// Without `expectedLastSeq` the entries go after the list's last seq at
+    /// the moment of the append (read again after any conflict).
+    ///
+    /// - Durability: returns after `COMMIT` returned. When the connection is
+    ///   lost during the statement (the commit may or may not have happened),
+    ///   the log reconnects and looks for the append's batch id: found, the
+    ///   records are returned; not found, the same statement is sent again
+    ///   (with the same seqs, so it can never land twice).
+    /// - Throws: `EventLogError`: `seqConflict` when the list's last seq is not
+    ///   `expectedLastSeq`; `invalidEvent` for an entry beyond a `LogLimits`
+    ///   limit; `connectionFailed` when the server stays unreachable past
+    ///   ``Options-swift.struct/reconnectTimeout`` (then nothing of the append
+    ///   is committed: the batch was looked for, or never reached the server);
+    ///   `timedOut`; `serverError`; `closed`. Nothing is appended then.
+    @discardableResult
+    public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        if entries.isEmpty {
+            if let expectedLastSeq {
+                let last = try refreshLastSeq()
+                if last != expectedLastSeq { throw conflict(expected: expectedLastSeq, found: last) }
+            }
+            return []
+        }
+        let now = options.clock()
+        let batch = UUID()
+        var expected = expectedLastSeq ?? lastSeq
+        var prepared = try encode(entries, after: expected, now: now)
+        var uncertain = false  // an earlier try may have committed
+        var transactionRetries = 0
+        while true {
+            let outcome = try withSession(retrying: true, doing: "append to the list") { (connection) throws(PostgresStepFailure) -> AppendOutcome in
+                if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                do {
+                    let result = try connection.execute(prepared: "append", statements.append, prepared.parameters(list: location.list, batch: batch, channel: options.notify ? channel : nil))
+                    guard let head = result.integer(0, 0) else { return .conflict }
+                    let inserted = result.integer(0, 1) ?? -1
+                    guard inserted == Int64(entries.count), head == Int64(expected) + Int64(entries.count) else {
+                        throw PostgresStepFailure.log(
+                            EventLogError(
+                                .serverError,
+                                "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
+                                path: location.description))
+                    }
+                    return .appended
+                } catch let failure as PostgresFailure {
+                    if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
+                    if failure.isServerGone { uncertain = true }
+                    throw .server(failure)
+                } catch let failure as PostgresStepFailure {
+                    throw failure
+                } catch {
+                    preconditionFailure("unexpected error \(error)")
+                }
+            } retryIf: { failure in
+                if case .server(let failure) = failure, failure.isRetryableTransactionFailure, transactionRetries < Self.transactionRetries {
+                    transactionRetries += 1
+                    return true
+                }
+                return false
+            }
+            switch outcome {
+            case .appended:
+                noteLastSeq(expected + UInt64(entries.count))
+                return prepared.records
+            case .found(let range):
+                // An earlier try committed: return what the server holds for it.
+                let records = try read(from: range.lowerBound, maxCount: range.count)
+                guard records.count == range.count else {
+                    throw EventLogError(
+                        .serverError, "\(location): the committed batch \(batch) of seqs \(range) could not be read back", path: location.description)
+                }
+                return records
+            case .conflict:
+                let last = try refreshLastSeq()
+                if let expectedLastSeq { throw conflict(expected: expectedLastSeq, found: last) }
+                expected = last
+                prepared = try encode(entries, after: expected, now: now)
+            }
+        }
+    }
+
+    /// What one try of an append came to.
+    enum AppendOutcome {
+        case appended
+        /// The head was not at the expected seq: nothing was written.
+        case conflict
+        /// The batch was already committed, at these seqs.
+        case found(ClosedRange<UInt64>)
+    }
+
+    /// The seqs a committed batch got, or `nil` if it was not committed.
+    func findBatch(_ batch: UUID, _ connection: PostgresConnection) throws(PostgresStepFailure) -> ClosedRange<UInt64>? {
+        let result = try run { () throws(PostgresFailure) in
+            try connection.execute(prepared: "find-batch", statements.findBatch, [.text(location.list), .uuid(batch)])
+        }
+        guard result.rowCount == 1, let first = result.integer(0, 0), let count = result.integer(0, 1), first >= 1, count >= 1 else {
+            return nil
+        }
+        return UInt64(first)...UInt64(first + count - 1)
+    }
+
+    func conflict(expected: UInt64, found last: UInt64) -> EventLogError {
+        EventLogError(
+            .seqConflict, "\(location): expected the list '\(location.list)' to end at seq \(expected) but it ends at seq \(last)",
+            path: location.description, lastGoodSeq: last)
+    }
+
+    /// The entries as records at seqs `after + 1…`, encoded, with their envelope columns.
+    func encode(_ entries: [LogEntry], after last: UInt64, now: EventTimestamp) throws(EventLogError) -> EncodedBatch {
+        var batch = EncodedBatch()
+        batch.records.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() {
+            let record = entry.record(seq: last + 1 + UInt64(i), now: now)
+            let payload: [UInt8]
+            do {
+                payload = try record.encodedPayload()
+            } catch {
+                var error = error
+                error.message = "\(location): entry \(i) of the append cannot be stored: \(error.message)"
+                throw error
+            }
+            batch.records.append(record)
+            batch.seqs.append(PostgresValue.bigEndian(Int64(record.seq)))
+            batch.times.append(PostgresValue.bigEndian(record.timestamp.millisecondsSince1970))
+            batch.kinds.append(PostgresValue.bigEndian(Int16(record.event.kind.code)))
+            batch.labels.append(record.event.labelID.map { PostgresValue.uuidBytes($0.uuid) })
+            batch.actors.append(record.actor.map { Array($0.utf8) })
+            batch.payloads.append(payload)
+        }
+        batch.expected = last
+        return batch
+    }
+
+    /// An append's records and its statement's column arrays.
+    struct EncodedBatch {
+        var expected: UInt64 = 0
+        var records: [EventRecord] = []
+        var seqs: [[UInt8]?] = []
+        var times: [[UInt8]?] = []
+        var kinds: [[UInt8]?] = []
+        var labels: [[UInt8]?] = []
+        var actors: [[UInt8]?] = []
+        var payloads: [[UInt8]?] = []
+
+        func parameters(list: String, batch: UUID, channel: String?) -> [PostgresValue] {
+            typealias OID = PostgresValue.OID
+            let notify: [PostgresValue] = channel.map { [.text($0)] } ?? []
+            return [
+                .text(list), .int8(Int64(expected)), .int8(Int64(records.count)), .uuid(batch),
+                .array(of: OID.int8, arrayType: OID.int8Array, seqs),
+                .array(of: OID.int8, arrayType: OID.int8Array, times),
+                .array(of: OID.int2, arrayType: OID.int2Array, kinds),
+                .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
+                .array(of: OID.text, arrayType: OID.textArray, actors),
+                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
+            ] + notify
+        }
+    }
+}
+#endif

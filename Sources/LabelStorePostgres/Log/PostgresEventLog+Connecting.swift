@@ -1,0 +1,160 @@
+#if Postgres
+import EventLog
+import Foundation
+
+/// Connecting, reconnecting, and opening the list: checking (or creating)
+/// the schema and reading (or creating) the list's head row.
+extension PostgresEventLog {
+    /// What opening found of the list.
+    struct Head {
+        var logID: UUID
+        var lastSeq: UInt64
+    }
+
+    /// A new connection to `location`, with the session settings of `options`.
+    static func connect(_ location: PostgresLocation, _ options: Options) throws(EventLogError) -> PostgresConnection {
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection(conninfo: conninfo(location))
+        } catch {
+            throw mapped(error, location: location, doing: "connect")
+        }
+        do {
+            // Errors and notices in English words are not needed; the SQLSTATE is what is read.
+            if let timeout = options.statementTimeout {
+                let ms = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                try connection.execute("SET statement_timeout = \(ms)")
+            }
+            try connection.execute("SET client_min_messages = warning")
+        } catch {
+            throw mapped(error, location: location, doing: "configure the session")
+        }
+        return connection
+    }
+
+    /// The connection string libpq gets: the location's, with a 10 s connect timeout
+    /// unless it sets one, and the application name `labelstore` unless it sets one.
+    static func conninfo(_ location: PostgresLocation) -> String {
+        let text = location.connection
+        var extra: [(String, String)] = []
+        if !text.contains("connect_timeout") { extra.append(("connect_timeout", "10")) }
+        if !text.contains("application_name") { extra.append(("application_name", "labelstore")) }
+        if extra.isEmpty { return text }
+        if PostgresLocation.isPostgresURL(text) {
+            let query = extra.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+            return text + (text.contains("?") ? "&" : "?") + query
+        }
+        return text + " " + extra.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+    }
+
+    /// Checks or creates the schema, then reads or creates the list.
+    static func prepare(
+        _ connection: PostgresConnection, location: PostgresLocation, schema: PostgresSchema, options: Options
+    ) throws(EventLogError) -> Head {
+        let statements = PostgresStatements(schema: schema.name, notify: options.notify)
+        do throws(PostgresStepFailure) {
+            var state = try schema.inspect(connection, describe: location.description)
+            if state == .missing {
+                guard options.createIfMissing else {
+                    throw PostgresStepFailure.log(
+                        EventLogError(
+                            .schemaMissing,
+                            "\(location): the database has no label store schema '\(schema.name)' (create it with createIfMissing, or 'labelreplay init \(location)')",
+                            path: location.description))
+                }
+                try createSchema(connection, schema)
+                state = try schema.inspect(connection, describe: location.description)
+            }
+            let found = try run { () throws(PostgresFailure) in
+                try connection.execute(statements.openList, [.text(location.list)])
+            }
+            if found.rowCount == 1, let id = found.uuid(0, 0), let last = found.integer(0, 1) {
+                return Head(logID: id, lastSeq: UInt64(max(0, last)))
+            }
+            guard options.createIfMissing else {
+                throw PostgresStepFailure.log(
+                    EventLogError(
+                        .listNotFound,
+                        "\(location): there is no list '\(location.list)' in schema '\(schema.name)' (create it with createIfMissing, or 'labelreplay init \(location)')",
+                        path: location.description))
+            }
+            _ = try run { () throws(PostgresFailure) in
+                try connection.execute(statements.createList, [.text(location.list), .uuid(UUID())])
+            }
+            let created = try run { () throws(PostgresFailure) in
+                try connection.execute(statements.openList, [.text(location.list)])
+            }
+            guard created.rowCount == 1, let id = created.uuid(0, 0), let last = created.integer(0, 1) else {
+                throw PostgresStepFailure.log(
+                    EventLogError(.serverError, "\(location): the list '\(location.list)' was created but cannot be read back", path: location.description))
+            }
+            return Head(logID: id, lastSeq: UInt64(max(0, last)))
+        } catch {
+            throw mapped(error, location: location, doing: "open the list")
+        }
+    }
+
+    /// Creates the schema in one transaction. Another process creating it at the
+    /// same moment makes this one fail on a duplicate; the schema is then checked again.
+    private static func createSchema(_ connection: PostgresConnection, _ schema: PostgresSchema) throws(PostgresStepFailure) {
+        do {
+            try connection.execute("BEGIN")
+            for statement in schema.creation { try connection.execute(statement) }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            // 23505 / 42P06 / 42P07: someone else created it first.
+            if error.isUniqueViolation || error.sqlState == "42P06" || error.sqlState == "42P07" { return }
+            throw .server(error)
+        }
+    }
+
+    /// Runs `body` on the session connection, reconnecting first if it was lost.
+    /// With `retrying`, a lost connection is reconnected and `body` run again
+    /// until ``Options-swift.struct/reconnectTimeout`` passes (only for steps
+    /// that may run twice: reads, and appends through their batch check).
+    func withSession<R>(
+        retrying: Bool, doing what: String = "read the list", _ body: (PostgresConnection) throws(PostgresStepFailure) -> R,
+        retryIf: (PostgresStepFailure) -> Bool = { _ in false }
+    ) throws(EventLogError) -> R {
+        let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
+        var delay = Duration.milliseconds(20)
+        while true {
+            let outcome = try session.withLock { (connection) throws(EventLogError) -> Result<R, PostgresStepFailure>? in
+                if closed.load(ordering: .acquiring) {
+                    throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
+                }
+                if connection == nil || connection?.isUsable == false {
+                    connection?.close()
+                    connection = nil
+                    do throws(EventLogError) {
+                        connection = try Self.connect(location, options)
+                    } catch {
+                        if !retrying || error.code != .connectionFailed || ContinuousClock.now >= deadline { throw error }
+                        return nil
+                    }
+                }
+                do throws(PostgresStepFailure) { return .success(try body(connection!)) } catch { return .failure(error) }
+            }
+            switch outcome {
+            case .success(let value)?:
+                return value
+            case .failure(.server(let failure))? where failure.isServerGone && retrying && ContinuousClock.now < deadline:
+                break  // reconnect and run again
+            case .failure(let failure)? where retryIf(failure):
+                break
+            case .failure(let failure)?:
+                throw Self.mapped(failure, location: location, doing: what)
+            case nil:
+                break
+            }
+            Thread.sleep(forTimeInterval: Self.seconds(delay) * Double.random(in: 0.5...1.0))
+            delay = min(delay * 2, .seconds(1))
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+#endif

@@ -1,0 +1,41 @@
+#if Postgres
+import EventLog
+
+/// How a failure of the server or the connection becomes an `EventLogError`
+/// naming the location (never its password), what was being done, and the SQLSTATE.
+extension PostgresEventLog {
+    static func mapped(_ failure: PostgresFailure, location: PostgresLocation, doing what: String) -> EventLogError {
+        let place = location.description
+        let state = failure.sqlState.map { " (SQLSTATE \($0))" } ?? ""
+        if failure.isAuthenticationFailure {
+            return EventLogError(
+                .authenticationFailed, "\(place): the server refused the login: \(failure.message)\(state)", path: place)
+        }
+        if failure.isStatementTimeout {
+            return EventLogError(.timedOut, "\(place): could not \(what): the statement timed out\(state)", path: place)
+        }
+        if failure.isLockTimeout {
+            return EventLogError(
+                .timedOut, "\(place): could not \(what): the list's head row stayed locked past the lock timeout\(state)", path: place)
+        }
+        if failure.isServerGone {
+            return EventLogError(
+                .connectionFailed, "\(place): could not \(what): the server cannot be reached or dropped the connection: \(failure.message)\(state)",
+                path: place)
+        }
+        if failure.isUndefinedTable {
+            return EventLogError(
+                .schemaMissing, "\(place): could not \(what): the label store schema '\(location.schema)' is gone: \(failure.message)\(state)",
+                path: place)
+        }
+        return EventLogError(.serverError, "\(place): could not \(what): \(failure.message)\(state)", path: place)
+    }
+
+    static func mapped(_ failure: PostgresStepFailure, location: PostgresLocation, doing what: String) -> EventLogError {
+        switch failure {
+        case .server(let failure): mapped(failure, location: location, doing: what)
+        case .log(let error): error
+        }
+    }
+}
+#endif

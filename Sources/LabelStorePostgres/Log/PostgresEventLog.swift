@@ -1,0 +1,166 @@
+#if Postgres
+import EventLog
+import Foundation
+import Synchronization
+
+/// A label history in a PostgreSQL database: an ``EventStorage`` that many
+/// processes on many hosts can share, through libpq.
+///
+/// Each list is its own history with gapless seqs from 1. Its head row holds
+/// its last seq; an append updates that row and inserts its records in one
+/// statement, so appends to one list are ordered by the head row's lock and
+/// commit in seq order, and a read of `seq >= n` never sees a gap
+/// (docs/POSTGRES.md has the schema and the protocol).
+///
+/// - Durability: ``append(_:expectedLastSeq:)`` returns after the server
+///   committed the statement (as durable as the server's `synchronous_commit`
+///   makes a commit). A lost connection is retried, with the append's batch
+///   id: the append lands once, never twice.
+/// - Several writers: ``append(_:expectedLastSeq:)`` with an expectation that
+///   no longer holds throws `EventLogError.Code.seqConflict`; a `LabelStore`
+///   over this log catches up and retries, so several stores on several
+///   hosts can write one list.
+/// - Following: ``waitForAppends(after:timeout:)`` wakes on the list's
+///   `NOTIFY` (a hint) and polls the head row every
+///   ``Options-swift.struct/pollInterval`` whatever happens to notifications.
+/// - Errors name the location without its password, the list and, where
+///   there is one, the seq.
+///
+/// Thread safety: the log is `Sendable`. It holds two connections, each behind
+/// its own lock: one for appends and reads, one that listens. Calls from
+/// several threads take turns on the first.
+public final class PostgresEventLog: EventStorage, Sendable {
+    /// How the log connects, creates and follows.
+    public struct Options: Sendable {
+        /// Create the schema and the list when missing. Default: `false`.
+        public var createIfMissing: Bool
+        /// Send a `NOTIFY` with each append, so followers wake at once.
+        /// Turn it off on engines without LISTEN/NOTIFY (CockroachDB) or when
+        /// many hosts append (NOTIFY serializes notifying commits): followers
+        /// then wake on the poll. Default: `true`.
+        public var notify: Bool
+        /// How often a follower reads the head row even without a notification. Default: 500 ms.
+        public var pollInterval: Duration
+        /// How long an append or read keeps reconnecting after the connection is lost before
+        /// it fails with `EventLogError.Code.connectionFailed`. Default: 30 s.
+        public var reconnectTimeout: Duration
+        /// The server's `statement_timeout` for this log's statements (`nil`: the server's). Default: `nil`.
+        public var statementTimeout: Duration?
+        /// The clock that stamps entries without a timestamp.
+        public var clock: @Sendable () -> EventTimestamp
+
+        /// Creates options; every parameter has the documented default.
+        public init(
+            createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
+            reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
+            clock: @escaping @Sendable () -> EventTimestamp = { .now() }
+        ) {
+            self.createIfMissing = createIfMissing
+            self.notify = notify
+            self.pollInterval = pollInterval
+            self.reconnectTimeout = reconnectTimeout
+            self.statementTimeout = statementTimeout
+            self.clock = clock
+        }
+    }
+
+    /// Where the list lives.
+    public let location: PostgresLocation
+    /// The options the log was opened with.
+    public let options: Options
+    /// The list's id, set when it was created (the `lists.log_id` column): two
+    /// lists, or a list dropped and created again, never share it.
+    public let logID: UUID
+
+    let schema: PostgresSchema
+    let statements: PostgresStatements
+    /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
+    let session: Locked<PostgresConnection?>
+    /// The connection that listens for the list's notifications.
+    let listener: Locked<PostgresListener>
+    let cachedLastSeq: Atomic<UInt64>
+    /// The list's notification channel (``PostgresStatements/channel(schema:list:)``).
+    let channel: String
+    let closed = Atomic<Bool>(false)
+
+    /// Connects, checks the schema (creating it and the list with
+    /// ``Options-swift.struct/createIfMissing``) and reads the list's head.
+    ///
+    /// - Throws: `EventLogError` naming the location: `connectionFailed`
+    ///   (unreachable), `authenticationFailed`, `schemaMissing` or
+    ///   `listNotFound` (without `createIfMissing`), `notALog` (tables of the
+    ///   same names that are not a label store's), `unsupportedVersion` (a
+    ///   schema newer than this build), `serverError`.
+    public init(location: PostgresLocation, options: Options = Options()) throws(EventLogError) {
+        self.location = location
+        self.options = options
+        self.schema = PostgresSchema(name: location.schema)
+        self.statements = PostgresStatements(schema: location.schema, notify: options.notify)
+        let connection = try Self.connect(location, options)
+        let head = try Self.prepare(connection, location: location, schema: schema, options: options)
+        self.logID = head.logID
+        self.cachedLastSeq = Atomic(head.lastSeq)
+        self.session = Locked(connection)
+        self.channel = PostgresStatements.channel(schema: location.schema, list: location.list)
+        self.listener = Locked(PostgresListener())
+    }
+
+    /// Opens the list at a `postgres://…?list=NAME` URL (``PostgresLocation/init(url:)``).
+    ///
+    /// - Throws: As ``init(location:options:)``, and `invalidLocation` for a bad URL.
+    public convenience init(url: String, options: Options = Options()) throws(EventLogError) {
+        try self.init(location: PostgresLocation(url: url), options: options)
+    }
+
+    /// Closes both connections. Later calls fail with `EventLogError.Code.closed`. Idempotent.
+    public func close() {
+        closed.store(true, ordering: .releasing)
+        session.withLock { connection in
+            connection?.close()
+            connection = nil
+        }
+        listener.withLock { $0.close() }
+    }
+
+    /// The last seq this object appended, read or refreshed (see ``EventStorage/lastSeq``).
+    public var lastSeq: UInt64 { cachedLastSeq.load(ordering: .acquiring) }
+
+    /// Reads the list's head row.
+    ///
+    /// - Throws: `connectionFailed` when the server cannot be reached within
+    ///   ``Options-swift.struct/reconnectTimeout``, `listNotFound` if the list was dropped, …
+    public func refreshLastSeq() throws(EventLogError) -> UInt64 {
+        let last = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> UInt64 in
+            try self.readHead(connection)
+        }
+        noteLastSeq(last)
+        return last
+    }
+
+    /// Raises the cached last seq to `seq` (never lowers it).
+    func noteLastSeq(_ seq: UInt64) {
+        var current = cachedLastSeq.load(ordering: .relaxed)
+        while current < seq {
+            let (exchanged, original) = cachedLastSeq.compareExchange(expected: current, desired: seq, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// The head row's last seq, on `connection`.
+    func readHead(_ connection: PostgresConnection) throws(PostgresStepFailure) -> UInt64 {
+        let result = try run { () throws(PostgresFailure) in
+            try connection.execute(prepared: "head", statements.head, [.text(location.list)])
+        }
+        guard result.rowCount == 1, let last = result.integer(0, 0), last >= 0 else {
+            throw .log(EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
+        }
+        return UInt64(last)
+    }
+}
+
+/// Runs one libpq step, as a ``PostgresStepFailure``.
+func run<R>(_ body: () throws(PostgresFailure) -> R) throws(PostgresStepFailure) -> R {
+    do { return try body() } catch { throw .server(error) }
+}
+#endif

@@ -1,0 +1,147 @@
+#if Postgres
+import EventLog
+
+/// The store's tables in one schema (docs/POSTGRES.md, "Schema"), the
+/// statements that create them, and the check that a database holds them.
+struct PostgresSchema {
+    /// The version this build writes and reads. A database with a newer one is refused.
+    static let version: Int64 = 1
+
+    /// The schema's name (a validated lowercase identifier, safe to interpolate).
+    let name: String
+
+    /// The statements that create the schema, run in one transaction.
+    var creation: [String] {
+        [
+            "CREATE SCHEMA IF NOT EXISTS \(name)",
+            """
+            CREATE TABLE \(name).schema_info (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                version integer NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "INSERT INTO \(name).schema_info (version) VALUES (\(Self.version))",
+            """
+            CREATE TABLE \(name).lists (
+                list text PRIMARY KEY,
+                log_id uuid NOT NULL,
+                last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
+                created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE \(name).records (
+                list text NOT NULL,
+                seq bigint NOT NULL CHECK (seq >= 1),
+                time_ms bigint NOT NULL,
+                kind smallint NOT NULL,
+                label_id uuid,
+                actor text,
+                payload bytea NOT NULL,
+                PRIMARY KEY (list, seq))
+            """,
+            "CREATE INDEX records_by_label ON \(name).records (list, label_id, seq) WHERE label_id IS NOT NULL",
+            "CREATE INDEX records_by_actor ON \(name).records (list, actor, seq) WHERE actor IS NOT NULL",
+            """
+            CREATE TABLE \(name).batches (
+                list text NOT NULL,
+                batch_id uuid NOT NULL,
+                first_seq bigint NOT NULL,
+                count integer NOT NULL CHECK (count >= 1),
+                PRIMARY KEY (list, batch_id))
+            """,
+        ]
+    }
+
+    /// Each table's columns as this version defines them, to recognize a foreign
+    /// table of the same name.
+    static let columns: [String: Set<String>] = [
+        "schema_info": ["singleton", "version", "created_at"],
+        "lists": ["list", "log_id", "last_seq", "created_at"],
+        "records": ["list", "seq", "time_ms", "kind", "label_id", "actor", "payload"],
+        "batches": ["list", "batch_id", "first_seq", "count"],
+    ]
+
+    /// What a database holds of the schema.
+    enum State: Equatable {
+        /// No schema and none of its tables.
+        case missing
+        /// The schema at this build's version, every table with its columns.
+        case current
+    }
+
+    /// Checks what `connection`'s database holds of the schema.
+    ///
+    /// - Throws: `unsupportedVersion` for a newer version; `notALog` when the
+    ///   schema holds tables of these names with other columns, or some of them
+    ///   without `schema_info`; the connection's failures as ``PostgresFailure``
+    ///   wrapped by the caller.
+    func inspect(_ connection: PostgresConnection, describe location: String) throws(PostgresStepFailure) -> State {
+        let found: PostgresResult
+        do {
+            found = try connection.execute(
+                "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = $1",
+                [.text(name)])
+        } catch {
+            throw .server(error)
+        }
+        var tables: [String: Set<String>] = [:]
+        for row in 0..<found.rowCount {
+            guard let table = found.text(row, 0), let column = found.text(row, 1) else { continue }
+            tables[table, default: []].insert(column)
+        }
+        let ours = tables.filter { Self.columns[$0.key] != nil }
+        if ours.isEmpty { return .missing }
+        for (table, expected) in Self.columns.sorted(by: { $0.key < $1.key }) {
+            guard let columns = tables[table] else {
+                throw .log(
+                    EventLogError(
+                        .notALog,
+                        "\(location): the schema '\(name)' is not a label store's: it has \(ours.keys.sorted().joined(separator: ", ")) but no table '\(table)'"
+                    ))
+            }
+            let missing = expected.subtracting(columns)
+            if !missing.isEmpty {
+                throw .log(
+                    EventLogError(
+                        .notALog,
+                        "\(location): the table '\(name).\(table)' is not a label store's: it has no column \(missing.sorted().joined(separator: ", "))"
+                    ))
+            }
+        }
+        let version: Int64
+        do {
+            let result = try connection.execute("SELECT version FROM \(name).schema_info")
+            guard result.rowCount == 1, let value = result.integer(0, 0) else {
+                throw PostgresStepFailure.log(
+                    EventLogError(.notALog, "\(location): '\(name).schema_info' holds \(result.rowCount) rows, not one version"))
+            }
+            version = value
+        } catch let error as PostgresStepFailure {
+            throw error
+        } catch let error as PostgresFailure {
+            throw .server(error)
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+        if version > Self.version {
+            throw .log(
+                EventLogError(
+                    .unsupportedVersion,
+                    "\(location): the schema '\(name)' is at version \(version); this build knows versions up to \(Self.version) (upgrade the library)"
+                ))
+        }
+        if version < 1 {
+            throw .log(EventLogError(.notALog, "\(location): '\(name).schema_info' holds version \(version), which no build wrote"))
+        }
+        return .current
+    }
+}
+
+/// A step of talking to the server failed: either the server or the
+/// connection (``PostgresFailure``, mapped by the log to an error naming the
+/// location), or a check of what the server holds (already an `EventLogError`).
+enum PostgresStepFailure: Error {
+    case server(PostgresFailure)
+    case log(EventLogError)
+}
+#endif

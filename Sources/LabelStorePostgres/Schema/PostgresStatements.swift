@@ -1,0 +1,76 @@
+#if Postgres
+/// The SQL this backend sends, for one schema (docs/POSTGRES.md, "Protocol").
+struct PostgresStatements {
+    let schema: String
+    let notify: Bool
+
+    /// `$1` list → `last_seq`.
+    var head: String { "SELECT last_seq FROM \(schema).lists WHERE list = $1" }
+
+    /// `$1` list → `log_id`, `last_seq`.
+    var openList: String { "SELECT log_id, last_seq FROM \(schema).lists WHERE list = $1" }
+
+    /// `$1` list, `$2` log id: creates the list's head row unless it exists.
+    var createList: String {
+        "INSERT INTO \(schema).lists (list, log_id) VALUES ($1, $2) ON CONFLICT (list) DO NOTHING"
+    }
+
+    /// The append, one statement: moves the head from `$2` to `$2 + $3` only if it is
+    /// at `$2`, records the batch `$4`, inserts the records (`$5`… arrays) and,
+    /// with notify, signals channel `$11`. Returns the new head (NULL when the
+    /// head was not at `$2`: nothing was written), the rows inserted, and the batch rows.
+    var append: String {
+        let notifyPart =
+            notify
+            ? ", notified AS (SELECT pg_notify($11, last_seq::text) FROM head)"
+            : ""
+        let notifyCount = notify ? ", (SELECT count(*) FROM notified)" : ""
+        return """
+            WITH head AS (
+                UPDATE \(schema).lists SET last_seq = last_seq + $3
+                WHERE list = $1 AND last_seq = $2 AND cardinality($5::bigint[]) = $3
+                RETURNING last_seq
+            ), batch AS (
+                INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
+                SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
+                RETURNING first_seq
+            ), inserted AS (
+                INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, payload)
+                SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.payload
+                FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $10::bytea[])
+                    AS r(seq, time_ms, kind, label_id, actor, payload)
+                RETURNING seq
+            )\(notifyPart)
+            SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch)\(notifyCount)
+            """
+    }
+
+    /// `$1` list, `$2` batch id → `first_seq`, `count` of a committed batch.
+    var findBatch: String { "SELECT first_seq, count FROM \(schema).batches WHERE list = $1 AND batch_id = $2" }
+
+    /// `$1` list, `$2` first seq, `$3` limit → `seq`, `payload` in seq order.
+    var read: String {
+        "SELECT seq, payload FROM \(schema).records WHERE list = $1 AND seq >= $2 ORDER BY seq LIMIT $3"
+    }
+
+    /// The list's notification channel: `schema.list` when that fits in an
+    /// identifier (63 bytes), else `schema.#` and a 64-bit FNV-1a hash of the
+    /// list's name in hex. A hint only: followers poll as well.
+    static func channel(schema: String, list: String) -> String {
+        let plain = "\(schema).\(list)"
+        if plain.utf8.count <= 63 { return plain }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in list.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\(schema).#" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// `identifier` as a quoted SQL identifier.
+    static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+#endif
