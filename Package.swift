@@ -54,11 +54,13 @@ let package = Package(
         .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection", "LabelStorePostgres"]),
         // What the tests and their child process share (seeded randomness, stress records,
         // fixtures, finding the built executables); not a product.
-        .target(name: "LabelStoreTestSupport", dependencies: ["EventLog"], path: "Tests/TestSupport"),
+        .target(name: "LabelStoreTestSupport", dependencies: ["EventLog", "LabelStorePostgres"], path: "Tests/TestSupport"),
         // The child process of the crash and multi-process tests; not a product.
-        .executableTarget(name: "logtorture", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"]),
+        .executableTarget(
+            name: "logtorture", dependencies: ["EventLog", "LabelProjection", "LabelStorePostgres", "LabelStoreTestSupport"]),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog", "LabelStoreTestSupport"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStoreTestSupport"]),
+        .testTarget(
+            name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStorePostgres", "LabelStoreTestSupport"]),
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
         // Every ```swift block of README.md, docs/ and the DocC articles, compiled (and run).
         .testTarget(name: "SnippetTests", dependencies: ["LabelProjection", "EventLog"]),

@@ -7,9 +7,6 @@ import Foundation
 /// server's notification queue).
 struct PostgresListener {
     var connection: PostgresConnection?
-    /// Set when a new connection started listening: what was notified before it
-    /// is lost, so the next wait reports records may be there.
-    var fresh = false
 
     mutating func close() {
         connection?.close()
@@ -25,8 +22,9 @@ extension PostgresEventLog {
     /// Otherwise waits on the list's notification channel (with
     /// ``Options-swift.struct/notify``) or sleeps, at most
     /// ``Options-swift.struct/pollInterval`` at a time, reading the head row
-    /// after each wait. After a reconnect it returns `true`: notifications sent
-    /// while it was away are lost, so the caller reads from its next seq.
+    /// after each wait. A new listening connection (the first, or after a
+    /// loss) reads the head row after its `LISTEN`, so an append whose
+    /// notification was lost while it was away is still seen.
     ///
     /// - Throws: `connectionFailed` when the server cannot be reached (the
     ///   next call tries again); `closed`; `listNotFound` if the list was dropped.
@@ -49,7 +47,6 @@ extension PostgresEventLog {
                         }
                     }
                     listener.connection = connection
-                    listener.fresh = true
                 }
                 guard let connection = listener.connection else { continue }
                 let last: UInt64
@@ -60,10 +57,7 @@ extension PostgresEventLog {
                     throw Self.mapped(error, location: location, doing: "follow the list")
                 }
                 noteLastSeq(last)
-                if last > seq || listener.fresh {
-                    listener.fresh = false
-                    return true
-                }
+                if last > seq { return true }
                 let now = clock.now
                 if now >= deadline { return false }
                 let step = min(options.pollInterval, now.duration(to: deadline))

@@ -8,19 +8,19 @@ import LabelStorePostgres
 /// `scripts/pg-test-server`, as `.ci/run` does), or else one started here by
 /// that script and stopped when the test process exits. Fault tests start a
 /// private server each (``startPrivate()``), since they stop and restart it.
-final class PostgresTestServer: Sendable {
+package final class PostgresTestServer: Sendable {
     /// The libpq connection string (Unix socket, trust authentication, user `postgres`).
-    let conninfo: String
+    package let conninfo: String
     /// The server's temp directory (data in `DIR/data`), when known.
-    let directory: String?
+    package let directory: String?
 
-    init(conninfo: String, directory: String?) {
+    package init(conninfo: String, directory: String?) {
         self.conninfo = conninfo
         self.directory = directory
     }
 
     /// The shared server (from the environment, or started on first use).
-    static let shared: PostgresTestServer = {
+    package static let shared: PostgresTestServer = {
         let environment = ProcessInfo.processInfo.environment
         if let conninfo = environment["LABELSTORE_TEST_POSTGRES"], !conninfo.isEmpty {
             return PostgresTestServer(conninfo: conninfo, directory: environment["LABELSTORE_PG_DIR"])
@@ -37,7 +37,7 @@ final class PostgresTestServer: Sendable {
     nonisolated(unsafe) private static var startedHere: String?
 
     /// Starts a new throwaway server with `scripts/pg-test-server start`.
-    static func startPrivate(fsync: Bool = false) throws -> PostgresTestServer {
+    package static func startPrivate(fsync: Bool = false) throws -> PostgresTestServer {
         let output = try script(["start"], environment: fsync ? ["PG_FSYNC": "on"] : [:])
         var values: [String: String] = [:]
         for line in output.split(separator: "\n") {
@@ -53,19 +53,19 @@ final class PostgresTestServer: Sendable {
     }
 
     /// `pg_ctl stop -m immediate`: the server dies as in a crash.
-    func crash() throws { _ = try Self.script(["crash", try requireDirectory()]) }
+    package func crash() throws { _ = try Self.script(["crash", try requireDirectory()]) }
     /// Starts the server again after ``crash()``.
-    func restart() throws { _ = try Self.script(["restart", try requireDirectory()]) }
+    package func restart() throws { _ = try Self.script(["restart", try requireDirectory()]) }
     /// Stops the server and deletes its directory.
-    func stop() { if let directory { _ = try? Self.script(["stop", directory]) } }
+    package func stop() { if let directory { _ = try? Self.script(["stop", directory]) } }
 
     /// A location on this server: a fresh list (and schema, if given).
-    func location(list: String = "t-\(UUID().uuidString.prefix(8))", schema: String = PostgresLocation.defaultSchema) -> PostgresLocation {
+    package func location(list: String = "t-\(UUID().uuidString.prefix(8))", schema: String = PostgresLocation.defaultSchema) -> PostgresLocation {
         try! PostgresLocation(connection: conninfo, list: list, schema: schema)
     }
 
     /// Opens a log on this server (creating the schema and list).
-    func open(_ location: PostgresLocation, notify: Bool = true, create: Bool = true, reconnect: Duration = .seconds(30)) throws -> PostgresEventLog {
+    package func open(_ location: PostgresLocation, notify: Bool = true, create: Bool = true, reconnect: Duration = .seconds(30)) throws -> PostgresEventLog {
         try PostgresEventLog(
             location: location,
             options: .init(createIfMissing: create, notify: notify, pollInterval: .milliseconds(50), reconnectTimeout: reconnect))
@@ -73,7 +73,7 @@ final class PostgresTestServer: Sendable {
 
     /// Runs `sql` through `psql` (for tests that damage rows or inspect the server).
     @discardableResult
-    func psql(_ sql: String) throws -> String {
+    package func psql(_ sql: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql]
