@@ -12,14 +12,24 @@ import Testing
 /// against ``OracleHistory``.
 @MainActor
 final class OracleRun {
-    enum Backing: String { case memory, file }
+    /// `server`: a list on the PostgreSQL test server (with the `Postgres` trait).
+    enum Backing: String { case memory, file, server }
 
     let backing: Backing
     let seed: UInt64
     let recordRejections: Bool
     var gen: CommandGenerator
     var history = OracleHistory()
-    let log = InMemoryEventLog()
+    /// The storage of the memory and server backings (a fresh list on the server).
+    lazy var log: any EventStorage = {
+        #if Postgres
+        if backing == .server {
+            let server = PostgresTestServer.shared
+            return try! server.open(server.location(list: "oracle-\(seed)-\(UUID().uuidString.prefix(8))"))
+        }
+        #endif
+        return InMemoryEventLog()
+    }()
     let path: String
     let clock = StepClock()
     var store: LabelStore?
@@ -58,8 +68,9 @@ final class OracleRun {
 
     private func openStore(_ epoch: Int) throws {
         switch backing {
-        case .memory:
-            store = try LabelStore(storage: log, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
+        case .memory, .server:
+            let storage = log
+            store = try LabelStore(storage: storage, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
         case .file:
             let snapshots = SnapshotPolicy(
                 everyRecords: UInt64(gen.int(15...40)), everyBytes: 0, onClose: gen.chance(50), minRecordsOnClose: 1, keep: 3)

@@ -51,4 +51,13 @@ import Testing
             #expect(counts[what, default: 0] > 0, "the run must exercise \(what): \(counts)")
         }
     }
+
+    #if Postgres
+    @Test(arguments: seeds) func aStoreOverAServerLogAgreesWithTheOracle(seed: UInt64) async throws {
+        let counts = try await run(.server, seed: seed)
+        for what in ["written", "refused", "canonical rename", "raw entries", "time travel", "closed", "released"] {
+            #expect(counts[what, default: 0] > 0, "the run must exercise \(what): \(counts)")
+        }
+    }
+    #endif
 }
