@@ -74,21 +74,10 @@ package final class PostgresTestServer: Sendable {
     /// Runs `sql` through `psql` (for tests that damage rows or inspect the server).
     @discardableResult
     package func psql(_ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw EventLogError(.ioError, "psql failed: \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let psql = ["/usr/bin/psql", "/usr/local/bin/psql", "/opt/homebrew/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "psql"
+        let result = try runCommand(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql])
+        guard result.status == 0 else { throw EventLogError(.ioError, "psql failed: \(result.errors)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func requireDirectory() throws -> String {
@@ -99,28 +88,17 @@ package final class PostgresTestServer: Sendable {
     /// The repository's `scripts/pg-test-server`.
     static var scriptPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/pg-test-server").path
+            .deletingLastPathComponent().appendingPathComponent("scripts/pg-test-server").path
     }
 
     @discardableResult
     static func script(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: scriptPath)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw EventLogError(
-                .ioError, "pg-test-server \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+        let result = try runCommand(
+            scriptPath, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        guard result.status == 0 else {
+            throw EventLogError(.ioError, "pg-test-server \(arguments.joined(separator: " ")) failed: \(result.errors)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.output
     }
 }
 #endif
