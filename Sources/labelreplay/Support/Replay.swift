@@ -40,6 +40,7 @@ final class Replay {
     private var reader: LogReader
     private let console: Console
     private var progress: Progress?
+    private var startPosition: LogPosition?
 
     /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
     init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
@@ -141,11 +142,12 @@ final class Replay {
     /// checkpoint's and the next record read is the one after it (checked, as
     /// every read is, to follow it in the log's chain). Before anything is read.
     func start(from checkpoint: ListCheckpoint) throws {
-        precondition(lastSeq == 0 && folds, "a replay starts from a checkpoint before it reads")
+        precondition(lastSeq == 0, "a replay starts from a checkpoint before it reads")
         let position = checkpoint.position
         try reader.seek(toSeq: position.seq + 1, atOffset: position.end, previousChecksum: position.checksum ?? 0)
         list = checkpoint.list
         lastSeq = position.seq
+        startPosition = position
     }
 
     /// Folds through record `seq` without describing the changes (``LabelList/replay(_:)``
@@ -235,6 +237,9 @@ final class Replay {
         }
         lastSeq = last
     }
+
+    /// Where the last record read (or the checkpoint started from) is in the log.
+    var lastPosition: LogPosition? { reader.lastPosition ?? startPosition }
 
     /// The byte offset where the records read so far end.
     var recordsEnd: Int64 { reader.offset }
