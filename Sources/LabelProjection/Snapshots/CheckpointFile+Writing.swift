@@ -44,9 +44,8 @@ extension CheckpointFile {
             dropped = found.problems
             if let start = found.checkpoint {
                 for entry in directory.entries where entry.seq <= start.position.seq {
-                    let removedStart = entry.offset + entry.snapshotLength
-                    parts.append(
-                        (entry.seq, directory.bytes[entry.offset..<removedStart], directory.bytes[removedStart..<entry.end]))
+                    let bytes = try directory.bytes(of: entry)
+                    parts.append((entry.seq, bytes[..<entry.snapshotLength], bytes[entry.snapshotLength...]))
                 }
                 list = start.list
                 removed = start.removed

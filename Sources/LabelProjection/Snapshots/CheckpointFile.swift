@@ -37,8 +37,17 @@ package enum CheckpointFile {
         package var logID: LabelID
         package var interval: UInt64
         package var entries: [Entry]
-        /// The whole file (read once; checkpoints are decoded from it on demand).
-        var bytes: [UInt8]
+
+        /// The bytes of checkpoint `entry` (its snapshot image and removed-labels section).
+        func bytes(of entry: Entry) throws(EventLogError) -> [UInt8] {
+            let file = try SystemFile.open(path, .readOnly)
+            defer { file.close() }
+            let bytes = try file.read(at: Int64(entry.offset), count: entry.end - entry.offset)
+            guard bytes.count == entry.end - entry.offset else {
+                throw EventLogError(.ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path)
+            }
+            return bytes
+        }
     }
 
     /// What looking for a log's checkpoint file found.
@@ -58,17 +67,23 @@ package enum CheckpointFile {
     /// checkpoints themselves are checked when one is taken. Never throws.
     package static func load(for reader: LogReader) -> Lookup {
         let path = path(for: reader.path)
+        // The header and the directory only: a checkpoint is read when it is taken.
         let bytes: [UInt8]
+        let size: Int
         do throws(EventLogError) {
             let file = try SystemFile.open(path, .readOnly)
             defer { file.close() }
-            bytes = try file.read(at: 0, count: Int(try file.size()))
+            size = Int(try file.size())
+            let header = try file.read(at: 0, count: min(size, headerLength))
+            let count =
+                header.count == headerLength ? Int(header[40]) | Int(header[41]) << 8 | Int(header[42]) << 16 | Int(header[43]) << 24 : 0
+            bytes = header + (try file.read(at: Int64(header.count), count: min(size - header.count, count * entryLength)))
         } catch {
             if error.code == .fileNotFound { return .missing }
             return .ignored(.init(path: path, reason: "cannot be read: \(error.message)"))
         }
         do throws(HistoryIndexFile.Problem) {
-            let directory = try decodeDirectory(bytes, path: path)
+            let directory = try decodeDirectory(bytes, fileSize: size, path: path)
             guard directory.logID == reader.header.logID else {
                 return .ignored(
                     .init(
@@ -82,7 +97,8 @@ package enum CheckpointFile {
     }
 
     /// Checks the header and directory of a checkpoint file's `bytes`.
-    static func decodeDirectory(_ bytes: [UInt8], path: String) throws(HistoryIndexFile.Problem) -> Directory {
+    /// `bytes` holds the header and directory (or what there is of them) of a file of `fileSize` bytes.
+    static func decodeDirectory(_ bytes: [UInt8], fileSize: Int, path: String) throws(HistoryIndexFile.Problem) -> Directory {
         func fail(_ reason: String, at offset: Int) -> HistoryIndexFile.Problem { .init(path: path, reason: reason, offset: offset) }
         guard bytes.count >= headerLength else { throw fail("shorter than the \(headerLength)-byte header (\(bytes.count) bytes)", at: 0) }
         guard Array(bytes[0..<8]) == magic else { throw fail("not a checkpoint file (no LABELCKP magic)", at: 0) }
@@ -100,6 +116,7 @@ package enum CheckpointFile {
                 guard interval >= 1 else { throw fail("an interval of 0 records", at: 32) }
                 let directoryEnd = headerLength + count * entryLength
                 guard count <= (raw.count - headerLength) / entryLength else { throw fail("\(count) checkpoints run past the end", at: 40) }
+                let size = UInt64(fileSize)
                 guard CRC32C.checksum(Array(raw[0..<44]) + Array(raw[headerLength..<directoryEnd])) == checksum else {
                     throw fail("the header's and directory's checksum does not match", at: 44)
                 }
@@ -113,15 +130,17 @@ package enum CheckpointFile {
                     let snapshot = try r.u64()
                     let removed = try r.u64()
                     guard seq > previous, offset == UInt64(end), snapshot >= 76, removed >= 5,
-                        snapshot + removed <= UInt64(raw.count - end)
+                        snapshot <= size, removed <= size, snapshot + removed <= size - UInt64(end)
                     else { throw fail("checkpoint \(k) (seq \(seq)) is out of order or out of place", at: at) }
                     let entry = Entry(seq: seq, offset: end, snapshotLength: Int(snapshot), removedLength: Int(removed))
                     entries.append(entry)
                     end = entry.end
                     previous = seq
                 }
-                guard end == raw.count else { throw fail("the file is \(raw.count) bytes, the directory accounts for \(end)", at: end) }
-                return Directory(path: path, logID: logID, interval: interval, entries: entries, bytes: bytes)
+                guard end == fileSize else {
+                    throw fail("the file is \(fileSize) bytes, the directory accounts for \(end)", at: min(end, fileSize))
+                }
+                return Directory(path: path, logID: logID, interval: interval, entries: entries)
             }
         } catch let problem as HistoryIndexFile.Problem {
             throw problem
@@ -155,9 +174,13 @@ package enum CheckpointFile {
         func fail(_ reason: String, at offset: Int? = entry.offset) -> HistoryIndexFile.Problem {
             .init(path: directory.path, reason: "the checkpoint at seq \(entry.seq) " + reason, offset: offset)
         }
-        let decoded = directory.bytes.withUnsafeBytes { raw in
+        let bytes: [UInt8]
+        do throws(EventLogError) { bytes = try directory.bytes(of: entry) } catch {
+            throw fail("cannot be read: \(error.message)")
+        }
+        let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in
-                try LabelList.decodeSnapshot(UnsafeRawBufferPointer(rebasing: raw[entry.offset..<entry.offset + entry.snapshotLength]))
+                try LabelList.decodeSnapshot(UnsafeRawBufferPointer(rebasing: raw[0..<entry.snapshotLength]))
             }
         }
         let list: LabelList
@@ -178,15 +201,14 @@ package enum CheckpointFile {
                 "is of a history the log does not hold: record \(position.seq) is not at byte offset \(position.offset) with its checksum (the log was cut or rewritten)",
                 at: nil)
         }
-        let start = entry.offset + entry.snapshotLength
-        let removed = directory.bytes.withUnsafeBytes { raw in
-            Result { () throws(SnapshotError) in
-                try decodeRemoved(UnsafeRawBufferPointer(rebasing: raw[start..<start + entry.removedLength]), of: list)
+        let removed = bytes.withUnsafeBytes { raw in
+            Result { () throws(SnapshotError) in try decodeRemoved(UnsafeRawBufferPointer(rebasing: raw[entry.snapshotLength...]), of: list)
             }
         }
         switch removed {
         case .success(let removed): return ListCheckpoint(list: list, position: position, removed: removed)
-        case .failure(let error): throw fail("has a damaged removed-labels section: \(error.message)", at: start)
+        case .failure(let error):
+            throw fail("has a damaged removed-labels section: \(error.message)", at: entry.offset + entry.snapshotLength)
         }
     }
 }
