@@ -56,9 +56,11 @@ import Testing
     ) async throws -> [CLIResult] {
         let checked = try await run(commands, hook: true)
         for (command, (a, b)) in zip(commands, zip(scanned, checked)) {
-            #expect(a.stdout == b.stdout && a.status == b.status, "\(what): \(command.joined(separator: " "))", sourceLocation: sourceLocation)
+            #expect(
+                a.stdout == b.stdout && a.status == b.status, "\(what): \(command.joined(separator: " "))", sourceLocation: sourceLocation)
             if let warning {
-                #expect(b.stderr.contains(warning), "\(what): \(command.joined(separator: " ")): \(b.stderr)", sourceLocation: sourceLocation)
+                #expect(
+                    b.stderr.contains(warning), "\(what): \(command.joined(separator: " ")): \(b.stderr)", sourceLocation: sourceLocation)
             } else {
                 #expect(a.stderr == plainStderr(b), "\(what): \(command.joined(separator: " "))", sourceLocation: sourceLocation)
             }
@@ -113,13 +115,17 @@ import Testing
         #expect(built.status == 0, "\(built)")
         #expect(built.stdout.contains("checkpoints (every 16 records)"), "\(built)")
         let checked = try await Self.expectSameAnswers(commands, scanned: scanned, "current checkpoints")
-        #expect(checked.filter { $0.stderr.contains("(from the checkpoint at seq") }.count >= commands.count / 2, "checkpoints were not used")
+        #expect(
+            checked.filter { $0.stderr.contains("(from the checkpoint at seq") }.count >= commands.count / 2, "checkpoints were not used")
 
         // Records appended after the checkpoints (a crash between an append and the update): a prefix is covered.
         try makeLog(at: path) { store in
-            for id in store.labels.map(\.id).prefix(20) { try store.toggle(id, options: stamped(20_000, actor: "late")) }
+            for i in 0..<10 { try store.add("late \(i)", options: stamped(20_000, actor: "late")) }
+            for id in store.labels.map(\.id).prefix(10) { try store.toggle(id, options: stamped(20_001, actor: "late")) }
         }
-        let longer = Self.commands(path, last: last + 20, ids: ids, seed: seed + 100)
+        let longerLast = try Self.lastSeq(path)
+        #expect(longerLast > last)
+        let longer = Self.commands(path, last: longerLast, ids: ids, seed: seed + 100)
         try await Self.expectSameAnswers(longer, scanned: try await Self.run(longer, hook: false), "checkpoints of a prefix")
 
         // Extended, not rebuilt; --rebuild rebuilds.
@@ -127,7 +133,7 @@ import Testing
         let checkpoints = extended["checkpoints"] as? [String: Any]
         #expect(checkpoints?["previous"] as? String == "usable")
         #expect((checkpoints?["extendedFrom"] as? Int).map { $0 > 0 } == true, "\(extended)")
-        #expect((checkpoints?["seqs"] as? [Int])?.last == Int((last + 20) / 16 * 16))
+        #expect((checkpoints?["seqs"] as? [Int])?.last == Int(longerLast / 16 * 16))
         let rebuilt = try await CLI.run(["index", path, "--rebuild"], environment: Self.hook)
         #expect(rebuilt.stdout.contains("(built from seq 1)"), "\(rebuilt)")
 
