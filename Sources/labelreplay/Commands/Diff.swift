@@ -32,12 +32,7 @@ enum Diff: Command {
         let to = try arguments.seq("to") ?? 0
         if from > to { throw UsageError("<from> (\(from)) must not be after <to> (\(to))") }
 
-        let replay = try Replay(path: path, console: console, progress: "reading \(path)")
-        let before = try replay.fold(through: from)
-        var removedAs: [LabelID: (title: String, isEnabled: Bool)] = [:]
-        let after = try replay.fold(through: to) { step in
-            if case .removed(let id, _, let title, let isEnabled) = step.record.event { removedAs[id] = (title, isEnabled) }
-        }
+        let (before, after, removedAs) = try lists(path, from: from, to: to, console: console)
         let changes = compare(before, after, removedAs: removedAs)
 
         if arguments.flag("json") {
@@ -61,6 +56,35 @@ enum Diff: Command {
         }
         console.lines(table.render(indent: "  "))
         return ExitStatus.success
+    }
+
+    /// The lists right after `from` and `to`, and the title and state each label removed
+    /// in between had at its last removal. Each list is folded from the nearest checkpoint
+    /// at or before its seq (LOG.checkpoints) when there is one, else from seq 1; `to`'s
+    /// list is folded on from `from`'s unless a later checkpoint is nearer.
+    static func lists(_ path: String, from: UInt64, to: UInt64, console: Console) throws -> (
+        LabelList, LabelList, [LabelID: (title: String, isEnabled: Bool)]
+    ) {
+        let checkpoints = try Checkpoints.open(path, console: console)
+        let replay = try Replay(path: path, console: console, progress: "reading \(path)")
+        if let checkpoint = checkpoints?.checkpoint(atOrBefore: from) { try replay.start(from: checkpoint) }
+        let before = try replay.foldQuickly(through: from)
+        var removedAs: [LabelID: (title: String, isEnabled: Bool)] = [:]
+        let noteRemoval = { (view: EventRecordView) in
+            if case .removed(let id, _, let title, let isEnabled) = view.event { removedAs[id] = (title.string, isEnabled) }
+        }
+        guard checkpoints?.seqs.contains(where: { $0 > from && $0 <= to }) ?? false,
+            let checkpoint = checkpoints?.checkpoint(atOrBefore: to), checkpoint.position.seq > from
+        else {
+            return (before, try replay.foldQuickly(through: to, visit: noteRemoval), removedAs)
+        }
+        // Labels live at `from` and removed by the checkpoint: as the checkpoint says they were removed.
+        for id in checkpoint.list.removedIDs where before.label(id) != nil {
+            if let removed = checkpoint.removed[id] { removedAs[id] = (removed.title, removed.isEnabled) }
+        }
+        let later = try Replay(path: path, console: console, progress: "reading \(path)")
+        try later.start(from: checkpoint)
+        return (before, try later.foldQuickly(through: to, visit: noteRemoval), removedAs)
     }
 
     /// The per-label changes from `a` to `b`: for each label in `b`'s order its

@@ -1,12 +1,14 @@
 import EventLog
 import Foundation
+import LabelProjection
 
 /// `index LOG`: builds or brings up to date the history index, so `log --label/--actor/--since/--until` read
 /// only the records that can match.
 enum Index: Command {
     static let spec = CommandSpec(
         name: "index",
-        abstract: "Build or update LOG.index, so audit questions (log --label, --actor, --since) skip the records that cannot match.",
+        abstract:
+            "Build or update LOG.index and LOG.checkpoints, so audit questions (log --label, --actor, --since) skip the records that cannot match and show --at, diff and trace fold only from the nearest checkpoint.",
         discussion: """
             The history index (docs/INDEX.md) lists, for every label and actor, the seqs of its records, and for \
             every 1,024 records where they start in the file and the range of their timestamps. 'log' uses it when \
@@ -19,8 +21,16 @@ enum Index: Command {
             the records appended since it was written, or builds it from seq 1 (always, with --rebuild), and \
             writes LOG.index atomically.
 
-            JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous"} where \
-            previous says what was there before ("missing", "usable" or the reason it was ignored).
+            It also writes LOG.checkpoints (docs/SNAPSHOTS.md): the list after every 65,536th record, so 'show \
+            --at', 'diff' and 'trace' fold only the records after the nearest checkpoint at or before the seq they \
+            need. Each checkpoint is used only once the log holds its record at the recorded position with the \
+            chained checksum; one that does not check out (or a damaged or foreign file) is reported and the list \
+            folded from an earlier one or from seq 1, with the same answer. A usable file is extended from its \
+            newest checkpoint; --rebuild rebuilds it too.
+
+            JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous", \
+            "checkpoints"} where previous says what was there before ("missing", "usable" or the reason it was \
+            ignored) and checkpoints is {"path", "seqs", "interval", "bytes", "extendedFrom", "previous"}.
             """,
         arguments: [
             .positional("log", "The label log file."),
@@ -39,6 +49,7 @@ enum Index: Command {
             progress.update(Int64(seq))
         }
         progress.finish()
+        let checkpoints = try writeCheckpoints(path, rebuild: arguments.flag("rebuild"), console: console)
         let indexPath = HistoryIndexFile.path(for: path)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
         let previous: String
@@ -53,7 +64,8 @@ enum Index: Command {
                 try JSONLines().line(
                     IndexResult(
                         path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt,
-                        labels: update.index.labelCount, actors: update.index.actors.count, bytes: bytes, previous: previous)))
+                        labels: update.index.labelCount, actors: update.index.actors.count, bytes: bytes, previous: previous,
+                        checkpoints: CheckpointsResult(path, checkpoints))))
             return ExitStatus.success
         }
         let how = rebuilt ? "built from seq 1" : "extended by \(update.added) record\(update.added == 1 ? "" : "s")"
@@ -64,7 +76,54 @@ enum Index: Command {
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))
         }
+        let how2 = checkpoints.extendedFrom.map { "extended from seq \($0)" } ?? "built from seq 1"
+        console.line(
+            Escape.text(
+                "wrote \(CheckpointFile.path(for: path)): \(checkpoints.seqs.count) checkpoint\(checkpoints.seqs.count == 1 ? "" : "s")"
+                    + " (every \(TestHooks.checkpointInterval) records), \(checkpoints.byteCount) bytes (\(how2))"))
+        if case .ignored(let problem) = checkpoints.previous {
+            console.line(Escape.text("  the checkpoints there before were not used: \(problem.reason)"))
+        }
+        for problem in checkpoints.dropped {
+            console.line(Escape.text("  a checkpoint there before was dropped: \(problem.reason)"))
+        }
         return ExitStatus.success
+    }
+
+    /// Brings LOG.checkpoints up to date; a log that contradicts itself gets checkpoints up to the record before, with a warning.
+    private static func writeCheckpoints(_ path: String, rebuild: Bool, console: Console) throws -> CheckpointFile.Update {
+        let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
+        let update = try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
+            progress.update(Int64(seq))
+        }
+        progress.finish()
+        if let failure = update.foldFailure {
+            console.warning("\(path): \(failure); no checkpoint is written after it (run '\(Tool.name) verify')")
+        }
+        return update
+    }
+}
+
+/// `index --json`'s `checkpoints`.
+struct CheckpointsResult: Encodable {
+    let path: String
+    let seqs: [UInt64]
+    let interval: UInt64
+    let bytes: Int
+    let extendedFrom: UInt64?
+    let previous: String
+
+    init(_ logPath: String, _ update: CheckpointFile.Update) {
+        path = CheckpointFile.path(for: logPath)
+        seqs = update.seqs
+        interval = TestHooks.checkpointInterval
+        bytes = update.byteCount
+        extendedFrom = update.extendedFrom
+        switch update.previous {
+        case .missing: previous = "missing"
+        case .usable: previous = update.dropped.first?.reason ?? "usable"
+        case .ignored(let problem): previous = problem.reason
+        }
     }
 }
 
@@ -78,4 +137,5 @@ struct IndexResult: Encodable {
     let actors: Int
     let bytes: Int
     let previous: String
+    let checkpoints: CheckpointsResult
 }

@@ -45,7 +45,11 @@ enum Show: Command {
         let replay = try Replay(path: path, console: console, progress: "reading \(path)")
         let list: LabelList
         if let seq {
-            list = try replay.fold(through: seq)
+            // From the nearest checkpoint at or before the seq (LOG.checkpoints), when there is one.
+            if let checkpoint = try Checkpoints.open(path, console: console)?.checkpoint(atOrBefore: seq) {
+                try replay.start(from: checkpoint)
+            }
+            list = try replay.foldQuickly(through: seq)
         } else if let time {
             list = try replay.fold(until: time)
         } else {

@@ -60,79 +60,38 @@ enum Trace: Command {
         let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
         defer { pager?.finish(console: console) }
 
-        let replay = try Replay(path: path, folds: false, console: console)
-        let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.fileSize(), console: console) : nil
-        let store = try LabelStore(storage: InMemoryEventLog())
-        let inbox = NotificationInbox()
-        var subscriptions = [
-            store.subscribe(to: .membership) { inbox.append($0) },
-            store.subscribe(to: .enabledCount) { inbox.append($0) }
-        ]
-        if let query { subscriptions.append(store.subscribe(to: .view(query)) { inbox.append($0) }) }
-        var subscribed = Set<LabelID>()
-        var display = LabelList()
-        var lastTitles: [LabelID: String] = [:]  // titles of removed labels, for naming them
-        var printed = 0
+        let checkpoints = from > 1 || label != nil ? try Checkpoints.open(path, console: console) : nil
+        if let label, let checkpoints,
+            let printed = try traceThroughCheckpoints(
+                path, labels: label, query: query, from: from, to: to, checkpoints: checkpoints, printer: printer, console: console)
+        {
+            if printed == 0 && !arguments.flag("json") { console.errorLine("(no matching events)") }
+            return ExitStatus.success
+        }
 
-        reading: while true {
-            var batch: [Replay.Step] = []
-            while batch.count < 4096, let step = try replay.next() {
-                batch.append(step)
-                progress?.update(step.offset, detail: "seq \(step.record.seq)")
-                if let to, step.record.seq >= to { break }
+        // Replay from seq 1, or from the nearest checkpoint before --from.
+        let start = from > 1 ? checkpoints?.checkpoint(atOrBefore: from - 1) : nil
+        let replay = try NotifyingReplay(path: path, query: query, labels: label, start: start, through: to, console: console)
+        if let start, let query { printer.resetRows(FilteredView(query: query, list: start.list).labels(in: start.list).map(\.id)) }
+        let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.replay.fileSize(), console: console) : nil
+        var printed = 0
+        while let step = try replay.nextStep() {
+            progress?.update(step.offset, detail: "seq \(step.record.seq)")
+            printer.follow(step.notifications)
+            if step.record.seq >= from, label.map({ concerns(step.record, step.notifications, $0) }) ?? true {
+                progress?.finish()
+                try printer.print(step.change, notifications: step.notifications, list: replay.list) { replay.lastTitles[$0] }
+                printed += 1
             }
-            if batch.isEmpty { break }
-            // Subscribe to each label before the first event about it is appended.
-            for step in batch {
-                guard let id = step.record.event.labelID, label?.contains(id) ?? true, subscribed.insert(id).inserted else { continue }
-                subscriptions.append(store.subscribe(to: .title(id)) { inbox.append($0) })
-                subscriptions.append(store.subscribe(to: .isEnabled(id)) { inbox.append($0) })
-            }
-            let failure = append(&batch, to: store, path: path)
-            let bySeq = Dictionary(grouping: inbox.take(), by: \.seq)
-            for step in batch {
-                let record = step.record
-                let change = try display.apply(record)
-                if let (id, title) = Replay.statedTitle(record.event) { lastTitles[id] = title }
-                let notes = bySeq[record.seq] ?? []
-                printer.follow(notes)
-                if record.seq >= from, label.map({ concerns(record, notes, $0) }) ?? true {
-                    progress?.finish()
-                    try printer.print(change, notifications: notes, list: display) { lastTitles[$0] }
-                    printed += 1
-                }
-                if let to, record.seq >= to { break reading }
-            }
-            if let failure { throw failure }
         }
         progress?.finish()
-        withExtendedLifetime(subscriptions) {}  // they were live for the whole replay
-        replay.warnAboutTail()
+        replay.replay.warnAboutTail()
         if printed == 0 && !arguments.flag("json") { console.errorLine("(no matching events)") }
         return ExitStatus.success
     }
 
     /// Whether an event concerns one of `ids`: it is about it, reorders it, or moves its view row.
-    private static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ ids: Set<LabelID>) -> Bool {
+    static func concerns(_ record: EventRecord, _ notes: [ChangeNotification], _ ids: Set<LabelID>) -> Bool {
         HistoryQuery.event(record.event, concerns: ids) || notes.contains { $0.viewChanges.contains { ids.contains($0.id) } }
-    }
-
-    /// Appends the batch's records to the store (all or nothing). If the store
-    /// refuses one, appends those before it, drops it and the rest from `batch`,
-    /// and returns the failure to report after printing them.
-    private static func append(_ batch: inout [Replay.Step], to store: LabelStore, path: String) -> Failure? {
-        let entries = batch.map { LogEntry($0.record.event, timestamp: $0.record.timestamp, actor: $0.record.actor, note: $0.record.note) }
-        do {
-            try store.append(entries: entries)
-            return nil
-        } catch {
-            let index = error.batchIndex ?? 0
-            if index > 0 { _ = try? store.append(entries: Array(entries[..<index])) }
-            let bad = batch[index]
-            batch.removeSubrange(index...)
-            return Failure(
-                "\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
-            )
-        }
     }
 }

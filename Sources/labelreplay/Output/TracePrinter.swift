@@ -21,6 +21,9 @@ final class TracePrinter {
         self.style = style
     }
 
+    /// Sets the mirrored rows to the view's rows at a seq (when tracing starts from a checkpoint).
+    func resetRows(_ rows: [LabelID]) { self.rows = rows }
+
     /// Applies an event's view changes to the mirrored rows; call it for every event, printed or not.
     func follow(_ notifications: [ChangeNotification]) {
         for notification in notifications {

@@ -3,12 +3,15 @@ import LabelProjection
 
 /// Replays a log into a real ``LabelStore`` (over an ``InMemoryEventLog``)
 /// with the subscriptions `trace` makes — the list's membership, the enabled
-/// count, the view of a query, and the title and isEnabled of every label,
-/// each subscribed before the first record about it is appended — and hands
-/// out each record with what folding it changed and what those subscriptions
-/// received for it. Who is told is decided by the store's own dispatch, not
-/// here. `timeline` reads it; `trace` keeps its own copy of the same loop
-/// (it also filters by label while subscribing).
+/// count, the view of a query, and the title and isEnabled of every label (or
+/// of the `labels` given), each subscribed before the first record about it
+/// is appended — and hands out each record with what folding it changed and
+/// what those subscriptions received for it. Who is told is decided by the
+/// store's own dispatch, not here. `trace` and `timeline` both read it.
+///
+/// It starts at seq 1, or from a checkpoint of the list (the store then starts
+/// with that list, over a log that continues after its seq), and stops after
+/// `through` when given (nothing after it is read).
 final class NotifyingReplay {
     /// One record, folded, with the notifications the store delivered for it.
     struct Step {
@@ -25,10 +28,14 @@ final class NotifyingReplay {
     /// The log's path, as given.
     let path: String
     /// The fold of every record handed out so far.
-    private(set) var list = LabelList()
+    private(set) var list: LabelList
+    /// The last title each label no longer in ``list`` was given (for naming removed labels).
+    private(set) var lastTitles: [LabelID: String] = [:]
     /// The reader (its header, its size, its tail warning).
     let replay: Replay
     private let store: LabelStore
+    private let labels: Set<LabelID>?
+    private let through: UInt64?
     private let inbox = NotificationInbox()
     private var subscriptions: [Subscription] = []
     private var subscribed = Set<LabelID>()
@@ -37,11 +44,25 @@ final class NotifyingReplay {
     private var failure: Failure?
     private var next = 0
 
-    /// Opens `path` and a store to replay it into; `query` adds a subscription to that view.
-    init(path: String, query: ViewQuery?, console: Console, progress: String? = nil) throws {
+    /// Opens `path` and a store to replay it into; `query` adds a subscription to that view,
+    /// `labels` (when given) limits the title and isEnabled subscriptions to those labels.
+    init(
+        path: String, query: ViewQuery?, labels: Set<LabelID>? = nil, start: ListCheckpoint? = nil, through: UInt64? = nil,
+        console: Console, progress: String? = nil
+    ) throws {
         self.path = path
+        self.labels = labels
+        self.through = through
         replay = try Replay(path: path, folds: false, console: console, progress: progress)
-        store = try LabelStore(storage: InMemoryEventLog())
+        if let start {
+            try replay.start(from: start)
+            list = start.list
+            lastTitles = start.removed.mapValues(\.title)
+            store = LabelStore(resuming: start.list, over: InMemoryEventLog(after: start.list.lastSeq))
+        } else {
+            list = LabelList()
+            store = try LabelStore(storage: InMemoryEventLog())
+        }
         subscriptions = [
             store.subscribe(to: .membership) { [inbox] in inbox.append($0) },
             store.subscribe(to: .enabledCount) { [inbox] in inbox.append($0) }
@@ -66,6 +87,7 @@ final class NotifyingReplay {
         let step = batch[next]
         next += 1
         let change = try list.apply(step.record)
+        if let (id, title) = Replay.statedTitle(step.record.event) { lastTitles[id] = title }
         return Step(record: step.record, change: change, notifications: notifications[step.record.seq] ?? [], offset: step.offset)
     }
 
@@ -73,10 +95,10 @@ final class NotifyingReplay {
     private func readBatch() throws {
         batch.removeAll(keepingCapacity: true)
         next = 0
-        while batch.count < 4096, let step = try replay.next() { batch.append(step) }
+        while batch.count < 4096, replay.lastSeq < through ?? .max, let step = try replay.next() { batch.append(step) }
         guard !batch.isEmpty else { return }
         for step in batch {
-            guard let id = step.record.event.labelID, subscribed.insert(id).inserted else { continue }
+            guard let id = step.record.event.labelID, labels?.contains(id) ?? true, subscribed.insert(id).inserted else { continue }
             subscriptions.append(store.subscribe(to: .title(id)) { [inbox] in inbox.append($0) })
             subscriptions.append(store.subscribe(to: .isEnabled(id)) { [inbox] in inbox.append($0) })
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LabelProjection
 
 /// Points where a test can stop a command to interrupt it exactly there
 /// (`LABELREPLAY_TEST_PAUSE=<point>`): the command says `paused at <point>` on
@@ -18,8 +19,13 @@ enum TestHooks {
     }
 
     /// `LABELREPLAY_TEST_INDEX=always`: `log` reads through a usable history
-    /// index even where reading the whole log would be cheaper, and says so on
-    /// standard error, so the tests exercise (and can see) the indexed path on
-    /// small logs. Without the variable nothing changes.
+    /// index even where reading the whole log would be cheaper, `index` writes
+    /// a checkpoint every ``checkpointInterval`` records, and both say on
+    /// standard error when they are used (`(read through the history index)`,
+    /// `(from the checkpoint at seq N)`), so the tests exercise (and can see)
+    /// the indexed paths on small logs. Without the variable nothing changes.
     static var alwaysUsesIndex: Bool { ProcessInfo.processInfo.environment["LABELREPLAY_TEST_INDEX"] == "always" }
+
+    /// Records between checkpoints: `CheckpointFile.defaultInterval`, or 16 under ``alwaysUsesIndex``.
+    static var checkpointInterval: UInt64 { alwaysUsesIndex ? 16 : CheckpointFile.defaultInterval }
 }

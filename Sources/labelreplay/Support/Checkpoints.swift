@@ -1,0 +1,51 @@
+import EventLog
+import LabelProjection
+
+/// A log's checkpoints (`LOG.checkpoints`, written by `index`), for the
+/// commands that need the list at a seq (`show --at`, `diff`, `trace`): the
+/// nearest checkpoint at or before a seq that proves it belongs to the log,
+/// from which a ``Replay`` folds on (``Replay/start(from:)``).
+///
+/// A file that is there but not usable, and a checkpoint that does not check
+/// out, is reported on standard error (once each); the caller then folds from
+/// an earlier checkpoint or from seq 1, with the same answer.
+final class Checkpoints {
+    private let reader: LogReader
+    private let directory: CheckpointFile.Directory
+    private let console: Console
+    private var reported = Set<String>()
+
+    private init(reader: LogReader, directory: CheckpointFile.Directory, console: Console) {
+        self.reader = reader
+        self.directory = directory
+        self.console = console
+    }
+
+    /// The checkpoints of the log at `path`, or `nil` when there are none to use (a warning says why when a file is there).
+    static func open(_ path: String, console: Console) throws -> Checkpoints? {
+        let reader = try Replay.openReader(path)
+        switch CheckpointFile.load(for: reader) {
+        case .missing:
+            return nil
+        case .ignored(let problem):
+            console.warning("\(problem); folding the log from seq 1 instead ('\(Tool.name) index \(path)' rebuilds it)")
+            return nil
+        case .usable(let directory):
+            return Checkpoints(reader: reader, directory: directory, console: console)
+        }
+    }
+
+    /// The seqs of the checkpoints in the file (not yet checked against the log).
+    var seqs: [UInt64] { directory.entries.map(\.seq) }
+
+    /// The newest checkpoint at or before `seq` that belongs to the log, if any.
+    func checkpoint(atOrBefore seq: UInt64) -> ListCheckpoint? {
+        guard seq > 0 else { return nil }
+        let (checkpoint, problems) = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader)
+        for problem in problems where reported.insert(problem.description).inserted {
+            console.warning("\(problem); it is not used")
+        }
+        if let checkpoint, TestHooks.alwaysUsesIndex { console.errorLine("(from the checkpoint at seq \(checkpoint.position.seq))") }
+        return checkpoint
+    }
+}
