@@ -99,7 +99,9 @@ struct PlainTable {
     func prepareInsert(rows: Int, on connection: PeerConnection) throws {
         let n = Self.columnsPerRow
         let tuples = (0..<rows).map { r in "(" + (1...n).map { "$\(r * n + $0)" }.joined(separator: ", ") + ")" }
-        let types = [PeerValue.OID.text, PeerValue.OID.int8, PeerValue.OID.int2, PeerValue.OID.uuid, PeerValue.OID.text, PeerValue.OID.bytea]
+        let types = [
+            PeerValue.OID.text, PeerValue.OID.int8, PeerValue.OID.int2, PeerValue.OID.uuid, PeerValue.OID.text, PeerValue.OID.bytea
+        ]
         try connection.prepare(
             "insert\(rows)",
             "INSERT INTO \(name) (list, time_ms, kind, label_id, actor, payload) VALUES " + tuples.joined(separator: ", "),

@@ -88,7 +88,9 @@ final class PostgresCatchUpWorkload: Workload {
                 while true {
                     let records = try log.read(from: next, maxCount: Self.pageSize)
                     if records.isEmpty { break }
-                    for record in records { digest = digest &* 31 &+ record.seq &+ UInt64(bitPattern: record.timestamp.millisecondsSince1970) }
+                    for record in records {
+                        digest = digest &* 31 &+ record.seq &+ UInt64(bitPattern: record.timestamp.millisecondsSince1970)
+                    }
                     count += records.count
                     next += UInt64(records.count)
                 }
@@ -114,7 +116,9 @@ final class PostgresCatchUpWorkload: Workload {
                         }
                         records.append(record)
                     }
-                    for record in records { digest = digest &* 31 &+ record.seq &+ UInt64(bitPattern: record.timestamp.millisecondsSince1970) }
+                    for record in records {
+                        digest = digest &* 31 &+ record.seq &+ UInt64(bitPattern: record.timestamp.millisecondsSince1970)
+                    }
                     count += records.count
                     next += Int64(records.count)
                 }

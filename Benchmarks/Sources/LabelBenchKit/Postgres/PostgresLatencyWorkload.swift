@@ -49,7 +49,8 @@ final class PostgresLatencyWorkload: Workload {
         id = notify ? "pg-latency-notify" : "pg-latency-poll"
         let allowance = notify ? 20.0 : Statistics.seconds(Self.pollInterval) * 1000 + 20
         target = Target(
-            maxOurs: allowance, metric: .milliseconds, text: notify ? "p99 ≤ 20 ms" : "p99 ≤ \(Self.milliseconds(Self.pollInterval)) + 20 ms")
+            maxOurs: allowance, metric: .milliseconds,
+            text: notify ? "p99 ≤ 20 ms" : "p99 ≤ \(Self.milliseconds(Self.pollInterval)) + 20 ms")
     }
 
     var title: String {

@@ -87,7 +87,11 @@ final class PostgresWritersWorkload: Workload {
 
     var notes: [String] {
         guard oneListRecords > 0 else { return [] }
-        return [String(format: "ours on one list: %.2f seq conflicts (each a retried append) per record", Double(conflicts) / Double(oneListRecords))]
+        return [
+            String(
+                format: "ours on one list: %.2f seq conflicts (each a retried append) per record",
+                Double(conflicts) / Double(oneListRecords))
+        ]
     }
 
     func prepare(_ context: BenchContext) throws {
