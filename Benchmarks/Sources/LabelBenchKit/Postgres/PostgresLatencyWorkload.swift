@@ -61,7 +61,9 @@ final class PostgresLatencyWorkload: Workload {
         guard !latencies.samples.isEmpty else { return [] }
         return [
             "latency \(latencies.text) (\(Self.rate)/s); the appends themselves (commit acknowledged): "
-                + String(format: "p50 %.2f ms, p99 %.2f ms", appendTimes.percentile(0.5), appendTimes.percentile(0.99))
+                + String(
+                    format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms", appendTimes.percentile(0.5), appendTimes.percentile(0.99),
+                    appendTimes.percentile(1))
         ]
     }
 
