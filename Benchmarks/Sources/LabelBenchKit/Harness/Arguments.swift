@@ -1,3 +1,5 @@
+import Foundation
+
 /// The command line of `labelbench`.
 enum Arguments {
     /// What the command line asks for.
@@ -28,6 +30,9 @@ enum Arguments {
           --dir PATH      where to put the scratch files (default: the temporary directory);
                           use a directory on the disk you care about, never a tmpfs
           --seed N        seed of the event stream (decimal or 0x-hex)
+          --postgres CONNINFO
+                          the PostgreSQL server of the pg-* workloads (a libpq connection string;
+                          default: $LABELSTORE_TEST_POSTGRES); needs a build with --traits Postgres
           --list          list the workloads that would run, then exit
           --allow-debug   run even if built without optimizations (the numbers mean nothing)
           -h, --help      print this help
@@ -36,11 +41,19 @@ enum Arguments {
         with --quick), replay-10m (--big), bytes-per-event; projection: replay-fold-1m
         (replay-fold-200k with --quick), replay-fold-10m (--big), apply-1m-<kind> (apply-200k-*
         with --quick; kinds: added, renamed, toggled, moved, removed, reordered), naive-100k,
-        dispatch-subscribers, cold-open, memory-1m (Linux)
+        dispatch-subscribers, cold-open, memory-1m (Linux); with the Postgres trait and a server:
+        pg-single-append, pg-batch-append, pg-writers-1-list, pg-writers-8-lists,
+        pg-writers-8-lists-no-notify, pg-catch-up-1m (pg-catch-up-200k with --quick),
+        pg-latency-notify, pg-latency-poll (--filter pg selects them all)
         """
 
-    /// Parses `arguments` (without the program name).
-    static func parse(_ arguments: [String]) throws -> Command {
+    /// Parses `arguments` (without the program name). Without `--postgres`, the
+    /// server comes from `environment`'s `LABELSTORE_TEST_POSTGRES` in a build
+    /// with the PostgreSQL workloads (`postgresBuilt`).
+    static func parse(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        postgresBuilt: Bool = PostgresCatalog.isBuilt
+    ) throws -> Command {
         var settings = BenchSettings()
         var list = false
         var rest = arguments[...]
@@ -71,9 +84,16 @@ enum Arguments {
                 let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
                 guard let seed = parsed else { throw BenchError("--seed needs an unsigned integer, not '\(text)'") }
                 settings.seed = seed
+            case "--postgres":
+                let text = try value(for: argument)
+                guard !text.isEmpty else { throw BenchError("--postgres needs a libpq connection string") }
+                settings.postgres = text
             default:
                 throw BenchError("unknown argument '\(argument)' (see --help)")
             }
+        }
+        if settings.postgres == nil, postgresBuilt, let text = environment[PostgresCatalog.environmentVariable], !text.isEmpty {
+            settings.postgres = text
         }
         return list ? .list(settings) : .run(settings)
     }

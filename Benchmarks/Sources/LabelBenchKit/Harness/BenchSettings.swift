@@ -18,6 +18,15 @@ struct BenchSettings: Sendable, Codable, Equatable {
     var scratchBase: String = FileManager.default.temporaryDirectory.path
     /// Run even though the binary is not optimized (numbers are then meaningless).
     var allowDebug = false
+    /// The libpq connection string of the PostgreSQL server for the `pg-*`
+    /// workloads (`--postgres`, else `LABELSTORE_TEST_POSTGRES`). Never in the
+    /// JSON report: it may hold a password.
+    var postgres: String?
+
+    /// Every setting but ``postgres``.
+    private enum CodingKeys: String, CodingKey {
+        case quick, big, json, filters, repetitionsOverride, seed, scratchBase, allowDebug
+    }
 
     /// Repetitions per side when a workload does not say otherwise: 3 quick, 5 full.
     var repetitions: Int { repetitionsOverride ?? (quick ? 3 : 5) }

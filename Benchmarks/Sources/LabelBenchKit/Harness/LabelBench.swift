@@ -10,6 +10,9 @@ public enum LabelBench {
         #if os(Linux)
         if arguments.first == MemoryProbe.argument { return MemoryProbe.main(Array(arguments.dropFirst())) }
         #endif
+        #if Postgres
+        if arguments.first == PostgresFollower.argument { return PostgresFollower.main(Array(arguments.dropFirst())) }
+        #endif
         let command: Arguments.Command
         do {
             command = try Arguments.parse(arguments)
@@ -36,6 +39,16 @@ public enum LabelBench {
             printError("labelbench: this is a debug build; run it with `swift run -c release labelbench` (or pass --allow-debug)")
             return 2
         }
+        var postgresNote: String?
+        switch PostgresCatalog.decide(settings) {
+        case .run: break
+        case .refuse(let message):
+            printError("labelbench: \(message)")
+            return 2
+        case .skip(let note):
+            printError("labelbench: \(note)")
+            if PostgresCatalog.isBuilt { postgresNote = note }
+        }
         let workloads = WorkloadCatalog.workloads(for: settings)
         guard !workloads.isEmpty else {
             printError("labelbench: no workload matches \(settings.filters) (see --list)")
@@ -53,7 +66,12 @@ public enum LabelBench {
         let context = BenchContext(settings: settings, scratch: scratch)
         context.progress("labelbench: \(settings.modeName) run, \(workloads.count) workloads, scratch in \(scratch.root)")
         let probeDirectory = try? scratch.freshDirectory("probe")
-        let machine = MachineInfo.collect(scratchDirectory: settings.scratchBase, probeDirectory: probeDirectory ?? scratch.root)
+        var machine = MachineInfo.collect(scratchDirectory: settings.scratchBase, probeDirectory: probeDirectory ?? scratch.root)
+        #if Postgres
+        if let conninfo = settings.postgres, workloads.contains(where: { $0.id.hasPrefix("pg-") }) {
+            machine.postgres = PostgresBenchServer.describe(conninfo: conninfo)
+        }
+        #endif
         if let probeDirectory { scratch.remove(probeDirectory) }
         if settings.json { machine.lines.forEach { context.progress($0) } }
         if machine.fileSystem.hasPrefix("tmpfs") {
@@ -77,6 +95,7 @@ public enum LabelBench {
             }
         } else {
             print(TableReport.render(machine: machine, settings: settings, results: results))
+            if let postgresNote { print("\n- \(postgresNote)") }
         }
         return 0
     }

@@ -1,7 +1,8 @@
 /// The list of workloads, in the order they run.
 ///
 /// To add a workload, append it here (projection workloads go in
-/// ``projectionWorkloads(for:)``, in `Workloads/ProjectionWorkloads.swift`).
+/// ``projectionWorkloads(for:)``, in `Workloads/ProjectionWorkloads.swift`;
+/// PostgreSQL workloads in ``postgresWorkloads(for:)``, in `Postgres/PostgresCatalog.swift`).
 enum WorkloadCatalog {
     /// Every workload the settings select (`--quick` sizes, `--big`, `--filter`).
     static func workloads(for settings: BenchSettings) -> [any Workload] {
@@ -16,6 +17,7 @@ enum WorkloadCatalog {
         }
         all.append(BytesOnDiskWorkload(settings: settings))
         all += projectionWorkloads(for: settings)
+        all += postgresWorkloads(for: settings)
         return all.filter { settings.includes($0.id) }
     }
 }

@@ -26,6 +26,8 @@ struct MachineInfo: Codable, Sendable {
     var loadAverage: String
     /// Whether this binary was built with optimizations.
     var optimized: Bool
+    /// The PostgreSQL server of the `pg-*` workloads (version, address, commit settings), when they run.
+    var postgres: String?
 
     /// Collects the description; every probe is cheap and failure-tolerant.
     /// `probeDirectory` is where the sync probe writes (a directory of the scratch space).
@@ -47,7 +49,7 @@ struct MachineInfo: Codable, Sendable {
             "os: \(os); \(swift); SQLite \(sqlite)",
             "scratch: \(scratchDirectory) (\(fileSystem)); 4 KiB append + fdatasync: "
                 + (syncMilliseconds.map { String(format: "%.2f ms", $0) } ?? "unknown") + " (median of 20)"
-        ]
+        ] + (postgres.map { [$0] } ?? [])
     }
 
     /// Whether the code was compiled with optimizations (`-c release`).

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The PostgreSQL workloads (`pg-*`): which exist, and whether a run may
+/// include them. Their code is compiled only with the package's `Postgres`
+/// trait; this part is not, so that a build without it can say why they are missing.
+enum PostgresCatalog {
+    /// Whether this build has the PostgreSQL workloads (the `Postgres` trait).
+    static var isBuilt: Bool {
+        #if Postgres
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// The environment variable naming the server when `--postgres` is not given
+    /// (the one `scripts/pg-test-server start` exports).
+    static let environmentVariable = "LABELSTORE_TEST_POSTGRES"
+
+    /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
+    static func ids(for settings: BenchSettings) -> [String] {
+        [
+            "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-8-lists", "pg-writers-8-lists-no-notify",
+            settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll"
+        ]
+    }
+
+    /// What a run does about the PostgreSQL workloads.
+    enum Decision: Equatable {
+        /// Run the selected ones.
+        case run
+        /// Run none, and say why (the run goes on with the others).
+        case skip(String)
+        /// Refuse the run (they were asked for by `--filter`, or `--postgres` was given, but cannot run).
+        case refuse(String)
+    }
+
+    /// The decision for `settings` in a build with (`built`) or without the trait.
+    static func decide(_ settings: BenchSettings, built: Bool = isBuilt) -> Decision {
+        let asked = !settings.filters.isEmpty && ids(for: settings).contains(where: settings.includes)
+        if !built {
+            let how = "they need the Postgres trait: swift run -c release --package-path Benchmarks --traits Postgres labelbench …"
+            if asked { return .refuse("the pg-* workloads are not in this build; \(how)") }
+            if settings.postgres != nil { return .refuse("--postgres is given but the pg-* workloads are not in this build; \(how)") }
+            return .skip("pg-* workloads: not built (\(how))")
+        }
+        if settings.postgres == nil {
+            let how =
+                "name a server with --postgres CONNINFO or \(environmentVariable) "
+                + "(a throwaway one: eval \"$(PG_FSYNC=on scripts/pg-test-server start)\")"
+            if asked { return .refuse("the pg-* workloads need a PostgreSQL server: \(how)") }
+            return .skip("pg-* workloads skipped: no PostgreSQL server; \(how)")
+        }
+        return .run
+    }
+}
+
+/// A latency distribution: the samples of every repetition, in milliseconds.
+struct LatencySummary: Equatable {
+    /// Every sample, in milliseconds.
+    var samples: [Double] = []
+
+    /// The `q`-quantile (nearest rank; 0 without samples).
+    func percentile(_ q: Double) -> Double { Statistics.percentile(samples, q) }
+
+    /// E.g. `p50 1.21 ms, p90 2.00 ms, p99 4.50 ms, max 9.00 ms over 3,000 records`.
+    var text: String {
+        let parts = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)].map { name, q in
+            "\(name) " + String(format: "%.2f ms", percentile(q))
+        }
+        return parts.joined(separator: ", ") + " over \(samples.count.grouped) records"
+    }
+}
+
+/// What the follower process of the latency workloads prints: one line per
+/// record, `SEQ LATENCY_NS` (the latency from the moment the parent called
+/// `append` to the moment the follower had the record), then `done`.
+enum FollowerOutput {
+    /// The line the follower prints once it listens, before the parent appends.
+    static let ready = "ready"
+    /// The last line.
+    static let done = "done"
+
+    /// The latencies in milliseconds, in seq order, after checking that the
+    /// lines hold every seq from 1 to `count` exactly once, in order, then `done`.
+    static func latencies(_ text: String, count: Int) throws -> [Double] {
+        var lines = text.split(whereSeparator: \.isNewline).map(String.init)[...]
+        if lines.first == ready { lines = lines.dropFirst() }
+        guard lines.last == done else { throw BenchError("follower: the output does not end in '\(done)'") }
+        lines = lines.dropLast()
+        var result: [Double] = []
+        result.reserveCapacity(count)
+        for line in lines {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let seq = Int(fields[0]), let nanoseconds = Int64(fields[1]) else {
+                throw BenchError("follower: bad line '\(line)'")
+            }
+            guard seq == result.count + 1 else {
+                throw BenchError("follower: got seq \(seq) after seq \(result.count) (a gap, a duplicate or out of order)")
+            }
+            result.append(Double(nanoseconds) / 1e6)
+        }
+        guard result.count == count else { throw BenchError("follower: got \(result.count) of \(count) records") }
+        return result
+    }
+}
+
+/// A clock every process of the machine shares (`CLOCK_MONOTONIC`), in nanoseconds:
+/// the parent stamps a record's note with it and the follower subtracts.
+enum SharedClock {
+    /// Nanoseconds since an arbitrary, machine-wide origin.
+    static func nanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
+
+extension WorkloadCatalog {
+    /// The PostgreSQL workloads, in the order they run: none without the
+    /// `Postgres` trait or without a server (see ``PostgresCatalog/decide(_:built:)``).
+    static func postgresWorkloads(for settings: BenchSettings) -> [any Workload] {
+        #if Postgres
+        guard let conninfo = settings.postgres else { return [] }
+        let server = PostgresBenchServer(conninfo: conninfo)
+        return [
+            PostgresAppendWorkload(server: server, settings: settings, batchSize: 1),
+            PostgresAppendWorkload(server: server, settings: settings, batchSize: 100),
+            PostgresWritersWorkload(server: server, settings: settings, mode: .oneList),
+            PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: true)),
+            PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
+            PostgresCatchUpWorkload(server: server, settings: settings),
+            PostgresLatencyWorkload(server: server, settings: settings, notify: true),
+            PostgresLatencyWorkload(server: server, settings: settings, notify: false)
+        ]
+        #else
+        return []
+        #endif
+    }
+}
