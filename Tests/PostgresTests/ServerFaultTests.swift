@@ -16,8 +16,9 @@ import Testing
     /// `fault` runs meanwhile on the calling thread. Returns the acknowledged records.
     func appendThrough(
         _ server: PostgresTestServer, location: PostgresLocation, writers: Int, perWriter: Int, fault: () throws -> Void
-    ) throws -> (acknowledged: [EventRecord], failures: [String]) {
+    ) throws -> (acknowledged: [EventRecord], failures: [String], reconnects: Int) {
         let acknowledged = Mutex<[EventRecord]>([])
+        let reconnects = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
         let done = DispatchGroup()
         for w in 0..<writers {
@@ -25,6 +26,7 @@ import Testing
             done.enter()
             Thread {
                 defer {
+                    reconnects.add(log.statistics.reconnects.load(ordering: .relaxed), ordering: .relaxed)
                     log.close()
                     done.leave()
                 }
@@ -47,7 +49,7 @@ import Testing
         }
         try fault()
         done.wait()
-        return (acknowledged.withLock { $0 }, failures.withLock { $0 })
+        return (acknowledged.withLock { $0 }, failures.withLock { $0 }, reconnects.load(ordering: .relaxed))
     }
 
     /// The stored history: gapless, and each acknowledged record in it at its seq, unchanged.
@@ -73,7 +75,7 @@ import Testing
         let progress = try server.open(location)
         defer { progress.close() }
         var crashes = 0
-        let (acknowledged, failures) = try appendThrough(server, location: location, writers: 3, perWriter: 150) {
+        let (acknowledged, failures, reconnects) = try appendThrough(server, location: location, writers: 3, perWriter: 150) {
             for target: UInt64 in [60, 180, 300] {
                 while (try? progress.refreshLastSeq()) ?? 0 < target { Thread.sleep(forTimeInterval: 0.005) }
                 try server.crash()
@@ -83,6 +85,7 @@ import Testing
             }
         }
         #expect(crashes == 3)
+        #expect(reconnects >= 3, "the writers reconnected after the crashes")
         #expect(acknowledged.count == 450)
         let stored = try verify(server, location, acknowledged: acknowledged)
         #expect(stored.count == 450, "every acknowledged append once, and none that failed twice (\(failures.count) failures seen)")
@@ -99,7 +102,7 @@ import Testing
         follower.startFollowing(wait: .milliseconds(100)) { error in
             followErrors.counts.withLock { $0[error.kind.rawValue, default: 0] += 1 }
         }
-        let (acknowledged, _) = try appendThrough(server, location: location, writers: 2, perWriter: 150) {
+        let (acknowledged, _, reconnects) = try appendThrough(server, location: location, writers: 2, perWriter: 150) {
             for _ in 0..<6 {
                 Thread.sleep(forTimeInterval: 0.1)
                 // Every backend of the store's connections: appends, reads and the follower's LISTEN.
@@ -110,6 +113,7 @@ import Testing
         }
         let stored = try verify(server, location, acknowledged: acknowledged)
         #expect(stored.count == 300)
+        #expect(reconnects >= 1, "the writers' backends were terminated under them")
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while heard.seqs.withLock({ $0.count }) < 300, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))

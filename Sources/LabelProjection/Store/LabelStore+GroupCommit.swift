@@ -46,6 +46,9 @@ extension LabelStore {
         if let broken = s.broken { return group.map { _ in .failure(broken) } }
         // Read the clock under the lock, so timestamps follow seq order (given a monotonic clock).
         let now = options.clock()
+        if let exclusive = storage as? any ExclusiveAppendStorage, exclusive.prefersExclusiveAppends {
+            return commitExclusively(group, through: exclusive, now: now, &s)
+        }
         var attempt = 0
         while true {
             let plans = validate(group, now: now, &s)
@@ -62,26 +65,66 @@ extension LabelStore {
                     do throws(StoreError) { try catchUp(&s) } catch { return group.map { _ in .failure(error) } }
                     continue
                 }
-                if group.count > 1, error.code != .poisoned, error.code != .closed, error.code != .seqConflict {
-                    // One request may be what the log refuses (an actor over its limit, …):
-                    // commit each alone, so the others are not refused with it.
-                    return group.flatMap { commit([$0], &s) }
-                }
-                return plans.map { plan in Self.outcome(of: plan, failure: StoreError.storage(error)) }
+                return failed(group, plans, error, &s)
             }
-            for record in records {
-                do throws(StoreError) { try applyStored(record, &s) } catch { return group.map { _ in .failure(error) } }
-            }
-            var next = records[...]
-            return plans.map { plan in
-                let mine = next.prefix(plan.entries.count)
-                next = next.dropFirst(plan.entries.count)
-                switch plan {
-                case .accepted: return .success(Array(mine))
-                case .refused(var error, _):
-                    error.auditSeq = mine.first?.seq
-                    return .failure(error)
+            return applied(group, plans, records, &s)
+        }
+    }
+
+    /// Commits `group` holding the storage's append lock (pessimistic mode):
+    /// catches up to the seq the lock guards, validates, appends; no conflict.
+    private func commitExclusively(
+        _ group: [WriteRequest], through storage: any ExclusiveAppendStorage, now: EventTimestamp, _ s: inout State
+    ) -> [WriteRequest.Outcome] {
+        var plans: [Plan] = []
+        var caughtUp: StoreError?
+        let records: [EventRecord]
+        do throws(EventLogError) {
+            records = try storage.appendExclusively { head in
+                if head > s.list.lastSeq {
+                    do throws(StoreError) { try catchUp(&s) } catch {
+                        caughtUp = error
+                        return []
+                    }
                 }
+                plans = validate(group, now: now, &s)
+                return plans.flatMap(\.entries)
+            }
+        } catch {
+            if let caughtUp { return group.map { _ in .failure(caughtUp) } }
+            return failed(group, plans.isEmpty ? validate(group, now: now, &s) : plans, error, &s)
+        }
+        if let caughtUp { return group.map { _ in .failure(caughtUp) } }
+        if records.isEmpty { return plans.map(Self.outcomeWithoutAppend) }
+        return applied(group, plans, records, &s)
+    }
+
+    /// The outcomes when the append of `plans` failed with `error`.
+    private func failed(_ group: [WriteRequest], _ plans: [Plan], _ error: EventLogError, _ s: inout State) -> [WriteRequest.Outcome] {
+        if group.count > 1, error.code != .poisoned, error.code != .closed, error.code != .seqConflict, error.code != .timedOut,
+            error.code != .connectionFailed
+        {
+            // One request may be what the log refuses (an actor over its limit, …):
+            // commit each alone, so the others are not refused with it.
+            return group.flatMap { commit([$0], &s) }
+        }
+        return plans.map { plan in Self.outcome(of: plan, failure: StoreError.storage(error)) }
+    }
+
+    /// Applies the appended `records` and returns each request's outcome, in order.
+    private func applied(_ group: [WriteRequest], _ plans: [Plan], _ records: [EventRecord], _ s: inout State) -> [WriteRequest.Outcome] {
+        for record in records {
+            do throws(StoreError) { try applyStored(record, &s) } catch { return group.map { _ in .failure(error) } }
+        }
+        var next = records[...]
+        return plans.map { plan in
+            let mine = next.prefix(plan.entries.count)
+            next = next.dropFirst(plan.entries.count)
+            switch plan {
+            case .accepted: return .success(Array(mine))
+            case .refused(var error, _):
+                error.auditSeq = mine.first?.seq
+                return .failure(error)
             }
         }
     }

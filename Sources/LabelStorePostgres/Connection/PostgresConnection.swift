@@ -12,6 +12,8 @@ final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Names of the statements prepared on this connection.
     private var prepared: Set<String> = []
+    /// Whether a statement sent with ``send(_:_:)`` may still have results to read.
+    private var pending = false
 
     /// Opens a connection with the libpq connection string `conninfo` (key=value
     /// or URL). The connection string is never part of an error.
@@ -42,6 +44,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether the connection is open and libpq considers it good.
     var isUsable: Bool {
         guard let handle else { return false }
+        if pending { discardPending(handle) }
         return PQstatus(handle) == CONNECTION_OK
     }
 
@@ -51,10 +54,52 @@ final class PostgresConnection: @unchecked Sendable {
     /// The socket's file descriptor, or -1 when closed.
     var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
 
+    /// Sends `sql` without waiting for its result (read and dropped before the
+    /// connection's next statement). For statements whose outcome does not
+    /// matter, like a notification that is only a hint.
+    func send(_ sql: String, _ parameters: [PostgresValue]) {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
+        discardPending(handle)
+        let sent = try? withParameters(parameters) { (types, values, lengths, formats) throws(PostgresFailure) -> Int32 in
+            PQsendQueryParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        if sent == 1 { pending = true }
+    }
+
+    /// Sends the prepared statement `name` and closes the connection without
+    /// reading its result, after `wait`: the server runs (and commits) the
+    /// statement while its client believes the connection was lost. For fault
+    /// injection in tests only.
+    func sendAndDrop(prepared name: String, _ sql: String, _ parameters: [PostgresValue], wait: Duration) throws(PostgresFailure) -> Never {
+        let handle = try open()
+        discardPending(handle)
+        if !prepared.contains(name) {
+            let types = parameters.map(\.type)
+            let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+            _ = try check(result, handle)
+            prepared.insert(name)
+        }
+        _ = try? withParameters(parameters) { (_, values, lengths, formats) throws(PostgresFailure) -> Int32 in
+            PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        _ = PQflush(handle)
+        Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        close()
+        throw PostgresFailure(sqlState: nil, message: "the connection was dropped after the statement was sent (fault injection)", connectionLost: true)
+    }
+
+    /// Reads and drops the results of a statement sent with ``send(_:_:)``.
+    private func discardPending(_ handle: OpaquePointer) {
+        guard pending else { return }
+        pending = false
+        while let result = PQgetResult(handle) { PQclear(result) }
+    }
+
     /// Runs `sql` with `parameters` (`$1`, `$2`, …), unprepared.
     @discardableResult
     func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresFailure) -> PostgresResult {
         let handle = try open()
+        discardPending(handle)
         return try withParameters(parameters) { (types, values, lengths, formats) throws(PostgresFailure) in
             let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
             return try check(result, handle)
@@ -65,6 +110,7 @@ final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func execute(prepared name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> PostgresResult {
         let handle = try open()
+        discardPending(handle)
         if !prepared.contains(name) {
             let types = parameters.map(\.type)
             let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
@@ -81,6 +127,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// received so far (channel names). Notifications arrive only between transactions.
     func drainNotifications() throws(PostgresFailure) -> [String] {
         let handle = try open()
+        discardPending(handle)
         if PQconsumeInput(handle) == 0 {
             let message = Self.errorMessage(handle)
             throw PostgresFailure(sqlState: nil, message: message, connectionLost: PQstatus(handle) != CONNECTION_OK)

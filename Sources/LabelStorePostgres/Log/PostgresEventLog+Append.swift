@@ -45,8 +45,18 @@ extension PostgresEventLog {
             let outcome = try withSession(retrying: true, doing: "append to the list") { (connection) throws(PostgresStepFailure) -> AppendOutcome in
                 if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
                 do {
-                    let result = try connection.execute(prepared: "append", statements.append, prepared.parameters(list: location.list, batch: batch, channel: options.notify ? channel : nil))
-                    guard let head = result.integer(0, 0) else { return .conflict }
+                    let parameters = prepared.parameters(list: location.list, batch: batch)
+                    if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
+                        self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
+                        try connection.sendAndDrop(prepared: "append", statements.append, parameters, wait: .milliseconds(100))
+                    }
+                    let result = try connection.execute(prepared: "append", statements.append, parameters)
+                    guard let head = result.integer(0, 0) else {
+                        // The head as the statement's snapshot saw it: past `expected` when the
+                        // winner committed before this statement began (else unknown).
+                        let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
+                        return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
+                    }
                     let inserted = result.integer(0, 1) ?? -1
                     guard inserted == Int64(entries.count), head == Int64(expected) + Int64(entries.count) else {
                         throw PostgresStepFailure.log(
@@ -55,6 +65,7 @@ extension PostgresEventLog {
                                 "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
                                 path: location.description))
                     }
+                    self.notifyFollowers(on: connection, seq: UInt64(head))
                     return .appended
                 } catch let failure as PostgresFailure {
                     if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
@@ -68,6 +79,7 @@ extension PostgresEventLog {
             } retryIf: { failure in
                 if case .server(let failure) = failure, failure.isRetryableTransactionFailure, transactionRetries < Self.transactionRetries {
                     transactionRetries += 1
+                    self.statistics.transactionRetries.add(1, ordering: .relaxed)
                     return true
                 }
                 return false
@@ -77,6 +89,7 @@ extension PostgresEventLog {
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
             case .found(let range):
+                statistics.batchesFound.add(1, ordering: .relaxed)
                 // An earlier try committed: return what the server holds for it.
                 let records = try read(from: range.lowerBound, maxCount: range.count)
                 guard records.count == range.count else {
@@ -84,8 +97,15 @@ extension PostgresEventLog {
                         .serverError, "\(location): the committed batch \(batch) of seqs \(range) could not be read back", path: location.description)
                 }
                 return records
-            case .conflict:
-                let last = try refreshLastSeq()
+            case .conflict(let seen):
+                statistics.conflicts.add(1, ordering: .relaxed)
+                let last: UInt64
+                if let seen {
+                    last = seen
+                    noteLastSeq(seen)
+                } else {
+                    last = try refreshLastSeq()
+                }
                 if let expectedLastSeq { throw conflict(expected: expectedLastSeq, found: last) }
                 expected = last
                 prepared = try encode(entries, after: expected, now: now)
@@ -96,10 +116,18 @@ extension PostgresEventLog {
     /// What one try of an append came to.
     enum AppendOutcome {
         case appended
-        /// The head was not at the expected seq: nothing was written.
-        case conflict
+        /// The head was not at the expected seq: nothing was written. `seen` is
+        /// the head, when the statement saw where it was.
+        case conflict(seen: UInt64?)
         /// The batch was already committed, at these seqs.
         case found(ClosedRange<UInt64>)
+    }
+
+    /// Sends the list's notification (with ``Options-swift.struct/notify``) after an
+    /// append committed, without waiting for it: a hint, lost harmlessly (followers poll).
+    func notifyFollowers(on connection: PostgresConnection, seq: UInt64) {
+        guard options.notify else { return }
+        connection.send(statements.notify, [.text(channel), .text(String(seq))])
     }
 
     /// The seqs a committed batch got, or `nil` if it was not committed.
@@ -156,9 +184,8 @@ extension PostgresEventLog {
         var actors: [[UInt8]?] = []
         var payloads: [[UInt8]?] = []
 
-        func parameters(list: String, batch: UUID, channel: String?) -> [PostgresValue] {
+        func parameters(list: String, batch: UUID) -> [PostgresValue] {
             typealias OID = PostgresValue.OID
-            let notify: [PostgresValue] = channel.map { [.text($0)] } ?? []
             return [
                 .text(list), .int8(Int64(expected)), .int8(Int64(records.count)), .uuid(batch),
                 .array(of: OID.int8, arrayType: OID.int8Array, seqs),
@@ -167,7 +194,7 @@ extension PostgresEventLog {
                 .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
                 .array(of: OID.text, arrayType: OID.textArray, actors),
                 .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
-            ] + notify
+            ]
         }
     }
 }

@@ -51,7 +51,7 @@ extension PostgresEventLog {
     static func prepare(
         _ connection: PostgresConnection, location: PostgresLocation, schema: PostgresSchema, options: Options
     ) throws(EventLogError) -> Head {
-        let statements = PostgresStatements(schema: schema.name, notify: options.notify)
+        let statements = PostgresStatements(schema: schema.name)
         do throws(PostgresStepFailure) {
             var state = try schema.inspect(connection, describe: location.description)
             if state == .missing {
@@ -125,6 +125,7 @@ extension PostgresEventLog {
                     throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
                 }
                 if connection == nil || connection?.isUsable == false {
+                    if connection != nil { statistics.reconnects.add(1, ordering: .relaxed) }
                     connection?.close()
                     connection = nil
                     do throws(EventLogError) {

@@ -46,6 +46,14 @@ public final class PostgresEventLog: EventStorage, Sendable {
         public var reconnectTimeout: Duration
         /// The server's `statement_timeout` for this log's statements (`nil`: the server's). Default: `nil`.
         public var statementTimeout: Duration?
+        /// Pessimistic mode, for hot lists: a `LabelStore` over the log commits
+        /// each group of writes holding the list's head row lock
+        /// (``appendExclusively(_:)``), so writers queue instead of losing the
+        /// race and retrying. Default: `false` (optimistic: expected-seq appends).
+        public var pessimistic: Bool
+        /// How long a pessimistic append waits for the head row lock before it
+        /// fails with `EventLogError.Code.timedOut`. Default: 5 s.
+        public var lockTimeout: Duration
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
 
@@ -53,8 +61,11 @@ public final class PostgresEventLog: EventStorage, Sendable {
         public init(
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
+            pessimistic: Bool = false, lockTimeout: Duration = .seconds(5),
             clock: @escaping @Sendable () -> EventTimestamp = { .now() }
         ) {
+            self.pessimistic = pessimistic
+            self.lockTimeout = lockTimeout
             self.createIfMissing = createIfMissing
             self.notify = notify
             self.pollInterval = pollInterval
@@ -76,9 +87,15 @@ public final class PostgresEventLog: EventStorage, Sendable {
     let statements: PostgresStatements
     /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
     let session: Locked<PostgresConnection?>
+    /// The connection that holds the head row lock in pessimistic mode.
+    let lockSession = Locked<PostgresConnection?>(nil)
     /// The connection that listens for the list's notifications.
     let listener: Locked<PostgresListener>
     let cachedLastSeq: Atomic<UInt64>
+    /// What this log went through (for tests, benchmarks and diagnostics).
+    package let statistics = PostgresLogStatistics()
+    /// Faults to inject (tests only).
+    package let faults = PostgresFaultInjection()
     /// The list's notification channel (``PostgresStatements/channel(schema:list:)``).
     let channel: String
     let closed = Atomic<Bool>(false)
@@ -95,7 +112,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
         self.location = location
         self.options = options
         self.schema = PostgresSchema(name: location.schema)
-        self.statements = PostgresStatements(schema: location.schema, notify: options.notify)
+        self.statements = PostgresStatements(schema: location.schema)
         let connection = try Self.connect(location, options)
         let head = try Self.prepare(connection, location: location, schema: schema, options: options)
         self.logID = head.logID
@@ -116,6 +133,10 @@ public final class PostgresEventLog: EventStorage, Sendable {
     public func close() {
         closed.store(true, ordering: .releasing)
         session.withLock { connection in
+            connection?.close()
+            connection = nil
+        }
+        lockSession.withLock { connection in
             connection?.close()
             connection = nil
         }
@@ -157,6 +178,25 @@ public final class PostgresEventLog: EventStorage, Sendable {
         }
         return UInt64(last)
     }
+}
+
+/// Faults a test can make a ``PostgresEventLog`` suffer.
+package final class PostgresFaultInjection: Sendable {
+    /// The next this many appends send their statement, then drop the connection
+    /// without reading the result (the server commits; the client sees a loss).
+    package let dropAfterSendingAppends = Atomic<Int>(0)
+}
+
+/// Counters of what a ``PostgresEventLog`` went through.
+package final class PostgresLogStatistics: Sendable {
+    /// Connections made again after one was lost.
+    package let reconnects = Atomic<Int>(0)
+    /// Appends whose expected seq no longer held (nothing written).
+    package let conflicts = Atomic<Int>(0)
+    /// Appends retried after a lost connection that found their batch already committed.
+    package let batchesFound = Atomic<Int>(0)
+    /// Appends retried after a serialization failure or deadlock.
+    package let transactionRetries = Atomic<Int>(0)
 }
 
 /// Runs one libpq step, as a ``PostgresStepFailure``.

@@ -2,7 +2,6 @@
 /// The SQL this backend sends, for one schema (docs/POSTGRES.md, "Protocol").
 struct PostgresStatements {
     let schema: String
-    let notify: Bool
 
     /// `$1` list → `last_seq`.
     var head: String { "SELECT last_seq FROM \(schema).lists WHERE list = $1" }
@@ -16,34 +15,37 @@ struct PostgresStatements {
     }
 
     /// The append, one statement: moves the head from `$2` to `$2 + $3` only if it is
-    /// at `$2`, records the batch `$4`, inserts the records (`$5`… arrays) and,
-    /// with notify, signals channel `$11`. Returns the new head (NULL when the
-    /// head was not at `$2`: nothing was written), the rows inserted, and the batch rows.
+    /// at `$2` (and `$3` records are given), records the batch `$4`, and inserts the
+    /// records (`$5`…`$10`, arrays). Returns the new head (NULL when the head was not
+    /// at `$2`: nothing was written), the rows inserted, the batch rows, and the head
+    /// as the statement's snapshot saw it (the winner's seq when a conflict was
+    /// committed before the statement began).
     var append: String {
-        let notifyPart =
-            notify
-            ? ", notified AS (SELECT pg_notify($11, last_seq::text) FROM head)"
-            : ""
-        let notifyCount = notify ? ", (SELECT count(*) FROM notified)" : ""
-        return """
-            WITH head AS (
-                UPDATE \(schema).lists SET last_seq = last_seq + $3
-                WHERE list = $1 AND last_seq = $2 AND cardinality($5::bigint[]) = $3
-                RETURNING last_seq
-            ), batch AS (
-                INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
-                SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
-                RETURNING first_seq
-            ), inserted AS (
-                INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, payload)
-                SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.payload
-                FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $10::bytea[])
-                    AS r(seq, time_ms, kind, label_id, actor, payload)
-                RETURNING seq
-            )\(notifyPart)
-            SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch)\(notifyCount)
-            """
+        """
+        WITH head AS (
+            UPDATE \(schema).lists SET last_seq = last_seq + $3
+            WHERE list = $1 AND last_seq = $2 AND cardinality($5::bigint[]) = $3
+            RETURNING last_seq
+        ), batch AS (
+            INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
+            SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
+            RETURNING first_seq
+        ), inserted AS (
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, payload)
+            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.payload
+            FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $10::bytea[])
+                AS r(seq, time_ms, kind, label_id, actor, payload)
+            RETURNING seq
+        )
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch),
+            (SELECT last_seq FROM \(schema).lists WHERE list = $1)
+        """
     }
+
+    /// `$1` channel, `$2` seq: the wake-up hint, sent after an append committed, in a
+    /// transaction of its own that does not wait for a WAL flush (so the lock
+    /// PostgreSQL takes to queue a notification is held only briefly).
+    var notify: String { "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)" }
 
     /// `$1` list, `$2` batch id → `first_seq`, `count` of a committed batch.
     var findBatch: String { "SELECT first_seq, count FROM \(schema).batches WHERE list = $1 AND batch_id = $2" }

@@ -1,0 +1,101 @@
+#if Postgres
+import EventLog
+import Foundation
+
+/// Pessimistic mode: a group of writes committed holding the list's head row
+/// lock, taken with `SELECT … FOR UPDATE` under a `lock_timeout`, on a
+/// connection of its own (reads to catch up go through the session connection).
+extension PostgresEventLog: ExclusiveAppendStorage {
+    /// ``Options-swift.struct/pessimistic``.
+    public var prefersExclusiveAppends: Bool { options.pessimistic }
+
+    /// Locks the head row (waiting at most ``Options-swift.struct/lockTimeout``),
+    /// calls `decide` with the list's last seq, appends what it returns after
+    /// that seq with the same statement as ``append(_:expectedLastSeq:)``, and
+    /// commits, which releases the lock.
+    ///
+    /// - Durability: returns after `COMMIT` returned. If the connection is lost
+    ///   during the commit, the batch id is looked for, as for any append.
+    /// - Throws: `EventLogError`: `timedOut` when the lock was not granted in
+    ///   time; `connectionFailed` when the server cannot be reached (nothing was
+    ///   committed: the transaction was not, or the batch was looked for);
+    ///   `invalidEvent`; `serverError`; `closed`.
+    public func appendExclusively(_ decide: (_ lastSeq: UInt64) -> [LogEntry]) throws(EventLogError) -> [EventRecord] {
+        let batch = UUID()
+        let now = options.clock()
+        let lockMilliseconds = max(1, options.lockTimeout.components.seconds * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        var sent = false
+        let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
+            if closed.load(ordering: .acquiring) {
+                throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
+            }
+            if slot?.isUsable != true {
+                slot?.close()
+                slot = try Self.connect(location, options)
+            }
+            let connection = slot!
+            do throws(PostgresStepFailure) {
+                try run { () throws(PostgresFailure) in
+                    try connection.execute("BEGIN")
+                    try connection.execute("SET LOCAL lock_timeout = \(lockMilliseconds)")
+                }
+                let locked = try run { () throws(PostgresFailure) in
+                    try connection.execute(prepared: "lock-head", statements.head + " FOR UPDATE", [.text(location.list)])
+                }
+                guard locked.rowCount == 1, let value = locked.integer(0, 0), value >= 0 else {
+                    throw PostgresStepFailure.log(
+                        EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
+                }
+                let head = UInt64(value)
+                noteLastSeq(head)
+                let entries = decide(head)
+                if entries.isEmpty {
+                    _ = try run { () throws(PostgresFailure) in try connection.execute("ROLLBACK") }
+                    return .success([])
+                }
+                let prepared: EncodedBatch
+                do throws(EventLogError) {
+                    prepared = try encode(entries, after: head, now: now)
+                } catch {
+                    throw PostgresStepFailure.log(error)
+                }
+                sent = true
+                let result = try run { () throws(PostgresFailure) in
+                    try connection.execute(
+                        prepared: "append", statements.append,
+                        prepared.parameters(list: location.list, batch: batch))
+                }
+                guard result.integer(0, 0) == Int64(head) + Int64(entries.count), result.integer(0, 1) == Int64(entries.count) else {
+                    throw PostgresStepFailure.log(
+                        EventLogError(.serverError, "\(location): the locked append after seq \(head) did not move the head", path: location.description))
+                }
+                _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
+                noteLastSeq(head + UInt64(entries.count))
+                notifyFollowers(on: connection, seq: head + UInt64(entries.count))
+                return .success(prepared.records)
+            } catch {
+                if case .server(let failure) = error, failure.isServerGone {
+                    slot?.close()
+                    slot = nil
+                } else {
+                    _ = try? connection.execute("ROLLBACK")
+                }
+                return .failure(Self.mapped(error, location: location, doing: "append to the list holding its lock"))
+            }
+        }
+        switch outcome {
+        case .success(let records):
+            return records
+        case .failure(let error):
+            // The commit may have happened if the connection was lost after the append was sent.
+            if sent, error.code == .connectionFailed {
+                let found = try withSession(retrying: true, doing: "look for the append's batch") { (connection) throws(PostgresStepFailure) in
+                    try self.findBatch(batch, connection)
+                }
+                if let found { return try read(from: found.lowerBound, maxCount: found.count) }
+            }
+            throw error
+        }
+    }
+}
+#endif
