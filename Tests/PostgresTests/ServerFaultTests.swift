@@ -15,7 +15,8 @@ import Testing
     /// naming its writer and number, until `perWriter` each are acknowledged;
     /// `fault` runs meanwhile on the calling thread. Returns the acknowledged records.
     func appendThrough(
-        _ server: PostgresTestServer, location: PostgresLocation, writers: Int, perWriter: Int, fault: () throws -> Void
+        _ server: PostgresTestServer, location: PostgresLocation, writers: Int, perWriter: Int, pace: Double = 0,
+        fault: () throws -> Void
     ) throws -> (acknowledged: [EventRecord], failures: [String], reconnects: Int) {
         let acknowledged = Mutex<[EventRecord]>([])
         let reconnects = Atomic<Int>(0)
@@ -39,6 +40,7 @@ import Testing
                         let records = try log.append([entry])
                         acknowledged.withLock { $0 += records }
                         n += 1
+                        if pace > 0 { Thread.sleep(forTimeInterval: pace) }
                     } catch {
                         // Not acknowledged: the same entry is tried again as a new append.
                         failures.withLock { $0.append("\(error)") }
@@ -102,9 +104,9 @@ import Testing
         follower.startFollowing(wait: .milliseconds(100)) { error in
             followErrors.counts.withLock { $0[error.kind.rawValue, default: 0] += 1 }
         }
-        let (acknowledged, _, reconnects) = try appendThrough(server, location: location, writers: 2, perWriter: 150) {
-            for _ in 0..<6 {
-                Thread.sleep(forTimeInterval: 0.1)
+        let (acknowledged, _, reconnects) = try appendThrough(server, location: location, writers: 2, perWriter: 150, pace: 0.004) {
+            for _ in 0..<8 {
+                Thread.sleep(forTimeInterval: 0.05)
                 // Every backend of the store's connections: appends, reads and the follower's LISTEN.
                 try server.psql(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'labelstore' AND pid <> pg_backend_pid()"
