@@ -8,6 +8,9 @@
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 //   logtorture store-writers PATH WRITERS    WRITERS writers (threads and tasks) write one LabelStore at once forever,
 //                                            printing "ack SEQ TITLE" after each acknowledged write (StoreWriters.swift)
+//   logtorture server-stores CONNINFO LIST STORES COMMANDS SEED
+//                                            (with the Postgres trait) STORES stores on one server list write
+//                                            conflicting commands, then check what they heard (ServerStores.swift)
 import EventLog
 import Foundation
 import LabelStoreTestSupport
@@ -112,6 +115,15 @@ case "follow":
 case "store-writers":
     guard args.count == 4, let writers = Int(args[3]), writers > 0 else { fail("usage: logtorture store-writers PATH WRITERS", code: 64) }
     storeWritersForever(path: path, writers: writers)
+case "server-stores":
+    #if Postgres
+    guard args.count == 7, let stores = Int(args[4]), let commands = Int(args[5]), let seed = UInt64(args[6]) else {
+        fail("usage: logtorture server-stores CONNINFO LIST STORES COMMANDS SEED", code: 64)
+    }
+    serverStores(conninfo: args[2], list: args[3], stores: stores, commands: commands, seed: seed)
+    #else
+    fail("server-stores needs the Postgres trait (swift build --traits Postgres)", code: 64)
+    #endif
 default:
     fail("unknown mode \(args[1])", code: 64)
 }
