@@ -63,7 +63,7 @@ let package = Package(
             name: "ProjectionTests", dependencies: ["LabelProjection", "EventLog", "LabelStorePostgres", "LabelStoreTestSupport"]),
         // Golden/ holds the expected `--help` texts, read by path (HelpGoldenTests), not resources.
         // Every ```swift block of README.md, docs/ and the DocC articles, compiled (and run).
-        .testTarget(name: "SnippetTests", dependencies: ["LabelProjection", "EventLog"]),
+        .testTarget(name: "SnippetTests", dependencies: ["LabelProjection", "EventLog", "LabelStorePostgres"]),
         // Runs against a real server (scripts/pg-test-server); compiled only with the trait.
         .testTarget(
             name: "PostgresTests",
