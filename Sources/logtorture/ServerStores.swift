@@ -78,8 +78,11 @@ func serverStores(conninfo: String, list: String, stores count: Int, commands: I
             if heard != Array(stride(from: host.4 + 1, through: last, by: 1)) {
                 fail("store \(h) heard \(heard.count) seqs, not \(host.4 + 1)…\(last) once each in order")
             }
-            let titleSeqs = changes.filter { $0.record.seq > host.4 && $0.labelID == ids[0] && $0.before?.title != $0.after?.title }.map(\.record.seq)
-            if host.3.seqs.withLock({ $0 }) != titleSeqs { fail("store \(h)'s title subscriber heard \(host.3.seqs.withLock { $0 }), not \(titleSeqs)") }
+            let titleSeqs = changes.filter { $0.record.seq > host.4 && $0.labelID == ids[0] && $0.before?.title != $0.after?.title }.map(
+                \.record.seq)
+            if host.3.seqs.withLock({ $0 }) != titleSeqs {
+                fail("store \(h)'s title subscriber heard \(host.3.seqs.withLock { $0 }), not \(titleSeqs)")
+            }
             if host.0.snapshot.labels != fold.labels { fail("store \(h)'s list differs from the fold of the stored history") }
         }
     } catch {

@@ -13,7 +13,8 @@ import Testing
 
     static func file(in directory: TemporaryDirectory) -> StorageContract {
         StorageContract(name: "file log") {
-            try LogWriter.open(path: directory.file("contract-\(UUID().uuidString).labellog"), options: .init(durability: .noSync, createIfMissing: true))
+            try LogWriter.open(
+                path: directory.file("contract-\(UUID().uuidString).labellog"), options: .init(durability: .noSync, createIfMissing: true))
         }
     }
 

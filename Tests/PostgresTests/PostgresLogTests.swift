@@ -107,7 +107,9 @@ import Testing
 
     @Test func aForeignTableOfTheSameNameIsRefusedAndLeftAlone() throws {
         let schema = "t_foreign_\(UInt32.random(in: 0...UInt32.max))"
-        try server.psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).records (id serial PRIMARY KEY, body text); INSERT INTO \(schema).records (body) VALUES ('theirs')")
+        try server.psql(
+            "CREATE SCHEMA \(schema); CREATE TABLE \(schema).records (id serial PRIMARY KEY, body text); INSERT INTO \(schema).records (body) VALUES ('theirs')"
+        )
         let error = #expect(throws: EventLogError.self) { try server.open(server.location(schema: schema), create: true) }
         #expect(error?.code == .notALog)
         #expect(error?.message.contains("records") == true)
@@ -119,7 +121,8 @@ import Testing
         let log = try server.open(location)
         defer { log.close() }
         try log.append([entry(1), entry(2), entry(3)])
-        try server.psql("UPDATE labelstore.records SET payload = substring(payload from 1 for 5) WHERE list = '\(location.list)' AND seq = 2")
+        try server.psql(
+            "UPDATE labelstore.records SET payload = substring(payload from 1 for 5) WHERE list = '\(location.list)' AND seq = 2")
         let error = #expect(throws: EventLogError.self) { try log.read(from: 1, maxCount: 10) }
         #expect(error?.code == .corruptRecord)
         #expect(error?.message.contains("seq 2") == true)

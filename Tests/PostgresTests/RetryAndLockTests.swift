@@ -101,5 +101,27 @@ import Testing
         try await store.rename(id, to: "free")
         #expect(store.label(id)?.title == "free")
     }
+
+    @Test func aStatementTimeoutIsAClearErrorAndAppendsNothing() throws {
+        let location = server.location()
+        let log = try PostgresEventLog(location: location, options: .init(createIfMissing: true, statementTimeout: .milliseconds(300)))
+        defer { log.close() }
+        try log.append([LogEntry(.added(id: testID(1), title: "one", isEnabled: true, index: 0))])
+        let holder = Thread { [server] in
+            _ = try? server.psql(
+                "BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(2); COMMIT")
+        }
+        holder.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        let error = #expect(throws: EventLogError.self) {
+            try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 1)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.contains("timed out") == true)
+        #expect(error?.message.contains(location.list) == true)
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try log.refreshLastSeq() == 1)
+        #expect(try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 1).map(\.seq) == [2])
+    }
 }
 #endif

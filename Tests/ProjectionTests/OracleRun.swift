@@ -70,7 +70,8 @@ final class OracleRun {
         switch backing {
         case .memory, .server:
             let storage = log
-            store = try LabelStore(storage: storage, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
+            store = try LabelStore(
+                storage: storage, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
         case .file:
             let snapshots = SnapshotPolicy(
                 everyRecords: UInt64(gen.int(15...40)), everyBytes: 0, onClose: gen.chance(50), minRecordsOnClose: 1, keep: 3)

@@ -46,7 +46,7 @@ import Testing
         let docs = root.appendingPathComponent("docs")
         documents += try manager.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
             .map { docs.appendingPathComponent($0) }
-        for module in ["EventLog", "LabelProjection"] {
+        for module in ["EventLog", "LabelProjection", "LabelStorePostgres"] {
             let catalog = root.appendingPathComponent("Sources/\(module)/\(module).docc")
             let files = try #require(manager.subpathsOfDirectory(atPath: catalog.path) as [String]?)
             documents += files.filter { $0.hasSuffix(".md") }.sorted().map { catalog.appendingPathComponent($0) }

@@ -31,7 +31,8 @@ package final class PostgresTestServer: Sendable {
             atexit { if let directory = startedHere { _ = try? PostgresTestServer.script(["stop", directory]) } }
             return server
         } catch {
-            fatalError("no PostgreSQL server for the tests: set LABELSTORE_TEST_POSTGRES, or install Debian's postgresql package (\(error))")
+            fatalError(
+                "no PostgreSQL server for the tests: set LABELSTORE_TEST_POSTGRES, or install Debian's postgresql package (\(error))")
         }
     }()
     nonisolated(unsafe) private static var startedHere: String?
@@ -60,12 +61,16 @@ package final class PostgresTestServer: Sendable {
     package func stop() { if let directory { _ = try? Self.script(["stop", directory]) } }
 
     /// A location on this server: a fresh list (and schema, if given).
-    package func location(list: String = "t-\(UUID().uuidString.prefix(8))", schema: String = PostgresLocation.defaultSchema) -> PostgresLocation {
+    package func location(list: String = "t-\(UUID().uuidString.prefix(8))", schema: String = PostgresLocation.defaultSchema)
+        -> PostgresLocation
+    {
         try! PostgresLocation(connection: conninfo, list: list, schema: schema)
     }
 
     /// Opens a log on this server (creating the schema and list).
-    package func open(_ location: PostgresLocation, notify: Bool = true, create: Bool = true, reconnect: Duration = .seconds(30)) throws -> PostgresEventLog {
+    package func open(_ location: PostgresLocation, notify: Bool = true, create: Bool = true, reconnect: Duration = .seconds(30)) throws
+        -> PostgresEventLog
+    {
         try PostgresEventLog(
             location: location,
             options: .init(createIfMissing: create, notify: notify, pollInterval: .milliseconds(50), reconnectTimeout: reconnect))
@@ -74,7 +79,9 @@ package final class PostgresTestServer: Sendable {
     /// Runs `sql` through `psql` (for tests that damage rows or inspect the server).
     @discardableResult
     package func psql(_ sql: String) throws -> String {
-        let psql = ["/usr/bin/psql", "/usr/local/bin/psql", "/opt/homebrew/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "psql"
+        let psql =
+            ["/usr/bin/psql", "/usr/local/bin/psql", "/opt/homebrew/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            ?? "psql"
         let result = try runCommand(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql])
         guard result.status == 0 else { throw EventLogError(.ioError, "psql failed: \(result.errors)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -24,7 +24,7 @@ package struct StorageContract {
 
     /// The names of the checks, for parameterized tests.
     package static let checks = [
-        "empty", "append and read", "stale expectation", "all or nothing", "read windows", "envelope", "wait", "shared writers",
+        "empty", "append and read", "stale expectation", "all or nothing", "read windows", "envelope", "wait", "shared writers"
     ]
 
     /// Runs the check `name`.
@@ -47,7 +47,8 @@ package struct StorageContract {
     }
 
     func entry(_ n: Int, title: String? = nil, timestamp: EventTimestamp? = nil) -> LogEntry {
-        LogEntry(.added(id: testID(n), title: title ?? "label \(n)", isEnabled: n % 2 == 0, index: 0), timestamp: timestamp, actor: "contract")
+        LogEntry(
+            .added(id: testID(n), title: title ?? "label \(n)", isEnabled: n % 2 == 0, index: 0), timestamp: timestamp, actor: "contract")
     }
 
     func empty() throws {
@@ -123,7 +124,7 @@ package struct StorageContract {
         let records = try storage.put([
             entry(1, timestamp: stamped),
             LogEntry(.renamed(id: testID(1), oldTitle: "label 1", newTitle: "ünïcødé ✓"), actor: nil, note: "a note"),
-            LogEntry(.removed(id: testID(1), index: 0, title: "ünïcødé ✓", isEnabled: false), actor: String(repeating: "a", count: 1024)),
+            LogEntry(.removed(id: testID(1), index: 0, title: "ünïcødé ✓", isEnabled: false), actor: String(repeating: "a", count: 1024))
         ])
         let read = try storage.read(from: 1, maxCount: 10)
         try require(read == records, "the records read differ from those appended")

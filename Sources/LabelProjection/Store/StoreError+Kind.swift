@@ -47,12 +47,14 @@ extension StoreError {
         /// Another writer holds the log (`EventLogError.Code.logInUse`).
         case logInUse
         /// There is no log at the path and creating one was not asked for
-        /// (`EventLogError.Code.fileNotFound`).
+        /// (`EventLogError.Code.fileNotFound`; on a server, `EventLogError.Code.listNotFound`
+        /// or `EventLogError.Code.schemaMissing`).
         case logNotFound
         /// The path is not a log this version can open: not a regular file, empty,
         /// another format, or a newer version (`EventLogError.Code.notARegularFile`,
         /// `EventLogError.Code.emptyFile`, `EventLogError.Code.notALog`,
-        /// `EventLogError.Code.unsupportedVersion`).
+        /// `EventLogError.Code.unsupportedVersion`; a server location that cannot
+        /// be used, `EventLogError.Code.invalidLocation`).
         case notALog
         /// The log is damaged where recovery may not cut (`EventLogError.Code.corruptHeader`,
         /// `EventLogError.Code.corruptRecord`, `EventLogError.Code.seqGap`);
@@ -63,7 +65,8 @@ extension StoreError {
         /// the log is reopened). Nothing unacknowledged is assumed written.
         case ioError
         /// Any other failure of the log (a seq conflict that outlasted the retries,
-        /// `EventLogError.Code.fileExists`, `EventLogError.Code.readerBusy`);
+        /// `EventLogError.Code.fileExists`, `EventLogError.Code.readerBusy`,
+        /// `EventLogError.Code.serverError`);
         /// ``Code/storage(_:)`` has the details.
         case storage
         /// A server log cannot be reached, lost its connection, or a statement

@@ -85,7 +85,8 @@ final class PostgresConnection: @unchecked Sendable {
         _ = PQflush(handle)
         Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
         close()
-        throw PostgresFailure(sqlState: nil, message: "the connection was dropped after the statement was sent (fault injection)", connectionLost: true)
+        throw PostgresFailure(
+            sqlState: nil, message: "the connection was dropped after the statement was sent (fault injection)", connectionLost: true)
     }
 
     /// Reads and drops the results of a statement sent with ``send(_:_:)``.
@@ -170,7 +171,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func withParameters<R>(
         _ parameters: [PostgresValue],
-        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws(PostgresFailure) -> R
+        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?)
+            throws(PostgresFailure) -> R
     ) throws(PostgresFailure) -> R {
         let types = parameters.map(\.type)
         let lengths = parameters.map { Int32($0.bytes?.count ?? 0) }

@@ -131,7 +131,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             throw EventLogError(
                 .invalidLocation, "the list name '\(list)' must be 1 to 200 bytes of UTF-8 without NUL (it is \(list.utf8.count))")
         }
-        let identifier = schema.utf8.count <= 63 && schema.utf8.first.map { $0 == UInt8(ascii: "_") || (97...122).contains($0) } == true
+        let identifier =
+            schema.utf8.count <= 63 && schema.utf8.first.map { $0 == UInt8(ascii: "_") || (97...122).contains($0) } == true
             && schema.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (97...122).contains($0) || (48...57).contains($0) }
         if !identifier {
             throw EventLogError(

@@ -42,7 +42,8 @@ extension PostgresEventLog {
         var uncertain = false  // an earlier try may have committed
         var transactionRetries = 0
         while true {
-            let outcome = try withSession(retrying: true, doing: "append to the list") { (connection) throws(PostgresStepFailure) -> AppendOutcome in
+            let outcome = try withSession(retrying: true, doing: "append to the list") {
+                (connection) throws(PostgresStepFailure) -> AppendOutcome in
                 if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
                 do {
                     let parameters = prepared.parameters(list: location.list, batch: batch)
@@ -77,7 +78,8 @@ extension PostgresEventLog {
                     preconditionFailure("unexpected error \(error)")
                 }
             } retryIf: { failure in
-                if case .server(let failure) = failure, failure.isRetryableTransactionFailure, transactionRetries < Self.transactionRetries {
+                if case .server(let failure) = failure, failure.isRetryableTransactionFailure, transactionRetries < Self.transactionRetries
+                {
                     transactionRetries += 1
                     self.statistics.transactionRetries.add(1, ordering: .relaxed)
                     return true
@@ -94,7 +96,8 @@ extension PostgresEventLog {
                 let records = try read(from: range.lowerBound, maxCount: range.count)
                 guard records.count == range.count else {
                     throw EventLogError(
-                        .serverError, "\(location): the committed batch \(batch) of seqs \(range) could not be read back", path: location.description)
+                        .serverError, "\(location): the committed batch \(batch) of seqs \(range) could not be read back",
+                        path: location.description)
                 }
                 return records
             case .conflict(let seen):
@@ -193,7 +196,7 @@ extension PostgresEventLog {
                 .array(of: OID.int2, arrayType: OID.int2Array, kinds),
                 .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
                 .array(of: OID.text, arrayType: OID.textArray, actors),
-                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
+                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads)
             ]
         }
     }

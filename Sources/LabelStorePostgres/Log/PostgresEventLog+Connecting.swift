@@ -86,7 +86,9 @@ extension PostgresEventLog {
             }
             guard created.rowCount == 1, let id = created.uuid(0, 0), let last = created.integer(0, 1) else {
                 throw PostgresStepFailure.log(
-                    EventLogError(.serverError, "\(location): the list '\(location.list)' was created but cannot be read back", path: location.description))
+                    EventLogError(
+                        .serverError, "\(location): the list '\(location.list)' was created but cannot be read back",
+                        path: location.description))
             }
             return Head(logID: id, lastSeq: UInt64(max(0, last)))
         } catch {

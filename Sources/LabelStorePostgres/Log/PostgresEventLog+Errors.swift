@@ -20,12 +20,14 @@ extension PostgresEventLog {
         }
         if failure.isServerGone {
             return EventLogError(
-                .connectionFailed, "\(place): could not \(what): the server cannot be reached or dropped the connection: \(failure.message)\(state)",
+                .connectionFailed,
+                "\(place): could not \(what): the server cannot be reached or dropped the connection: \(failure.message)\(state)",
                 path: place)
         }
         if failure.isUndefinedTable {
             return EventLogError(
-                .schemaMissing, "\(place): could not \(what): the label store schema '\(location.schema)' is gone: \(failure.message)\(state)",
+                .schemaMissing,
+                "\(place): could not \(what): the label store schema '\(location.schema)' is gone: \(failure.message)\(state)",
                 path: place)
         }
         return EventLogError(.serverError, "\(place): could not \(what): \(failure.message)\(state)", path: place)

@@ -23,7 +23,8 @@ extension PostgresEventLog: ExclusiveAppendStorage {
     public func appendExclusively(_ decide: (_ lastSeq: UInt64) -> [LogEntry]) throws(EventLogError) -> [EventRecord] {
         let batch = UUID()
         let now = options.clock()
-        let lockMilliseconds = max(1, options.lockTimeout.components.seconds * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let lockMilliseconds = max(
+            1, options.lockTimeout.components.seconds * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
         var sent = false
         let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
             if closed.load(ordering: .acquiring) {
@@ -44,7 +45,8 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 guard locked.rowCount == 1, let value = locked.integer(0, 0), value >= 0 else {
                     throw PostgresStepFailure.log(
-                        EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
+                        EventLogError(
+                            .listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
                 }
                 let head = UInt64(value)
                 noteLastSeq(head)
@@ -67,7 +69,9 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 guard result.integer(0, 0) == Int64(head) + Int64(entries.count), result.integer(0, 1) == Int64(entries.count) else {
                     throw PostgresStepFailure.log(
-                        EventLogError(.serverError, "\(location): the locked append after seq \(head) did not move the head", path: location.description))
+                        EventLogError(
+                            .serverError, "\(location): the locked append after seq \(head) did not move the head",
+                            path: location.description))
                 }
                 _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
                 noteLastSeq(head + UInt64(entries.count))
@@ -89,7 +93,8 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         case .failure(let error):
             // The commit may have happened if the connection was lost after the append was sent.
             if sent, error.code == .connectionFailed {
-                let found = try withSession(retrying: true, doing: "look for the append's batch") { (connection) throws(PostgresStepFailure) in
+                let found = try withSession(retrying: true, doing: "look for the append's batch") {
+                    (connection) throws(PostgresStepFailure) in
                     try self.findBatch(batch, connection)
                 }
                 if let found { return try read(from: found.lowerBound, maxCount: found.count) }

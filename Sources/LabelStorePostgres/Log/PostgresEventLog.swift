@@ -3,7 +3,7 @@ import EventLog
 import Foundation
 import Synchronization
 
-/// A label history in a PostgreSQL database: an ``EventStorage`` that many
+/// A label history in a PostgreSQL database: an `EventStorage` that many
 /// processes on many hosts can share, through libpq.
 ///
 /// Each list is its own history with gapless seqs from 1. Its head row holds
@@ -143,7 +143,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
         listener.withLock { $0.close() }
     }
 
-    /// The last seq this object appended, read or refreshed (see ``EventStorage/lastSeq``).
+    /// The last seq this object appended, read or refreshed (see `EventStorage.lastSeq`).
     public var lastSeq: UInt64 { cachedLastSeq.load(ordering: .acquiring) }
 
     /// Reads the list's head row.
@@ -174,7 +174,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
             try connection.execute(prepared: "head", statements.head, [.text(location.list)])
         }
         guard result.rowCount == 1, let last = result.integer(0, 0), last >= 0 else {
-            throw .log(EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
+            throw .log(
+                EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
         }
         return UInt64(last)
     }

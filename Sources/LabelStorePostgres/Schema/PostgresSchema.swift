@@ -48,7 +48,7 @@ struct PostgresSchema {
                 first_seq bigint NOT NULL,
                 count integer NOT NULL CHECK (count >= 1),
                 PRIMARY KEY (list, batch_id))
-            """,
+            """
         ]
     }
 
@@ -58,7 +58,7 @@ struct PostgresSchema {
         "schema_info": ["singleton", "version", "created_at"],
         "lists": ["list", "log_id", "last_seq", "created_at"],
         "records": ["list", "seq", "time_ms", "kind", "label_id", "actor", "payload"],
-        "batches": ["list", "batch_id", "first_seq", "count"],
+        "batches": ["list", "batch_id", "first_seq", "count"]
     ]
 
     /// What a database holds of the schema.
