@@ -24,7 +24,8 @@ enum PostgresCatalog {
     /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
     static func ids(for settings: BenchSettings) -> [String] {
         [
-            "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-8-lists", "pg-writers-8-lists-no-notify",
+            "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
+            "pg-writers-8-lists-no-notify",
             settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll"
         ]
     }
@@ -131,6 +132,7 @@ extension WorkloadCatalog {
             PostgresAppendWorkload(server: server, settings: settings, batchSize: 1),
             PostgresAppendWorkload(server: server, settings: settings, batchSize: 100),
             PostgresWritersWorkload(server: server, settings: settings, mode: .oneList),
+            PostgresWritersWorkload(server: server, settings: settings, mode: .oneListLocked),
             PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: true)),
             PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
             PostgresCatchUpWorkload(server: server, settings: settings),

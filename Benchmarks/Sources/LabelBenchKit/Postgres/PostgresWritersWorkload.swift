@@ -3,7 +3,7 @@ import EventLog
 import LabelStorePostgres
 import Synchronization
 
-/// `pg-writers-1-list`, `pg-writers-8-lists` and `pg-writers-8-lists-no-notify`:
+/// `pg-writers-1-list`, `pg-writers-1-list-locked`, `pg-writers-8-lists` and `pg-writers-8-lists-no-notify`:
 /// 8 writer threads, each with its own connection, each appending single
 /// records, each acknowledged after `COMMIT` before the thread writes its next.
 ///
@@ -16,6 +16,8 @@ import Synchronization
 /// - `pg-writers-1-list`: ours on one list; the peer is the common design with
 ///   a global `bigserial` and a transaction advisory lock that keeps commits in
 ///   id order: `BEGIN; SELECT pg_advisory_xact_lock(k); INSERT …; COMMIT`. Target: within 1.5×.
+/// - `pg-writers-1-list-locked`: ours on one list in pessimistic mode (each
+///   append under the head row lock, `appendExclusively`), against the same peer.
 /// - `pg-writers-8-lists`: ours on 8 lists; the peer is ours on one list (the
 ///   ratio is the scaling). Target: ≥ 4×. `-no-notify`: both with
 ///   `Options.notify = false` (a notifying commit takes PostgreSQL's global
@@ -29,6 +31,9 @@ final class PostgresWritersWorkload: Workload {
     enum Mode {
         /// Ours on one list vs the advisory-lock table.
         case oneList
+        /// Ours on one list in pessimistic mode (each append holding the list's
+        /// head row lock: `appendExclusively`) vs the advisory-lock table.
+        case oneListLocked
         /// Ours on 8 lists vs ours on one list.
         case eightLists(notify: Bool)
     }
@@ -58,6 +63,9 @@ final class PostgresWritersWorkload: Workload {
         case .oneList:
             id = "pg-writers-1-list"
             target = Target(minRatio: 1 / 1.5, metric: .eventsPerSecond, text: "within 1.5× (≥ 0.67×)")
+        case .oneListLocked:
+            id = "pg-writers-1-list-locked"
+            target = Target(minRatio: 1 / 1.5, metric: .eventsPerSecond, text: "within 1.5× (≥ 0.67×)")
         case .eightLists(let notify):
             id = notify ? "pg-writers-8-lists" : "pg-writers-8-lists-no-notify"
             target = Target(minRatio: 4, metric: .eventsPerSecond, text: "≥ 4× 1 list")
@@ -66,7 +74,7 @@ final class PostgresWritersWorkload: Workload {
 
     var peer: String? {
         switch mode {
-        case .oneList: "advisory lock"
+        case .oneList, .oneListLocked: "advisory lock"
         case .eightLists(let notify): notify ? "8 writers, 1 list" : "1 list, no NOTIFY"
         }
     }
@@ -74,13 +82,14 @@ final class PostgresWritersWorkload: Workload {
     var title: String {
         switch mode {
         case .oneList: "pg: 8 writers on 1 list, \(eventCount.grouped) single events"
+        case .oneListLocked: "pg: 8 writers on 1 list, head row locked, \(eventCount.grouped) single events"
         case .eightLists(let notify): "pg: 8 writers on 8 lists\(notify ? "" : ", no NOTIFY"), \(eventCount.grouped) single events"
         }
     }
 
     func describe(ratio: Double) -> String {
         switch mode {
-        case .oneList: metric.describe(ratio: ratio)
+        case .oneList, .oneListLocked: metric.describe(ratio: ratio)
         case .eightLists: String(format: "%.2f× 1 list", ratio)
         }
     }
@@ -106,7 +115,8 @@ final class PostgresWritersWorkload: Workload {
     func measure(_ side: Side, repetition: Int, context: BenchContext) throws -> Double {
         switch (mode, side) {
         case (.oneList, .ours): try ours(lists: 1, notify: true, side: side)
-        case (.oneList, .sqlite): try advisoryLock()
+        case (.oneList, .sqlite), (.oneListLocked, .sqlite): try advisoryLock()
+        case (.oneListLocked, .ours): try oursLocked()
         case (.eightLists(let notify), .ours): try ours(lists: Self.threads, notify: notify, side: side)
         case (.eightLists(let notify), .sqlite): try ours(lists: 1, notify: notify, side: side)
         }
@@ -151,6 +161,27 @@ final class PostgresWritersWorkload: Workload {
             conflicts += retries.value
             oneListRecords += eventCount
         }
+        return Statistics.rate(events: eventCount, in: elapsed)
+    }
+
+    /// 8 threads of ours on one list, each append holding the head row lock
+    /// (pessimistic mode's `appendExclusively`): the writers queue on the lock.
+    private func oursLocked() throws -> Double {
+        let schema = server.freshSchema("ours")
+        defer { server.dropSchema(schema) }
+        let server = self.server, slices = self.slices
+        try server.openLog(schema: schema, list: "w0", notify: true).close()
+        let elapsed = try ThreadGang.run(
+            threads: Self.threads,
+            setup: { _ -> PostgresEventLog in try server.openLog(schema: schema, list: "w0", notify: true, create: false) },
+            work: { thread, log in
+                for entry in slices[thread] { _ = try log.appendExclusively { _ in [entry] } }
+            },
+            teardown: { _, log in log.close() })
+        let log = try server.openLog(schema: schema, list: "w0", notify: true, create: false)
+        defer { log.close() }
+        let stored = Int(try log.refreshLastSeq())
+        guard stored == eventCount else { throw BenchError("\(id): ours (locked) stored \(stored) of \(eventCount) events") }
         return Statistics.rate(events: eventCount, in: elapsed)
     }
 
