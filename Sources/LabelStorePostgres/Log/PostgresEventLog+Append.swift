@@ -53,6 +53,9 @@ extension PostgresEventLog {
                     }
                     let result = try connection.execute(prepared: "append", statements.append, parameters)
                     guard let head = result.integer(0, 0) else {
+                        // After a lost connection the winner may be this append's own earlier
+                        // try, committed late (it held the head row lock while this one waited).
+                        if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
                         // The head as the statement's snapshot saw it: past `expected` when the
                         // winner committed before this statement began (else unknown).
                         let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
