@@ -71,14 +71,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// statement while its client believes the connection was lost. For fault
     /// injection in tests only.
     func sendAndDrop(prepared name: String, _ sql: String, _ parameters: [PostgresValue], wait: Duration) throws(PostgresFailure) -> Never {
-        let handle = try open()
-        discardPending(handle)
-        if !prepared.contains(name) {
-            let types = parameters.map(\.type)
-            let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
-            _ = try check(result, handle)
-            prepared.insert(name)
-        }
+        let handle = try preparedHandle(name, sql, parameters)
         _ = try? withParameters(parameters) { (_, values, lengths, formats) throws(PostgresFailure) -> Int32 in
             PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }
@@ -107,9 +100,9 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs the statement `name` (`sql`, prepared on this connection on first use) with `parameters`.
-    @discardableResult
-    func execute(prepared name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> PostgresResult {
+    /// The open connection, with the statement `name` (`sql`) prepared on it (on first use)
+    /// and any result of a statement sent before dropped.
+    private func preparedHandle(_ name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> OpaquePointer {
         let handle = try open()
         discardPending(handle)
         if !prepared.contains(name) {
@@ -118,6 +111,13 @@ final class PostgresConnection: @unchecked Sendable {
             _ = try check(result, handle)
             prepared.insert(name)
         }
+        return handle
+    }
+
+    /// Runs the statement `name` (`sql`, prepared on this connection on first use) with `parameters`.
+    @discardableResult
+    func execute(prepared name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> PostgresResult {
+        let handle = try preparedHandle(name, sql, parameters)
         return try withParameters(parameters) { (_, values, lengths, formats) throws(PostgresFailure) in
             let result = PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
             return try check(result, handle)
