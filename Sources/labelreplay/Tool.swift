@@ -19,8 +19,8 @@ enum Tool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Command.Type] {
         [
-            Demo.self, Show.self, Log.self, Diff.self, Trace.self, Timeline.self, Verify.self, Repair.self, Stats.self, Export.self,
-            Import.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self,
+            Demo.self, Init.self, Show.self, Log.self, Diff.self, Trace.self, Timeline.self, Verify.self, Repair.self, Stats.self,
+            Export.self, Import.self, Copy.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self,
             Snapshot.self, Index.self, Help.self, Complete.self
         ]
     }

@@ -20,6 +20,9 @@ enum ServerStorage {
         let logID: UUID
         /// The location, without its password.
         let display: String
+        /// The list's name and the schema holding it.
+        let list: String
+        let schema: String
     }
 
     /// What ``create(_:)`` found and made.
@@ -44,7 +47,7 @@ enum ServerStorage {
         #if Postgres
         let log = try PostgresEventLog(url: url, options: .init(createIfMissing: create))
         opened.withLock { $0.append(log) }
-        return Opened(storage: log, logID: log.logID, display: display)
+        return Opened(storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema)
         #else
         _ = create
         throw LogLocation.notBuilt(url)
@@ -63,15 +66,6 @@ enum ServerStorage {
             createdList = true
         }
         return Creation(opened: try open(location, create: true), createdSchema: createdSchema, createdList: createdList)
-    }
-
-    /// The storage's id if it is a server list (`nil` for a file log).
-    static func isServer(_ storage: any EventStorage) -> Bool {
-        #if Postgres
-        storage is PostgresEventLog
-        #else
-        false
-        #endif
     }
 
     /// Closes every list this run opened.
