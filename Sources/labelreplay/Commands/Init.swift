@@ -8,7 +8,7 @@ enum Init: Command {
         name: "init",
         abstract: "Create an empty history: a list (and its schema) on a PostgreSQL server, or an empty log file.",
         discussion: """
-            On a server (postgres://[user@]host[:port]/database?list=NAME[&schema=S]) it creates the label store schema \
+            On a server (a URL naming the list: postgres://user@host/db?list=NAME, optionally with &schema=S) it creates the label store schema \
             (default labelstore) if the database has none, then the list if the schema has none of that name, and says \
             which it created; a list that exists is left as it is. Commands that write to a server list never create \
             one, so a mistyped list name is an error, not a new list: 'init' (or 'copy') creates it.
