@@ -72,7 +72,8 @@ import Darwin
         let id = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try Self.cli(["add", location, "Tile", "--disabled"]).status == 0)
         let renamed = try Self.cli(["rename", location, String(id.prefix(8)), "Copper", "--json"])
-        #expect(renamed.status == 0 && renamed.output.contains("\"kind\":\"renamed\"") && renamed.output.contains("\"seq\":3"), "\(renamed)")
+        #expect(
+            renamed.status == 0 && renamed.output.contains("\"kind\":\"renamed\"") && renamed.output.contains("\"seq\":3"), "\(renamed)")
         let shown = try Self.cli(["show", location, "--json"])
         #expect(shown.status == 0 && shown.output.contains("\"title\":\"Copper\"") && shown.output.contains("\"count\":2"), "\(shown)")
         let log = try Self.cli(["log", location, "--json"])
@@ -132,14 +133,18 @@ import Darwin
     }
 
     @Test func wrongCredentialsAndAnUnreachableServerNeverShowThePassword() throws {
-        let host = PostgresTestServer.shared.conninfo.split(separator: " ").first { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) } ?? "/tmp"
+        let host =
+            PostgresTestServer.shared.conninfo.split(separator: " ").first { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) }
+            ?? "/tmp"
         let cases = [
             "postgres://nobody:hunter2@/postgres?host=\(host)&list=x",
             "postgres://nobody:hunter2@127.0.0.1:1/postgres?list=x&connect_timeout=2",
             "postgres://nobody@/postgres?host=\(host)&list=x&password=hunter2"
         ]
         for location in cases {
-            for arguments in [["show", location], ["log", location, "--json"], ["add", location, "Amber", "--json"], ["init", location, "--json"]]
+            for arguments in [
+                ["show", location], ["log", location, "--json"], ["add", location, "Amber", "--json"], ["init", location, "--json"]
+            ]
                 + [["verify", location, "--json"], ["copy", location, "/dev/null/x.labellog", "--json"]]
             {
                 let result = try Self.cli(arguments)

@@ -95,7 +95,8 @@ extension Copy {
                 return Destination(display: path, storage: writer, created: writer.created, close: { writer.close() })
             case .server:
                 let creation = try ServerStorage.create(location)
-                return Destination(display: creation.opened.display, storage: creation.opened.storage, created: creation.createdList, close: {})
+                return Destination(
+                    display: creation.opened.display, storage: creation.opened.storage, created: creation.createdList, close: {})
             }
         }
     }

@@ -141,7 +141,8 @@ enum Copy: Command {
         let outcome = Result { () throws(EventLogError) in try storage.append(entries, expectedLastSeq: last) }
         if case .failure(let error) = outcome, error.code == .seqConflict {
             throw Failure(
-                "\(destination.display): another writer appended to the destination during the copy (it no longer ends at seq \(last)); nothing of seq \(last + 1)…\(records[records.count - 1].seq) was written; stopped")
+                "\(destination.display): another writer appended to the destination during the copy (it no longer ends at seq \(last)); nothing of seq \(last + 1)…\(records[records.count - 1].seq) was written; stopped"
+            )
         }
         let appended = try outcome.get()
         for (record, stored) in zip(records, appended) where difference(record, stored) != nil || appended.count != records.count {

@@ -27,7 +27,8 @@ enum Demo: Command {
             if given.isEmpty { throw UsageError("the value '' is invalid for '--log <path>': expected the path of a new log file") }
             if LogLocation.isServer(given) {
                 throw UsageError(
-                    "'\(LogLocation.display(given))' is a server list, but 'demo' writes a new log file: give a path, then 'copy' it to the server")
+                    "'\(LogLocation.display(given))' is a server list, but 'demo' writes a new log file: give a path, then 'copy' it to the server"
+                )
             }
             if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) {
                 if isDirectory.boolValue {

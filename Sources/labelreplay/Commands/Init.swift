@@ -24,7 +24,8 @@ enum Init: Command {
             .flag("json", "Print one JSON object instead of text.")
         ],
         examples: [
-            "init 'postgres://app@db.example.com/labels?list=inbox'", "init 'postgresql:///labels?host=/run/postgresql&list=inbox&schema=team'",
+            "init 'postgres://app@db.example.com/labels?list=inbox'",
+            "init 'postgresql:///labels?host=/run/postgresql&list=inbox&schema=team'",
             "init labels.labellog"
         ])
 
@@ -60,7 +61,8 @@ enum Init: Command {
             } else if creation.createdList {
                 sentence = "created list '\(opened.list)' in schema '\(opened.schema)' at \(opened.display)"
             } else {
-                sentence = "list '\(opened.list)' already exists in schema '\(opened.schema)' at \(opened.display) (ends at seq \(last)); nothing changed"
+                sentence =
+                    "list '\(opened.list)' already exists in schema '\(opened.schema)' at \(opened.display) (ends at seq \(last)); nothing changed"
             }
         case .file(let path):
             (result, sentence) = try initFile(path)

@@ -56,7 +56,7 @@ enum Stats: Command {
         } else {
             table.append([
                 "file",
-            "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
+                "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
                     + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
             ])
         }

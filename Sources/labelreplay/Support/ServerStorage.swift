@@ -71,7 +71,11 @@ enum ServerStorage {
     /// Closes every list this run opened.
     static func closeAll() {
         #if Postgres
-        for log in opened.withLock({ list in defer { list.removeAll() }; return list }) { log.close() }
+        let logs = opened.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for log in logs { log.close() }
         #endif
     }
 
