@@ -132,6 +132,20 @@ import Darwin
         #expect(try Self.cli(["export", mirror]).output == (try Self.cli(["export", location]).output))
     }
 
+    @Test func logFollowPrintsWhatAnotherProcessAppends() throws {
+        let directory = TemporaryDirectory()
+        let location = Self.url()
+        #expect(try Self.cli(["init", location]).status == 0)
+        #expect(try Self.cli(["add", location, "Amber"]).status == 0)
+        let child = try Background(try Self.executable(), ["log", location, "--follow", "--json"], directory: directory.path)
+        defer { child.terminate() }
+        usleep(500_000)
+        #expect(try Self.cli(["add", location, "Followed"]).status == 0)
+        #expect(try Self.waitUntil { ((try? String(contentsOfFile: child.output, encoding: .utf8)) ?? "").contains("\"Followed\"") })
+        let (status, output) = try child.interrupt()
+        #expect(status == 130 && !output.contains("\"Amber\""), "\(output)")
+    }
+
     @Test func wrongCredentialsAndAnUnreachableServerNeverShowThePassword() throws {
         let host =
             PostgresTestServer.shared.conninfo.split(separator: " ").first { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) }
