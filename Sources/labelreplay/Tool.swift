@@ -19,8 +19,9 @@ enum Tool {
     /// Every subcommand, in the order `--help` lists them.
     static var commands: [any Command.Type] {
         [
-            Demo.self, Show.self, Log.self, Diff.self, Trace.self, Timeline.self, Verify.self, Repair.self, Stats.self, Export.self,
-            Import.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self, Reverse.self, Revert.self,
+            Demo.self, Init.self, Show.self, Log.self, Diff.self, Trace.self, Timeline.self, Verify.self, Repair.self, Stats.self,
+            Export.self, Import.self, Copy.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self,
+            Reverse.self, Revert.self,
             Snapshot.self, Index.self, Help.self, Complete.self
         ]
     }
@@ -36,12 +37,15 @@ enum Tool {
     /// The log path the command line names (for errors that do not name it), if the command takes one.
     private static func logArgument(_ arguments: [String], spec: CommandSpec) -> String? {
         guard spec.arguments.contains(where: { $0.name == "log" && $0.isPositional }) else { return nil }
-        return try? ParsedArguments.parse(Array(arguments.dropFirst()), spec: spec).optionalPositional("log")
+        return (try? ParsedArguments.parse(Array(arguments.dropFirst()), spec: spec).optionalPositional("log")).map(LogLocation.display)
     }
 
     /// Runs the tool on `arguments` (without the executable's name) and returns the exit status.
     static func run(_ arguments: [String], console: Console = Console()) -> Int32 {
-        defer { console.flush() }
+        defer {
+            ServerStorage.closeAll()
+            console.flush()
+        }
         guard let first = arguments.first else {
             console.line(HelpText.root())
             return ExitStatus.success

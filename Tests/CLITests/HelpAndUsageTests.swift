@@ -5,7 +5,7 @@ import Testing
 /// swift-argument-parser's conventions: help, version, usage errors with exit status 64.
 @Suite struct HelpAndUsageTests {
     static let commands = [
-        "demo", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "export", "import",
+        "demo", "init", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "export", "import", "copy",
         "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "index", "help"
     ]
 

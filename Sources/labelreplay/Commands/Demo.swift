@@ -25,6 +25,11 @@ enum Demo: Command {
         if let given = arguments.option("log") {
             var isDirectory: ObjCBool = false
             if given.isEmpty { throw UsageError("the value '' is invalid for '--log <path>': expected the path of a new log file") }
+            if LogLocation.isServer(given) {
+                throw UsageError(
+                    "'\(LogLocation.display(given))' is a server list, but 'demo' writes a new log file: give a path, then 'copy' it to the server"
+                )
+            }
             if FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory) {
                 if isDirectory.boolValue {
                     throw Failure(

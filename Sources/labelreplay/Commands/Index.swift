@@ -40,7 +40,8 @@ enum Index: Command {
         examples: ["index labels.labellog", "index labels.labellog --rebuild"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = try arguments.logPath()
+        let path = try arguments.filePath(
+            why: "the history index and checkpoints are files beside a log file; a server list is read by seq from the server")
         guard FileManager.default.fileExists(atPath: path) else {
             throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
         }

@@ -94,4 +94,16 @@ extension Log {
             console.flush()
         }
     }
+
+    /// Follows a server list until interrupted: waits for appends (the list's
+    /// notification, or the backend's timed poll), then reads them with `drain`.
+    /// A server list is never replaced or cut under a reader, so there is nothing to watch.
+    static func followServer(_ storage: any EventStorage, after replay: Replay, console: Console, drain: () throws -> Bool) throws {
+        var more = true
+        while more && !console.outputFailed {
+            guard try storage.waitForAppends(after: replay.lastSeq, timeout: .seconds(1)) else { continue }
+            more = try drain()
+            console.flush()
+        }
+    }
 }

@@ -86,7 +86,7 @@ enum Log: Command {
         let replay = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading \(path)")
         let printer = LogPrinter(
             console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
-            columns: EventColumns(fileSize: try replay.fileSize(), style: style))
+            columns: EventColumns(fileSize: try replay.columnsSize(), style: style))
         let pager = follow ? nil : Pager.start(console: console, disabled: arguments.flag("no-pager"))
         defer { pager?.finish(console: console) }
 
@@ -121,7 +121,11 @@ enum Log: Command {
         printer.printHeader()
         console.flush()
         Platform.allowInterrupts()
-        if more { try Self.followLive(replay, path: path, console: console, drain: drain) }
+        if more, let storage = replay.serverStorage {
+            try Self.followServer(storage, after: replay, console: console, drain: drain)
+        } else if more {
+            try Self.followLive(replay, path: path, console: console, drain: drain)
+        }
         return ExitStatus.success
     }
 }

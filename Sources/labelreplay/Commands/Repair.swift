@@ -26,7 +26,9 @@ enum Repair: Command {
         examples: ["repair labels.labellog", "repair labels.labellog --salvage"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = try arguments.logPath()
+        let path = try arguments.filePath(
+            why: "it cuts damaged bytes out of a file, and a server keeps a list whole through its transactions (use 'verify' to check one)"
+        )
         let salvage = arguments.flag("salvage")
         guard SystemFile.exists(path) else { throw Failure("\(path): no such file") }
         // Frames first, then what the events mean: the first record the fold cannot apply.

@@ -19,7 +19,8 @@ enum Snapshot: Command {
         examples: ["snapshot labels.labellog"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = try arguments.logPath()
+        let path = try arguments.filePath(
+            why: "snapshots are files beside a log file; a store over a server list folds its records at open")
         let store = try Writing.open(path, create: false, console: console)
         defer { store.close() }
         let opened = store.snapshotReport.summary

@@ -11,7 +11,8 @@ enum Stats: Command {
             "labels": {"live", "enabled", "removed"}, "firstTime", "lastTime", "spanSeconds", "actors": {name: count}, \
             "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header, tail and preallocated zeros) per \
             record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
-            record (a torn tail).
+            record (a torn tail). For a list on a server (a postgres:// LOG) fileSize, bytesPerEvent and tailBytes are 0: \
+            the server stores the records, not a file.
             """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["stats labels.labellog"])
@@ -32,10 +33,11 @@ enum Stats: Command {
         }
         let list = replay.list
         let tail = try replay.tail()
-        let size = try replay.fileSize()
+        let server = replay.isServer
+        let size = server ? 0 : try replay.fileSize()
         let records = list.lastSeq
         // Record bytes only: not the header, a torn tail, or space the writer preallocated.
-        let recordBytes = replay.recordsEnd - Int64(LogFormat.headerLength)
+        let recordBytes = server ? 0 : replay.recordsEnd - Int64(LogFormat.headerLength)
         let stats = LogStats(
             path: path, fileSize: size, records: records,
             bytesPerEvent: records == 0 ? 0 : (Double(recordBytes) / Double(records) * 10).rounded() / 10,
@@ -49,11 +51,15 @@ enum Stats: Command {
         }
         replay.warnAboutTail()
         var table = Table()
-        table.append([
-            "file",
-            "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
-                + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
-        ])
+        if server {
+            table.append(["list", "a list on a PostgreSQL server, \(Import.count(Int(records)))"])
+        } else {
+            table.append([
+                "file",
+                "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
+                    + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
+            ])
+        }
         let span = (last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)
         table.append(["time", first.map { "\($0.iso8601) → \(last!.iso8601) (\(Self.duration(milliseconds: span)))" } ?? "(no records)"])
         table.append(["labels", "\(list.count) live (\(list.enabledCount) enabled), \(stats.labels.removed) removed"])

@@ -19,13 +19,18 @@ enum Verify: Command {
             "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "problem": {"kind", \
             "code", "offset", "seq", "message"}} where tornTail and problem are present only when found, and problem.kind \
             is file, header, frame, seq or event.
+
+            A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
+            checked by the same parser and the seqs checked to be gapless, and folded the same way; it has no header, \
+            bytes or tail of its own (header absent; fileSize and validLength 0).
             """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["verify labels.labellog", "verify labels.labellog --json"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = try arguments.logPath()
-        let result = check(path, console: console)
+        let location = LogLocation.resolve(path)
+        let result = location == .file(path) ? check(path, console: console) : checkServer(location, console: console)
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
         } else {
@@ -96,7 +101,9 @@ enum Verify: Command {
 
     static func report(_ result: VerifyResult, console: Console) {
         console.line(Escape.text("verify \(result.path)"))
-        if let header = result.header {
+        if LogLocation.isServer(result.path), result.problem?.kind != "file" {
+            reportServer(result, console: console)
+        } else if let header = result.header {
             console.line("  header   format \(header.version), log id \(header.logID), created \(header.createdAt)")
             let range = result.lastSeq > 0 ? " (seq 1…\(result.lastSeq))" : ""
             console.line("  records  \(result.records)\(range) in \(result.validLength) of \(result.fileSize) bytes")

@@ -48,7 +48,7 @@ enum CompletionScript {
         case .positional:
             switch argument.name {
             case "log": return .log
-            case "file": return .file
+            case "file", "source", "destination", "location": return .file  // a path, or a postgres:// URL typed out
             case "id": return .id
             case "command": return .command
             default: return .none

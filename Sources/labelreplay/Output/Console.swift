@@ -57,10 +57,11 @@ final class Console {
     func warning(_ message: String) { errorLine("warning: " + Escape.text(message)) }
 
     /// Writes a line to standard error as is, after flushing standard output.
+    /// A password of a server URL given on the command line never shows (``Secrets``).
     func errorLine(_ text: String) {
         flush()
         eraseProgressLine()
-        write(Data((text + "\n").utf8), to: .standardError)
+        write(Data((Secrets.scrub(text) + "\n").utf8), to: .standardError)
     }
 
     /// Erases the progress line, if one is drawn.

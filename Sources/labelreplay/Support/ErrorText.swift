@@ -60,6 +60,10 @@ enum ErrorText {
     static func describe(_ error: EventLogError) -> String {
         let path = error.path.map(userPath)
         var text = words(error.message)
+        if error.code == .schemaMissing || error.code == .listNotFound {
+            // The backend words it for the library too; the tool's reader needs only the command.
+            text = text.replacing(#/ \(create it with createIfMissing, or ('[^']*')\)/#) { "; \($0.1) creates it" }
+        }
         var facts: [String] = []
         if let offset = error.offset { facts.append("byte offset \(offset)") }
         if let seq = error.lastGoodSeq { facts.append("last good seq \(seq)") }

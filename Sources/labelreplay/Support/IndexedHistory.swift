@@ -39,6 +39,7 @@ final class IndexedHistory {
     /// The indexed history of the log at `path`, or `nil` when it has no usable
     /// index (a warning says why when one is there but not used).
     static func open(_ path: String, console: Console) throws -> IndexedHistory? {
+        if LogLocation.isServer(path) { return nil }  // a server list has no index file
         let reader = try Replay.openReader(path)
         switch HistoryIndexFile.load(for: reader) {
         case .missing:

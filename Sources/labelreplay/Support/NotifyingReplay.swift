@@ -112,7 +112,7 @@ final class NotifyingReplay {
             let bad = batch[index]
             batch.removeSubrange(index...)
             failure = Failure(
-                "\(path): record seq \(bad.record.seq) at byte offset \(bad.offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
+                "\(path): record seq \(bad.record.seq)\(replay.at(bad.offset)) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
             )
         }
         notifications = Dictionary(grouping: inbox.take(), by: \.seq)

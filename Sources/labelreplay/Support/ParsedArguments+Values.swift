@@ -49,10 +49,23 @@ extension ParsedArguments {
         }
     }
 
-    /// The log path positional, refused when empty (`show ''`).
-    func logPath(_ name: String = "log") throws(UsageError) -> String {
+    /// The log positional, refused when empty (`show ''`): a path as given, or a
+    /// server URL's display text (without its password; see ``LogLocation``).
+    /// Without PostgreSQL support a URL is a ``Failure`` saying how to build with it.
+    func logPath(_ name: String = "log") throws -> String {
         let path = positional(name)
         if path.isEmpty { throw UsageError("the value '' is invalid for '<\(name)>': expected the path of a label log") }
-        return path
+        return try LogLocation.note(path)
+    }
+
+    /// The log positional of a command that works on log files only (`repair`,
+    /// `snapshot`, `index`): a server URL is a usage error saying `why`.
+    func filePath(_ name: String = "log", why: String) throws -> String {
+        let path = positional(name)
+        if LogLocation.isServer(path) {
+            throw UsageError(
+                "'\(LogLocation.display(path))' is a server list, but '\(spec.name)' works on log files only: \(why)")
+        }
+        return try logPath(name)
     }
 }

@@ -4,6 +4,9 @@ import LabelProjection
 /// Reads a log for the read-only commands: no lock is taken and the file is
 /// never changed, so it works while another process writes.
 ///
+/// A server list (a `postgres://` location) is read the same way, through its
+/// storage (``ReplayReader``).
+///
 /// Records come from ``LogReader`` in seq order (a torn or still-being-written
 /// last frame is simply not there yet; damage before the tail throws, naming
 /// the byte offset) and are folded with ``LabelList/apply(_:)`` — the one fold
@@ -37,22 +40,26 @@ final class Replay {
     private let strict: Bool
     /// Whether records are folded at all (`trace` folds them itself).
     private let folds: Bool
-    private var reader: LogReader
+    private var reader: ReplayReader
     private let console: Console
     private var progress: Progress?
     private var startPosition: LogPosition?
 
     /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
     init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
-        reader = try Self.openReader(path)
-        self.path = path
+        let location = LogLocation.resolve(path)
+        switch location {
+        case .file: reader = ReplayReader(file: try Self.openReader(path))
+        case .server: reader = try ReplayReader(server: try ServerStorage.open(location))
+        }
+        self.path = location.display
         self.header = reader.header
         self.strict = strict
         self.folds = folds
         self.console = console
         let size = try reader.fileSize()
         if let label {
-            progress = Progress(label, total: size, console: console)
+            progress = Progress(label, total: size, unit: reader.isServer ? "records" : "bytes", console: console)
         } else {
             progress = nil
         }
@@ -68,6 +75,20 @@ final class Replay {
             }
             throw error
         }
+    }
+
+    /// Whether this reads a list on a server (no bytes, tail or file to watch).
+    var isServer: Bool { reader.isServer }
+
+    /// The server list's storage, when this reads one.
+    var serverStorage: (any EventStorage)? { reader.serverStorage }
+
+    /// ` at byte offset N` for a record of a file; nothing for a server list's.
+    func at(_ offset: Int64) -> String { reader.isServer ? "" : " at byte offset \(offset)" }
+
+    /// A size for `log`'s columns (``EventColumns``): the file's, or one whose records would be a server list's.
+    func columnsSize() throws -> Int64 {
+        reader.isServer ? try reader.fileSize() * 16 : try reader.fileSize()
     }
 
     /// Erases the progress line and draws no more (before following a live log).
@@ -110,7 +131,7 @@ final class Replay {
         do {
             return try list.apply(record)
         } catch {
-            let what = "\(path): record seq \(record.seq) at byte offset \(offset) contradicts the records before it"
+            let what = "\(path): record seq \(record.seq)\(at(offset)) contradicts the records before it"
             if strict { throw Failure("\(what): \(error.message) (run '\(Tool.name) verify')") }
             foldFailure = error
             console.warning("\(what) (\(error.message)); labels after it are shown without their state")
@@ -164,7 +185,7 @@ final class Replay {
                     } catch {
                         let offset = reader.lastPosition?.offset ?? 0
                         throw Failure(
-                            "\(path): record seq \(view.seq) at byte offset \(offset) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
+                            "\(path): record seq \(view.seq)\(at(offset)) contradicts the records before it: \(error.message) (run '\(Tool.name) verify')"
                         )
                     }
                     lastSeq = view.seq
@@ -254,14 +275,15 @@ final class Replay {
     /// was (the same history, e.g. a copy moved into place), reads on from it.
     /// Returns whether it did; the reader is unchanged if not.
     func reopen() throws -> Bool {
+        guard !reader.isServer else { return true }
         let fresh = try Self.openReader(path)
         guard fresh.header.logID == header.logID else { return false }
         guard let last = reader.lastPosition else {
-            reader = fresh
+            reader = ReplayReader(file: fresh)
             return true
         }
         guard try fresh.resume(after: last) else { return false }
-        reader = fresh
+        reader = ReplayReader(file: fresh)
         return true
     }
 

@@ -123,7 +123,7 @@ enum Writing {
     /// Closes and deletes a log this command just created, if nothing was written to it,
     /// so that a refused first write leaves no empty log behind.
     static func discardNewLog(_ store: LabelStore, path: String) {
-        guard store.lastSeq == 0 else { return }
+        guard store.lastSeq == 0, !LogLocation.isServer(path) else { return }
         store.close()
         try? FileManager.default.removeItem(atPath: path)
     }
@@ -141,6 +141,17 @@ enum Writing {
     }
 
     private static func openStore(_ path: String, options: LabelStore.Options) throws -> LabelStore {
+        let location = LogLocation.resolve(path)
+        if case .server = location {
+            // A server list is created only by 'init' (or 'copy'): a mistyped list name is an error, not a new list.
+            let opened = try ServerStorage.open(location)
+            do {
+                return try LabelStore(storage: opened.storage, options: options)
+            } catch {
+                if case .storage(let underlying) = error.code { throw underlying }
+                throw error
+            }
+        }
         do {
             return try LabelStore.open(path: path, options: options)
         } catch {
@@ -159,7 +170,7 @@ enum Writing {
         let display = arguments.spec.argument(named: name)?.display ?? "<\(name)>"
         let text = arguments.optionalPositional(name) ?? arguments.option(name) ?? ""
         return try LabelIDArgument.resolve(
-            text, for: display, known: store.knownIDs, in: arguments.positional("log"),
+            text, for: display, known: store.knownIDs, in: LogLocation.display(arguments.positional("log")),
             allowUnknown: true
         ) { id in describe(id, in: store) }
     }

@@ -1,0 +1,62 @@
+import EventLog
+import LabelProjection
+
+/// `verify` of a list on a server: every record read (the backend decodes each
+/// payload with the log's own parser and checks the seqs are gapless) and
+/// folded against the state before it. A server list has no header, bytes or
+/// tail of its own: `header` is absent, `fileSize` and `validLength` are 0.
+extension Verify {
+    /// Everything `verify` finds about the server list at `location`.
+    static func checkServer(_ location: LogLocation, console: Console) -> VerifyResult {
+        var result = VerifyResult(path: location.display)
+        let storage: any EventStorage
+        do {
+            storage = try ServerStorage.open(location).storage
+        } catch {
+            let code = (error as? EventLogError)?.code.rawValue ?? "failure"
+            var message = ErrorText.describe(error)
+            if message.hasPrefix(location.display + ": ") { message.removeFirst(location.display.count + 2) }
+            result.problem = .init(kind: "file", code: code, offset: nil, seq: nil, message: message)
+            return result
+        }
+        let last = (try? storage.refreshLastSeq()) ?? 0
+        let progress = Progress("verifying \(location.display)", total: Int64(last), unit: "records", console: console)
+        defer { progress.finish() }
+        var list = LabelList()
+        var next: UInt64 = 1
+        reading: while true {
+            let batch: [EventRecord]
+            do {
+                batch = try storage.read(from: next, maxCount: 4096)
+            } catch {
+                result.problem = .init(
+                    kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue, offset: nil,
+                    seq: list.lastSeq + 1, message: error.message)
+                break
+            }
+            if batch.isEmpty { break }
+            for record in batch {
+                do {
+                    try list.replay(record)
+                } catch {
+                    result.problem = .init(kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
+                    break reading
+                }
+            }
+            next = list.lastSeq + 1
+            progress.update(Int64(list.lastSeq), detail: "seq \(list.lastSeq)")
+        }
+        result.records = list.lastSeq
+        result.lastSeq = list.lastSeq
+        result.count = list.count
+        result.enabledCount = list.enabledCount
+        return result
+    }
+
+    /// The text report's summary of a server list that could be read.
+    static func reportServer(_ result: VerifyResult, console: Console) {
+        let range = result.lastSeq > 0 ? " (seq 1…\(result.lastSeq))" : ""
+        console.line("  records  \(result.records)\(range) on the server")
+        console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
+    }
+}

@@ -1,0 +1,85 @@
+import EventLog
+import Foundation
+import Synchronization
+
+#if Postgres
+import LabelStorePostgres
+#endif
+
+/// Opening a list on a PostgreSQL server (a ``LogLocation/server(url:display:)``)
+/// as an `EventStorage`: a `PostgresEventLog` in a build with the `Postgres`
+/// trait; without it, the refusal saying how to build with it.
+///
+/// Every list opened is closed when the command ends (``closeAll()``, called by ``Tool``).
+enum ServerStorage {
+    /// A list opened on a server.
+    struct Opened {
+        /// The list, for reading and appending.
+        let storage: any EventStorage
+        /// The list's id (set when it was created).
+        let logID: UUID
+        /// The location, without its password.
+        let display: String
+        /// The list's name and the schema holding it.
+        let list: String
+        let schema: String
+    }
+
+    /// What ``create(_:)`` found and made.
+    struct Creation {
+        let opened: Opened
+        /// Whether the schema was missing and was created.
+        let createdSchema: Bool
+        /// Whether the list was missing and was created.
+        let createdList: Bool
+    }
+
+    /// Opens the list at `location` (a server location); with `create`, creates
+    /// the schema and the list when missing.
+    ///
+    /// - Throws: the backend's `EventLogError`, naming the location without its
+    ///   password (a missing schema or list suggests `labelreplay init`);
+    ///   without PostgreSQL support, ``LogLocation/notBuilt(_:)``.
+    static func open(_ location: LogLocation, create: Bool = false) throws -> Opened {
+        guard case .server(let url, let display) = location else {
+            preconditionFailure("ServerStorage.open is for server locations")
+        }
+        #if Postgres
+        let log = try PostgresEventLog(url: url, options: .init(createIfMissing: create))
+        opened.withLock { $0.append(log) }
+        return Opened(storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema)
+        #else
+        _ = create
+        throw LogLocation.notBuilt(url)
+        #endif
+    }
+
+    /// Opens the list at `location`, creating the schema and the list when
+    /// missing, and says which of them it created.
+    static func create(_ location: LogLocation) throws -> Creation {
+        var createdSchema = false
+        var createdList = false
+        do {
+            return Creation(opened: try open(location), createdSchema: false, createdList: false)
+        } catch let error as EventLogError where error.code == .schemaMissing || error.code == .listNotFound {
+            createdSchema = error.code == .schemaMissing
+            createdList = true
+        }
+        return Creation(opened: try open(location, create: true), createdSchema: createdSchema, createdList: createdList)
+    }
+
+    /// Closes every list this run opened.
+    static func closeAll() {
+        #if Postgres
+        let logs = opened.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for log in logs { log.close() }
+        #endif
+    }
+
+    #if Postgres
+    private static let opened = Mutex<[PostgresEventLog]>([])
+    #endif
+}
