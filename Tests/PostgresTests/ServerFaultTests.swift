@@ -95,7 +95,11 @@ import Testing
 
     @Test func aTerminatedBackendDuringAppendsAndFollowsLosesNothing() async throws {
         let server = PostgresTestServer.shared
-        let location = server.location()
+        // Its own application name, so the terminations hit this test's backends only
+        // (other suites share the server).
+        let application = "fault-\(UInt32.random(in: 0...UInt32.max))"
+        let location = try PostgresLocation(
+            connection: server.conninfo + " application_name=\(application)", list: "t-\(UUID().uuidString.prefix(8))")
         let followerLog = try server.open(location)
         let follower = try LabelStore(storage: followerLog)
         let heard = Heard()
@@ -109,7 +113,7 @@ import Testing
                 Thread.sleep(forTimeInterval: 0.05)
                 // Every backend of the store's connections: appends, reads and the follower's LISTEN.
                 try server.psql(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'labelstore' AND pid <> pg_backend_pid()"
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(application)'"
                 )
             }
         }
