@@ -89,6 +89,26 @@ final class PostgresConnection: @unchecked Sendable {
         while let result = PQgetResult(handle) { PQclear(result) }
     }
 
+    /// Runs `script`, one or more statements separated by `;`, in one round trip
+    /// (the simple query protocol: no parameters, text results; the result is the
+    /// last statement's).
+    @discardableResult
+    func executeScript(_ script: String) throws(PostgresFailure) -> PostgresResult {
+        let handle = try open()
+        discardPending(handle)
+        return try check(PQexec(handle, script), handle)
+    }
+
+    /// `text` as an SQL string literal, quoted and escaped by libpq for this connection.
+    func literal(_ text: String) throws(PostgresFailure) -> String {
+        let handle = try open()
+        guard let escaped = PQescapeLiteral(handle, text, text.utf8.count) else {
+            throw PostgresFailure(sqlState: nil, message: Self.errorMessage(handle), connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
     /// Runs `sql` with `parameters` (`$1`, `$2`, …), unprepared.
     @discardableResult
     func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresFailure) -> PostgresResult {

@@ -36,14 +36,11 @@ extension PostgresEventLog: ExclusiveAppendStorage {
             }
             let connection = slot!
             do throws(PostgresStepFailure) {
-                try run { () throws(PostgresFailure) in
-                    try connection.execute("BEGIN")
-                    try connection.execute("SET LOCAL lock_timeout = \(lockMilliseconds)")
-                }
                 let locked = try run { () throws(PostgresFailure) in
-                    try connection.execute(prepared: "lock-head", statements.head + " FOR UPDATE", [.text(location.list)])
+                    try connection.executeScript(
+                        statements.lockHead(list: try connection.literal(location.list), timeoutMilliseconds: lockMilliseconds))
                 }
-                guard locked.rowCount == 1, let value = locked.integer(0, 0), value >= 0 else {
+                guard locked.rowCount == 1, let value = locked.text(0, 0).flatMap({ Int64($0) }), value >= 0 else {
                     throw PostgresStepFailure.log(
                         EventLogError(
                             .listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))

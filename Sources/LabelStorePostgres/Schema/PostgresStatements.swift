@@ -6,6 +6,12 @@ struct PostgresStatements {
     /// `$1` list → `last_seq`.
     var head: String { "SELECT last_seq FROM \(schema).lists WHERE list = $1" }
 
+    /// Pessimistic mode's opening, one round trip: a transaction with `lock_timeout`
+    /// that locks the list's head row (`list` already an escaped literal) → `last_seq` as text.
+    func lockHead(list literal: String, timeoutMilliseconds: Int64) -> String {
+        "BEGIN; SET LOCAL lock_timeout = \(timeoutMilliseconds); SELECT last_seq FROM \(schema).lists WHERE list = \(literal) FOR UPDATE"
+    }
+
     /// `$1` list → `log_id`, `last_seq`.
     var openList: String { "SELECT log_id, last_seq FROM \(schema).lists WHERE list = $1" }
 
