@@ -34,7 +34,7 @@ final class PostgresAppendWorkload: Workload {
     var notes: [String] {
         [
             "the plain table keeps one index (its key); ours also keeps the records' two partial indexes (by label, by actor), "
-                + "the list's head row, a batch row and sends a NOTIFY, all in the append's one statement"
+                + "the list's head row and a batch row in the append's one statement, then sends a NOTIFY after the commit"
         ]
     }
 

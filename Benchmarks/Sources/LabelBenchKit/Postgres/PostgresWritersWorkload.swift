@@ -21,7 +21,8 @@ import Synchronization
 /// - `pg-writers-8-lists`: ours on 8 lists; the peer is ours on one list (the
 ///   ratio is the scaling). Target: ≥ 4×. `-no-notify`: both with
 ///   `Options.notify = false` (a notifying commit takes PostgreSQL's global
-///   notify lock, which serializes commits across lists).
+///   notify lock while queueing the notification; the backend sends it after
+///   the append committed, in a transaction that does not wait for a flush).
 ///
 /// Timed: from releasing the threads (connected, at a start line) until the
 /// last is done. Every record must land: the lists' last seqs (or the table's
