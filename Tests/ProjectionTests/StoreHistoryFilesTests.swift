@@ -40,9 +40,10 @@ import Testing
                 #expect(CheckpointFile.load(for: reader).directory != nil)
             }
             store.close()
+            store.waitForHistoryFiles()
             #expect(store.historyFilesError == nil)
             let kept = try #require(HistoryIndexFile.load(for: try LogReader(path: path)).index)
-            #expect(kept.coveredSeq == store.lastSeq, "closing brings the index up to date")
+            #expect(kept.coveredSeq == store.lastSeq, "the snapshot at close brings the index up to date")
             let rebuilt = try HistoryIndexFile.update(logPath: path, rebuild: true).index
             #expect(kept == rebuilt, "the index the store kept is the one rebuilt from the log")
         }
@@ -54,6 +55,7 @@ import Testing
             let store = try LabelStore.open(path: path, options: helpers.options(policy(every: 400)))
             try helpers.write(1_000, to: store, seed: 7)
             store.close()
+            store.waitForHistoryFiles()
             // Records appended with no index update after them: what a crash right after an append leaves.
             let crashed = try LabelStore.open(path: path, options: helpers.options(.manual, create: false))
             try helpers.write(700, to: crashed, seed: 8)

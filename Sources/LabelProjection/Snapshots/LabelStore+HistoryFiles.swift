@@ -6,12 +6,12 @@ import EventLog
 /// writes the log, alongside its automatic snapshots.
 ///
 /// After an automatic snapshot (``SnapshotPolicy/maintainsHistoryFiles``),
-/// both files are extended with the records appended since they were last
-/// written, on a background thread, so no write waits for them; at
-/// ``close()-553o2`` the store waits for one in flight and brings them up to
-/// date itself. Each is written atomically: a crash between an append and an
+/// including the one ``close()-553o2`` writes, both files are extended with
+/// the records appended since they were last written, on a background
+/// thread, so neither a write nor closing waits for them. Each is written
+/// atomically: a crash, or a process that exits, between an append and an
 /// update leaves files covering a prefix of the log, which readers still use
-/// (and scan the rest).
+/// (and scan the rest); the next update extends them.
 extension LabelStore {
     /// Background work on the history files, behind the store's lock.
     struct HistoryFilesState {
@@ -41,19 +41,14 @@ extension LabelStore {
     }
 
     /// After an automatic snapshot: updates the history files on a background
-    /// thread, or (closing) on this one, unless the policy says not to or one is running.
+    /// thread, unless the policy says not to or an update is running.
     func maintainHistoryFiles() {
         guard options.snapshots.maintainsHistoryFiles, ownedWriter != nil else { return }
-        let (closing, start) = state.withLock { s -> (Bool, DispatchGroup?) in
-            if s.closed { return (true, nil) }
-            guard !s.snapshots.historyFiles.updating else { return (false, nil) }
+        let start = state.withLock { s -> DispatchGroup? in
+            guard !s.snapshots.historyFiles.updating else { return nil }
             s.snapshots.historyFiles.updating = true
             s.snapshots.historyFiles.done.enter()
-            return (false, s.snapshots.historyFiles.done)
-        }
-        if closing {
-            record { () throws(StoreError) in try updateHistoryFiles() }
-            return
+            return s.snapshots.historyFiles.done
         }
         guard let group = start else { return }
         DispatchQueue.global(qos: .utility).async {
@@ -91,7 +86,8 @@ extension LabelStore {
     /// Why the last update of the history files failed (`nil`: it did not, or none ran).
     public var historyFilesError: String? { state.withLock { $0.snapshots.historyFiles.lastError } }
 
-    /// Waits until no background update of the history files is running.
+    /// Waits until no background update of the history files is running
+    /// (for tests, and for a process that wants them current before it exits).
     package func waitForHistoryFiles() {
         state.withLock { $0.snapshots.historyFiles.done }.wait()
     }

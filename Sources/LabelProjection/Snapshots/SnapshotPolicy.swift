@@ -40,9 +40,10 @@ public struct SnapshotPolicy: Sendable, Hashable {
     public var scanCoveredRecordsOnOpen: Bool
     /// Whether the store keeps the log's history index (`LOG.index`) and
     /// checkpoints (`LOG.checkpoints`) up to date: after each automatic
-    /// snapshot it extends them with the records appended since, on a
-    /// background thread (no write waits for it), and at close on the closing
-    /// thread. Default: `true` (``manual`` sets it `false`).
+    /// snapshot (and the one written at close) it extends them with the
+    /// records appended since, on a background thread (neither a write nor
+    /// closing waits for it; ``LabelStore/updateHistoryFiles()`` does it on
+    /// the calling thread). Default: `true` (``manual`` sets it `false`).
     public var maintainsHistoryFiles = true
 
     /// Creates a policy; every parameter has the documented default.

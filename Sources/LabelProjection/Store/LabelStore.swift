@@ -176,9 +176,7 @@ public final class LabelStore: Sendable {
     /// refuses later writes with ``StoreError/Code/closed``, and closes the
     /// file log if the store opened it. Reads, time travel and streams that
     /// catch up keep working (a closed file log is read through a
-    /// `LogReader`). It waits for an update of the history index and
-    /// checkpoints in flight (``SnapshotPolicy/maintainsHistoryFiles``).
-    /// Call it when no other thread is writing.
+    /// `LogReader`). Call it when no other thread is writing.
     public func close() {
         let (boxes, checkpoint) = state.withLock { s in
             let checkpoint = s.closed ? nil : snapshotDueOnClose(&s)
@@ -189,7 +187,6 @@ public final class LabelStore: Sendable {
         }
         for box in boxes { box.finish() }
         if let checkpoint { writeAutomaticSnapshot(checkpoint) }
-        waitForHistoryFiles()  // an update of LOG.index and LOG.checkpoints in flight (LabelStore+HistoryFiles.swift)
         ownedWriter?.close()
     }
 
