@@ -197,7 +197,7 @@ import Testing
         var rng = SeededGenerator(seed: 21)
         let ids = (0..<3).map { _ in LabelID() }
         try Self.append(Self.randomEntries(3_000, rng: &rng, ids: ids), to: path)
-        var builder = HistoryIndexBuilder(try HistoryIndexFile.update(logPath: path).index)
+        var builder = try HistoryIndexBuilder(try HistoryIndexFile.update(logPath: path).index)
         builder.blocks[1].offset += 7  // well-formed and checksummed, but pointing inside a frame
         let index = builder.build()
         let query = HistoryQuery(labels: [ids[1]])

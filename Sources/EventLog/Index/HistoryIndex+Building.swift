@@ -5,6 +5,8 @@ struct HistoryIndexBuilder {
     let logID: LabelID
     private(set) var covered: LogPosition?
     var blocks: [HistoryIndex.Block] = []
+    /// Every record's frame offset, relative to its block's first frame (``HistoryIndex/farRecord``: 4 GiB or more).
+    var recordOffsets: [UInt32] = []
     private(set) var labels: [LabelID: [UInt64]] = [:]
     private(set) var actors: [String?: [UInt64]] = [:]
     private(set) var reorders: [UInt64] = []
@@ -12,19 +14,31 @@ struct HistoryIndexBuilder {
     /// An empty index of the log whose id is `logID`.
     init(logID: LabelID) { self.logID = logID }
 
-    /// Everything `index` holds, to extend it.
+    /// Everything `index` holds, to extend it (every part is checked as it is read).
     ///
+    /// - Throws: ``HistoryIndexFile/Problem`` for a damaged part.
     /// - Complexity: O(index size).
-    init(_ index: HistoryIndex) {
+    init(_ index: HistoryIndex) throws(HistoryIndexFile.Problem) {
         logID = index.logID
         covered = index.covered
         blocks = (0..<index.blockCount).map(index.block)
-        for k in 0..<index.labelCount {
-            let entry = index.labelEntry(k)
-            labels[entry.id] = index.seqList(at: entry.list)
+        recordOffsets.reserveCapacity(Int(index.coveredSeq))
+        for k in 0..<index.blockCount {
+            let first = UInt64(k) * HistoryIndex.blockSize + 1
+            let block = blocks[k].offset
+            for seq in first...min(first + HistoryIndex.blockSize - 1, index.coveredSeq) {
+                let offset = try index.recordOffsets(of: seq)?.offset
+                recordOffsets.append(offset.map { UInt32($0 - block) } ?? HistoryIndex.farRecord)
+            }
         }
-        for actor in index.actors { actors[actor] = index.seqs(ofActor: actor) }
-        reorders = index.reorders
+        for chunk in 0..<index.layout.fenceCount {
+            for k in try index.checkedChunk(chunk) {
+                let entry = index.labelEntry(k)
+                labels[entry.id] = try index.seqList(entry.list, what: "the seq list of label \(entry.id)")
+            }
+        }
+        for actor in index.actors { actors[actor] = try index.seqs(ofActor: actor) }
+        reorders = try index.reorders
     }
 
     var coveredSeq: UInt64 { covered?.seq ?? 0 }
@@ -42,6 +56,8 @@ struct HistoryIndexBuilder {
             blocks[blocks.count - 1].minTime = min(blocks[blocks.count - 1].minTime, time)
             blocks[blocks.count - 1].maxTime = max(blocks[blocks.count - 1].maxTime, time)
         }
+        let relative = position.offset - blocks[blocks.count - 1].offset
+        recordOffsets.append(relative < Int64(HistoryIndex.farRecord) ? UInt32(relative) : HistoryIndex.farRecord)
         if let id = view.labelID { labels[id, default: []].append(seq) }
         if view.kind == .reordered { reorders.append(seq) }
         actors[view.actor?.string, default: []].append(seq)
@@ -51,84 +67,11 @@ struct HistoryIndexBuilder {
     /// The index, as it will be read back from its file.
     func build() -> HistoryIndex { Self.index(from: encoded()) }
 
-    /// The index whose file bytes ``encoded()`` made.
-    static func index(from bytes: [UInt8]) -> HistoryIndex {
-        guard let index = try? bytes.withUnsafeBytes({ raw in try HistoryIndex.decode(raw, path: "") }) else {
+    /// The index whose file bytes ``encoded()`` made (checked whole).
+    static func index(from bytes: [UInt8], path: String = "") -> HistoryIndex {
+        guard let index = try? HistoryIndex.decode(HistoryIndexBytes(copying: bytes), path: path, checkingWholeBody: true) else {
             preconditionFailure("a history index decodes as it was encoded")
         }
         return index
-    }
-
-    /// The file's bytes (docs/INDEX.md): the header, then the body.
-    func encoded() -> [UInt8] {
-        // The seq lists first, in a region of their own; the sections point into it.
-        var lists = ByteWriter(capacity: 1 << 16)
-        func list(_ seqs: [UInt64]) -> Int {
-            let at = lists.bytes.count
-            lists.varint(UInt64(seqs.count))
-            var last: UInt64 = 0
-            for seq in seqs {
-                lists.varint(seq - last)
-                last = seq
-            }
-            return at
-        }
-        let sortedLabels = labels.keys.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
-        let labelLists = sortedLabels.map { list(labels[$0.1]!) }
-        // No actor first, then by name: the same index always has the same bytes.
-        let actorKeys = actors.keys.sorted { a, b in
-            switch (a, b) {
-            case (nil, _): b != nil
-            case (_, nil): false
-            case (let a?, let b?): a < b
-            }
-        }
-        let actorLists = actorKeys.map { list(actors[$0]!) }
-        let reordersList = list(reorders)
-
-        var sections = ByteWriter(
-            capacity: 64 + blocks.count * HistoryIndex.blockEntryLength + labels.count * HistoryIndex.labelEntryLength)
-        sections.u64(UInt64(blocks.count))
-        for block in blocks {
-            sections.u64(UInt64(bitPattern: block.offset))
-            sections.u32(block.previousChecksum)
-            sections.u64(UInt64(bitPattern: block.minTime))
-            sections.u64(UInt64(bitPattern: block.maxTime))
-        }
-        sections.u64(UInt64(labels.count))
-        for ((_, id), at) in zip(sortedLabels, labelLists) {
-            sections.id(id)
-            sections.u64(UInt64(at))
-        }
-        sections.varint(UInt64(actorKeys.count))
-        for (actor, at) in zip(actorKeys, actorLists) {
-            if let actor {
-                sections.u8(1)
-                sections.string(actor)
-            } else {
-                sections.u8(0)
-            }
-            sections.u64(UInt64(at))
-        }
-        sections.u64(UInt64(reordersList))
-        sections.u64(UInt64(lists.bytes.count))
-        // List offsets are relative to the lists region, which follows the sections.
-        let body = sections.bytes + lists.bytes
-
-        var out = ByteWriter(capacity: HistoryIndex.headerLength + body.count)
-        out.bytes.append(contentsOf: HistoryIndex.magic)
-        out.u16(HistoryIndex.formatVersion)
-        out.u16(covered == nil ? 0 : HistoryIndex.coversRecords)
-        out.u32(UInt32(HistoryIndex.headerLength))
-        out.id(logID)
-        out.u64(covered?.seq ?? 0)
-        out.u64(UInt64(covered?.offset ?? 0))
-        out.u32(UInt32(covered?.length ?? 0))
-        out.u32(covered?.checksum ?? 0)
-        out.u64(UInt64(body.count))
-        out.u32(body.withUnsafeBytes { CRC32C.checksum($0) })
-        out.u32(0)
-        out.bytes.append(contentsOf: body)
-        return out.bytes
     }
 }

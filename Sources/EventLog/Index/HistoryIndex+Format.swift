@@ -1,39 +1,52 @@
 import Foundation
 
-/// The byte layout of a history index file (docs/INDEX.md): a 72-byte header
-/// naming the log and the last record covered, then a checksummed body —
-/// fixed-size block entries, a sorted label directory, the actors, and the
-/// seq lists they point into — read in place by ``HistoryIndex``.
+/// The byte layout of a history index file (docs/INDEX.md), format version 2:
+/// a checksummed 128-byte header naming the log, the last record covered and
+/// the sections' checksums; then the blocks, the records' offsets, the label
+/// fences and directory, the actors, and the seq lists — read in place by
+/// ``HistoryIndex``, each part checked against its own checksum before it is used.
 extension HistoryIndex {
     static let magic = Array("LABELIDX".utf8)
-    static let formatVersion: UInt16 = 1
-    static let headerLength = 72
+    static let formatVersion: UInt16 = 2
+    static let headerLength = 128
     /// Header flag bit 0: the index covers at least one record (`covered` is set).
     static let coversRecords: UInt16 = 1
-    /// A block entry: offset `u64`, previous checksum `u32`, min and max time `i64`.
-    static let blockEntryLength = 28
-    /// A label directory entry: id (16 bytes), seq list offset `u64`.
-    static let labelEntryLength = 24
+    /// A block entry: offset `u64`, previous checksum `u32`, min and max time `i64`, record offsets' checksum `u32`.
+    static let blockEntryLength = 32
+    /// A label fence: the first id of a chunk of the directory (16 bytes), the chunk's checksum `u32`.
+    static let fenceEntryLength = 20
+    /// A label directory entry: id (16 bytes), seq list offset `u64`, length `u32`, checksum `u32`.
+    static let labelEntryLength = 32
 
-    /// Decodes and checks a history index file's bytes; `path` names the file in errors.
-    /// Every offset, count and seq list is checked here, so reading the
-    /// result in place cannot fail.
+    /// Checks a history index file's header and its small sections (blocks,
+    /// fences, actors) and returns the index read in place from `bytes`;
+    /// `path` names the file in problems. The label directory's chunks, the
+    /// seq lists and the records' offsets are checked when they are read; with
+    /// `checkingWholeBody`, the checksum of everything after the header is
+    /// checked too (then damage anywhere is found now).
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` saying what is wrong and at which byte offset.
-    /// - Complexity: O(file size): one checksum and one pass over the seq lists, with no allocation per list.
-    static func decode(_ raw: UnsafeRawBufferPointer, path: String) throws(HistoryIndexFile.Problem) -> HistoryIndex {
-        guard raw.count >= headerLength else {
-            throw HistoryIndexFile.Problem(
-                path: path, reason: "shorter than the \(headerLength)-byte header (\(raw.count) bytes)", offset: 0)
+    /// - Complexity: O(blocks + labels / 256 + actors), or O(file size) when checking the whole body.
+    static func decode(_ bytes: HistoryIndexBytes, path: String, checkingWholeBody: Bool) throws(HistoryIndexFile.Problem)
+        -> HistoryIndex
+    {
+        let raw = bytes.raw
+        guard raw.count >= 16 else {
+            throw HistoryIndexFile.Problem(path: path, reason: "shorter than a header (\(raw.count) bytes)", offset: 0)
         }
         guard Array(raw[0..<8]) == magic else {
             throw HistoryIndexFile.Problem(path: path, reason: "not a history index (no LABELIDX magic)", offset: 0)
         }
-        var header = ByteReader(raw, position: 8)
         do throws(DecodeFailure) {
+            var header = ByteReader(raw, position: 8)
             let version = try header.u16()
             guard version == formatVersion else {
-                throw DecodeFailure("format version \(version) is not one this build reads (\(formatVersion))", at: 8)
+                throw DecodeFailure(
+                    "format version \(version) is not the one this build reads (\(formatVersion)); 'labelreplay index' rebuilds it", at: 8)
+            }
+            guard raw.count >= headerLength else { throw DecodeFailure("shorter than the \(headerLength)-byte header", at: 0) }
+            guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<headerLength - 4])) == loadU32(raw, headerLength - 4) else {
+                throw DecodeFailure("the header's checksum does not match", at: headerLength - 4)
             }
             let flags = try header.u16()
             guard flags & ~coversRecords == 0 else { throw DecodeFailure("unknown flags \(flags)", at: 10) }
@@ -43,14 +56,19 @@ extension HistoryIndex {
             let offset = try header.u64()
             let length = try header.u32()
             let checksum = try header.u32()
-            let bodyLength = try header.u64()
+            let fileLength = try header.u64()
+            let labelCount = try header.u64()
+            let actorsLength = try header.u64()
+            let listsLength = try header.u64()
+            let reorders = ListRef(offset: try header.u64(), length: try header.u32(), checksum: try header.u32())
+            let blocksChecksum = try header.u32()
+            let fencesChecksum = try header.u32()
+            let actorsChecksum = try header.u32()
             let bodyChecksum = try header.u32()
-            _ = try header.u32()
-            guard bodyLength == UInt64(raw.count - headerLength) else {
-                throw DecodeFailure("the body is \(raw.count - headerLength) bytes, the header says \(bodyLength)", at: 56)
+            guard try header.u32() == 0 else { throw DecodeFailure("the reserved word is not 0", at: 120) }
+            guard fileLength == UInt64(raw.count) else {
+                throw DecodeFailure("the file is \(raw.count) bytes, the header says \(fileLength)", at: 56)
             }
-            let body = UnsafeRawBufferPointer(rebasing: raw[headerLength...])
-            guard CRC32C.checksum(body) == bodyChecksum else { throw DecodeFailure("the body's checksum does not match", at: headerLength) }
             var covered: LogPosition?
             if flags & coversRecords != 0 {
                 guard seq >= 1, offset <= UInt64(Int64.max) else { throw DecodeFailure("covered seq \(seq) at offset \(offset)", at: 32) }
@@ -58,109 +76,102 @@ extension HistoryIndex {
             } else if seq != 0 {
                 throw DecodeFailure("covered seq \(seq) without the flag that says it covers records", at: 32)
             }
-            let (layout, actors) = try checkBody(body, coveredSeq: covered?.seq ?? 0)
-            return HistoryIndex(logID: logID, covered: covered, body: Array(body), layout: layout, actorLists: actors)
+            // The sections' sizes follow from the counts; together they must be the file.
+            guard seq <= fileLength / 4 else { throw DecodeFailure("covered seq \(seq) in a file of \(fileLength) bytes", at: 32) }
+            let blockCount = (seq + blockSize - 1) / blockSize
+            guard labelCount <= seq, actorsLength <= fileLength, listsLength <= fileLength else {
+                throw DecodeFailure("\(labelCount) labels for \(seq) records", at: 64)
+            }
+            let fenceCount = (Int(labelCount) + chunkSize - 1) / chunkSize
+            let sizes = [
+                Int(blockCount) * blockEntryLength, Int(seq) * 4, fenceCount * fenceEntryLength, Int(labelCount) * labelEntryLength
+            ]
+            var starts = [headerLength]
+            for size in sizes { starts.append(starts.last! + size) }
+            guard UInt64(starts.last!) + actorsLength + listsLength == fileLength else {
+                throw DecodeFailure("the sections the header describes are not the file's \(fileLength) bytes", at: 56)
+            }
+            if checkingWholeBody {
+                guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[headerLength...])) == bodyChecksum else {
+                    throw DecodeFailure("the body's checksum does not match", at: headerLength)
+                }
+            }
+            let layout = Layout(
+                blockCount: Int(blockCount), blocksStart: starts[0], offsetsStart: starts[1], fenceCount: fenceCount,
+                fencesStart: starts[2], labelCount: Int(labelCount), labelsStart: starts[3],
+                listsStart: starts[4] + Int(actorsLength), listsLength: Int(listsLength))
+            try checkBlocks(raw, layout, checksum: blocksChecksum)
+            try checkFences(raw, layout, checksum: fencesChecksum)
+            let actors = try decodeActors(
+                UnsafeRawBufferPointer(rebasing: raw[starts[4]..<layout.listsStart]), at: starts[4], checksum: actorsChecksum,
+                coveredSeq: seq)
+            return HistoryIndex(
+                logID: logID, covered: covered, path: path, bytes: bytes, layout: layout, actorLists: actors, reordersList: reorders)
         } catch {
             throw HistoryIndexFile.Problem(path: path, reason: error.reason, offset: error.offset)
         }
     }
 
-    /// Checks the body's sections and seq lists; returns where they are.
-    private static func checkBody(_ body: UnsafeRawBufferPointer, coveredSeq last: UInt64) throws(DecodeFailure) -> (Layout, [String?: Int])
-    {
-        var reader = ByteReader(body)
-        let at = { (position: Int) in position + headerLength }  // offsets in errors are offsets in the file
-        let blockCount = try reader.u64()
-        guard blockCount == (last + blockSize - 1) / blockSize else {
-            throw DecodeFailure("\(blockCount) blocks for \(last) covered records", at: at(0))
+    private static func loadU32(_ raw: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// The blocks: their checksum, offsets strictly increasing past the log's header, time ranges not negative.
+    private static func checkBlocks(_ raw: UnsafeRawBufferPointer, _ layout: Layout, checksum: UInt32) throws(DecodeFailure) {
+        let section = UnsafeRawBufferPointer(rebasing: raw[layout.blocksStart..<layout.offsetsStart])
+        guard CRC32C.checksum(section) == checksum else {
+            throw DecodeFailure("the blocks' checksum does not match", at: layout.blocksStart)
         }
-        let blocksStart = reader.position
-        guard reader.remaining >= Int(blockCount) * blockEntryLength else { throw DecodeFailure("the blocks run past the end", at: at(0)) }
+        var reader = ByteReader(section)
         var previousOffset = Int64(LogFormat.headerLength) - 1
-        for k in 0..<Int(blockCount) {
-            let entry = reader.position
+        for k in 0..<layout.blockCount {
+            let entry = layout.blocksStart + reader.position
             let offset = Int64(bitPattern: try reader.u64())
             _ = try reader.u32()
             let minTime = Int64(bitPattern: try reader.u64())
             let maxTime = Int64(bitPattern: try reader.u64())
-            guard offset > previousOffset else { throw DecodeFailure("block \(k) does not start after block \(k - 1)", at: at(entry)) }
-            guard maxTime >= minTime else { throw DecodeFailure("block \(k)'s time range is negative", at: at(entry)) }
+            _ = try reader.u32()
+            guard offset > previousOffset else { throw DecodeFailure("block \(k) does not start after block \(k - 1)", at: entry) }
+            guard maxTime >= minTime else { throw DecodeFailure("block \(k)'s time range is negative", at: entry) }
             previousOffset = offset
         }
-        let labelCount = try reader.u64()
-        guard labelCount <= last else { throw DecodeFailure("\(labelCount) labels for \(last) records", at: at(reader.position - 8)) }
-        let labelsStart = reader.position
-        guard reader.remaining >= Int(labelCount) * labelEntryLength else {
-            throw DecodeFailure("the labels run past the end", at: at(labelsStart))
+    }
+
+    /// The label fences: their checksum, first ids strictly ascending.
+    private static func checkFences(_ raw: UnsafeRawBufferPointer, _ layout: Layout, checksum: UInt32) throws(DecodeFailure) {
+        let section = UnsafeRawBufferPointer(rebasing: raw[layout.fencesStart..<layout.labelsStart])
+        guard CRC32C.checksum(section) == checksum else {
+            throw DecodeFailure("the label fences' checksum does not match", at: layout.fencesStart)
         }
-        var labelLists: [(entry: Int, list: UInt64)] = []
-        labelLists.reserveCapacity(Int(labelCount))
-        var previousID: UnsafeRawBufferPointer?
-        for _ in 0..<Int(labelCount) {
-            let entry = reader.position
-            let id = try reader.bytes(16)
-            if let previousID, !previousID.lexicographicallyPrecedes(id) {
-                throw DecodeFailure("the label ids are not in ascending order", at: at(entry))
+        for c in 1..<max(layout.fenceCount, 1) {
+            let at = c * fenceEntryLength
+            guard memcmp(section.baseAddress! + at - fenceEntryLength, section.baseAddress! + at, 16) < 0 else {
+                throw DecodeFailure("the label fences are not in ascending order", at: layout.fencesStart + at)
             }
-            previousID = id
-            labelLists.append((entry, try reader.u64()))
         }
-        let actorCount = try reader.varint()
-        guard actorCount <= last else { throw DecodeFailure("\(actorCount) actors for \(last) records", at: at(reader.position)) }
-        var actorEntries: [(actor: String?, entry: Int, list: UInt64)] = []
-        for _ in 0..<actorCount {
-            let entry = reader.position
+    }
+
+    /// The actors section: its checksum, then each actor once (none first, then ascending) with its seq list.
+    private static func decodeActors(_ section: UnsafeRawBufferPointer, at start: Int, checksum: UInt32, coveredSeq last: UInt64)
+        throws(DecodeFailure) -> [String?: ListRef]
+    {
+        guard CRC32C.checksum(section) == checksum else { throw DecodeFailure("the actors' checksum does not match", at: start) }
+        var reader = ByteReader(section)
+        let count = try reader.varint()
+        guard count <= last else { throw DecodeFailure("\(count) actors for \(last) records", at: start) }
+        var actors: [String?: ListRef] = [:]
+        for _ in 0..<count {
+            let entry = start + reader.position
             let actor: String?
             switch try reader.u8() {
             case 0: actor = nil
             case 1: actor = try reader.text(maxBytes: LogLimits.maxActorBytes, what: "actor").string
-            default: throw DecodeFailure("an actor entry's tag is neither 0 nor 1", at: at(entry))
+            default: throw DecodeFailure("an actor entry's tag is neither 0 nor 1", at: entry)
             }
-            guard !actorEntries.contains(where: { $0.actor == actor }) else {
-                throw DecodeFailure("an actor is listed twice", at: at(entry))
-            }
-            actorEntries.append((actor, entry, try reader.u64()))
+            guard actors[actor] == nil else { throw DecodeFailure("an actor is listed twice", at: entry) }
+            actors[actor] = ListRef(offset: try reader.u64(), length: try reader.u32(), checksum: try reader.u32())
         }
-        let reordersEntry = reader.position
-        let reordersList = try reader.u64()
-        let listsLength = try reader.u64()
-        let listsStart = reader.position
-        guard UInt64(reader.remaining) == listsLength else {
-            throw DecodeFailure("the seq lists are \(reader.remaining) bytes, the body says \(listsLength)", at: at(listsStart - 8))
-        }
-        // The lists region is exactly well-formed seq lists, back to back; every entry points at one.
-        var starts: [Int] = []
-        while !reader.isAtEnd {
-            starts.append(reader.position - listsStart)
-            let count = try reader.varint()
-            guard count <= last else { throw DecodeFailure("\(count) seqs for \(last) records", at: at(reader.position)) }
-            var seq: UInt64 = 0
-            for _ in 0..<count {
-                let delta = try reader.varint()
-                guard delta >= 1, delta <= last - seq else {
-                    throw DecodeFailure("a seq is out of order or past \(last)", at: at(reader.position))
-                }
-                seq += delta
-            }
-        }
-        func list(_ relative: UInt64, entry: Int) throws(DecodeFailure) -> Int {
-            var low = 0
-            var high = starts.count
-            while low < high {
-                let mid = (low + high) / 2
-                if starts[mid] < Int(clamping: relative) { low = mid + 1 } else { high = mid }
-            }
-            guard low < starts.count, UInt64(starts[low]) == relative else {
-                throw DecodeFailure("an entry points at byte \(relative) of the seq lists, where no list starts", at: at(entry))
-            }
-            return listsStart + starts[low]
-        }
-        for (entry, relative) in labelLists { _ = try list(relative, entry: entry) }
-        var actors: [String?: Int] = [:]
-        for (actor, entry, relative) in actorEntries { actors[actor] = try list(relative, entry: entry) }
-        let layout = Layout(
-            blockCount: Int(blockCount), blocksStart: blocksStart, labelCount: Int(labelCount), labelsStart: labelsStart,
-            listsStart: listsStart, reordersList: try list(reordersList, entry: reordersEntry))
-        return (layout, actors)
+        guard reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes after the actors", at: start + reader.position) }
+        return actors
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// An index of a log's history: for every label and every actor, the seqs of
 /// the records about it; for every block of ``blockSize`` records, where the
-/// block starts in the file and the range of its timestamps.
+/// block starts in the file and the range of its timestamps; for every record,
+/// where its frame is.
 ///
 /// It answers "which records could match" — `log --label`, `--actor`,
 /// `--since`/`--until` — without reading the whole log: the records it names
@@ -19,9 +20,12 @@ import Foundation
 /// covers). Records after `covered` — appended since the index was written —
 /// are found by scanning them. See ``HistoryIndexFile``.
 ///
-/// The value holds the file's checked bytes and reads them in place: a label's
-/// seqs are found by binary search in a sorted directory, so opening costs a
-/// checksum of the file and nothing per label. Immutable and `Sendable`.
+/// The file is mapped and read in place, and checked lazily: opening checks
+/// the header, the blocks, the label fences and the actors (all small); a
+/// chunk of the label directory, a seq list or a block's record offsets is
+/// checked against its own checksum each time it is read. The accessors that
+/// read such a part throw ``HistoryIndexFile/Problem`` when it is damaged, so
+/// nothing unchecked is ever used. Immutable and `Sendable`.
 public struct HistoryIndex: Sendable, Hashable {
     /// Records per block (the unit of time-range and seq lookups).
     public static let blockSize: UInt64 = 1024
@@ -42,21 +46,36 @@ public struct HistoryIndex: Sendable, Hashable {
     public let logID: LabelID
     /// The last record the index covers (`nil` while it covers none).
     public let covered: LogPosition?
-    /// The body's bytes (docs/INDEX.md, "Body"), checked when decoded.
-    let body: [UInt8]
-    /// Where the sections start in ``body``, and their counts.
+    /// The index file's path (named in problems; empty for an index built in memory).
+    let path: String
+    /// The file's bytes, header included.
+    let bytes: HistoryIndexBytes
+    /// Where the sections start, and their counts.
     let layout: Layout
-    /// Every actor (`nil`: records without one) and where its seq list is in ``body``.
-    let actorLists: [String?: Int]
+    /// Every actor (`nil`: records without one) and its seq list.
+    let actorLists: [String?: ListRef]
+    /// The seq list of the `reordered` events.
+    let reordersList: ListRef
 
+    /// Where the sections are in the file (docs/INDEX.md, "Body").
     struct Layout: Sendable, Hashable {
         var blockCount: Int
         var blocksStart: Int
+        var offsetsStart: Int
+        var fenceCount: Int
+        var fencesStart: Int
         var labelCount: Int
         var labelsStart: Int
-        /// Where the seq lists start (directory entries hold offsets relative to it).
         var listsStart: Int
-        var reordersList: Int
+        var listsLength: Int
+    }
+
+    /// A seq list's place in the file and its checksum.
+    struct ListRef: Sendable, Hashable {
+        /// Offset from the start of the seq-list region.
+        var offset: UInt64
+        var length: UInt32
+        var checksum: UInt32
     }
 
     /// The last seq covered (0 when none).
@@ -65,15 +84,15 @@ public struct HistoryIndex: Sendable, Hashable {
     /// The number of blocks (one per ``blockSize`` records covered; the last may be partial).
     public var blockCount: Int { layout.blockCount }
 
-    /// Block `k` (records `k · blockSize + 1` on).
+    /// Block `k` (records `k · blockSize + 1` on); the blocks are checked when the index is opened.
     ///
     /// - Precondition: `0 <= k < blockCount`.
     public func block(_ k: Int) -> Block {
         precondition(k >= 0 && k < layout.blockCount, "block \(k) of \(layout.blockCount)")
-        var reader = ByteReaderCursor(body, at: layout.blocksStart + k * Self.blockEntryLength)
+        let at = layout.blocksStart + k * Self.blockEntryLength
         return Block(
-            offset: Int64(bitPattern: reader.u64()), previousChecksum: reader.u32(), minTime: Int64(bitPattern: reader.u64()),
-            maxTime: Int64(bitPattern: reader.u64()))
+            offset: Int64(bitPattern: load(UInt64.self, at)), previousChecksum: load(UInt32.self, at + 8),
+            minTime: Int64(bitPattern: load(UInt64.self, at + 12)), maxTime: Int64(bitPattern: load(UInt64.self, at + 20)))
     }
 
     /// The number of labels the covered records name.
@@ -81,33 +100,45 @@ public struct HistoryIndex: Sendable, Hashable {
 
     /// The ids of every label the covered records name, ascending by their bytes.
     ///
-    /// - Complexity: O(labels).
-    public var labelIDs: [LabelID] { (0..<layout.labelCount).map { labelEntry($0).id } }
+    /// - Throws: ``HistoryIndexFile/Problem`` when a chunk of the label directory is damaged.
+    /// - Complexity: O(labels): every chunk of the directory is checked.
+    public var labelIDs: [LabelID] {
+        get throws(HistoryIndexFile.Problem) {
+            var ids: [LabelID] = []
+            ids.reserveCapacity(layout.labelCount)
+            for chunk in 0..<layout.fenceCount {
+                for k in try checkedChunk(chunk) { ids.append(labelEntry(k).id) }
+            }
+            return ids
+        }
+    }
 
     /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).
     ///
-    /// - Complexity: O(log labels + k) for its k seqs.
-    public func seqs(ofLabel id: LabelID) -> [UInt64] {
-        let key = id.bytes
-        var low = 0
-        var high = layout.labelCount
-        while low < high {
-            let mid = (low + high) / 2
-            let entry = labelEntry(mid)
-            if entry.id.bytes == key { return seqList(at: entry.list) }
-            if entry.id.bytes.lexicographicallyPrecedes(key) { low = mid + 1 } else { high = mid }
-        }
-        return []
+    /// - Throws: ``HistoryIndexFile/Problem`` when the part of the directory or the seq list read is damaged.
+    /// - Complexity: O(log labels + k) for its k seqs, plus checking one chunk of 256 directory entries.
+    public func seqs(ofLabel id: LabelID) throws(HistoryIndexFile.Problem) -> [UInt64] {
+        guard let k = try entryIndex(of: id) else { return [] }
+        return try seqList(labelEntry(k).list, what: "the seq list of label \(id)")
     }
 
     /// Every actor of the covered records (`nil`: records without an actor).
     public var actors: [String?] { Array(actorLists.keys) }
 
     /// The seqs (ascending) of the covered records by `actor` (`nil`: those without an actor).
-    public func seqs(ofActor actor: String?) -> [UInt64] { actorLists[actor].map { seqList(at: $0) } ?? [] }
+    ///
+    /// - Throws: ``HistoryIndexFile/Problem`` when the actor's seq list is damaged.
+    public func seqs(ofActor actor: String?) throws(HistoryIndexFile.Problem) -> [UInt64] {
+        guard let list = actorLists[actor] else { return [] }
+        return try seqList(list, what: "the seq list of actor \(actor.map { "\"\($0)\"" } ?? "(none)")")
+    }
 
     /// The seqs (ascending) of the `reordered` events, which name every label of the list.
-    public var reorders: [UInt64] { seqList(at: layout.reordersList) }
+    ///
+    /// - Throws: ``HistoryIndexFile/Problem`` when their seq list is damaged.
+    public var reorders: [UInt64] {
+        get throws(HistoryIndexFile.Problem) { try seqList(reordersList, what: "the seq list of the reorders") }
+    }
 
     /// Where to start reading so that the next record is at or before `seq`:
     /// the start of `seq`'s block (`nil` when `seq` is not covered).
@@ -124,101 +155,108 @@ public struct HistoryIndex: Sendable, Hashable {
     /// `since...until`. A filter that is `nil` does not narrow. `nil` when no
     /// filter narrows at all (then every covered record is a candidate).
     ///
-    /// - Complexity: O(m log m) in the seqs of the labels and actors named,
-    ///   plus O(b) in the blocks for a time range.
-    public func candidates(labels: Set<LabelID>?, actors: Set<String?>?, since: EventTimestamp?, until: EventTimestamp?) -> [UInt64]? {
+    /// - Throws: ``HistoryIndexFile/Problem`` when a part of the index it reads is damaged.
+    /// - Complexity: O(m · f) for the m seqs of the f labels and actors named
+    ///   (sorted lists merged), plus O(b) in the blocks for a time range.
+    public func candidates(labels: Set<LabelID>?, actors: Set<String?>?, since: EventTimestamp?, until: EventTimestamp?)
+        throws(HistoryIndexFile.Problem) -> [UInt64]?
+    {
         var result: [UInt64]?
-        func narrow(_ seqs: [UInt64]) {
-            guard let current = result else {
-                result = seqs
-                return
-            }
-            let keep = Set(seqs)
-            result = current.filter { keep.contains($0) }
-        }
         if let labels {
-            narrow(Array(Set(labels.flatMap { seqs(ofLabel: $0) } + reorders)).sorted())
+            var lists = [try reorders]
+            for label in labels { lists.append(try seqs(ofLabel: label)) }
+            result = Self.union(lists)
         }
         if let actors {
-            narrow(Array(Set(actors.flatMap { seqs(ofActor: $0) })).sorted())
+            var lists: [[UInt64]] = []
+            for actor in actors { lists.append(try seqs(ofActor: actor)) }
+            let seqs = Self.union(lists)
+            result = result.map { Self.intersection($0, seqs) } ?? seqs
         }
         if since != nil || until != nil {
             let low = since?.millisecondsSince1970 ?? .min
             let high = until?.millisecondsSince1970 ?? .max
-            var seqs: [UInt64] = []
-            for k in 0..<layout.blockCount {
+            let overlaps = (0..<layout.blockCount).map { k in
                 let block = block(k)
-                guard block.maxTime >= low && block.minTime <= high else { continue }
-                let first = UInt64(k) * Self.blockSize + 1
-                seqs.append(contentsOf: first...min(first + Self.blockSize - 1, coveredSeq))
+                return block.maxTime >= low && block.minTime <= high
             }
-            narrow(seqs)
+            if let current = result {
+                result = current.filter { overlaps[Int(($0 - 1) / Self.blockSize)] }
+            } else {
+                var seqs: [UInt64] = []
+                for k in 0..<layout.blockCount where overlaps[k] {
+                    let first = UInt64(k) * Self.blockSize + 1
+                    seqs.append(contentsOf: first...min(first + Self.blockSize - 1, coveredSeq))
+                }
+                result = seqs
+            }
         }
         return result
     }
 
-    /// Label entry `k` of the sorted directory: the id and where its seq list is.
-    func labelEntry(_ k: Int) -> (id: LabelID, list: Int) {
-        var reader = ByteReaderCursor(body, at: layout.labelsStart + k * Self.labelEntryLength)
-        let id = reader.id()
-        return (id, layout.listsStart + Int(reader.u64()))
+    /// The seqs in any of `lists` (each ascending), ascending, each once.
+    static func union(_ lists: [[UInt64]]) -> [UInt64] {
+        lists.reduce(into: []) { merged, list in
+            var out: [UInt64] = []
+            out.reserveCapacity(merged.count + list.count)
+            var i = 0
+            var j = 0
+            while i < merged.count || j < list.count {
+                let next = j == list.count || (i < merged.count && merged[i] <= list[j]) ? merged[i] : list[j]
+                if i < merged.count && merged[i] == next { i += 1 }
+                if j < list.count && list[j] == next { j += 1 }
+                out.append(next)
+            }
+            merged = out
+        }
     }
 
-    /// The seq list at `offset` of ``body`` (checked when the index was decoded).
-    func seqList(at offset: Int) -> [UInt64] {
-        var reader = ByteReaderCursor(body, at: offset)
-        let count = reader.varint()
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(Int(count))
-        var seq: UInt64 = 0
-        for _ in 0..<count {
-            seq += reader.varint()
-            seqs.append(seq)
+    /// The seqs in both `a` and `b` (each ascending), ascending.
+    static func intersection(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        var out: [UInt64] = []
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            if a[i] == b[j] {
+                out.append(a[i])
+                i += 1
+                j += 1
+            } else if a[i] < b[j] {
+                i += 1
+            } else {
+                j += 1
+            }
         }
-        return seqs
+        return out
+    }
+
+    /// A little-endian value at byte `offset` of the file.
+    @inline(__always)
+    func load<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
+        T(littleEndian: bytes.raw.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    /// Label entry `k` of the sorted directory: the id and its seq list (read as is: check its chunk first).
+    func labelEntry(_ k: Int) -> (id: LabelID, list: ListRef) {
+        let at = layout.labelsStart + k * Self.labelEntryLength
+        let id = LabelID(UUID(uuid: bytes.raw.loadUnaligned(fromByteOffset: at, as: uuid_t.self)))
+        return (id, ListRef(offset: load(UInt64.self, at + 16), length: load(UInt32.self, at + 24), checksum: load(UInt32.self, at + 28)))
+    }
+
+    /// Whether both index the same log up to the same record with the same bytes.
+    public static func == (a: HistoryIndex, b: HistoryIndex) -> Bool {
+        a.logID == b.logID && a.covered == b.covered && a.bytes.sameBytes(as: b.bytes)
+    }
+
+    /// Hashes the log id, the covered record and the file's length.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(logID)
+        hasher.combine(covered)
+        hasher.combine(bytes.raw.count)
     }
 }
 
 extension LabelID {
     /// The id's 16 bytes, in order (the index's directory sorts by them).
     var bytes: [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
-}
-
-/// Reading the index body's already-checked bytes in place (no failure paths:
-/// ``HistoryIndex/decode(_:path:)`` proved every offset and varint sound).
-struct ByteReaderCursor {
-    let bytes: [UInt8]
-    var position: Int
-
-    init(_ bytes: [UInt8], at position: Int) {
-        self.bytes = bytes
-        self.position = position
-    }
-
-    mutating func u32() -> UInt32 {
-        defer { position += 4 }
-        return (0..<4).reduce(0) { $0 | UInt32(bytes[position + $1]) << (8 * $1) }
-    }
-
-    mutating func u64() -> UInt64 {
-        defer { position += 8 }
-        return (0..<8).reduce(0) { $0 | UInt64(bytes[position + $1]) << (8 * $1) }
-    }
-
-    mutating func varint() -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = bytes[position]
-            position += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
-            shift += 7
-        }
-    }
-
-    mutating func id() -> LabelID {
-        defer { position += 16 }
-        return bytes.withUnsafeBytes { LabelID(UUID(uuid: $0.loadUnaligned(fromByteOffset: position, as: uuid_t.self))) }
-    }
 }

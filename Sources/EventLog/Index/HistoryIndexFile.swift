@@ -2,7 +2,7 @@
 /// proving it belongs to the log, and writing it.
 ///
 /// An index is a cache. It is used only after it proves it belongs to the log
-/// it is read with (``load(for:)``); a missing, damaged, foreign or stale one
+/// it is read with (``load(for:wholeCheckLimit:)``); a missing, damaged, foreign or stale one
 /// is reported and ignored, and the answer is computed by scanning, the same.
 public enum HistoryIndexFile {
     /// Where the index of the log at `logPath` lives.
@@ -44,28 +44,34 @@ public enum HistoryIndexFile {
         }
     }
 
+    /// Index files up to this size are checked whole when they are opened
+    /// (their body's checksum: a millisecond or less), so damage anywhere in
+    /// them is reported at once; larger ones are checked part by part as the
+    /// parts are read.
+    public static let wholeCheckLimit = 1 << 20
+
     /// Reads the index of the log `reader` reads and checks that it belongs to
     /// it: the log id, and a whole frame of the covered record at the recorded
     /// position with the recorded checksum (in a format 2 log that checksum
-    /// chains back to seq 1). Never throws: every failure is a ``Lookup``.
+    /// chains back to seq 1). The file is mapped, its header and small sections
+    /// checked; the rest is checked part by part when read (an index of at most
+    /// `wholeCheckLimit` bytes is checked whole now). Never throws: every
+    /// failure is a ``Lookup``.
     ///
-    /// - Complexity: O(index size) to read and decode it, plus one read of one frame of the log.
-    public static func load(for reader: LogReader) -> Lookup {
+    /// - Complexity: O(blocks + labels / 256 + actors) to check the header and the small
+    ///   sections (O(index size) up to `wholeCheckLimit`), plus one read of one frame of the log.
+    public static func load(for reader: LogReader, wholeCheckLimit: Int = wholeCheckLimit) -> Lookup {
         let path = path(for: reader.path)
-        let bytes: [UInt8]
-        do throws(EventLogError) {
-            let file = try SystemFile.open(path, .readOnly)
-            defer { file.close() }
-            bytes = try file.read(at: 0, count: Int(try file.size()))
-        } catch {
+        let bytes: HistoryIndexBytes
+        do throws(EventLogError) { bytes = try HistoryIndexBytes(mapping: path) } catch {
             if error.code == .fileNotFound { return .missing }
             return .ignored(Problem(path: path, reason: "cannot be read: \(error.message)"))
         }
-        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(Problem) in try HistoryIndex.decode(raw, path: path) } }
         let index: HistoryIndex
-        switch decoded {
-        case .success(let decoded): index = decoded
-        case .failure(let problem): return .ignored(problem)
+        do throws(Problem) {
+            index = try HistoryIndex.decode(bytes, path: path, checkingWholeBody: bytes.raw.count <= wholeCheckLimit)
+        } catch {
+            return .ignored(error)
         }
         guard index.logID == reader.header.logID else {
             return .ignored(Problem(path: path, reason: "it indexes another log (\(index.logID), not \(reader.header.logID))", offset: 16))
@@ -113,11 +119,17 @@ public enum HistoryIndexFile {
         -> Update
     {
         let reader = try LogReader(path: logPath)
-        let previous = load(for: reader)
         var builder = HistoryIndexBuilder(logID: reader.header.logID)
+        var previous = load(for: reader)
         if !rebuild, let usable = previous.index, let covered = usable.covered {
-            builder = HistoryIndexBuilder(usable)
-            try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
+            do throws(Problem) {
+                builder = try HistoryIndexBuilder(usable)
+            } catch {
+                previous = .ignored(error)  // a damaged part: rebuilt from seq 1
+            }
+            if builder.covered != nil {
+                try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
+            }
         }
         let before = builder.coveredSeq
         while let next = try reader.nextPositionedView() {
@@ -126,7 +138,7 @@ public enum HistoryIndexFile {
         }
         let bytes = builder.encoded()
         try SystemFile.writeAtomically(bytes, to: path(for: logPath))
-        let index = HistoryIndexBuilder.index(from: bytes)
+        let index = HistoryIndexBuilder.index(from: bytes, path: path(for: logPath))
         return Update(index: index, previous: previous, added: index.coveredSeq - before)
     }
 }

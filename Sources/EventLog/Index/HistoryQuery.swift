@@ -45,7 +45,7 @@ public struct HistoryQuery: Sendable, Hashable {
 extension LogReader {
     /// Calls `body` with every record from `seq` through `last` (`nil`: the
     /// end as it is now) that `query` matches, in seq order; `body` returns
-    /// `false` to stop. With a usable `index` (``HistoryIndexFile/load(for:)``),
+    /// `false` to stop. With a usable `index` (``HistoryIndexFile/load(for:wholeCheckLimit:)``),
     /// only the records it names as candidates are read among those it covers
     /// (each reached with ``seek(toSeq:atOffset:previousChecksum:)``, so each is
     /// checked as any read is), and the records after it covers are scanned;
@@ -66,8 +66,9 @@ extension LogReader {
     ) throws {
         let first = max(seq, 1)
         var scanFrom = first
+        // A damaged part of the index (checked as it is read) is not used: the whole range is scanned.
         if let index, query.narrows,
-            let candidates = index.candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
+            let candidates = try? index.candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
         {
             for candidate in candidates where candidate >= first {
                 if let last, candidate > last { return }
@@ -114,12 +115,23 @@ extension LogReader {
 
     /// Positions the reader so that the next record read is `seq` (or the
     /// end, when the log is shorter), the cheapest way: reading on when `seq`
-    /// is at most a block ahead, else jumping to the start of its block (or to
-    /// just after the index's last record) and reading on from there.
+    /// is a few records ahead; else jumping to the frame before it (whose
+    /// checksum the read of `seq` then checks its link against) or to the start
+    /// of its block, from the index's record offsets (or just after the
+    /// index's last record) and reading on from there. A damaged part of the
+    /// record offsets is not used: the reader then starts at the block.
     func move(toSeq seq: UInt64, using index: HistoryIndex?) throws(EventLogError) {
         if seq == nextSeq { return }
-        if seq > nextSeq, seq - nextSeq <= HistoryIndex.blockSize { return try skip(toSeq: seq) }
-        if let start = index?.start(for: seq), seq < nextSeq || start.seq > nextSeq {
+        if seq > nextSeq, seq - nextSeq <= 64 { return try skip(toSeq: seq) }
+        if let index, seq >= 1, seq <= index.coveredSeq, let place = try? index.recordOffsets(of: seq) {
+            if let previous = place.previous {
+                try seek(toSeq: seq - 1, atOffset: previous, knownPreviousChecksum: nil)
+            } else {
+                try seek(toSeq: seq, atOffset: place.offset, knownPreviousChecksum: index.start(for: seq)!.previousChecksum)
+            }
+        } else if seq > nextSeq, seq - nextSeq <= HistoryIndex.blockSize {
+            return try skip(toSeq: seq)
+        } else if let start = index?.start(for: seq), seq < nextSeq || start.seq > nextSeq {
             try seek(toSeq: start.seq, atOffset: start.offset, previousChecksum: start.previousChecksum)
         } else if let covered = index?.covered, seq == covered.seq + 1 {
             try seek(toSeq: seq, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)

@@ -38,7 +38,10 @@ struct FrameCursor {
     private var buffer = ReadBuffer()
     /// File offset of the buffer's first byte.
     private var bufferStart: Int64
-    private let chunk: Int
+    /// The bytes the next refill reads at least; doubles with each refill up to ``maxChunk``
+    /// (a cursor that jumped to one record reads little; one that reads on reads in large chunks).
+    private var chunk: Int
+    static let maxChunk = 1 << 20
 
     /// Records with a lower seq are checked (framing, checksum, seq) but not decoded.
     var decodeFrom: UInt64 = 0
@@ -52,7 +55,7 @@ struct FrameCursor {
     /// (0 before seq 1, which the cursor assumes when `expectedSeq` is 1).
     init(
         file: any LogFile, format: FrameFormat, offset: Int64, expectedSeq: UInt64, previousChecksum: UInt32? = nil,
-        chunk: Int = 1 << 20, verifiesZeroTail: Bool = true
+        chunk: Int = maxChunk, verifiesZeroTail: Bool = true
     ) {
         self.file = file
         self.format = format
@@ -75,6 +78,7 @@ struct FrameCursor {
         }
         if buffer.count >= count { return buffer.count }
         buffer.reserve(max(count, chunk))
+        chunk = min(chunk << 1, Self.maxChunk)
         let free = UnsafeMutableRawBufferPointer(start: buffer.base + buffer.count, count: buffer.capacity - buffer.count)
         buffer.count += try file.read(at: bufferStart + Int64(buffer.count), into: free)
         return buffer.count

@@ -16,13 +16,22 @@ extension LogReader {
     ///   the next read: ``EventLogError/Code/corruptRecord`` or ``EventLogError/Code/seqGap``.)
     /// - Complexity: O(1); the next read refills the buffer from `offset`.
     public func seek(toSeq seq: UInt64, atOffset offset: Int64, previousChecksum: UInt32) throws(EventLogError) {
+        try seek(toSeq: seq, atOffset: offset, knownPreviousChecksum: previousChecksum)
+    }
+
+    /// ``seek(toSeq:atOffset:previousChecksum:)``, where `nil` takes the first
+    /// frame read as it is (its checksum and seq are checked, its link to the
+    /// frame before it is not: use it to read that frame only to learn its
+    /// checksum, then check the next against it). The buffer starts small and
+    /// grows as the reader reads on.
+    func seek(toSeq seq: UInt64, atOffset offset: Int64, knownPreviousChecksum previousChecksum: UInt32?) throws(EventLogError) {
         try checkNotVisiting()
         guard seq >= 1, offset >= Int64(LogFormat.headerLength) else {
             throw EventLogError(.corruptRecord, "no record \(seq) can start at byte offset \(offset)", path: path, offset: offset)
         }
         cursor = FrameCursor(
             file: file, format: cursor.format, offset: offset, expectedSeq: seq, previousChecksum: previousChecksum,
-            verifiesZeroTail: false)
+            chunk: 8 << 10, verifiesZeroTail: false)
     }
 
     /// The next whole record, decoded in place (valid until the reader is next

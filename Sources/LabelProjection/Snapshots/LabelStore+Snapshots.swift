@@ -15,6 +15,8 @@ extension LabelStore {
         var trusted: [SnapshotFiles.Entry] = []
         /// What opening and writing did.
         var report = SnapshotReport()
+        /// The history index and checkpoints kept alongside.
+        var historyFiles = HistoryFilesState()
     }
 
     /// One snapshot file that was written.
@@ -94,6 +96,7 @@ extension LabelStore {
     /// report, never thrown, and the next attempt waits for another interval
     /// (so a failing disk does not make every write retry).
     func writeAutomaticSnapshot(_ pending: PendingSnapshot) {
+        defer { maintainHistoryFiles() }
         do throws(StoreError) {
             try persistSnapshot(pending)
         } catch {

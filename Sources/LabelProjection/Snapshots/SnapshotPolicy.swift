@@ -38,6 +38,13 @@ public struct SnapshotPolicy: Sendable, Hashable {
     /// not by opening. Opening with a recovery mode other than
     /// `RecoveryMode.tolerateCorruptedTail` always reads everything.
     public var scanCoveredRecordsOnOpen: Bool
+    /// Whether the store keeps the log's history index (`LOG.index`) and
+    /// checkpoints (`LOG.checkpoints`) up to date: after each automatic
+    /// snapshot (and the one written at close) it extends them with the
+    /// records appended since, on a background thread (neither a write nor
+    /// closing waits for it; ``LabelStore/updateHistoryFiles()`` does it on
+    /// the calling thread). Default: `true` (``manual`` sets it `false`).
+    public var maintainsHistoryFiles = true
 
     /// Creates a policy; every parameter has the documented default.
     public init(
@@ -55,7 +62,11 @@ public struct SnapshotPolicy: Sendable, Hashable {
     }
 
     /// No automatic snapshots (explicit ``LabelStore/writeSnapshot()`` still works, and opening still uses existing ones).
-    public static let manual = SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false)
+    public static let manual: SnapshotPolicy = {
+        var policy = SnapshotPolicy(everyRecords: 0, everyBytes: 0, onClose: false)
+        policy.maintainsHistoryFiles = false
+        return policy
+    }()
 
     /// Whether the records and bytes appended since the last snapshot call for a new one.
     func isDue(records: UInt64, bytes: Int64) -> Bool {

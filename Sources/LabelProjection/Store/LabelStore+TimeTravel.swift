@@ -4,8 +4,8 @@ import EventLog
 extension LabelStore {
     /// The list as it was right after record `seq` (0 gives the empty list),
     /// folded from the log with the same fold as the live projection: from
-    /// the newest trusted snapshot at or before `seq` when there is one (file
-    /// logs), else from seq 1. The current seq returns the projection itself.
+    /// the newest trusted snapshot or usable checkpoint (`LOG.checkpoints`) at
+    /// or before `seq` when there is one (file logs), else from seq 1. The current seq returns the projection itself.
     /// It works on a closed store too (a closed file log is read with a `LogReader`).
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;
@@ -48,10 +48,10 @@ extension LabelStore {
     }
 
     /// The fold of records `1...seq` from storage, starting from the newest
-    /// trusted snapshot at or before `seq` when there is one.
+    /// trusted snapshot or usable checkpoint at or before `seq` when there is one.
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
-        var list = loadSnapshot(atOrBefore: seq) ?? LabelList()
+        var list = nearestList(atOrBefore: seq) ?? LabelList()
         try log.fold(&list, through: seq, via: storage)
         return list
     }

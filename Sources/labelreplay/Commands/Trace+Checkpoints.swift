@@ -16,7 +16,7 @@ extension Trace {
         printer: TracePrinter, console: Console
     ) throws -> Int? {
         guard let history = try IndexedHistory.open(path, console: console),
-            let candidates = history.index.candidates(labels: labels, actors: nil, since: nil, until: nil)
+            let candidates = history.candidates(labels: labels)
         else { return nil }
         let covered = history.index.coveredSeq
         let wanted = candidates.filter { $0 >= from && $0 <= (to ?? .max) }

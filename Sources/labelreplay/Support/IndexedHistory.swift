@@ -26,14 +26,35 @@ final class IndexedHistory {
 
     let path: String
     let index: HistoryIndex
+    /// Where a damaged part of the index (found when it is read) is reported.
+    private let console: Console
     /// The titles stated by the records after the index.
     private var tailTitles = Titles()
     /// The ids named by the records after the index.
     private(set) var tailIDs = Set<LabelID>()
 
-    private init(path: String, index: HistoryIndex) {
+    private init(path: String, index: HistoryIndex, console: Console) {
         self.path = path
         self.index = index
+        self.console = console
+    }
+
+    /// Reports a damaged part of the index; the caller then reads the log instead.
+    private func report(_ problem: HistoryIndexFile.Problem) {
+        console.warning("\(problem); reading the whole log instead ('\(Tool.name) index \(path)' rebuilds it)")
+    }
+
+    /// The index's candidates (``HistoryIndex/candidates(labels:actors:since:until:)``), or
+    /// `nil` (read everything) when a part of the index they need is damaged, which is reported.
+    func candidates(labels: Set<LabelID>?, actors: Set<String?>? = nil, since: EventTimestamp? = nil, until: EventTimestamp? = nil)
+        -> [UInt64]?
+    {
+        do throws(HistoryIndexFile.Problem) {
+            return try index.candidates(labels: labels, actors: actors, since: since, until: until)
+        } catch {
+            report(error)
+            return nil
+        }
     }
 
     /// The indexed history of the log at `path`, or `nil` when it has no usable
@@ -48,7 +69,7 @@ final class IndexedHistory {
             console.warning("\(problem); reading the whole log instead ('\(Tool.name) index \(path)' rebuilds it)")
             return nil
         case .usable(let index):
-            let history = IndexedHistory(path: path, index: index)
+            let history = IndexedHistory(path: path, index: index, console: console)
             // The records after the index, once: their ids and stated titles.
             try reader.forEachRecord(matching: HistoryQuery(), using: index, from: index.coveredSeq + 1) { record in
                 if let id = record.event.labelID { history.tailIDs.insert(id) }
@@ -59,14 +80,28 @@ final class IndexedHistory {
         }
     }
 
-    /// Every label id the log names.
-    var knownIDs: Set<LabelID> { Set(index.labelIDs).union(tailIDs) }
+    /// Every label id the log names (read from the log when the index's directory is damaged).
+    var knownIDs: Set<LabelID> {
+        get throws {
+            do throws(HistoryIndexFile.Problem) {
+                return Set(try index.labelIDs).union(tailIDs)
+            } catch {
+                report(error)
+                var ids = Set<LabelID>()
+                try LogReader(path: path).forEachRecord(matching: HistoryQuery(), using: nil) { record in
+                    if let id = record.event.labelID { ids.insert(id) }
+                    return true
+                }
+                return ids
+            }
+        }
+    }
 
     /// The records from `seq` through `last` that `query` matches, in seq order;
     /// `nil` when the index would not save reading (the candidates fall in more
     /// than half of its blocks: reading the whole log sequentially is cheaper).
     func records(matching query: HistoryQuery, from seq: UInt64, through last: UInt64?, console: Console) throws -> [EventRecord]? {
-        guard let candidates = index.candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
+        guard let candidates = candidates(labels: query.labels, actors: query.actors, since: query.since, until: query.until)
         else { return nil }
         var blocks = Set<UInt64>()
         for candidate in candidates where candidate >= seq && candidate <= (last ?? .max) {
@@ -97,7 +132,20 @@ final class IndexedHistory {
                 titles.stated[need.id, default: []].append((tailTitles.seq(of: need.id, atOrBefore: need.seq)!, title))
                 continue
             }
-            let seqs = seqsOf[need.id] ?? index.seqs(ofLabel: need.id)
+            var seqs = seqsOf[need.id] ?? []
+            do throws(HistoryIndexFile.Problem) {
+                if seqsOf[need.id] == nil { seqs = try index.seqs(ofLabel: need.id) }
+            } catch {
+                // A damaged part of the index: the label's title read from the log instead.
+                report(error)
+                var found: (seq: UInt64, title: String)?
+                try reader.forEachRecord(matching: HistoryQuery(labels: [need.id]), using: nil, through: need.seq) { record in
+                    if let (id, title) = Replay.statedTitle(record.event), id == need.id { found = (record.seq, title) }
+                    return true
+                }
+                if let found { titles.stated[need.id, default: []].append(found) }
+                continue
+            }
             seqsOf[need.id] = seqs
             var k = seqs.partitionPoint { $0 > need.seq } - 1
             while k >= 0 {

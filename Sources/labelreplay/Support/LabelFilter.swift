@@ -19,7 +19,7 @@ enum LabelFilter {
         var titles: [LabelID: String] = [:]
         let hasPrefix = patterns.contains { if case .prefix = $0.1 { true } else { false } }
         if hasPrefix, let history {
-            known = history.knownIDs
+            known = try history.knownIDs
         } else if hasPrefix {
             let pass = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading ids")
             while let step = try pass.next() {

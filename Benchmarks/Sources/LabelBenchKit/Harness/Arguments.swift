@@ -41,7 +41,8 @@ enum Arguments {
         with --quick), replay-10m (--big), bytes-per-event; projection: replay-fold-1m
         (replay-fold-200k with --quick), replay-fold-10m (--big), apply-1m-<kind> (apply-200k-*
         with --quick; kinds: added, renamed, toggled, moved, removed, reordered), naive-100k,
-        dispatch-subscribers, cold-open, memory-1m (Linux); with the Postgres trait and a server:
+        dispatch-subscribers, cold-open, audit-label, audit-actor, audit-window (and -10m with
+        --big), memory-1m (Linux); with the Postgres trait and a server:
         pg-single-append, pg-batch-append, pg-writers-1-list, pg-writers-8-lists,
         pg-writers-8-lists-no-notify, pg-catch-up-1m (pg-catch-up-200k with --quick),
         pg-latency-notify, pg-latency-poll (--filter pg selects them all)

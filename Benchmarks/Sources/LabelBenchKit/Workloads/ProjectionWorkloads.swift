@@ -39,6 +39,7 @@ extension WorkloadCatalog {
         all.append(StoreWritersWorkload(settings: settings, writers: .threads))
         all.append(StoreWritersWorkload(settings: settings, writers: .tasks))
         all.append(ColdOpenWorkload(settings: settings))
+        all += AuditQueryWorkload.all(for: settings)
         #if os(Linux)
         all.append(MemoryWorkload(settings: settings))
         #endif

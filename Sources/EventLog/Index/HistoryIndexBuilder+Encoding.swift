@@ -1,0 +1,105 @@
+/// Encoding a history index into its file's bytes (docs/INDEX.md, format 2).
+extension HistoryIndexBuilder {
+    /// The file's bytes: the header, then the blocks, record offsets, label
+    /// fences and directory, actors and seq lists, each part with its checksum.
+    /// The same index always has the same bytes.
+    func encoded() -> [UInt8] {
+        // The seq lists first, in a region of their own; the sections point into it.
+        var lists = ByteWriter(capacity: 1 << 16)
+        func list(_ seqs: [UInt64]) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
+            let at = lists.bytes.count
+            lists.varint(UInt64(seqs.count))
+            var last: UInt64 = 0
+            for seq in seqs {
+                lists.varint(seq - last)
+                last = seq
+            }
+            let checksum = lists.bytes[at...].withUnsafeBytes { CRC32C.checksum($0) }
+            return (UInt64(at), UInt32(lists.bytes.count - at), checksum)
+        }
+        let sortedLabels = labels.keys.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        let labelLists = sortedLabels.map { list(labels[$0.1]!) }
+        // No actor first, then by name.
+        let actorKeys = actors.keys.sorted { a, b in
+            switch (a, b) {
+            case (nil, _): b != nil
+            case (_, nil): false
+            case (let a?, let b?): a < b
+            }
+        }
+        let actorLists = actorKeys.map { list(actors[$0]!) }
+        let reordersList = list(reorders)
+
+        var blockSection = ByteWriter(capacity: blocks.count * HistoryIndex.blockEntryLength)
+        var offsetSection = ByteWriter(capacity: recordOffsets.count * 4)
+        for (k, block) in blocks.enumerated() {
+            let start = offsetSection.bytes.count
+            for offset in recordOffsets[(k * Int(HistoryIndex.blockSize))..<min((k + 1) * Int(HistoryIndex.blockSize), recordOffsets.count)]
+            {
+                offsetSection.u32(offset)
+            }
+            blockSection.u64(UInt64(bitPattern: block.offset))
+            blockSection.u32(block.previousChecksum)
+            blockSection.u64(UInt64(bitPattern: block.minTime))
+            blockSection.u64(UInt64(bitPattern: block.maxTime))
+            blockSection.u32(offsetSection.bytes[start...].withUnsafeBytes { CRC32C.checksum($0) })
+        }
+        var directory = ByteWriter(capacity: labels.count * HistoryIndex.labelEntryLength)
+        var fences = ByteWriter(capacity: (labels.count / HistoryIndex.chunkSize + 1) * HistoryIndex.fenceEntryLength)
+        for (k, ((_, id), list)) in zip(sortedLabels, labelLists).enumerated() {
+            directory.id(id)
+            directory.u64(list.offset)
+            directory.u32(list.length)
+            directory.u32(list.checksum)
+            if k % HistoryIndex.chunkSize == HistoryIndex.chunkSize - 1 || k == sortedLabels.count - 1 {
+                let chunkStart = (k / HistoryIndex.chunkSize) * HistoryIndex.chunkSize * HistoryIndex.labelEntryLength
+                fences.id(sortedLabels[k / HistoryIndex.chunkSize * HistoryIndex.chunkSize].1)
+                fences.u32(directory.bytes[chunkStart...].withUnsafeBytes { CRC32C.checksum($0) })
+            }
+        }
+        var actorSection = ByteWriter(capacity: 64)
+        actorSection.varint(UInt64(actorKeys.count))
+        for (actor, list) in zip(actorKeys, actorLists) {
+            if let actor {
+                actorSection.u8(1)
+                actorSection.string(actor)
+            } else {
+                actorSection.u8(0)
+            }
+            actorSection.u64(list.offset)
+            actorSection.u32(list.length)
+            actorSection.u32(list.checksum)
+        }
+        let parts = [blockSection.bytes, offsetSection.bytes, fences.bytes, directory.bytes, actorSection.bytes, lists.bytes]
+        var bodyChecksum: UInt32 = 0
+        for part in parts { bodyChecksum = part.withUnsafeBytes { CRC32C.update(bodyChecksum, $0) } }
+        let fileLength = HistoryIndex.headerLength + parts.reduce(0) { $0 + $1.count }
+        func checksum(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { CRC32C.checksum($0) } }
+
+        var out = ByteWriter(capacity: fileLength)
+        out.bytes.append(contentsOf: HistoryIndex.magic)
+        out.u16(HistoryIndex.formatVersion)
+        out.u16(covered == nil ? 0 : HistoryIndex.coversRecords)
+        out.u32(UInt32(HistoryIndex.headerLength))
+        out.id(logID)
+        out.u64(covered?.seq ?? 0)
+        out.u64(UInt64(covered?.offset ?? 0))
+        out.u32(UInt32(covered?.length ?? 0))
+        out.u32(covered?.checksum ?? 0)
+        out.u64(UInt64(fileLength))
+        out.u64(UInt64(labels.count))
+        out.u64(UInt64(actorSection.bytes.count))
+        out.u64(UInt64(lists.bytes.count))
+        out.u64(reordersList.offset)
+        out.u32(reordersList.length)
+        out.u32(reordersList.checksum)
+        out.u32(checksum(blockSection.bytes))
+        out.u32(checksum(fences.bytes))
+        out.u32(checksum(actorSection.bytes))
+        out.u32(bodyChecksum)
+        out.u32(0)
+        out.u32(checksum(out.bytes))
+        for part in parts { out.bytes.append(contentsOf: part) }
+        return out.bytes
+    }
+}

@@ -1,0 +1,111 @@
+import Dispatch
+import EventLog
+
+/// The history index (`LOG.index`, docs/INDEX.md) and the checkpoints
+/// (`LOG.checkpoints`, docs/SNAPSHOTS.md) kept up to date by the store that
+/// writes the log, alongside its automatic snapshots.
+///
+/// After an automatic snapshot (``SnapshotPolicy/maintainsHistoryFiles``),
+/// including the one ``close()-553o2`` writes, both files are extended with
+/// the records appended since they were last written, on a background
+/// thread, so neither a write nor closing waits for them. Each is written
+/// atomically: a crash, or a process that exits, between an append and an
+/// update leaves files covering a prefix of the log, which readers still use
+/// (and scan the rest); the next update extends them.
+extension LabelStore {
+    /// Background work on the history files, behind the store's lock.
+    struct HistoryFilesState {
+        /// Whether an update is running (another is not started meanwhile).
+        var updating = false
+        /// Left when an update ends, so that closing can wait for it.
+        let done = DispatchGroup()
+        /// What the last update could not do, if it failed.
+        var lastError: String?
+    }
+
+    /// Extends the history index and the checkpoints of the store's log with
+    /// the records appended since they were written (or builds them), now, on
+    /// the calling thread; waits for a background update in flight first.
+    ///
+    /// - Throws: ``StoreError/Code/invalidCommand`` for a store that is not over a file
+    ///   log it opened; ``StoreError/Code/storage(_:)`` when the log cannot be read or a
+    ///   file cannot be written (each file is then as it was).
+    /// - Complexity: O(records appended since) to read them, plus O(index size) and
+    ///   O(checkpoints' size) to rewrite the two files.
+    public func updateHistoryFiles() throws(StoreError) {
+        guard ownedWriter != nil else {
+            throw StoreError(.invalidCommand, "The history index is written next to a file log; this store is over another storage.")
+        }
+        waitForHistoryFiles()
+        try writeHistoryFiles()
+    }
+
+    /// After an automatic snapshot: updates the history files on a background
+    /// thread, unless the policy says not to or an update is running.
+    func maintainHistoryFiles() {
+        guard options.snapshots.maintainsHistoryFiles, ownedWriter != nil else { return }
+        let start = state.withLock { s -> DispatchGroup? in
+            guard !s.snapshots.historyFiles.updating else { return nil }
+            s.snapshots.historyFiles.updating = true
+            s.snapshots.historyFiles.done.enter()
+            return s.snapshots.historyFiles.done
+        }
+        guard let group = start else { return }
+        DispatchQueue.global(qos: .utility).async {
+            self.record { () throws(StoreError) in
+                try self.writeHistoryFiles()
+            }
+            self.state.withLock { $0.snapshots.historyFiles.updating = false }
+            group.leave()
+        }
+    }
+
+    /// ``updateHistoryFiles()``, without waiting for the background update (which may be this one).
+    private func writeHistoryFiles() throws(StoreError) {
+        guard let writer = ownedWriter else { return }
+        do {
+            try HistoryIndexFile.update(logPath: writer.path)
+            _ = try CheckpointFile.update(logPath: writer.path)
+        } catch let error as EventLogError {
+            throw StoreError.storage(error)
+        } catch {
+            throw StoreError.storage(EventLogError(.ioError, "updating the history files failed: \(error)", path: writer.path))
+        }
+    }
+
+    /// Runs `update`, keeping its failure (never thrown: the files are a cache) for ``historyFilesError``.
+    private func record(_ update: () throws(StoreError) -> Void) {
+        do throws(StoreError) {
+            try update()
+            state.withLock { $0.snapshots.historyFiles.lastError = nil }
+        } catch {
+            state.withLock { $0.snapshots.historyFiles.lastError = error.message }
+        }
+    }
+
+    /// Why the last update of the history files failed (`nil`: it did not, or none ran).
+    public var historyFilesError: String? { state.withLock { $0.snapshots.historyFiles.lastError } }
+
+    /// Waits until no background update of the history files is running
+    /// (for tests, and for a process that wants them current before it exits).
+    package func waitForHistoryFiles() {
+        state.withLock { $0.snapshots.historyFiles.done }.wait()
+    }
+}
+
+extension LabelStore {
+    /// The list at the newest usable point at or before `seq` to fold on from:
+    /// the newest trusted snapshot, or the newest checkpoint of `LOG.checkpoints`
+    /// that belongs to the log (``CheckpointFile/checkpoint(atOrBefore:in:reader:)``),
+    /// whichever is nearer; `nil` when there is neither (fold from seq 1).
+    func nearestList(atOrBefore seq: UInt64) -> LabelList? {
+        let snapshot = loadSnapshot(atOrBefore: seq)
+        guard let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
+            let directory = CheckpointFile.load(for: reader).directory,
+            let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshot?.lastSeq ?? 0,
+            let checkpoint = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader).checkpoint,
+            checkpoint.list.lastSeq > snapshot?.lastSeq ?? 0
+        else { return snapshot }
+        return checkpoint.list
+    }
+}
