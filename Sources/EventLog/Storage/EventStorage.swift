@@ -70,8 +70,7 @@ extension EventStorage {
             let now = clock.now
             if now >= deadline { return false }
             let step = min(Duration.milliseconds(10), now.duration(to: deadline))
-            let (seconds, attoseconds) = step.components
-            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: step.timeInterval)
         }
     }
 

@@ -211,7 +211,7 @@ public final class LogWriter: EventStorage, Sendable {
         while true {
             if try file.tryLockExclusive() { return true }
             if clock.now >= deadline { return false }
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(20))
         }
     }

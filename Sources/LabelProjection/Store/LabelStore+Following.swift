@@ -52,7 +52,7 @@ extension LabelStore {
                     if error.code == .closed || self == nil { return }
                     onError?(error)
                     if error.kind == .inconsistentEvent { return }
-                    Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+                    Thread.sleep(forTimeInterval: pause.timeInterval)
                     pause = min(pause * 2, .seconds(5))
                 }
             }

@@ -76,7 +76,7 @@ final class PostgresConnection: @unchecked Sendable {
             PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }
         _ = PQflush(handle)
-        Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        Thread.sleep(forTimeInterval: wait.timeInterval)
         close()
         throw PostgresFailure(
             sqlState: nil, message: "the connection was dropped after the statement was sent (fault injection)", connectionLost: true)

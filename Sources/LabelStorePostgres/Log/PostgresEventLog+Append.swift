@@ -94,15 +94,7 @@ extension PostgresEventLog {
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
             case .found(let range):
-                statistics.batchesFound.add(1, ordering: .relaxed)
-                // An earlier try committed: return what the server holds for it.
-                let records = try read(from: range.lowerBound, maxCount: range.count)
-                guard records.count == range.count else {
-                    throw EventLogError(
-                        .serverError, "\(location): the committed batch \(batch) of seqs \(range) could not be read back",
-                        path: location.description)
-                }
-                return records
+                return try records(ofCommitted: batch, at: range)
             case .conflict(let seen):
                 statistics.conflicts.add(1, ordering: .relaxed)
                 let last: UInt64
@@ -134,6 +126,19 @@ extension PostgresEventLog {
     func notifyFollowers(on connection: PostgresConnection, seq: UInt64) {
         guard options.notify else { return }
         connection.send(statements.notify, [.text(channel), .text(String(seq))])
+    }
+
+    /// The records the server holds for `batch`, which an earlier try of an append
+    /// committed at `seqs` (its answer lost with the connection).
+    func records(ofCommitted batch: UUID, at seqs: ClosedRange<UInt64>) throws(EventLogError) -> [EventRecord] {
+        statistics.batchesFound.add(1, ordering: .relaxed)
+        let records = try read(from: seqs.lowerBound, maxCount: seqs.count)
+        guard records.count == seqs.count else {
+            throw EventLogError(
+                .serverError, "\(location): the committed batch \(batch) of seqs \(seqs) could not be read back",
+                path: location.description)
+        }
+        return records
     }
 
     /// The seqs a committed batch got, or `nil` if it was not committed.

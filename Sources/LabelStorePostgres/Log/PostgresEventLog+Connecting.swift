@@ -22,7 +22,7 @@ extension PostgresEventLog {
         do {
             // Errors and notices in English words are not needed; the SQLSTATE is what is read.
             if let timeout = options.statementTimeout {
-                let ms = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                let ms = max(1, timeout.wholeMilliseconds)
                 try connection.execute("SET statement_timeout = \(ms)")
             }
             try connection.execute("SET client_min_messages = warning")
@@ -151,13 +151,9 @@ extension PostgresEventLog {
             case nil:
                 break
             }
-            Thread.sleep(forTimeInterval: Self.seconds(delay) * Double.random(in: 0.5...1.0))
+            Thread.sleep(forTimeInterval: delay.timeInterval * Double.random(in: 0.5...1.0))
             delay = min(delay * 2, .seconds(1))
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 #endif

@@ -23,8 +23,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
     public func appendExclusively(_ decide: (_ lastSeq: UInt64) -> [LogEntry]) throws(EventLogError) -> [EventRecord] {
         let batch = UUID()
         let now = options.clock()
-        let lockMilliseconds = max(
-            1, options.lockTimeout.components.seconds * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let lockMilliseconds = max(1, options.lockTimeout.wholeMilliseconds)
         var sent = false
         let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
             if closed.load(ordering: .acquiring) {
@@ -94,7 +93,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                     (connection) throws(PostgresStepFailure) in
                     try self.findBatch(batch, connection)
                 }
-                if let found { return try read(from: found.lowerBound, maxCount: found.count) }
+                if let found { return try records(ofCommitted: batch, at: found) }
             }
             throw error
         }

@@ -61,7 +61,7 @@ extension PostgresEventLog {
                 let now = clock.now
                 if now >= deadline { return false }
                 let step = min(options.pollInterval, now.duration(to: deadline))
-                let milliseconds = Int32(clamping: step.components.seconds * 1000 + step.components.attoseconds / 1_000_000_000_000_000)
+                let milliseconds = Int32(clamping: step.wholeMilliseconds)
                 if options.notify {
                     // Notifications already read with the head row's result count too.
                     do throws(PostgresFailure) {
@@ -74,7 +74,7 @@ extension PostgresEventLog {
                         throw Self.mapped(error, location: location, doing: "follow the list")
                     }
                 } else {
-                    Thread.sleep(forTimeInterval: Self.seconds(step))
+                    Thread.sleep(forTimeInterval: step.timeInterval)
                 }
             }
         }

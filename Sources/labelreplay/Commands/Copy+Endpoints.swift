@@ -54,7 +54,7 @@ extension Copy {
             if let storage {
                 _ = try storage.waitForAppends(after: seq, timeout: timeout)
             } else {
-                Thread.sleep(forTimeInterval: min(0.2, Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18))
+                Thread.sleep(forTimeInterval: min(0.2, timeout.timeInterval))
             }
         }
 
