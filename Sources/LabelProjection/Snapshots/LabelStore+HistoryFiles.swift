@@ -33,11 +33,11 @@ extension LabelStore {
     /// - Complexity: O(records appended since) to read them, plus O(index size) and
     ///   O(checkpoints' size) to rewrite the two files.
     public func updateHistoryFiles() throws(StoreError) {
-        guard ownedWriter != nil else {
+        guard let path = ownedWriter?.path else {
             throw StoreError(.invalidCommand, "The history index is written next to a file log; this store is over another storage.")
         }
         waitForHistoryFiles()
-        try writeHistoryFiles()
+        try Self.writeHistoryFiles(logPath: path)
     }
 
     /// After an automatic snapshot: updates the history files on a background
@@ -50,31 +50,31 @@ extension LabelStore {
             s.snapshots.historyFiles.done.enter()
             return s.snapshots.historyFiles.done
         }
-        guard let group = start else { return }
+        guard let group = start, let path = ownedWriter?.path else { return }
+        // The update holds the store's state and the log's path, never the store:
+        // releasing the store still ends it (and closes its log) at once.
+        let state = self.state
         DispatchQueue.global(qos: .utility).async {
-            self.record { () throws(StoreError) in
-                try self.writeHistoryFiles()
-            }
-            self.state.withLock { $0.snapshots.historyFiles.updating = false }
+            Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
+            state.withLock { $0.snapshots.historyFiles.updating = false }
             group.leave()
         }
     }
 
-    /// ``updateHistoryFiles()``, without waiting for the background update (which may be this one).
-    private func writeHistoryFiles() throws(StoreError) {
-        guard let writer = ownedWriter else { return }
+    /// Extends (or builds) the history index and the checkpoints of the log at `logPath`.
+    private static func writeHistoryFiles(logPath path: String) throws(StoreError) {
         do {
-            try HistoryIndexFile.update(logPath: writer.path)
-            _ = try CheckpointFile.update(logPath: writer.path)
+            try HistoryIndexFile.update(logPath: path)
+            _ = try CheckpointFile.update(logPath: path)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch {
-            throw StoreError.storage(EventLogError(.ioError, "updating the history files failed: \(error)", path: writer.path))
+            throw StoreError.storage(EventLogError(.ioError, "updating the history files failed: \(error)", path: path))
         }
     }
 
-    /// Runs `update`, keeping its failure (never thrown: the files are a cache) for ``historyFilesError``.
-    private func record(_ update: () throws(StoreError) -> Void) {
+    /// Runs `update`, keeping its failure in `state` (never thrown: the files are a cache) for ``historyFilesError``.
+    private static func record(in state: Locked<State>, _ update: () throws(StoreError) -> Void) {
         do throws(StoreError) {
             try update()
             state.withLock { $0.snapshots.historyFiles.lastError = nil }
