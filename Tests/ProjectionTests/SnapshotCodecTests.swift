@@ -83,6 +83,33 @@ import Testing
         #expect(error?.code == .invalidContent && error?.message.contains("two slots") == true)
     }
 
+    @Test func anOrderNamingARemovedSlotOrOneSlotTwiceIsRefusedAndAnyPermutationOfTheLiveSlotsIsRead() throws {
+        var list = LabelList()
+        for (n, title) in ["A", "B", "C"].enumerated() {
+            try list.apply(record(UInt64(n + 1), .added(id: testID(n + 1), title: title, isEnabled: true, index: n)))
+        }
+        try list.apply(record(4, .removed(id: testID(2), index: 1, title: "B", isEnabled: true)))
+        let bytes = list.snapshotBytes(logID: Self.logID, fingerprint: 0)
+        // The order is the body's last section: one one-byte varint per live label, then the 4-byte trailer.
+        let order = bytes.count - 6
+        #expect(Array(bytes[order..<(order + 2)]) == [0, 2])
+        func withOrder(_ numbers: [UInt8]) -> [UInt8] {
+            var changed = bytes
+            changed.replaceSubrange(order..<(order + 2), with: numbers)
+            Self.reseal(&changed)
+            return changed
+        }
+        for (numbers, slot) in [([0, 1], 1), ([0, 0], 0), ([2, 2], 2)] as [([UInt8], Int)] {
+            let error = catching { _ = try decode(withOrder(numbers)) }
+            #expect(
+                error?.code == .invalidContent && error?.message.contains("position 1 names slot \(slot)") == true,
+                "\(numbers): \(String(describing: error))")
+        }
+        let swapped = try decode(withOrder([2, 0])).list
+        swapped._checkInvariants()
+        #expect(swapped.labels.map(\.title) == ["C", "A"])
+    }
+
     @Test func titlesAreCheckedOneByOneEvenThoughTheyAreStoredBackToBack() throws {
         var list = LabelList()
         try list.apply(record(1, .added(id: testID(1), title: "\u{E9}", isEnabled: true, index: 0)))  // C3 A9

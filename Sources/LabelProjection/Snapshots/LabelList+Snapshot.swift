@@ -131,14 +131,19 @@ extension LabelList {
         }
         var numbers: [UInt32] = []
         numbers.reserveCapacity(liveCount)
-        var placed = [Bool](repeating: false, count: slotCount)
+        // One bit per slot, set while a live slot waits for its position: the
+        // order visits slots at random, and these bits stay in cache where the
+        // 32-byte slots would not (a cache miss per label at 1,000,000 labels).
+        var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
+        for (number, slot) in list.slots.enumerated() where slot.isLive { awaitingPlace[number >> 6] |= 1 << UInt64(number & 63) }
         for position in 0..<liveCount {
             let number = try r.count("the slot at position \(position)", limit: max(0, slotCount - 1))
-            guard number < slotCount, list.slots[number].isLive, !placed[number] else {
+            let bit: UInt64 = 1 << UInt64(number & 63)
+            guard number < slotCount, awaitingPlace[number >> 6] & bit != 0 else {
                 throw SnapshotError(
                     .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
             }
-            placed[number] = true
+            awaitingPlace[number >> 6] &= ~bit
             numbers.append(UInt32(number))
         }
         guard r.remaining == 0 else {
