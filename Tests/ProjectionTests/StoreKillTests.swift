@@ -72,7 +72,9 @@ struct StoreKillTests {
             guard record.seq > lastAcknowledged, record.event.labelID == label else { return }
             if case .renamed(_, _, let newTitle) = record.event { title = newTitle }
         }
-        #expect(store.labels.first { $0.id == label }?.title == titleSinceThen, "the last acknowledged write (seq \(lastAcknowledged)) is not shown")
+        #expect(
+            store.labels.first { $0.id == label }?.title == titleSinceThen,
+            "the last acknowledged write (seq \(lastAcknowledged)) is not shown")
         print("store kill test: \(Self.kills) SIGKILLs, \(acknowledged.count) acknowledged writes verified")
         #expect(acknowledged.count > Self.kills, "the child acknowledged too little for the test to prove anything")
     }
