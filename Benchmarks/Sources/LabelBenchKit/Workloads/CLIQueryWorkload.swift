@@ -66,7 +66,7 @@ final class CLIQueryWorkload: Workload {
 
     var notes: [String] {
         [
-            "\(command.rawValue): \(outputBytes.grouped) bytes of output"
+            "\(outputBytes.grouped) bytes of output"
                 + (compared ? ", the same bytes with and without the history files" : "")
         ]
     }

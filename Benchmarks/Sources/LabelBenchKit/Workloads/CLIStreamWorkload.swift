@@ -59,18 +59,18 @@ final class CLIStreamWorkload: Workload {
         case .stats: Target(metric: .milliseconds, text: "— (reported)")
         case .export: Target(minOurs: 1_000_000, metric: .linesPerSecond)
         case .import: Target(minOurs: 500_000, metric: .linesPerSecond)
-        case .importMemory: Target(maxOurs: 100, metric: .megabytes)
+        case .importMemory: Target(maxOurs: 100, metric: .megabytes, text: "≤ 100 MB")
         }
     }
 
     var notes: [String] {
         switch command {
-        case .stats, .export: ["\(command.rawValue): \(outputBytes.grouped) bytes of output"]
+        case .stats, .export: ["\(outputBytes.grouped) bytes of output"]
         case .import:
-            ["import: \(outputBytes.grouped) bytes of JSON Lines in; peak resident of each run in cli-import-memory"]
+            ["\(outputBytes.grouped) bytes of JSON Lines in; peak resident of each run in cli-import-memory"]
         case .importMemory:
             [
-                "import-memory: ru_maxrss of the import (through `labelbench --rusage-probe`, whose own peak, \(String(format: "%.1f", Double(run.importFloor) / 1e6)) MB, is the lowest it can read); \(fixture.liveLabels.grouped) labels live at the end"
+                "ru_maxrss of each import (through `labelbench --rusage-probe`, whose own peak, \(String(format: "%.1f", Double(run.importFloor) / 1e6)) MB, is the lowest it can read); \(fixture.liveLabels.grouped) labels live at the end"
             ]
         }
     }

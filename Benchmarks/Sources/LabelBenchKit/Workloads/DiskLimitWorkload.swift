@@ -31,7 +31,7 @@ final class DiskLimitWorkload: Workload {
     var notes: [String] {
         let total = batchBytes.reduce(0, +)
         return [
-            "batch-append-disk: \(batchBytes.count.grouped) writes of \((total / max(batchBytes.count, 1)).grouped) bytes on average (\(total.grouped) bytes), each followed by fdatasync, into a preallocated file"
+            "\(batchBytes.count.grouped) writes of \((total / max(batchBytes.count, 1)).grouped) bytes on average (\(total.grouped) bytes), each followed by fdatasync, into a preallocated file"
         ]
     }
 
