@@ -30,6 +30,10 @@ final class HistoryFixture {
     private(set) var middleTime: Int64 = 0
     /// Labels live at the end.
     private(set) var liveLabels = 0
+    /// Labels removed by the end (the list keeps every id it has seen).
+    private(set) var removedLabels = 0
+    /// The checkpoint file's size in bytes.
+    private(set) var checkpointBytes = 0
 
     /// A fixture of `eventCount` events of the stream for `seed`, shared by `users` workloads.
     init(eventCount: Int, seed: UInt64, users: Int) {
@@ -67,6 +71,8 @@ final class HistoryFixture {
         self.store = store
         try store.updateHistoryFiles()
         liveLabels = store.snapshot.count
+        removedLabels = store.knownIDs.count - liveLabels
+        checkpointBytes = Int(ScratchSpace.fileSize(logPath + ".checkpoints"))
         (interval, checkpointCount) = try Self.checkpointHeader(path: logPath + ".checkpoints")
         let reader = try LogReader(path: logPath)
         let middle = try reader.record(atSeq: UInt64(eventCount / 2), using: nil)

@@ -35,8 +35,14 @@ final class StateAtSeqWorkload: Workload {
     var eventCount: Int { fixture.eventCount }
     var id: String { "state-at-\(HistoryFixture.sizeName(eventCount))-\(position.rawValue)" }
     var title: String {
-        let at = fixture.interval > 0 ? "seq \(Int(seq).grouped)" : position.rawValue
-        return "state(atSeq:) \(position.rawValue), \(at) of \(eventCount.grouped)"
+        let at =
+            switch position {
+            case .early: "N/10"
+            case .middle: "N/2"
+            case .late: "N − 1,000"
+            case .worst: "just before the last checkpoint"
+            }
+        return "state(atSeq:) \(position.rawValue) (\(at)), \(eventCount.grouped) events"
     }
     var peer: String? { "fold from seq 1" }
     var target: Target { Target(maxOurs: 100, metric: .milliseconds) }
@@ -61,7 +67,7 @@ final class StateAtSeqWorkload: Workload {
         let from = seq / interval * interval
         let worstOurs = samples[.ours]?.max() ?? 0, worstPeer = samples[.sqlite]?.max() ?? 0
         return [
-            "seq \(Int(seq).grouped): folds \(Int(seq - from).grouped) records from the checkpoint at seq \(Int(from).grouped) (interval \(fixture.interval.grouped), \(fixture.checkpointCount) checkpoints, \(fixture.liveLabels.grouped) labels live at the end); worst of \(samples[.ours]?.count ?? 0): ours \(Metric.milliseconds.format(worstOurs)), fold from seq 1 \(Metric.milliseconds.format(worstPeer))"
+            "seq \(Int(seq).grouped): folds \(Int(seq - from).grouped) records from the checkpoint at seq \(Int(from).grouped) (interval \(fixture.interval.grouped), \(fixture.checkpointCount) checkpoints in \(fixture.checkpointBytes.grouped) bytes; at the end \(fixture.liveLabels.grouped) labels live, \(fixture.removedLabels.grouped) removed); worst of \(samples[.ours]?.count ?? 0): ours \(Metric.milliseconds.format(worstOurs)), fold from seq 1 \(Metric.milliseconds.format(worstPeer))"
         ]
     }
 
