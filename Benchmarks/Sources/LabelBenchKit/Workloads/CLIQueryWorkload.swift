@@ -85,8 +85,8 @@ final class CLIQueryWorkload: Workload {
     }
 
     func prepare(_ context: BenchContext) throws {
+        _ = try run.binary.path(context)  // first: a missing binary fails before the history is written
         try fixture.acquire(context)
-        _ = try run.binary.path(context)
     }
 
     func finish(_ context: BenchContext) { fixture.release(context) }

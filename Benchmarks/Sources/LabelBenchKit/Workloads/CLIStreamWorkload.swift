@@ -76,8 +76,8 @@ final class CLIStreamWorkload: Workload {
     }
 
     func prepare(_ context: BenchContext) throws {
+        _ = try run.binary.path(context)  // first: a missing binary fails before the history is written
         try fixture.acquire(context)
-        _ = try run.binary.path(context)
         if command == .import || command == .importMemory { _ = try run.exportedHistory(context) }
     }
 
