@@ -3,8 +3,8 @@ import Foundation
 /// The peak resident memory of a command, measured from a small process.
 ///
 /// On Linux, `posix_spawn` starts a child in the spawning process's memory
-/// (`vfork`), and at `exec` the kernel folds that memory's peak into the
-/// child's `ru_maxrss`: a child of labelbench (hundreds of MB after its
+/// (`vfork`; `fork` copies it), and at `exec` the kernel folds that memory's
+/// peak into the child's `ru_maxrss`: a child of labelbench (hundreds of MB after its
 /// fixtures) would report at least labelbench's peak. So labelbench starts
 /// itself in this mode (`labelbench --rusage-probe OUT ERR EXE ARGS…`), a fresh
 /// process with little memory, which runs the command with ``ChildProcess``
