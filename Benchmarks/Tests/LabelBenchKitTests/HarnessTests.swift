@@ -29,7 +29,10 @@ import Testing
     @Test func catalogAndFilters() {
         var settings = BenchSettings()
         let ids = WorkloadCatalog.workloads(for: settings).map(\.id)
-        #expect(Array(ids.prefix(5)) == ["single-append", "batch-append", "concurrent-writers", "replay-1m", "bytes-per-event"])
+        #expect(
+            Array(ids.prefix(6)) == [
+                "single-append", "batch-append", "batch-append-disk", "concurrent-writers", "replay-1m", "bytes-per-event"
+            ])
         #expect(ids.contains("replay-fold-1m") && ids.contains("apply-1m-toggled") && ids.contains("naive-100k"))
         #expect(ids.contains("dispatch-subscribers") && ids.contains("cold-open"))
         #expect(ids.contains("store-writers") && ids.contains("store-writers-async"))

@@ -33,6 +33,10 @@ enum Arguments {
           --postgres CONNINFO
                           the PostgreSQL server of the pg-* workloads (a libpq connection string;
                           default: $LABELSTORE_TEST_POSTGRES); needs a build with --traits Postgres
+          --labelreplay PATH
+                          the labelreplay binary of the cli-* workloads (default: build it with
+                          swift build -c release --product labelreplay in the root package; if that
+                          fails, the cli-* workloads fail with the build's output)
           --list          list the workloads that would run, then exit
           --allow-debug   run even if built without optimizations (the numbers mean nothing)
           -h, --help      print this help
@@ -42,7 +46,12 @@ enum Arguments {
         (replay-fold-200k with --quick), replay-fold-10m (--big), apply-1m-<kind> (apply-200k-*
         with --quick; kinds: added, renamed, toggled, moved, removed, reordered), naive-100k,
         dispatch-subscribers, cold-open, audit-label, audit-actor, audit-window (and -10m with
-        --big), memory-1m (Linux); with the Postgres trait and a server:
+        --big), memory-1m (Linux), batch-append-disk (batch appends vs the disk's limit);
+        long history (1m, 200k with --quick, 10m with --big): state-at-<size>-early, -middle,
+        -late, -worst (LabelStore.state(atSeq:) vs a fold from seq 1); labelreplay as a child
+        process (not at 10m): cli-show, cli-diff, cli-trace, cli-log-label, cli-log-actor (vs
+        the same command without the history files), cli-stats, cli-export, cli-import,
+        cli-import-memory; with the Postgres trait and a server:
         pg-single-append, pg-batch-append, pg-writers-1-list, pg-writers-8-lists,
         pg-writers-8-lists-no-notify, pg-catch-up-1m (pg-catch-up-200k with --quick),
         pg-latency-notify, pg-latency-poll (--filter pg selects them all)
@@ -85,6 +94,10 @@ enum Arguments {
                 let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
                 guard let seed = parsed else { throw BenchError("--seed needs an unsigned integer, not '\(text)'") }
                 settings.seed = seed
+            case "--labelreplay":
+                let text = try value(for: argument)
+                guard !text.isEmpty else { throw BenchError("--labelreplay needs the path of a labelreplay binary") }
+                settings.labelreplay = text
             case "--postgres":
                 let text = try value(for: argument)
                 guard !text.isEmpty else { throw BenchError("--postgres needs a libpq connection string") }

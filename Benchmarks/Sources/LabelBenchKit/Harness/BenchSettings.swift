@@ -22,10 +22,12 @@ struct BenchSettings: Sendable, Codable, Equatable {
     /// workloads (`--postgres`, else `LABELSTORE_TEST_POSTGRES`). Never in the
     /// JSON report: it may hold a password.
     var postgres: String?
+    /// The `labelreplay` binary of the `cli-*` workloads (`--labelreplay`); `nil`: build it (release).
+    var labelreplay: String?
 
     /// Every setting but ``postgres``.
     private enum CodingKeys: String, CodingKey {
-        case quick, big, json, filters, repetitionsOverride, seed, scratchBase, allowDebug
+        case quick, big, json, filters, repetitionsOverride, seed, scratchBase, allowDebug, labelreplay
     }
 
     /// Repetitions per side when a workload does not say otherwise: 3 quick, 5 full.

@@ -10,6 +10,7 @@ public enum LabelBench {
         #if os(Linux)
         if arguments.first == MemoryProbe.argument { return MemoryProbe.main(Array(arguments.dropFirst())) }
         #endif
+        if arguments.first == RusageProbe.argument { return RusageProbe.main(Array(arguments.dropFirst())) }
         #if Postgres
         if arguments.first == PostgresFollower.argument { return PostgresFollower.main(Array(arguments.dropFirst())) }
         #endif

@@ -12,6 +12,10 @@ enum Metric: String, Sendable, Codable {
     case milliseconds
     /// Resident bytes per label; lower is better.
     case bytesPerLabel
+    /// Lines (JSON Lines records) per second; higher is better.
+    case linesPerSecond
+    /// Megabytes (10⁶ bytes), e.g. a process's peak resident set; lower is better.
+    case megabytes
 
     /// The unit as printed and in JSON.
     var unit: String {
@@ -21,14 +25,16 @@ enum Metric: String, Sendable, Codable {
         case .microsecondsPerEvent: "µs/event"
         case .milliseconds: "ms"
         case .bytesPerLabel: "bytes/label"
+        case .linesPerSecond: "lines/s"
+        case .megabytes: "MB"
         }
     }
 
     /// Whether a larger value is better.
     var higherIsBetter: Bool {
         switch self {
-        case .eventsPerSecond: true
-        case .bytesPerEvent, .microsecondsPerEvent, .milliseconds, .bytesPerLabel: false
+        case .eventsPerSecond, .linesPerSecond: true
+        case .bytesPerEvent, .microsecondsPerEvent, .milliseconds, .bytesPerLabel, .megabytes: false
         }
     }
 
@@ -50,15 +56,21 @@ enum Metric: String, Sendable, Codable {
             return value >= 100 ? String(format: "%.0f ms", value) : String(format: "%.1f ms", value)
         case .bytesPerLabel:
             return String(format: "%.1f B/label", value)
+        case .linesPerSecond:
+            if value >= 1e6 { return String(format: "%.2f M lines/s", value / 1e6) }
+            if value >= 1e3 { return String(format: "%.0f k lines/s", value / 1e3) }
+            return String(format: "%.0f lines/s", value)
+        case .megabytes:
+            return String(format: "%.1f MB", value)
         }
     }
 
     /// The ratio ours/SQLite in words, e.g. `2.30× faster`, `0.80× (slower)`, `0.45× the bytes`.
     func describe(ratio: Double) -> String {
         switch self {
-        case .eventsPerSecond:
+        case .eventsPerSecond, .linesPerSecond:
             ratio >= 1 ? String(format: "%.2f× faster", ratio) : String(format: "%.2f× (slower)", ratio)
-        case .bytesPerEvent, .bytesPerLabel:
+        case .bytesPerEvent, .bytesPerLabel, .megabytes:
             String(format: "%.2f× the bytes", ratio)
         case .microsecondsPerEvent, .milliseconds:
             // ratio = ours/peer of times: below 1 we are faster.

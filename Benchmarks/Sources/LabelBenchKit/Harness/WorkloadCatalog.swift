@@ -9,6 +9,7 @@ enum WorkloadCatalog {
         var all: [any Workload] = [
             SingleAppendWorkload(settings: settings),
             BatchAppendWorkload(settings: settings),
+            DiskLimitWorkload(settings: settings),
             ConcurrentWritersWorkload(settings: settings),
             ReplayWorkload<DecodeOnlyConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings)
         ]
@@ -17,6 +18,7 @@ enum WorkloadCatalog {
         }
         all.append(BytesOnDiskWorkload(settings: settings))
         all += projectionWorkloads(for: settings)
+        all += historyWorkloads(for: settings)
         all += postgresWorkloads(for: settings)
         return all.filter { settings.includes($0.id) }
     }

@@ -41,10 +41,16 @@ struct EventStream {
     private var order = ChunkedList()
     private var live: [Int32] = []
     private var livePosition: [Int32] = []
+    /// Once this many labels are live, a drawn `added` becomes a `removed` (`nil`: no limit).
+    private let liveLimit: Int?
 
-    /// A stream whose events are determined by `seed`.
-    init(seed: UInt64 = EventStream.defaultSeed) {
+    /// A stream whose events are determined by `seed`. With `liveLimit`, the
+    /// list stops growing at about that many live labels: an `added` drawn
+    /// while at least `liveLimit` labels are live is a `removed` instead (so a
+    /// long history keeps a list of that size, adds and removes in balance).
+    init(seed: UInt64 = EventStream.defaultSeed, liveLimit: Int? = nil) {
         rng = SeededGenerator(seed: seed)
+        self.liveLimit = liveLimit
     }
 
     /// The number of live labels after the events drawn so far.
@@ -98,7 +104,9 @@ struct EventStream {
         case toggledFrom..<addedFrom where !live.isEmpty: return toggled()
         case movedFrom..<removedFrom where order.count >= 2: return moved()
         case removedFrom... where !live.isEmpty: return removed()
-        default: return added()
+        default:
+            if let liveLimit, !live.isEmpty, live.count >= liveLimit { return removed() }
+            return added()
         }
     }
 

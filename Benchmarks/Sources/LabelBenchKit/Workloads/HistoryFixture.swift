@@ -1,0 +1,112 @@
+import EventLog
+import Foundation
+import LabelProjection
+
+/// The long history of the `state-at-*` and `cli-*` workloads: one log of
+/// `eventCount` events of the stream (at most ~100,000 live labels: the
+/// stream's `liveLimit`), written directly with the library (no JSON, no
+/// syncs but one), with its history files — the history index (`LOG.index`)
+/// and the checkpoints (`LOG.checkpoints`) — written by
+/// `LabelStore.updateHistoryFiles()`. Built once, untimed, by the first
+/// workload that needs it; the store stays open (for `state(atSeq:)`) and
+/// everything is removed when the last of its `users` finishes.
+final class HistoryFixture {
+    /// Live labels the history keeps at most (about), as issue 13's history.
+    static let liveLimit = 100_000
+
+    let eventCount: Int
+    private let seed: UInt64
+    /// The workloads that have yet to finish with it (set once the run's selection is known).
+    var users: Int
+    private(set) var directory: String?
+    private(set) var store: LabelStore?
+    /// Records between checkpoints (read from the checkpoint file's header).
+    private(set) var interval = 0
+    /// How many checkpoints the file holds.
+    private(set) var checkpointCount = 0
+    /// The label of the record at the middle of the history.
+    private(set) var label = LabelID()
+    /// The timestamp of the record at the middle of the history.
+    private(set) var middleTime: Int64 = 0
+    /// Labels live at the end.
+    private(set) var liveLabels = 0
+    /// Labels removed by the end (the list keeps every id it has seen).
+    private(set) var removedLabels = 0
+    /// The checkpoint file's size in bytes.
+    private(set) var checkpointBytes = 0
+
+    /// A fixture of `eventCount` events of the stream for `seed`, shared by `users` workloads.
+    init(eventCount: Int, seed: UInt64, users: Int) {
+        self.eventCount = eventCount
+        self.seed = seed
+        self.users = users
+    }
+
+    var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
+    /// The history files a scan peer moves away.
+    var historyFiles: [String] { [HistoryIndexFile.path(for: logPath), logPath + ".checkpoints"] }
+
+    /// `1m`, `200k`, `10m`: the size in workload ids.
+    static func sizeName(_ count: Int) -> String {
+        count % 1_000_000 == 0 ? "\(count / 1_000_000)m" : "\(count / 1_000)k"
+    }
+
+    /// Writes the log and its history files and opens the store, the first time.
+    func acquire(_ context: BenchContext) throws {
+        guard directory == nil else { return }
+        let directory = try context.scratch.freshDirectory("history-\(Self.sizeName(eventCount))")
+        self.directory = directory
+        context.progress("    writing a \(eventCount.grouped)-event history, its history index and checkpoints (untimed)…")
+        let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+        var stream = EventStream(seed: seed, liveLimit: Self.liveLimit)
+        var written = 0
+        while written < eventCount {
+            let entries = stream.next(min(10_000, eventCount - written))
+            try log.append(entries)
+            written += entries.count
+        }
+        try log.sync()
+        log.close()
+        let store = try LabelStore.open(path: logPath, options: LabelStore.Options(durability: .noSync, snapshots: .manual))
+        self.store = store
+        try store.updateHistoryFiles()
+        liveLabels = store.snapshot.count
+        removedLabels = store.knownIDs.count - liveLabels
+        checkpointBytes = Int(ScratchSpace.fileSize(logPath + ".checkpoints"))
+        (interval, checkpointCount) = try Self.checkpointHeader(path: logPath + ".checkpoints")
+        let reader = try LogReader(path: logPath)
+        let middle = try reader.record(atSeq: UInt64(eventCount / 2), using: nil)
+        label = middle?.event.labelID ?? LabelID()
+        middleTime = middle?.timestamp.millisecondsSince1970 ?? 0
+        ScratchSpace.flushFileSystems()
+    }
+
+    /// The interval and the number of checkpoints in a checkpoint file's header
+    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32, `u32` count at byte 40, little-endian).
+    static func checkpointHeader(path: String) throws -> (interval: Int, count: Int) {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw BenchError("\(path): cannot be opened") }
+        defer { try? file.close() }
+        let bytes = [UInt8](try file.read(upToCount: 48) ?? Data())  // the header only: the file holds gigabytes at 10M
+        guard bytes.count == 48, bytes.prefix(8) == ArraySlice("LABELCKP".utf8) else { throw BenchError("\(path): not a checkpoint file") }
+        func int(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        return (int(32, 8), int(40, 4))
+    }
+
+    /// Moves the history files away while `body` runs (a scan peer), then back.
+    func withoutHistoryFiles<T>(_ body: () throws -> T) throws -> T {
+        let files = historyFiles
+        for file in files { guard rename(file, file + ".away") == 0 else { throw BenchError("cannot move \(file) away") } }
+        defer { for file in files { rename(file + ".away", file) } }
+        return try body()
+    }
+
+    /// Called by each user when it finishes; closes the store and removes the files after the last.
+    func release(_ context: BenchContext) {
+        users -= 1
+        guard users == 0, let directory else { return }
+        store?.close()
+        store = nil
+        context.scratch.remove(directory)
+        self.directory = nil
+    }
+}
