@@ -36,7 +36,7 @@ enum Diff: Command {
         let changes = compare(before, after, removedAs: removedAs)
 
         if arguments.flag("json") {
-            console.line(try JSONLines().line(ListDiff(from: from, to: to, changes: changes)))
+            console.json(ListDiff(from: from, to: to, changes: changes))
             return ExitStatus.success
         }
         console.line(
@@ -209,5 +209,55 @@ struct LabelDiffEntry: Encodable {
         self.isEnabled = isEnabled
         self.from = from
         self.to = to
+    }
+}
+
+extension ListDiff: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("changes", first: &first, to: &out)
+        JSONLine.array(changes, to: &out)
+        JSONLine.key("from", first: &first, to: &out)
+        JSONLine.number(from, to: &out)
+        JSONLine.key("to", first: &first, to: &out)
+        JSONLine.number(to, to: &out)
+        JSONLine.close(first, to: &out)
+    }
+}
+
+extension LabelDiffEntry: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("change", first: &first, to: &out)
+        JSONLine.string(change.rawValue, to: &out)
+        if let from {
+            JSONLine.key("from", first: &first, to: &out)
+            JSONLine.number(from, to: &out)
+        }
+        JSONLine.key("id", first: &first, to: &out)
+        JSONLine.labelID(id, to: &out)
+        if let isEnabled {
+            JSONLine.key("isEnabled", first: &first, to: &out)
+            JSONLine.bool(isEnabled, to: &out)
+        }
+        if let newTitle {
+            JSONLine.key("newTitle", first: &first, to: &out)
+            JSONLine.string(newTitle, to: &out)
+        }
+        if let oldIsEnabled {
+            JSONLine.key("oldIsEnabled", first: &first, to: &out)
+            JSONLine.bool(oldIsEnabled, to: &out)
+        }
+        if let oldTitle {
+            JSONLine.key("oldTitle", first: &first, to: &out)
+            JSONLine.string(oldTitle, to: &out)
+        }
+        JSONLine.key("title", first: &first, to: &out)
+        JSONLine.string(title, to: &out)
+        if let to {
+            JSONLine.key("to", first: &first, to: &out)
+            JSONLine.number(to, to: &out)
+        }
+        JSONLine.close(first, to: &out)
     }
 }

@@ -210,8 +210,7 @@ enum Writing {
     /// Prints appended records: one `log`-style line each, or JSON Lines.
     static func report(_ records: [EventRecord], store: LabelStore, json: Bool, console: Console) throws {
         if json {
-            let encoder = JSONLines()
-            for record in records { console.line(try encoder.line(record)) }
+            for record in records { console.json(record) }
             return
         }
         var table = Table([.right])
