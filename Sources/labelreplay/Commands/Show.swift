@@ -100,7 +100,7 @@ enum Show: Command {
                     String(label.version)
                 ])
         }
-        console.lines(table.render(indent: header ? "  " : ""))
+        table.write(indent: header ? "  " : "", to: console)
         return ExitStatus.success
     }
 }

@@ -69,7 +69,7 @@ final class TracePrinter {
         if notifications.isEmpty && change.changesNothing {
             table.append(["", "", "(the record changes nothing, so no subscriber is told)"])
         }
-        console.lines(table.render(indent: "  "))
+        table.write(indent: "  ", to: console)
     }
 
     /// `list`, `title(3f2a9c1e)`, `view "ring" enabled-only`, `enabled count`.

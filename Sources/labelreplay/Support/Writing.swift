@@ -217,6 +217,6 @@ enum Writing {
         for record in records {
             table.append(EventText.row(record) { store.label($0)?.title })
         }
-        console.lines(table.render())
+        table.write(to: console)
     }
 }
