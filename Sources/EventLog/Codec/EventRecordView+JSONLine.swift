@@ -21,34 +21,49 @@ extension JSONLine {
     private static func write<Text: JSONLineText, Order>(
         seq: UInt64, timestamp: EventTimestamp, actor: Text?, note: Text?, event: LabelEventOf<Text, Order>, to out: inout [UInt8]
     ) {
+        // The event's fields, taken apart once (matching the event for each field copies it each time).
+        var id: LabelID?, title: Text?, oldTitle: Text?, command: Text?, reason: Text?
+        var isEnabled: Bool?, index: Int?, from: Int?, to: Int?, order: Order?
+        switch event {
+        case .added(let label, let text, let enabled, let at):
+            (id, title, isEnabled, index) = (label, text, enabled, at)
+        case .renamed(let label, let old, let new):
+            (id, oldTitle, title) = (label, old, new)
+        case .toggled(let label, let enabled):
+            (id, isEnabled) = (label, enabled)
+        case .removed(let label, let at, let text, let enabled):
+            (id, index, title, isEnabled) = (label, at, text, enabled)
+        case .moved(let label, let start, let end):
+            (id, from, to) = (label, start, end)
+        case .reordered(let ids):
+            order = ids
+        case .rejected(let label, let what, let why):
+            (id, command, reason) = (label, what, why)
+        }
         var first = true
         if let actor {
             key("actor", first: &first, to: &out)
             string(actor, to: &out)
         }
-        if case .rejected(_, let command, _) = event {
+        if let command {
             key("command", first: &first, to: &out)
             string(command, to: &out)
         }
-        if case .moved(_, let from, _) = event {
+        if let from {
             key("from", first: &first, to: &out)
             number(from, to: &out)
         }
-        if let id = event.labelID {
+        if let id {
             key("id", first: &first, to: &out)
             labelID(id, to: &out)
         }
-        switch event {
-        case .added(_, _, _, let index), .removed(_, let index, _, _):
+        if let index {
             key("index", first: &first, to: &out)
             number(index, to: &out)
-        default: break
         }
-        switch event {
-        case .added(_, _, let isEnabled, _), .toggled(_, let isEnabled), .removed(_, _, _, let isEnabled):
+        if let isEnabled {
             key("isEnabled", first: &first, to: &out)
             bool(isEnabled, to: &out)
-        default: break
         }
         key("kind", first: &first, to: &out)
         out.append(0x22)
@@ -58,15 +73,15 @@ extension JSONLine {
             key("note", first: &first, to: &out)
             string(note, to: &out)
         }
-        if case .renamed(_, let oldTitle, _) = event {
+        if let oldTitle {
             key("oldTitle", first: &first, to: &out)
             string(oldTitle, to: &out)
         }
-        if case .reordered(let order) = event {
+        if let order {
             key("order", first: &first, to: &out)
             labelIDs(order, to: &out)
         }
-        if case .rejected(_, _, let reason) = event {
+        if let reason {
             key("reason", first: &first, to: &out)
             string(reason, to: &out)
         }
@@ -74,13 +89,11 @@ extension JSONLine {
         number(seq, to: &out)
         key("time", first: &first, to: &out)
         time(timestamp, to: &out)
-        switch event {
-        case .added(_, let title, _, _), .renamed(_, _, let title), .removed(_, _, let title, _):
+        if let title {
             key("title", first: &first, to: &out)
             string(title, to: &out)
-        default: break
         }
-        if case .moved(_, _, let to) = event {
+        if let to {
             key("to", first: &first, to: &out)
             number(to, to: &out)
         }
