@@ -71,8 +71,9 @@ let package = Package(
                 "LabelStorePostgres", "EventLog", "LabelProjection", "LabelStoreTestSupport",
                 .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))
             ]),
+        // CLITests run the built tool, and test its hand-written JSON writers in process (`@testable import labelreplay`).
         .testTarget(
-            name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport"],
+            name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport", "labelreplay"],
             exclude: ["Golden"])
     ],
     swiftLanguageModes: [.v6]

@@ -134,7 +134,7 @@ final class DemoScript {
             let cells = EventText.row(record) { self.store.label($0)?.title }
             table.append(["seq " + cells[0], cells[3], cells[4], cells[5].components(separatedBy: "  # ")[0]])
         }
-        console.lines(table.render(indent: "       "))
+        table.write(indent: "       ", to: console)
         published()
         listLine()
         return records

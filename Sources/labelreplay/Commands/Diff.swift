@@ -36,7 +36,7 @@ enum Diff: Command {
         let changes = compare(before, after, removedAs: removedAs)
 
         if arguments.flag("json") {
-            console.line(try JSONLines().line(ListDiff(from: from, to: to, changes: changes)))
+            console.json(ListDiff(from: from, to: to, changes: changes))
             return ExitStatus.success
         }
         console.line(
@@ -54,7 +54,7 @@ enum Diff: Command {
                 describe(change, style: style)
             ])
         }
-        console.lines(table.render(indent: "  "))
+        table.write(indent: "  ", to: console)
         return ExitStatus.success
     }
 
@@ -90,19 +90,32 @@ enum Diff: Command {
     /// The per-label changes from `a` to `b`: for each label in `b`'s order its
     /// additions, renames, toggles and moves, then the removed labels in `a`'s order.
     static func compare(_ a: LabelList, _ b: LabelList, removedAs: [LabelID: (title: String, isEnabled: Bool)]) -> [LabelDiffEntry] {
-        let aIDs = a.ids, bIDs = b.ids
-        let aPosition = Dictionary(uniqueKeysWithValues: aIDs.enumerated().map { ($1, $0) })
-        let bPosition = Dictionary(uniqueKeysWithValues: bIDs.enumerated().map { ($1, $0) })
-        let common = aIDs.filter { bPosition[$0] != nil }
-        let stayed = Set(longestIncreasingRun(common.map { bPosition[$0]! }).map { common[$0] })
+        let aLabels = a.labels, bLabels = b.labels
+        var aPosition = [LabelID: Int](minimumCapacity: aLabels.count)
+        for (position, label) in aLabels.enumerated() { aPosition[label.id] = position }
+        // For each of `b`'s positions the label's position in `a` (-1: added), and the reverse (-1: removed).
+        var oldPosition = [Int](repeating: -1, count: bLabels.count)
+        var newPosition = [Int](repeating: -1, count: aLabels.count)
+        for (position, label) in bLabels.enumerated() {
+            if let old = aPosition[label.id] {
+                oldPosition[position] = old
+                newPosition[old] = position
+            }
+        }
+        // The labels present at both, in `a`'s order, by their positions in `b`: those of a longest
+        // increasing run stayed, the others moved.
+        let common = newPosition.filter { $0 >= 0 }
+        var stayed = [Bool](repeating: false, count: bLabels.count)
+        for i in longestIncreasingRun(common) { stayed[common[i]] = true }
 
         var changes: [LabelDiffEntry] = []
-        for (position, id) in bIDs.enumerated() {
-            let new = b.label(id)!
-            guard let old = a.label(id), let oldPosition = aPosition[id] else {
+        for (position, new) in bLabels.enumerated() {
+            let id = new.id
+            guard oldPosition[position] >= 0 else {
                 changes.append(LabelDiffEntry(id: id, change: .added, title: new.title, isEnabled: new.isEnabled, to: position))
                 continue
             }
+            let old = aLabels[oldPosition[position]]
             if !String.sameBytes(old.title, new.title) {
                 changes.append(LabelDiffEntry(id: id, change: .renamed, title: new.title, oldTitle: old.title, newTitle: new.title))
             }
@@ -110,14 +123,13 @@ enum Diff: Command {
                 changes.append(
                     LabelDiffEntry(id: id, change: .toggled, title: new.title, oldIsEnabled: old.isEnabled, isEnabled: new.isEnabled))
             }
-            if !stayed.contains(id) {
-                changes.append(LabelDiffEntry(id: id, change: .moved, title: new.title, from: oldPosition, to: position))
+            if !stayed[position] {
+                changes.append(LabelDiffEntry(id: id, change: .moved, title: new.title, from: oldPosition[position], to: position))
             }
         }
-        for (position, id) in aIDs.enumerated() where bPosition[id] == nil {
-            let old = a.label(id)!
-            let last = removedAs[id] ?? (old.title, old.isEnabled)
-            changes.append(LabelDiffEntry(id: id, change: .removed, title: last.title, isEnabled: last.isEnabled, from: position))
+        for (position, old) in aLabels.enumerated() where newPosition[position] < 0 {
+            let last = removedAs[old.id] ?? (old.title, old.isEnabled)
+            changes.append(LabelDiffEntry(id: old.id, change: .removed, title: last.title, isEnabled: last.isEnabled, from: position))
         }
         return changes
     }
@@ -209,5 +221,55 @@ struct LabelDiffEntry: Encodable {
         self.isEnabled = isEnabled
         self.from = from
         self.to = to
+    }
+}
+
+extension ListDiff: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("changes", first: &first, to: &out)
+        JSONLine.array(changes, to: &out)
+        JSONLine.key("from", first: &first, to: &out)
+        JSONLine.number(from, to: &out)
+        JSONLine.key("to", first: &first, to: &out)
+        JSONLine.number(to, to: &out)
+        JSONLine.close(first, to: &out)
+    }
+}
+
+extension LabelDiffEntry: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("change", first: &first, to: &out)
+        JSONLine.string(change.rawValue, to: &out)
+        if let from {
+            JSONLine.key("from", first: &first, to: &out)
+            JSONLine.number(from, to: &out)
+        }
+        JSONLine.key("id", first: &first, to: &out)
+        JSONLine.labelID(id, to: &out)
+        if let isEnabled {
+            JSONLine.key("isEnabled", first: &first, to: &out)
+            JSONLine.bool(isEnabled, to: &out)
+        }
+        if let newTitle {
+            JSONLine.key("newTitle", first: &first, to: &out)
+            JSONLine.string(newTitle, to: &out)
+        }
+        if let oldIsEnabled {
+            JSONLine.key("oldIsEnabled", first: &first, to: &out)
+            JSONLine.bool(oldIsEnabled, to: &out)
+        }
+        if let oldTitle {
+            JSONLine.key("oldTitle", first: &first, to: &out)
+            JSONLine.string(oldTitle, to: &out)
+        }
+        JSONLine.key("title", first: &first, to: &out)
+        JSONLine.string(title, to: &out)
+        if let to {
+            JSONLine.key("to", first: &first, to: &out)
+            JSONLine.number(to, to: &out)
+        }
+        JSONLine.close(first, to: &out)
     }
 }

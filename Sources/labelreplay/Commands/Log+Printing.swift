@@ -6,7 +6,6 @@ final class LogPrinter {
     private let json: Bool
     private let header: Bool
     private let columns: EventColumns
-    private let encoder = JSONLines()
     private var headerPrinted = false
     /// Whether an event was printed.
     private(set) var printedAny = false
@@ -29,7 +28,7 @@ final class LogPrinter {
     func print(_ record: EventRecord, title: (LabelID) -> String?) throws {
         printedAny = true
         if json {
-            console.line(try encoder.line(record))
+            console.json(record)
             return
         }
         printHeader()

@@ -72,7 +72,7 @@ enum Show: Command {
                         id: $0.label.id, title: $0.label.title, isEnabled: $0.label.isEnabled, version: $0.label.version,
                         position: $0.position)
                 })
-            console.line(try JSONLines().line(shown))
+            console.json(shown)
             return ExitStatus.success
         }
 
@@ -100,7 +100,7 @@ enum Show: Command {
                     String(label.version)
                 ])
         }
-        console.lines(table.render(indent: header ? "  " : ""))
+        table.write(indent: header ? "  " : "", to: console)
         return ExitStatus.success
     }
 }
@@ -123,4 +123,34 @@ struct ShownLabel: Encodable {
     let version: UInt64
     /// The index in the full list.
     let position: Int
+}
+
+extension ShownList: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("count", first: &first, to: &out)
+        JSONLine.number(count, to: &out)
+        JSONLine.key("labels", first: &first, to: &out)
+        JSONLine.array(labels, to: &out)
+        JSONLine.key("seq", first: &first, to: &out)
+        JSONLine.number(seq, to: &out)
+        JSONLine.close(first, to: &out)
+    }
+}
+
+extension ShownLabel: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("id", first: &first, to: &out)
+        JSONLine.labelID(id, to: &out)
+        JSONLine.key("isEnabled", first: &first, to: &out)
+        JSONLine.bool(isEnabled, to: &out)
+        JSONLine.key("position", first: &first, to: &out)
+        JSONLine.number(position, to: &out)
+        JSONLine.key("title", first: &first, to: &out)
+        JSONLine.string(title, to: &out)
+        JSONLine.key("version", first: &first, to: &out)
+        JSONLine.number(version, to: &out)
+        JSONLine.close(first, to: &out)
+    }
 }

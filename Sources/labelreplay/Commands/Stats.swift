@@ -69,7 +69,7 @@ enum Stats: Command {
             .map { "\(Escape.text($0.key)) \($0.value)" } + (withoutActor > 0 ? ["(no actor) \(withoutActor)"] : [])
         table.append(["actors", byActor.isEmpty ? "(none)" : byActor.joined(separator: " · ")])
         console.line(Escape.text(path))
-        console.lines(table.render(indent: "  "))
+        table.write(indent: "  ", to: console)
         return ExitStatus.success
     }
 }

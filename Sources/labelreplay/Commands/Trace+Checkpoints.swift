@@ -40,6 +40,11 @@ extension Trace {
         // The records after the index, replayed one by one from the list before the first of them.
         let tailStart = max(from, covered + 1)
         guard to.map({ tailStart <= $0 }) ?? true else { return printed }
+        if history.tailCount == 0, tailStart == covered + 1, let position = history.index.covered,
+            try noRecords(after: position, path: path, console: console)
+        {
+            return printed
+        }
         let before = try state.list(through: tailStart - 1)
         let replay = try NotifyingReplay(path: path, query: query, labels: labels, start: before, through: to, console: console)
         if let query { printer.resetRows(viewRows(query, before)) }
@@ -52,6 +57,20 @@ extension Trace {
         }
         replay.replay.warnAboutTail()
         return printed
+    }
+
+    /// Whether the log still holds no record after `position` (the index's last), without folding
+    /// the list up to it; warns about a torn tail there as the replay after it would.
+    private static func noRecords(after position: LogPosition, path: String, console: Console) throws -> Bool {
+        let probe = try Replay(path: path, folds: false, console: console)
+        try probe.start(from: ListCheckpoint(list: LabelList(), position: position, removed: [:]))
+        var found = false
+        try probe.forEachView(from: position.seq + 1) { _ in
+            found = true
+            return false
+        }
+        if !found { probe.warnAboutTail() }
+        return !found
     }
 
     /// The rows of the view of `query` over `start`'s list (the empty list without one).

@@ -80,12 +80,12 @@ final class Console {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard !outputFailed else { return }
         eraseProgressLine()
-        if !write(Data(buffer), to: .standardOutput) { outputFailed = true }
+        if !write(buffer, to: .standardOutput) { outputFailed = true }
         lastOutput = ContinuousClock.now
     }
 
     @discardableResult
-    private func write(_ data: Data, to handle: FileHandle) -> Bool {
+    private func write(_ data: some DataProtocol, to handle: FileHandle) -> Bool {
         do {
             try handle.write(contentsOf: data)
             return true

@@ -4,8 +4,19 @@ import LabelProjection
 /// The human-readable form of events and labels, shared by `log`, `trace`,
 /// `diff`, the write commands and `demo`. Every untrusted text is escaped.
 enum EventText {
-    /// The first 8 hex digits of an id: enough to name it on the command line.
-    static func shortID(_ id: LabelID) -> String { String(id.description.prefix(8)) }
+    /// The first 8 hex digits of an id (lowercase, as its description starts): enough to name it on the command line.
+    static func shortID(_ id: LabelID) -> String {
+        let hex: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: id.uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 8) { digits in
+                for i in 0..<4 {
+                    digits[2 * i] = hex.utf8Start[Int(bytes[i] >> 4)]
+                    digits[2 * i + 1] = hex.utf8Start[Int(bytes[i] & 0x0F)]
+                }
+                return 8
+            }
+        }
+    }
 
     /// `3f2a9c1e "Amber"`, or just the short id when the title is unknown.
     static func name(_ id: LabelID, title: String?) -> String {

@@ -10,7 +10,6 @@ final class TracePrinter {
     private let query: ViewQuery?
     private let json: Bool
     private let style: Style
-    private let encoder = JSONLines()
     /// The view's rows as its subscriber knows them.
     private var rows: [LabelID] = []
 
@@ -46,7 +45,7 @@ final class TracePrinter {
             let event = TracedEvent(
                 seq: change.seq, record: change.record, notified: sorted.map(traced),
                 notNotified: quiet.map(\.kindName), count: list.count, enabledCount: list.enabledCount)
-            console.line(try encoder.line(event))
+            console.json(event)
         } else {
             text(change, sorted, quiet: quiet, list: list, lastTitle: lastTitle)
         }
@@ -70,7 +69,7 @@ final class TracePrinter {
         if notifications.isEmpty && change.changesNothing {
             table.append(["", "", "(the record changes nothing, so no subscriber is told)"])
         }
-        console.lines(table.render(indent: "  "))
+        table.write(indent: "  ", to: console)
     }
 
     /// `list`, `title(3f2a9c1e)`, `view "ring" enabled-only`, `enabled count`.
@@ -136,67 +135,5 @@ final class TracePrinter {
             break
         }
         return traced
-    }
-}
-
-/// One event of `trace --json`.
-struct TracedEvent: Encodable {
-    let seq: UInt64
-    /// The record, in its JSON form (as `log --json`).
-    let record: EventRecord
-    /// The subscribers told, in the order membership, title, isEnabled, view, enabledCount.
-    let notified: [TracedNotification]
-    /// Which of `membership`, `view` (when traced) and `enabledCount` were not told.
-    let notNotified: [String]
-    /// The list's length after the event.
-    let count: Int
-    /// The number of enabled labels after the event.
-    let enabledCount: Int
-}
-
-/// One notification in `trace --json`; only the fields of its dependency are present.
-struct TracedNotification: Encodable {
-    /// `membership`, `title`, `isEnabled`, `view` or `enabledCount`.
-    let dependency: String
-    var id: LabelID?
-    var oldTitle: String?
-    var newTitle: String?
-    var oldIsEnabled: Bool?
-    var newIsEnabled: Bool?
-    var query: ViewQuery?
-    var changes: [TracedViewChange]?
-    /// The view's rows (ids) after the event.
-    var rows: [LabelID]?
-    var oldCount: Int?
-    var newCount: Int?
-
-    init(dependency: String) { self.dependency = dependency }
-}
-
-/// One view row change in `trace --json`: `inserted`/`removed`/`updated` with `at`, `moved` with `from` and `to`.
-struct TracedViewChange: Encodable {
-    let change: String
-    let id: LabelID
-    var at: Int?
-    var from: Int?
-    var to: Int?
-
-    init(_ change: ViewChange) {
-        id = change.id
-        switch change {
-        case .inserted(_, let at):
-            self.change = "inserted"
-            self.at = at
-        case .removed(_, let at):
-            self.change = "removed"
-            self.at = at
-        case .updated(_, let at):
-            self.change = "updated"
-            self.at = at
-        case .moved(_, let from, let to):
-            self.change = "moved"
-            self.from = from
-            self.to = to
-        }
     }
 }

@@ -32,6 +32,8 @@ final class IndexedHistory {
     private var tailTitles = Titles()
     /// The ids named by the records after the index.
     private(set) var tailIDs = Set<LabelID>()
+    /// How many records followed the index when it was opened.
+    private(set) var tailCount = 0
 
     private init(path: String, index: HistoryIndex, console: Console) {
         self.path = path
@@ -72,6 +74,7 @@ final class IndexedHistory {
             let history = IndexedHistory(path: path, index: index, console: console)
             // The records after the index, once: their ids and stated titles.
             try reader.forEachRecord(matching: HistoryQuery(), using: index, from: index.coveredSeq + 1) { record in
+                history.tailCount += 1
                 if let id = record.event.labelID { history.tailIDs.insert(id) }
                 history.tailTitles.note(record)
                 return true

@@ -210,14 +210,13 @@ enum Writing {
     /// Prints appended records: one `log`-style line each, or JSON Lines.
     static func report(_ records: [EventRecord], store: LabelStore, json: Bool, console: Console) throws {
         if json {
-            let encoder = JSONLines()
-            for record in records { console.line(try encoder.line(record)) }
+            for record in records { console.json(record) }
             return
         }
         var table = Table([.right])
         for record in records {
             table.append(EventText.row(record) { store.label($0)?.title })
         }
-        console.lines(table.render())
+        table.write(to: console)
     }
 }

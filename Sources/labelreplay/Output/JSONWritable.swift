@@ -1,0 +1,69 @@
+import EventLog
+import LabelProjection
+
+/// A `--json` value written by hand: ``writeJSON(to:)`` appends exactly the
+/// bytes ``JSONLines`` (`JSONEncoder`, sorted keys, slashes unescaped) makes
+/// of its `Encodable` form, without an encoder and without a `String` per
+/// value, from the pieces `export` uses (`JSONLine`'s key, string, number,
+/// id and time writers). The tests encode random values both ways.
+protocol JSONWritable: Encodable {
+    /// Appends the value's JSON (no line feed) to `out`.
+    func writeJSON(to out: inout [UInt8])
+}
+
+extension Console {
+    /// Writes `value`'s JSON and a newline to standard output, straight into the output buffer.
+    func json(_ value: some JSONWritable) {
+        line { value.writeJSON(to: &$0) }
+    }
+}
+
+extension JSONWritable {
+    /// `value`'s JSON as a `String` (for tests and small outputs).
+    var jsonText: String {
+        var out: [UInt8] = []
+        writeJSON(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension JSONLine {
+    /// Appends `[` each value's JSON `]`.
+    static func array(_ values: some Sequence<some JSONWritable>, to out: inout [UInt8]) {
+        out.append(0x5B)
+        var first = true
+        for value in values {
+            if !first { out.append(0x2C) }
+            first = false
+            value.writeJSON(to: &out)
+        }
+        out.append(0x5D)
+    }
+
+    /// Appends `[` each string `]`.
+    static func strings(_ values: [String], to out: inout [UInt8]) {
+        out.append(0x5B)
+        for (i, value) in values.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            string(value, to: &out)
+        }
+        out.append(0x5D)
+    }
+}
+
+/// A record is written as `log --json` and `export` write it.
+extension EventRecord: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) { JSONLine.write(self, to: &out) }
+}
+
+/// `{"enabledOnly", "text"}`, as ``ViewQuery`` encodes itself.
+extension ViewQuery: JSONWritable {
+    func writeJSON(to out: inout [UInt8]) {
+        var first = true
+        JSONLine.key("enabledOnly", first: &first, to: &out)
+        JSONLine.bool(enabledOnly, to: &out)
+        JSONLine.key("text", first: &first, to: &out)
+        JSONLine.string(text, to: &out)
+        JSONLine.close(first, to: &out)
+    }
+}
