@@ -8,10 +8,11 @@ import EventLog
 /// After an automatic snapshot (``SnapshotPolicy/maintainsHistoryFiles``),
 /// including the one ``close()-553o2`` writes, both files are extended with
 /// the records appended since they were last written, on a background
-/// thread, so neither a write nor closing waits for them. Each is written
-/// atomically: a crash, or a process that exits, between an append and an
-/// update leaves files covering a prefix of the log, which readers still use
-/// (and scan the rest); the next update extends them.
+/// thread, so neither a write nor closing waits for them. The index is
+/// written atomically, the checkpoints are appended in place under the
+/// file's lock: a crash, or a process that exits, between an append and an
+/// update (or during one) leaves files covering a prefix of the log, which
+/// readers still use (and scan the rest); the next update extends them.
 extension LabelStore {
     /// Background work on the history files, behind the store's lock.
     struct HistoryFilesState {
@@ -30,8 +31,8 @@ extension LabelStore {
     /// - Throws: ``StoreError/Code/invalidCommand`` for a store that is not over a file
     ///   log it opened; ``StoreError/Code/storage(_:)`` when the log cannot be read or a
     ///   file cannot be written (each file is then as it was).
-    /// - Complexity: O(records appended since) to read them, plus O(index size) and
-    ///   O(checkpoints' size) to rewrite the two files.
+    /// - Complexity: O(records appended since) to read them, plus O(index size) to
+    ///   rewrite the index and one checkpoint decoded plus the new ones appended.
     public func updateHistoryFiles() throws(StoreError) {
         guard let path = ownedWriter?.path else {
             throw StoreError(.invalidCommand, "The history index is written next to a file log; this store is over another storage.")
