@@ -2,13 +2,13 @@ import Foundation
 import LabelStoreTestSupport
 import Testing
 
+@testable import EventLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-@testable import EventLog
 
 /// An atomic write killed before its rename leaves `PATH.tmp-<pid>-<random>`
 /// (the history index, snapshots, version-1 checkpoints); the next atomic
@@ -42,7 +42,10 @@ import Darwin
         let stale = ["\(path).tmp-\(dead)-12345", "\(path).tmp-\(dead)-0"]
         let kept =
             ["\(path).tmp-\(SystemFile.processID)-777", "\(path).tmp-\(live)-4"]
-            + [dir.file("labels.labellog.tmp-\(dead)-1"), dir.file("labels.labellog.index2.tmp-\(dead)-1"), "\(path).tmp-\(dead)-x", "\(path).tmp-x-1", "\(path).tmp-\(dead)-1-2"]
+            + [
+                dir.file("labels.labellog.tmp-\(dead)-1"), dir.file("labels.labellog.index2.tmp-\(dead)-1"), "\(path).tmp-\(dead)-x",
+                "\(path).tmp-x-1", "\(path).tmp-\(dead)-1-2"
+            ]
         for file in stale + kept { writeBytes(file, [1, 2, 3]) }
 
         try SystemFile.writeAtomically([9, 8, 7], to: path)
@@ -57,7 +60,9 @@ import Darwin
 
     @Test func namesThatAreNotTemporariesOfTheFileAreNotRead() {
         #expect(SystemFile.temporaryOwner("a.log.tmp-123-456", of: "a.log") == 123)
-        for name in ["a.log.tmp-123", "a.log.tmp-0-1", "a.log.tmp--1-2", "a.log.tmp-1-2-3", "b.log.tmp-1-2", "a.log.tmp-1-99999999999", "a.log"] {
+        for name in [
+            "a.log.tmp-123", "a.log.tmp-0-1", "a.log.tmp--1-2", "a.log.tmp-1-2-3", "b.log.tmp-1-2", "a.log.tmp-1-99999999999", "a.log"
+        ] {
             #expect(SystemFile.temporaryOwner(name, of: "a.log") == nil, "\(name)")
         }
     }

@@ -101,7 +101,9 @@ import Testing
             let last = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory?.entries.last)
             let start = last.start
             // Every byte of the entry, then a sample of the checkpoint's bytes.
-            let cuts = Array(start..<last.offset + 8) + Array(stride(from: last.offset + 8, to: whole.count, by: max(1, (whole.count - start) / 60)))
+            let cuts =
+                Array(start..<last.offset + 8)
+                + Array(stride(from: last.offset + 8, to: whole.count, by: max(1, (whole.count - start) / 60)))
             for cut in cuts {
                 // A crash mid-append: the entry is written last, so it is still zero; the checkpoint's bytes are partly there.
                 var crashed = whole.prefix(cut).map { $0 }
@@ -111,7 +113,9 @@ import Testing
                     try write(torn, to: file)
                     let directory = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory, "\(kind) at \(cut)")
                     #expect(directory.entries.map(\.seq) == [37, 74, 111], "\(kind) at \(cut)")
-                    #expect((directory.tail == nil) == (kind == "crash" || cut == start), "\(kind) at \(cut): \(String(describing: directory.tail))")
+                    #expect(
+                        (directory.tail == nil) == (kind == "crash" || cut == start),
+                        "\(kind) at \(cut): \(String(describing: directory.tail))")
                     #expect(try expectCheckpointsAreTheFold(path, "\(kind) at \(cut)").max() == 111)
                     let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
                     #expect(update.extendedFrom == 111, "\(kind) at \(cut)")

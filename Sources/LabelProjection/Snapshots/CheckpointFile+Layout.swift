@@ -43,7 +43,8 @@ extension CheckpointFile {
         guard Array(bytes[0..<8]) == magic else { throw fail("not a checkpoint file (no LABELCKP magic)", at: 0) }
         let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
         guard version != 1 else {
-            throw fail("format version 1, which this build no longer reads; the next update (labelreplay index) rewrites it as version 2", at: 8)
+            throw fail(
+                "format version 1, which this build no longer reads; the next update (labelreplay index) rewrites it as version 2", at: 8)
         }
         guard version == formatVersion else { throw fail("format version \(version) is not one this build reads (2)", at: 8) }
         guard bytes.count >= headerLength else { throw fail("shorter than the \(headerLength)-byte header (\(bytes.count) bytes)", at: 0) }
@@ -77,7 +78,8 @@ extension CheckpointFile {
                 return (try r.u32(), try r.u64(), try r.u64(), try r.u64(), try r.u32(), try r.u32())
             }
         }
-        guard bytes.count == entryLength, Array(bytes[0..<4]) == entryMagic, case .success(let (flags, seq, snapshot, removed, checksum, own)) = decoded
+        guard bytes.count == entryLength, Array(bytes[0..<4]) == entryMagic,
+            case .success(let (flags, seq, snapshot, removed, checksum, own)) = decoded
         else { throw fail("is not one (no CKPT magic)") }
         guard CRC32C.checksum(bytes[0..<(entryLength - 4)]) == own else { throw fail("is damaged (its checksum does not match)") }
         guard flags == 0 else { throw fail("has unknown flags") }

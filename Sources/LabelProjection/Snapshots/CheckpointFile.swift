@@ -61,7 +61,8 @@ package enum CheckpointFile {
             defer { file.close() }
             let bytes = try file.read(at: Int64(entry.offset), count: entry.end - entry.offset)
             guard bytes.count == entry.end - entry.offset else {
-                throw EventLogError(.ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path, offset: Int64(entry.offset))
+                throw EventLogError(
+                    .ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path, offset: Int64(entry.offset))
             }
             return bytes
         }
