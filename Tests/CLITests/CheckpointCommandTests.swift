@@ -204,4 +204,29 @@ import Testing
         let reported = checked.contains { $0.stderr.contains("is of a history the log does not hold") }
         #expect(reported || checked.allSatisfy { !$0.stderr.contains("(from the checkpoint at seq 2") }, "a stale checkpoint was used")
     }
+
+    @Test func indexProcessesRunningAtOnceLeaveTheCheckpointsARebuildWrites() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        let ids = try Self.makeHistory(at: path, seed: 51, writes: 500)
+        #expect(try await CLI.run(["index", path], environment: Self.hook).status == 0)
+        try makeLog(at: path) { store in
+            for i in 0..<150 { try store.add("late \(i)", options: stamped(20_000, actor: "late")) }
+        }
+        // Three updaters at once, in three processes (one rebuilding): each waits for the file's lock.
+        let running = try (0..<3).map { k in
+            try CLI.start(["index", path] + (k == 2 ? ["--rebuild"] : []), environment: Self.hook)
+        }
+        for process in running {
+            let result = try await process.wait()
+            #expect(result.status == 0 && !result.stderr.contains("warning"), "\(result)")
+        }
+        let file = CheckpointFile.path(for: path)
+        let written = try bytes(file)
+        #expect(try await CLI.run(["index", path, "--rebuild"], environment: Self.hook).status == 0)
+        #expect(try bytes(file) == written, "the file is the one a rebuild writes")
+        let last = try Self.lastSeq(path)
+        let commands = Array(Self.commands(path, last: last, ids: ids, seed: 52, count: 2).prefix(4))
+        try await Self.expectSameAnswers(commands, scanned: try await Self.run(commands, hook: false), "after concurrent updates")
+    }
 }
