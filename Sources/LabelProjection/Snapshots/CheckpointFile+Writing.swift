@@ -48,7 +48,8 @@ extension CheckpointFile {
         if created { try SystemFile.syncDirectory(containing: path) }
         // Opened under the lock: a reader opened before another updater appended could not check its checkpoints.
         let reader = try LogReader(path: logPath)
-        let previous: Lookup = created ? .missing : lookup(file, path: path, logID: reader.header.logID)
+        // Created here, or by another updater that has not written it yet: there was none.
+        let previous: Lookup = created || (try file.size()) == 0 ? .missing : lookup(file, path: path, logID: reader.header.logID)
         var list = LabelList()
         var removed: [LabelID: RemovedLabel] = [:]
         var dropped: [HistoryIndexFile.Problem] = []
