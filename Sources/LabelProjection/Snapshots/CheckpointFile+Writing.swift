@@ -41,15 +41,17 @@ extension CheckpointFile {
         logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, progress: ((UInt64) -> Void)? = nil
     ) throws -> Update {
         let path = path(for: logPath)
+        _ = try LogReader(path: logPath)  // a log is there: no checkpoint file is created beside anything else
         SystemFile.removeStaleTemporaries(of: path)
         let (file, created) = try SystemFile.openCreating(path)
         defer { file.close() }
         try file.lockExclusive()
         if created { try SystemFile.syncDirectory(containing: path) }
-        // Opened under the lock: a reader opened before another updater appended could not check its checkpoints.
+        // Opened under the lock: the log as it is now (a repair may have replaced it while this one waited).
         let reader = try LogReader(path: logPath)
         // Created here, or by another updater that has not written it yet: there was none.
-        let previous: Lookup = created || (try file.size()) == 0 ? .missing : lookup(file, path: path, logID: reader.header.logID)
+        let empty = try file.size() == 0
+        let previous: Lookup = created || empty ? .missing : lookup(file, path: path, logID: reader.header.logID)
         var list = LabelList()
         var removed: [LabelID: RemovedLabel] = [:]
         var dropped: [HistoryIndexFile.Problem] = []
