@@ -18,6 +18,8 @@ extension LabelStore {
     struct HistoryFilesState {
         /// Whether an update is running (another is not started meanwhile).
         var updating = false
+        /// Whether a snapshot came while one ran: it runs once more when it ends.
+        var pending = false
         /// Left when an update ends, so that closing can wait for it.
         let done = DispatchGroup()
         /// What the last update could not do, if it failed.
@@ -42,11 +44,16 @@ extension LabelStore {
     }
 
     /// After an automatic snapshot: updates the history files on a background
-    /// thread, unless the policy says not to or an update is running.
+    /// thread, unless the policy says not to. When an update is running, it
+    /// runs once more when it ends instead, so the files end up covering at
+    /// least the records of the last snapshot.
     func maintainHistoryFiles() {
         guard options.snapshots.maintainsHistoryFiles, ownedWriter != nil else { return }
         let start = state.withLock { s -> DispatchGroup? in
-            guard !s.snapshots.historyFiles.updating else { return nil }
+            guard !s.snapshots.historyFiles.updating else {
+                s.snapshots.historyFiles.pending = true
+                return nil
+            }
             s.snapshots.historyFiles.updating = true
             s.snapshots.historyFiles.done.enter()
             return s.snapshots.historyFiles.done
@@ -56,8 +63,15 @@ extension LabelStore {
         // releasing the store still ends it (and closes its log) at once.
         let state = self.state
         DispatchQueue.global(qos: .utility).async {
-            Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
-            state.withLock { $0.snapshots.historyFiles.updating = false }
+            var again = true
+            while again {
+                Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
+                again = state.withLock { s in
+                    defer { s.snapshots.historyFiles.pending = false }
+                    s.snapshots.historyFiles.updating = s.snapshots.historyFiles.pending
+                    return s.snapshots.historyFiles.pending
+                }
+            }
             group.leave()
         }
     }
