@@ -113,14 +113,17 @@ extension LabelStore {
     /// the newest trusted snapshot, or the newest checkpoint of `LOG.checkpoints`
     /// that belongs to the log (``CheckpointFile/checkpoint(atOrBefore:in:reader:)``),
     /// whichever is nearer; `nil` when there is neither (fold from seq 1).
+    /// Only the one chosen is decoded (a snapshot is chosen by its seq, before
+    /// it is read; one that then fails to load falls back to older snapshots).
     func nearestList(atOrBefore seq: UInt64) -> LabelList? {
-        let snapshot = loadSnapshot(atOrBefore: seq)
-        guard let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
+        let snapshotSeq = state.withLock { $0.snapshots.trusted.lazy.filter { $0.seq <= seq }.map(\.seq).max() } ?? 0
+        if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
             let directory = CheckpointFile.load(for: reader).directory,
-            let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshot?.lastSeq ?? 0,
-            let checkpoint = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader).checkpoint,
-            checkpoint.list.lastSeq > snapshot?.lastSeq ?? 0
-        else { return snapshot }
-        return checkpoint.list
+            let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshotSeq,
+            let list = CheckpointFile.list(atOrBefore: seq, in: directory, reader: reader), list.lastSeq > snapshotSeq
+        {
+            return list
+        }
+        return loadSnapshot(atOrBefore: seq)
     }
 }
