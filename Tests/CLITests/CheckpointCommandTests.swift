@@ -204,4 +204,34 @@ import Testing
         let reported = checked.contains { $0.stderr.contains("is of a history the log does not hold") }
         #expect(reported || checked.allSatisfy { !$0.stderr.contains("(from the checkpoint at seq 2") }, "a stale checkpoint was used")
     }
+
+    @Test func indexProcessesRunningAtOnceLeaveTheCheckpointsARebuildWrites() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        let ids = try Self.makeHistory(at: path, seed: 51, writes: 500)
+        #expect(try await CLI.run(["index", path], environment: Self.hook).status == 0)
+        try makeLog(at: path) { store in
+            for i in 0..<150 { try store.add("late \(i)", options: stamped(20_000, actor: "late")) }
+        }
+        // Four updaters at once, in four processes, two of them with the default interval (each rewrites the
+        // file from seq 1 while the others append): each waits for the file's lock.
+        let running = try (0..<4).map { k in
+            try CLI.start(["index", path] + (k == 3 ? ["--rebuild"] : []), environment: k % 2 == 0 ? Self.hook : [:])
+        }
+        for process in running {
+            let result = try await process.wait()
+            #expect(result.status == 0, "\(result)")
+        }
+        let file = CheckpointFile.path(for: path)
+        let written = try bytes(file)
+        let interval = written.count >= 40 ? written[32..<40].reversed().reduce(0) { $0 << 8 | UInt64($1) } : 0
+        #expect(interval == 16 || interval == CheckpointFile.defaultInterval)
+        let rebuilt = try await CLI.run(["index", path, "--rebuild"], environment: interval == 16 ? Self.hook : [:])
+        #expect(rebuilt.status == 0 && rebuilt.stderr.isEmpty, "\(rebuilt)")
+        #expect(try bytes(file) == written, "the file is the one a rebuild writes")
+        #expect(try await CLI.run(["index", path], environment: Self.hook).status == 0)
+        let last = try Self.lastSeq(path)
+        let commands = Array(Self.commands(path, last: last, ids: ids, seed: 52, count: 2).prefix(4))
+        try await Self.expectSameAnswers(commands, scanned: try await Self.run(commands, hook: false), "after concurrent updates")
+    }
 }

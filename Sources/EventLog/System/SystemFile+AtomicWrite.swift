@@ -2,12 +2,14 @@ extension SystemFile {
     /// Writes `bytes` as the whole file at `path`, atomically and durably: to
     /// `PATH.tmp-<pid>-<random>`, `fsync`ed, renamed over `path`, then the
     /// directory `fsync`ed. A crash leaves the old file or the new one (and at
-    /// worst the temporary, which its owner's next prune removes). On failure
-    /// the temporary is removed and `path` is unchanged.
+    /// worst the temporary, which the next write of `path` removes:
+    /// ``removeStaleTemporaries(of:)``, those of processes that no longer
+    /// exist). On failure the temporary is removed and `path` is unchanged.
     ///
     /// - Throws: ``EventLogError/Code/ioError`` when creating, writing, syncing or renaming fails.
     package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(EventLogError) {
-        let temporary = "\(path).tmp-\(processID)-\(UInt32.random(in: 0...UInt32.max))"
+        removeStaleTemporaries(of: path)
+        let temporary = "\(path)\(temporaryMarker)\(processID)-\(UInt32.random(in: 0...UInt32.max))"
         let file = try open(temporary, .createExclusive)
         do throws(EventLogError) {
             try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()

@@ -1,11 +1,11 @@
 import EventLog
 
-/// Writing a log's checkpoint file: extending it with the records appended
-/// since its newest usable checkpoint, or building it from seq 1.
+/// Writing a log's checkpoint file: appending the checkpoints of the records
+/// written since its newest usable checkpoint, or building it from seq 1.
 extension CheckpointFile {
     /// What ``update(logPath:rebuild:interval:progress:)`` did.
     package struct Update: Sendable {
-        /// The checkpoints' seqs, as written.
+        /// The checkpoints' seqs, as the file now holds them.
         package var seqs: [UInt64]
         /// The file's size in bytes.
         package var byteCount: Int
@@ -13,46 +13,70 @@ extension CheckpointFile {
         package var previous: Lookup
         /// A usable checkpoint that was extended from (`nil`: built from seq 1).
         package var extendedFrom: UInt64?
-        /// Why the newest checkpoints there before were dropped, if some were.
+        /// Why the newest checkpoints (or a damaged tail) there before were dropped, if some were.
         package var dropped: [HistoryIndexFile.Problem]
         /// The record that does not fold, if the log contradicts itself (no checkpoint is written after it).
         package var foldFailure: String?
     }
 
-    /// Brings the checkpoints of the log at `logPath` up to date and writes
-    /// the file atomically and durably: a usable file with the same interval
-    /// is extended from its newest checkpoint that belongs to the log;
-    /// otherwise (missing, ignored, another interval, or `rebuild`) the list
-    /// is folded from seq 1. A checkpoint is taken after every record whose
-    /// seq is a multiple of `interval`. Reads the log without locking it.
+    /// Brings the checkpoints of the log at `logPath` up to date, in place and
+    /// durably, under the file's exclusive lock (a second updater, in this
+    /// process or another, waits for the first). A usable version-2 file with
+    /// the same interval is cut after its newest checkpoint that belongs to
+    /// the log — dropping a torn tail and checkpoints of a history the log no
+    /// longer holds — and the checkpoints of the records after it are
+    /// appended; otherwise (missing, ignored, version 1, another interval, or
+    /// `rebuild`) the file is rewritten from seq 1. A checkpoint is taken
+    /// after every record whose seq is a multiple of `interval`. Each one's
+    /// bytes are synced before its entry is written, so a crash leaves whole
+    /// checkpoints and at worst a tail that readers ignore and the next update
+    /// cuts. Reads the log without locking it. Removes temporary files that a
+    /// killed version-1 writer left (``SystemFile/removeStaleTemporaries(of:)``).
     ///
     /// - Throws: ``EventLogError`` when the log cannot be read (damage, I/O) or the file
-    ///   cannot be written (the old one, if any, is unchanged).
-    /// - Complexity: O(records folded) plus O(checkpoint size) per checkpoint written.
+    ///   cannot be written (the checkpoints already durable stay usable).
+    /// - Complexity: O(records folded) plus one checkpoint decoded and
+    ///   O(checkpoint size) per checkpoint appended; never O(file size).
     package static func update(
         logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, progress: ((UInt64) -> Void)? = nil
     ) throws -> Update {
+        let path = path(for: logPath)
+        _ = try LogReader(path: logPath)  // a log is there: no checkpoint file is created beside anything else
+        SystemFile.removeStaleTemporaries(of: path)
+        let (file, created) = try SystemFile.openCreating(path)
+        defer { file.close() }
+        try file.lockExclusive()
+        if created { try SystemFile.syncDirectory(containing: path) }
+        // Opened under the lock: the log as it is now (a repair may have replaced it while this one waited).
         let reader = try LogReader(path: logPath)
-        let previous = load(for: reader)
-        var parts: [(seq: UInt64, snapshot: ArraySlice<UInt8>, removed: ArraySlice<UInt8>)] = []
+        // Created here, or by another updater that has not written it yet: there was none.
+        let empty = try file.size() == 0
+        let previous: Lookup = created || empty ? .missing : lookup(file, path: path, logID: reader.header.logID)
         var list = LabelList()
         var removed: [LabelID: RemovedLabel] = [:]
         var dropped: [HistoryIndexFile.Problem] = []
         var extendedFrom: UInt64?
+        var seqs: [UInt64] = []
+        var end = headerLength
         if !rebuild, let directory = previous.directory, directory.interval == interval {
             let found = checkpoint(atOrBefore: .max, in: directory, reader: reader)
-            dropped = found.problems
+            dropped = (directory.tail.map { [$0] } ?? []) + found.problems
             if let start = found.checkpoint {
-                for entry in directory.entries where entry.seq <= start.position.seq {
-                    let bytes = try directory.bytes(of: entry)
-                    parts.append((entry.seq, bytes[..<entry.snapshotLength], bytes[entry.snapshotLength...]))
-                }
+                let kept = directory.entries.filter { $0.seq <= start.position.seq }
+                seqs = kept.map(\.seq)
+                end = kept.last?.end ?? headerLength
                 list = start.list
                 removed = start.removed
                 extendedFrom = start.position.seq
                 try reader.seek(
                     toSeq: start.position.seq + 1, atOffset: start.position.end, previousChecksum: start.position.checksum ?? 0)
             }
+            if try file.size() != Int64(end) { try file.truncate(to: Int64(end)) }
+        } else {
+            try file.truncate(to: 0)
+            try encodeHeader(logID: reader.header.logID, interval: interval).withUnsafeBytes { raw in
+                Result { () throws(EventLogError) in try file.write(raw, at: 0) }
+            }.get()
         }
         var foldFailure: String?
         do {
@@ -68,51 +92,29 @@ extension CheckpointFile {
                     throw error
                 }
                 if view.seq % interval == 0, let position = reader.lastPosition {
-                    parts.append(
-                        (
-                            view.seq, ArraySlice(list.snapshotBytes(logID: reader.header.logID, fingerprint: 0, logPosition: position)),
-                            ArraySlice(encodeRemoved(removed, of: list))
-                        ))
+                    let snapshot = list.snapshotBytes(logID: reader.header.logID, fingerprint: 0, logPosition: position)
+                    end = try append(seq: view.seq, snapshot: snapshot, removed: encodeRemoved(removed, of: list), to: file, at: end)
+                    seqs.append(view.seq)
                 }
                 if view.seq % 4_096 == 0 { progress?(view.seq) }
             }
         } catch is ProjectionError {
         }
-        let bytes = encodeFile(logID: reader.header.logID, interval: interval, parts: parts)
-        try SystemFile.writeAtomically(bytes, to: path(for: logPath))
+        try file.syncAll()
         return Update(
-            seqs: parts.map(\.seq), byteCount: bytes.count, previous: previous, extendedFrom: extendedFrom, dropped: dropped,
-            foldFailure: foldFailure)
+            seqs: seqs, byteCount: end, previous: previous, extendedFrom: extendedFrom, dropped: dropped, foldFailure: foldFailure)
     }
 
-    /// The file's bytes: header, directory, then each checkpoint's snapshot image and removed-labels section.
-    static func encodeFile(
-        logID: LabelID, interval: UInt64, parts: [(seq: UInt64, snapshot: ArraySlice<UInt8>, removed: ArraySlice<UInt8>)]
-    ) -> [UInt8] {
-        var header = ByteWriter(capacity: headerLength + parts.count * entryLength)
-        header.bytes.append(contentsOf: magic)
-        header.u16(formatVersion)
-        header.u16(0)
-        header.u32(UInt32(headerLength))
-        header.id(logID)
-        header.u64(interval)
-        header.u32(UInt32(parts.count))
-        var directory = ByteWriter(capacity: parts.count * entryLength)
-        var offset = headerLength + parts.count * entryLength
-        for part in parts {
-            directory.u64(part.seq)
-            directory.u64(UInt64(offset))
-            directory.u64(UInt64(part.snapshot.count))
-            directory.u64(UInt64(part.removed.count))
-            offset += part.snapshot.count + part.removed.count
-        }
-        header.u32(CRC32C.checksum(header.bytes + directory.bytes))
-        var out = header.bytes + directory.bytes
-        out.reserveCapacity(offset)
-        for part in parts {
-            out.append(contentsOf: part.snapshot)
-            out.append(contentsOf: part.removed)
-        }
-        return out
+    /// Appends one checkpoint at `end`: its bytes behind the room for its
+    /// entry, synced, then its entry (until then zero: readers stop there).
+    /// Returns the file's new end.
+    static func append(seq: UInt64, snapshot: [UInt8], removed: [UInt8], to file: SystemFile, at end: Int) throws(EventLogError) -> Int {
+        let body = snapshot + removed
+        let checksum = body.withUnsafeBytes { CRC32C.checksum($0) }
+        let entry = encodeEntry(seq: seq, snapshotLength: snapshot.count, removedLength: removed.count, checksum: checksum)
+        try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(end + entryLength)) } }.get()
+        try file.syncData()
+        try entry.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(end)) } }.get()
+        return end + entryLength + body.count
     }
 }

@@ -4,39 +4,56 @@ import EventLog
 /// "Checkpoints"): the list every ``interval`` records, so the list at any seq
 /// folds only the records after the nearest checkpoint at or before it.
 ///
-/// A cache, never trusted over the log: the header and directory are
-/// checksummed, each checkpoint is a snapshot image (its own checksum, bound
-/// to its record's position and chained frame checksum) plus a checksummed
-/// section of removed labels, and a checkpoint is used only once the log
-/// holds that record with that checksum. Anything else is reported and the
-/// caller folds from an earlier checkpoint or from seq 1, with the same answer.
+/// A cache, never trusted over the log: the header and each checkpoint's
+/// entry are checksummed, each checkpoint is a snapshot image (its own
+/// checksum, bound to its record's position and chained frame checksum) plus
+/// a checksummed section of removed labels, and a checkpoint is used only once
+/// the log holds that record with that checksum. Anything else is reported and
+/// the caller folds from an earlier checkpoint or from seq 1, with the same
+/// answer. The file is append-only (format version 2): an update appends the
+/// checkpoints of the records written since (``update(logPath:rebuild:interval:progress:)``).
 package enum CheckpointFile {
     /// Where the checkpoints of the log at `logPath` live.
     package static func path(for logPath: String) -> String { logPath + ".checkpoints" }
 
     static let magic = Array("LABELCKP".utf8)
-    static let formatVersion: UInt16 = 1
+    static let formatVersion: UInt16 = 2
     static let headerLength = 48
-    /// A directory entry: seq, offset, snapshot length, removed-section length (`u64` each).
-    static let entryLength = 32
+    /// The magic of a checkpoint's entry.
+    static let entryMagic = Array("CKPT".utf8)
+    /// An entry: magic, flags, seq, snapshot length, removed-section length, the checkpoint's checksum, its own checksum.
+    static let entryLength = 40
     /// Records between checkpoints when `labelreplay index` writes them.
     package static let defaultInterval: UInt64 = 65_536
 
     /// One checkpoint's place in the file.
     package struct Entry: Sendable, Hashable {
         package var seq: UInt64
+        /// Where its bytes (snapshot image, then removed-labels section) start: right after its entry.
         var offset: Int
         var snapshotLength: Int
         var removedLength: Int
+        /// CRC-32C of its bytes.
+        var checksum: UInt32
+        /// Where its entry starts.
+        var start: Int { offset - entryLength }
         var end: Int { offset + snapshotLength + removedLength }
     }
 
-    /// The checked header and directory of a checkpoint file.
+    /// The checked header and the entries of a checkpoint file.
     package struct Directory: Sendable {
         package var path: String
         package var logID: LabelID
         package var interval: UInt64
+        /// The checkpoints whose entries check out, seqs ascending.
         package var entries: [Entry]
+        /// Why the bytes after the last entry are not checkpoints, when they
+        /// look damaged (`nil`: the file ends there, or an append has not
+        /// finished: its entry is still zero).
+        package var tail: HistoryIndexFile.Problem?
+
+        /// Where the checkpoints found end (the header's end when there are none).
+        var end: Int { entries.last?.end ?? headerLength }
 
         /// The bytes of checkpoint `entry` (its snapshot image and removed-labels section).
         func bytes(of entry: Entry) throws(EventLogError) -> [UInt8] {
@@ -44,7 +61,8 @@ package enum CheckpointFile {
             defer { file.close() }
             let bytes = try file.read(at: Int64(entry.offset), count: entry.end - entry.offset)
             guard bytes.count == entry.end - entry.offset else {
-                throw EventLogError(.ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path)
+                throw EventLogError(
+                    .ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path, offset: Int64(entry.offset))
             }
             return bytes
         }
@@ -62,33 +80,29 @@ package enum CheckpointFile {
         }
     }
 
-    /// Reads the checkpoint file of the log `reader` reads and checks its header
-    /// and directory (magic, version, lengths, the checksum, the log id). The
-    /// checkpoints themselves are checked when one is taken. Never throws.
+    /// Reads the checkpoint file of the log `reader` reads and checks its
+    /// header (magic, version, the checksum, the log id) and its entries. The
+    /// checkpoints themselves are checked when one is taken. Never throws;
+    /// needs no lock (an append writes a checkpoint's entry only once the
+    /// checkpoint is durable).
     package static func load(for reader: LogReader) -> Lookup {
         let path = path(for: reader.path)
-        // The header and the directory only: a checkpoint is read when it is taken.
-        let bytes: [UInt8]
-        let size: Int
-        do throws(EventLogError) {
-            let file = try SystemFile.open(path, .readOnly)
-            defer { file.close() }
-            size = Int(try file.size())
-            let header = try file.read(at: 0, count: min(size, headerLength))
-            let count =
-                header.count == headerLength ? Int(header[40]) | Int(header[41]) << 8 | Int(header[42]) << 16 | Int(header[43]) << 24 : 0
-            bytes = header + (try file.read(at: Int64(header.count), count: min(size - header.count, count * entryLength)))
-        } catch {
+        let file: SystemFile
+        do throws(EventLogError) { file = try SystemFile.open(path, .readOnly) } catch {
             if error.code == .fileNotFound { return .missing }
             return .ignored(.init(path: path, reason: "cannot be read: \(error.message)"))
         }
+        defer { file.close() }
+        return lookup(file, path: path, logID: reader.header.logID)
+    }
+
+    /// ``load(for:)`` of the open file `file`, for the log `logID`.
+    static func lookup(_ file: SystemFile, path: String, logID: LabelID) -> Lookup {
         do throws(HistoryIndexFile.Problem) {
-            let directory = try decodeDirectory(bytes, fileSize: size, path: path)
-            guard directory.logID == reader.header.logID else {
+            let directory = try readDirectory(file, path: path)
+            guard directory.logID == logID else {
                 return .ignored(
-                    .init(
-                        path: path, reason: "it holds checkpoints of another log (\(directory.logID), not \(reader.header.logID))",
-                        offset: 16))
+                    .init(path: path, reason: "it holds checkpoints of another log (\(directory.logID), not \(logID))", offset: 16))
             }
             return .usable(directory)
         } catch {
@@ -96,72 +110,34 @@ package enum CheckpointFile {
         }
     }
 
-    /// Checks the header and directory of a checkpoint file's `bytes`.
-    /// `bytes` holds the header and directory (or what there is of them) of a file of `fileSize` bytes.
-    static func decodeDirectory(_ bytes: [UInt8], fileSize: Int, path: String) throws(HistoryIndexFile.Problem) -> Directory {
-        func fail(_ reason: String, at offset: Int) -> HistoryIndexFile.Problem { .init(path: path, reason: reason, offset: offset) }
-        guard bytes.count >= headerLength else { throw fail("shorter than the \(headerLength)-byte header (\(bytes.count) bytes)", at: 0) }
-        guard Array(bytes[0..<8]) == magic else { throw fail("not a checkpoint file (no LABELCKP magic)", at: 0) }
-        do {
-            return try bytes.withUnsafeBytes { (raw) throws -> Directory in
-                var r = ByteReader(raw, position: 8)
-                let version = try r.u16()
-                guard version == formatVersion else { throw fail("format version \(version) is not one this build reads (1)", at: 8) }
-                guard try r.u16() == 0 else { throw fail("unknown flags", at: 10) }
-                guard try r.u32() == UInt32(headerLength) else { throw fail("header length is not \(headerLength)", at: 12) }
-                let logID = try r.id()
-                let interval = try r.u64()
-                let count = Int(try r.u32())
-                let checksum = try r.u32()
-                guard interval >= 1 else { throw fail("an interval of 0 records", at: 32) }
-                let directoryEnd = headerLength + count * entryLength
-                guard count <= (raw.count - headerLength) / entryLength else { throw fail("\(count) checkpoints run past the end", at: 40) }
-                let size = UInt64(fileSize)
-                guard CRC32C.checksum(Array(raw[0..<44]) + Array(raw[headerLength..<directoryEnd])) == checksum else {
-                    throw fail("the header's and directory's checksum does not match", at: 44)
-                }
-                var entries: [Entry] = []
-                var end = directoryEnd
-                var previous: UInt64 = 0
-                for k in 0..<count {
-                    let at = headerLength + k * entryLength
-                    let seq = try r.u64()
-                    let offset = try r.u64()
-                    let snapshot = try r.u64()
-                    let removed = try r.u64()
-                    guard seq > previous, offset == UInt64(end), snapshot >= 76, removed >= 5,
-                        snapshot <= size, removed <= size, snapshot + removed <= size - UInt64(end)
-                    else { throw fail("checkpoint \(k) (seq \(seq)) is out of order or out of place", at: at) }
-                    let entry = Entry(seq: seq, offset: end, snapshotLength: Int(snapshot), removedLength: Int(removed))
-                    entries.append(entry)
-                    end = entry.end
-                    previous = seq
-                }
-                guard end == fileSize else {
-                    throw fail("the file is \(fileSize) bytes, the directory accounts for \(end)", at: min(end, fileSize))
-                }
-                return Directory(path: path, logID: logID, interval: interval, entries: entries)
-            }
-        } catch let problem as HistoryIndexFile.Problem {
-            throw problem
-        } catch {
-            throw fail("the header or directory ends early", at: 0)
-        }
-    }
-
     /// The newest checkpoint at or before `seq` that belongs to the log
-    /// `reader` reads (its snapshot decodes, names this log and its seq, and
-    /// the log holds its record at the recorded position with the recorded
-    /// chained checksum), with the problems of the newer ones that did not.
+    /// `reader` reads (its bytes match its entry's checksum, its snapshot
+    /// decodes, names this log and its seq, and the log holds its record at
+    /// the recorded position with the recorded chained checksum), with the
+    /// problems of the newer ones that did not.
     ///
     /// - Complexity: O(size of the checkpoints tried) plus one frame read of the log each.
     package static func checkpoint(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader) -> (
         checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]
     ) {
+        newest(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: true)
+    }
+
+    /// The list of ``checkpoint(atOrBefore:in:reader:)``'s checkpoint, checked
+    /// the same way but without decoding its removed-labels section, which
+    /// only `diff` and `trace` need (at 10,000,000 records, with ~950,000
+    /// removed labels, that section was most of the cost of `state(atSeq:)`).
+    package static func list(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader) -> LabelList? {
+        newest(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint?.list
+    }
+
+    private static func newest(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool) -> (
+        checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]
+    ) {
         var problems: [HistoryIndexFile.Problem] = []
         for entry in directory.entries.reversed() where entry.seq <= seq {
             do throws(HistoryIndexFile.Problem) {
-                return (try checkpoint(entry, in: directory, reader: reader), problems)
+                return (try checkpoint(entry, in: directory, reader: reader, decodingRemoved: decodingRemoved), problems)
             } catch {
                 problems.append(error)
             }
@@ -169,14 +145,21 @@ package enum CheckpointFile {
         return (nil, problems)
     }
 
-    /// Decodes and checks one checkpoint.
-    static func checkpoint(_ entry: Entry, in directory: Directory, reader: LogReader) throws(HistoryIndexFile.Problem) -> ListCheckpoint {
+    /// Decodes and checks one checkpoint; without `decodingRemoved`, its
+    /// removed-labels section is left out (covered by the entry's checksum,
+    /// but not decoded) and the result's ``ListCheckpoint/removed`` is empty.
+    private static func checkpoint(_ entry: Entry, in directory: Directory, reader: LogReader, decodingRemoved: Bool)
+        throws(HistoryIndexFile.Problem) -> ListCheckpoint
+    {
         func fail(_ reason: String, at offset: Int? = entry.offset) -> HistoryIndexFile.Problem {
             .init(path: directory.path, reason: "the checkpoint at seq \(entry.seq) " + reason, offset: offset)
         }
         let bytes: [UInt8]
         do throws(EventLogError) { bytes = try directory.bytes(of: entry) } catch {
             throw fail("cannot be read: \(error.message)")
+        }
+        guard bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == entry.checksum else {
+            throw fail("does not match its entry's checksum (damaged, or an append that did not reach the disk)")
         }
         let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in
@@ -190,7 +173,7 @@ package enum CheckpointFile {
         case .failure(let error): throw fail("does not decode: \(error.message)")
         }
         guard header.logID == directory.logID, header.seq == entry.seq, let position = header.logPosition, position.checksum != nil else {
-            throw fail("is not the checkpoint the directory names (seq \(header.seq), log \(header.logID))")
+            throw fail("is not the checkpoint its entry names (seq \(header.seq), log \(header.logID))")
         }
         let holds: Bool
         do throws(EventLogError) { holds = try reader.holds(position) } catch {
@@ -201,6 +184,7 @@ package enum CheckpointFile {
                 "is of a history the log does not hold: record \(position.seq) is not at byte offset \(position.offset) with its checksum (the log was cut or rewritten)",
                 at: nil)
         }
+        guard decodingRemoved else { return ListCheckpoint(list: list, position: position, removed: [:]) }
         let removed = bytes.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in try decodeRemoved(UnsafeRawBufferPointer(rebasing: raw[entry.snapshotLength...]), of: list)
             }

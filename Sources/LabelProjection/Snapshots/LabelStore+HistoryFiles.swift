@@ -8,15 +8,18 @@ import EventLog
 /// After an automatic snapshot (``SnapshotPolicy/maintainsHistoryFiles``),
 /// including the one ``close()-553o2`` writes, both files are extended with
 /// the records appended since they were last written, on a background
-/// thread, so neither a write nor closing waits for them. Each is written
-/// atomically: a crash, or a process that exits, between an append and an
-/// update leaves files covering a prefix of the log, which readers still use
-/// (and scan the rest); the next update extends them.
+/// thread, so neither a write nor closing waits for them. The index is
+/// written atomically, the checkpoints are appended in place under the
+/// file's lock: a crash, or a process that exits, between an append and an
+/// update (or during one) leaves files covering a prefix of the log, which
+/// readers still use (and scan the rest); the next update extends them.
 extension LabelStore {
     /// Background work on the history files, behind the store's lock.
     struct HistoryFilesState {
         /// Whether an update is running (another is not started meanwhile).
         var updating = false
+        /// Whether a snapshot came while one ran: it runs once more when it ends.
+        var pending = false
         /// Left when an update ends, so that closing can wait for it.
         let done = DispatchGroup()
         /// What the last update could not do, if it failed.
@@ -30,8 +33,8 @@ extension LabelStore {
     /// - Throws: ``StoreError/Code/invalidCommand`` for a store that is not over a file
     ///   log it opened; ``StoreError/Code/storage(_:)`` when the log cannot be read or a
     ///   file cannot be written (each file is then as it was).
-    /// - Complexity: O(records appended since) to read them, plus O(index size) and
-    ///   O(checkpoints' size) to rewrite the two files.
+    /// - Complexity: O(records appended since) to read them, plus O(index size) to
+    ///   rewrite the index and one checkpoint decoded plus the new ones appended.
     public func updateHistoryFiles() throws(StoreError) {
         guard let path = ownedWriter?.path else {
             throw StoreError(.invalidCommand, "The history index is written next to a file log; this store is over another storage.")
@@ -41,11 +44,16 @@ extension LabelStore {
     }
 
     /// After an automatic snapshot: updates the history files on a background
-    /// thread, unless the policy says not to or an update is running.
+    /// thread, unless the policy says not to. When an update is running, it
+    /// runs once more when it ends instead, so the files end up covering at
+    /// least the records of the last snapshot.
     func maintainHistoryFiles() {
         guard options.snapshots.maintainsHistoryFiles, ownedWriter != nil else { return }
         let start = state.withLock { s -> DispatchGroup? in
-            guard !s.snapshots.historyFiles.updating else { return nil }
+            guard !s.snapshots.historyFiles.updating else {
+                s.snapshots.historyFiles.pending = true
+                return nil
+            }
             s.snapshots.historyFiles.updating = true
             s.snapshots.historyFiles.done.enter()
             return s.snapshots.historyFiles.done
@@ -55,8 +63,15 @@ extension LabelStore {
         // releasing the store still ends it (and closes its log) at once.
         let state = self.state
         DispatchQueue.global(qos: .utility).async {
-            Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
-            state.withLock { $0.snapshots.historyFiles.updating = false }
+            var again = true
+            while again {
+                Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
+                again = state.withLock { s in
+                    defer { s.snapshots.historyFiles.pending = false }
+                    s.snapshots.historyFiles.updating = s.snapshots.historyFiles.pending
+                    return s.snapshots.historyFiles.pending
+                }
+            }
             group.leave()
         }
     }
@@ -98,14 +113,17 @@ extension LabelStore {
     /// the newest trusted snapshot, or the newest checkpoint of `LOG.checkpoints`
     /// that belongs to the log (``CheckpointFile/checkpoint(atOrBefore:in:reader:)``),
     /// whichever is nearer; `nil` when there is neither (fold from seq 1).
+    /// Only the one chosen is decoded (a snapshot is chosen by its seq, before
+    /// it is read; one that then fails to load falls back to older snapshots).
     func nearestList(atOrBefore seq: UInt64) -> LabelList? {
-        let snapshot = loadSnapshot(atOrBefore: seq)
-        guard let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
+        let snapshotSeq = state.withLock { $0.snapshots.trusted.lazy.filter { $0.seq <= seq }.map(\.seq).max() } ?? 0
+        if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
             let directory = CheckpointFile.load(for: reader).directory,
-            let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshot?.lastSeq ?? 0,
-            let checkpoint = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader).checkpoint,
-            checkpoint.list.lastSeq > snapshot?.lastSeq ?? 0
-        else { return snapshot }
-        return checkpoint.list
+            let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshotSeq,
+            let list = CheckpointFile.list(atOrBefore: seq, in: directory, reader: reader), list.lastSeq > snapshotSeq
+        {
+            return list
+        }
+        return loadSnapshot(atOrBefore: seq)
     }
 }

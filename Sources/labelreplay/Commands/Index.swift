@@ -25,8 +25,9 @@ enum Index: Command {
             --at', 'diff' and 'trace' fold only the records after the nearest checkpoint at or before the seq they \
             need. Each checkpoint is used only once the log holds its record at the recorded position with the \
             chained checksum; one that does not check out (or a damaged or foreign file) is reported and the list \
-            folded from an earlier one or from seq 1, with the same answer. A usable file is extended from its \
-            newest checkpoint; --rebuild rebuilds it too.
+            folded from an earlier one or from seq 1, with the same answer. A usable file is extended in place \
+            from its newest checkpoint that checks out (the new ones are appended under the file's lock, so this \
+            command and a store keeping the file wait for each other); --rebuild rebuilds it too.
 
             JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous", \
             "checkpoints"} where previous says what was there before ("missing", "usable" or the reason it was \

@@ -6,9 +6,12 @@ import LabelProjection
 /// nearest checkpoint at or before a seq that proves it belongs to the log,
 /// from which a ``Replay`` folds on (``Replay/start(from:)``).
 ///
-/// A file that is there but not usable, and a checkpoint that does not check
-/// out, is reported on standard error (once each); the caller then folds from
-/// an earlier checkpoint or from seq 1, with the same answer.
+/// A file that is there but not usable, a damaged tail after its last whole
+/// checkpoint, and a checkpoint that does not check out, is reported on
+/// standard error (once each); the caller then folds from an earlier
+/// checkpoint or from seq 1, with the same answer. (A tail that is an append
+/// not finished — its entry still zero — is not reported: the next update
+/// cuts or finishes it.)
 final class Checkpoints {
     private let reader: LogReader
     private let directory: CheckpointFile.Directory
@@ -32,6 +35,9 @@ final class Checkpoints {
             console.warning("\(problem); folding the log from seq 1 instead ('\(Tool.name) index \(path)' rebuilds it)")
             return nil
         case .usable(let directory):
+            if let tail = directory.tail {
+                console.warning("\(tail); the checkpoints before it are used ('\(Tool.name) index \(path)' cuts it)")
+            }
             return Checkpoints(reader: reader, directory: directory, console: console)
         }
     }

@@ -1,0 +1,41 @@
+/// Temporary files that a killed writer left behind.
+///
+/// ``SystemFile/writeAtomically(_:to:)`` writes `PATH.tmp-<pid>-<random>`
+/// and renames it over `PATH`; a process killed in between leaves the
+/// temporary. The next write of the same file removes those whose process no
+/// longer exists on this machine (`kill(pid, 0)` fails with `ESRCH`) and
+/// never one of a live process, which may be writing it right now. A pid
+/// means something only on its own host: a directory written by processes
+/// of several machines at once is not supported (as for the log itself).
+extension SystemFile {
+    /// What follows `PATH` in an atomic write's temporary file name.
+    package static let temporaryMarker = ".tmp-"
+
+    /// The pid in the name of a temporary `name` of the file named `base`
+    /// (`BASE.tmp-<pid>-<random>`, both decimal), or `nil` if `name` is not one.
+    package static func temporaryOwner(_ name: String, of base: String) -> Int32? {
+        let prefix = base + temporaryMarker
+        guard name.hasPrefix(prefix) else { return nil }
+        let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
+        return pid
+    }
+
+    /// Removes `PATH.tmp-<pid>-<random>` files whose process no longer exists
+    /// (``processExists(_:)``); returns the paths removed. Best effort: one
+    /// that cannot be removed is skipped, silently.
+    @discardableResult
+    package static func removeStaleTemporaries(of path: String) -> [String] {
+        let directory = directoryName(of: path)
+        let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        guard !base.isEmpty else { return [] }
+        var removed: [String] = []
+        for name in directoryEntries(directory) {
+            guard let pid = temporaryOwner(name, of: base), pid != processID, !processExists(pid) else { continue }
+            let temporary = directory == "." && !path.hasPrefix("./") ? name : "\(directory)/\(name)"
+            unlink(temporary)
+            if !exists(temporary) { removed.append(temporary) }
+        }
+        return removed
+    }
+}
