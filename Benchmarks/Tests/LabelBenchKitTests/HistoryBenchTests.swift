@@ -58,18 +58,24 @@ import Testing
         #expect(seq(.worst, 131_072) == 65_535)
     }
 
-    @Test func theCheckpointHeaderGivesTheIntervalAndTheCount() throws {
+    @Test func theCheckpointFileGivesItsIntervalAndCountsItsEntries() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var bytes = Array("LABELCKP".utf8) + [UInt8](repeating: 0, count: 40)
-        bytes[32] = 0x00
-        bytes[33] = 0x00
-        bytes[34] = 0x01  // 65,536
-        bytes[40] = 15
-        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/a.checkpoints"))
+        bytes[8] = 2  // format 2
+        bytes[34] = 0x01  // interval 65,536
+        func entry(snapshot: UInt8, removed: UInt8) -> [UInt8] {
+            var entry = Array("CKPT".utf8) + [UInt8](repeating: 0, count: 36)
+            entry[16] = snapshot
+            entry[24] = removed
+            return entry + [UInt8](repeating: 0xAB, count: Int(snapshot) + Int(removed))
+        }
+        let three = bytes + entry(snapshot: 80, removed: 5) + entry(snapshot: 100, removed: 9) + entry(snapshot: 90, removed: 5)
+        // An append that did not finish: zeros where the next entry would be.
+        try Data(three + [UInt8](repeating: 0, count: 20)).write(to: URL(fileURLWithPath: directory + "/a.checkpoints"))
         let header = try HistoryFixture.checkpointHeader(path: directory + "/a.checkpoints")
-        #expect(header.interval == 65_536 && header.count == 15)
-        bytes[0] = UInt8(ascii: "X")
+        #expect(header.interval == 65_536 && header.count == 3)
+        bytes[8] = 1  // format 1 is not read
         try Data(bytes).write(to: URL(fileURLWithPath: directory + "/b.checkpoints"))
         #expect(throws: BenchError.self) { try HistoryFixture.checkpointHeader(path: directory + "/b.checkpoints") }
     }

@@ -116,24 +116,16 @@ package enum CheckpointFile {
     /// the recorded position with the recorded chained checksum), with the
     /// problems of the newer ones that did not.
     ///
+    /// Without `decodingRemoved`, its removed-labels section (covered by the
+    /// entry's checksum) is not decoded and ``ListCheckpoint/removed`` is
+    /// empty: only `diff` and `trace` print removed labels, and at 10,000,000
+    /// records, with ~950,000 of them, that section was about two thirds of
+    /// the cost of `state(atSeq:)`.
+    ///
     /// - Complexity: O(size of the checkpoints tried) plus one frame read of the log each.
-    package static func checkpoint(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader) -> (
-        checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]
-    ) {
-        newest(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: true)
-    }
-
-    /// The list of ``checkpoint(atOrBefore:in:reader:)``'s checkpoint, checked
-    /// the same way but without decoding its removed-labels section, which
-    /// only `diff` and `trace` need (at 10,000,000 records, with ~950,000
-    /// removed labels, that section was most of the cost of `state(atSeq:)`).
-    package static func list(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader) -> LabelList? {
-        newest(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint?.list
-    }
-
-    private static func newest(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool) -> (
-        checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]
-    ) {
+    package static func checkpoint(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true)
+        -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem])
+    {
         var problems: [HistoryIndexFile.Problem] = []
         for entry in directory.entries.reversed() where entry.seq <= seq {
             do throws(HistoryIndexFile.Problem) {

@@ -120,7 +120,8 @@ extension LabelStore {
         if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
             let directory = CheckpointFile.load(for: reader).directory,
             let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshotSeq,
-            let list = CheckpointFile.list(atOrBefore: seq, in: directory, reader: reader), list.lastSeq > snapshotSeq
+            let list = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint?.list,
+            list.lastSeq > snapshotSeq
         {
             return list
         }

@@ -67,7 +67,7 @@ enum Diff: Command {
     ) {
         let checkpoints = try Checkpoints.open(path, console: console)
         let replay = try Replay(path: path, console: console, progress: "reading \(path)")
-        if let checkpoint = checkpoints?.checkpoint(atOrBefore: from) { try replay.start(from: checkpoint) }
+        if let checkpoint = checkpoints?.checkpoint(atOrBefore: from, withRemovedLabels: false) { try replay.start(from: checkpoint) }
         let before = try replay.foldQuickly(through: from)
         var removedAs: [LabelID: (title: String, isEnabled: Bool)] = [:]
         let noteRemoval = { (view: EventRecordView) in

@@ -46,7 +46,7 @@ enum Show: Command {
         let list: LabelList
         if let seq {
             // From the nearest checkpoint at or before the seq (LOG.checkpoints), when there is one.
-            if let checkpoint = try Checkpoints.open(path, console: console)?.checkpoint(atOrBefore: seq) {
+            if let checkpoint = try Checkpoints.open(path, console: console)?.checkpoint(atOrBefore: seq, withRemovedLabels: false) {
                 try replay.start(from: checkpoint)
             }
             list = try replay.foldQuickly(through: seq)

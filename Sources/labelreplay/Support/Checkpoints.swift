@@ -45,10 +45,13 @@ final class Checkpoints {
     /// The seqs of the checkpoints in the file (not yet checked against the log).
     var seqs: [UInt64] { directory.entries.map(\.seq) }
 
-    /// The newest checkpoint at or before `seq` that belongs to the log, if any.
-    func checkpoint(atOrBefore seq: UInt64) -> ListCheckpoint? {
+    /// The newest checkpoint at or before `seq` that belongs to the log, if
+    /// any; its ``ListCheckpoint/removed`` is empty unless `withRemovedLabels`
+    /// (what a replay started from it needs only to print removed labels).
+    func checkpoint(atOrBefore seq: UInt64, withRemovedLabels: Bool = true) -> ListCheckpoint? {
         guard seq > 0 else { return nil }
-        let (checkpoint, problems) = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader)
+        let (checkpoint, problems) = CheckpointFile.checkpoint(
+            atOrBefore: seq, in: directory, reader: reader, decodingRemoved: withRemovedLabels)
         for problem in problems where reported.insert(problem.description).inserted {
             console.warning("\(problem); it is not used")
         }

@@ -81,15 +81,29 @@ final class HistoryFixture {
         ScratchSpace.flushFileSystems()
     }
 
-    /// The interval and the number of checkpoints in a checkpoint file's header
-    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32, `u32` count at byte 40, little-endian).
+    /// The interval and the number of checkpoints of a checkpoint file, format 2
+    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 48-byte header; then per
+    /// checkpoint a 40-byte entry, magic `CKPT`, whose `u64` lengths at bytes 16 and
+    /// 24 give the bytes that follow it). Only the header and the entries are read:
+    /// the file holds gigabytes at 10M.
     static func checkpointHeader(path: String) throws -> (interval: Int, count: Int) {
         guard let file = FileHandle(forReadingAtPath: path) else { throw BenchError("\(path): cannot be opened") }
         defer { try? file.close() }
-        let bytes = [UInt8](try file.read(upToCount: 48) ?? Data())  // the header only: the file holds gigabytes at 10M
-        guard bytes.count == 48, bytes.prefix(8) == ArraySlice("LABELCKP".utf8) else { throw BenchError("\(path): not a checkpoint file") }
-        func int(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        return (int(32, 8), int(40, 4))
+        func int(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let header = [UInt8](try file.read(upToCount: 48) ?? Data())
+        guard header.count == 48, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 2 else {
+            throw BenchError("\(path): not a checkpoint file of format 2")
+        }
+        var count = 0
+        var offset: UInt64 = 48
+        while true {
+            try file.seek(toOffset: offset)
+            let entry = [UInt8](try file.read(upToCount: 40) ?? Data())
+            guard entry.count == 40, entry.prefix(4) == ArraySlice("CKPT".utf8) else { break }
+            count += 1
+            offset += 40 + UInt64(int(entry, 16, 8) + int(entry, 24, 8))
+        }
+        return (int(header, 32, 8), count)
     }
 
     /// Moves the history files away while `body` runs (a scan peer), then back.
