@@ -6,17 +6,17 @@ import Testing
 
 /// A creator killed mid-creation leaves `PATH.creating-<pid>-<n>`; the next
 /// writer's open removes it once that process is gone, and nothing else.
-@Suite struct LogCreationCleanupTests {
-    /// The pid of a process that has exited (and been reaped).
-    func deadProcessID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exit 0"]
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
-    }
+/// The pid of a process that has exited (and been reaped); the stale-file tests use it.
+func deadProcessID() throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "exit 0"]
+    try process.run()
+    process.waitUntilExit()
+    return process.processIdentifier
+}
 
+@Suite struct LogCreationCleanupTests {
     @Test func abandonedCreationFilesOfDeadProcessesAreRemovedOnOpenAndOthersKept() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("labels.labellog")

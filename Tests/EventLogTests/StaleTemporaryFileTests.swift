@@ -15,16 +15,6 @@ import Darwin
 /// write of the same file removes those of processes that no longer exist,
 /// and never one of a live process or of another file.
 @Suite struct StaleTemporaryFileTests {
-    /// The pid of a process that has exited (and been reaped).
-    func deadProcessID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exit 0"]
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
-    }
-
     @Test func theNextAtomicWriteRemovesTemporariesOfDeadProcessesOnly() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("labels.labellog.index")

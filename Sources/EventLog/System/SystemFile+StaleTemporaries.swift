@@ -12,29 +12,34 @@ extension SystemFile {
     package static let temporaryMarker = ".tmp-"
 
     /// The pid in the name of a temporary `name` of the file named `base`
-    /// (`BASE.tmp-<pid>-<random>`, both decimal), or `nil` if `name` is not one.
-    package static func temporaryOwner(_ name: String, of base: String) -> Int32? {
-        let prefix = base + temporaryMarker
+    /// (`BASE<marker><pid>-<random>`, both decimal; the marker is an atomic
+    /// write's ``temporaryMarker`` unless given), or `nil` if `name` is not one.
+    package static func temporaryOwner(_ name: String, of base: String, marker: String = temporaryMarker) -> Int32? {
+        let prefix = base + marker
         guard name.hasPrefix(prefix) else { return nil }
         let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
         return pid
     }
 
-    /// Removes `PATH.tmp-<pid>-<random>` files whose process no longer exists
-    /// (``processExists(_:)``); returns the paths removed. Best effort: one
-    /// that cannot be removed is skipped, silently.
+    /// Removes `PATH<marker><pid>-<random>` files whose process no longer
+    /// exists (``processExists(_:)``; this process exists, so its own are
+    /// kept); returns the paths removed. The marker is an atomic write's
+    /// ``temporaryMarker`` unless given (a log's creation has its own). Best
+    /// effort: one that cannot be removed is skipped, silently.
     @discardableResult
-    package static func removeStaleTemporaries(of path: String) -> [String] {
+    package static func removeStaleTemporaries(
+        of path: String, marker: String = temporaryMarker, fileSystem: any LogFileSystem = SystemFileSystem()
+    ) -> [String] {
         let directory = directoryName(of: path)
         let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         guard !base.isEmpty else { return [] }
         var removed: [String] = []
         for name in directoryEntries(directory) {
-            guard let pid = temporaryOwner(name, of: base), pid != processID, !processExists(pid) else { continue }
+            guard let pid = temporaryOwner(name, of: base, marker: marker), !processExists(pid) else { continue }
             let temporary = directory == "." && !path.hasPrefix("./") ? name : "\(directory)/\(name)"
-            unlink(temporary)
-            if !exists(temporary) { removed.append(temporary) }
+            fileSystem.unlink(temporary)
+            if !fileSystem.exists(temporary) { removed.append(temporary) }
         }
         return removed
     }

@@ -35,16 +35,6 @@ enum LogCreation {
     /// Best effort: a file that cannot be removed is skipped.
     @discardableResult
     static func removeAbandonedTemporaries(of path: String, fileSystem: any LogFileSystem) -> [String] {
-        let directory = SystemFile.directoryName(of: path)
-        let prefix = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "") + temporaryMarker
-        var removed: [String] = []
-        for name in SystemFile.directoryEntries(directory) where name.hasPrefix(prefix) {
-            let parts = name.dropFirst(prefix.count).split(separator: "-")
-            guard parts.count == 2, let pid = Int32(parts[0]), UInt32(parts[1]) != nil, !SystemFile.processExists(pid) else { continue }
-            let temporary = directory == "." && !path.hasPrefix("./") ? name : "\(directory)/\(name)"
-            fileSystem.unlink(temporary)
-            if !fileSystem.exists(temporary) { removed.append(temporary) }
-        }
-        return removed
+        SystemFile.removeStaleTemporaries(of: path, marker: temporaryMarker, fileSystem: fileSystem)
     }
 }
