@@ -125,19 +125,7 @@ extension JSONLine {
             out.append(contentsOf: time.iso8601.utf8)
             return
         }
-        var seconds = ms / 1000
-        var millis = ms % 1000
-        if millis < 0 {
-            millis += 1000
-            seconds -= 1
-        }
-        var days = seconds / 86_400
-        var second = seconds % 86_400
-        if second < 0 {
-            second += 86_400
-            days -= 1
-        }
-        let (y, m, d) = EventTimestamp.civilFromDays(days)
+        let (y, m, d, second, millis) = time.utcFields
         @inline(__always) func two(_ v: Int64) {
             out.append(UInt8(0x30 + v / 10))
             out.append(UInt8(0x30 + v % 10))

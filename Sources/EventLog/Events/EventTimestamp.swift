@@ -40,20 +40,7 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
     /// (`Int64.max` milliseconds). ``init(iso8601:)`` reads every one of them
     /// back to the same value.
     public var iso8601: String {
-        var ms = millisecondsSince1970
-        var seconds = ms / 1000
-        ms %= 1000
-        if ms < 0 {
-            ms += 1000
-            seconds -= 1
-        }
-        var days = seconds / 86_400
-        var secOfDay = seconds % 86_400
-        if secOfDay < 0 {
-            secOfDay += 86_400
-            days -= 1
-        }
-        let (y, m, d) = Self.civilFromDays(days)
+        let (y, m, d, secOfDay, ms) = utcFields
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
@@ -61,6 +48,26 @@ public struct EventTimestamp: Sendable, Hashable, Comparable, Codable, CustomStr
         let year = y < 0 ? "-" + pad(-y, 4) : y > 9999 ? "+" + String(y) : pad(y, 4)
         return
             "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
+    }
+
+    /// The UTC calendar fields of this time (proleptic Gregorian): year,
+    /// month, day, the second of the day (0–86,399) and the millisecond
+    /// (0–999), as ``iso8601`` and the JSON writers print them.
+    var utcFields: (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, millisecond: Int64) {
+        var seconds = millisecondsSince1970 / 1000
+        var millisecond = millisecondsSince1970 % 1000
+        if millisecond < 0 {
+            millisecond += 1000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (y, m, d) = Self.civilFromDays(days)
+        return (y, m, d, secondOfDay, millisecond)
     }
 
     /// Parses ISO 8601 date-times: `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`, or a
