@@ -166,6 +166,13 @@ enum Frame {
         return CRC32C.update(0, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 8 + payloadLength)]))
     }
 
+    /// The seq a payload starts with (its first varint), or `nil` if it does
+    /// not start with one. The rest of the payload is not decoded.
+    static func seq(ofPayload payload: UnsafeRawBufferPointer) -> UInt64? {
+        var reader = ByteReader(payload)
+        return try? reader.varint()
+    }
+
     /// What a search for good frames sees at one byte offset.
     enum Candidate {
         /// No frame starts here.

@@ -78,13 +78,19 @@ public enum HistoryIndexFile {
         }
         guard let covered = index.covered else { return .usable(index) }
         do throws(EventLogError) {
-            guard try Recovery.holdsRecord(reader.file, format: reader.cursor.format, at: covered, fileLength: try reader.fileSize()) else {
+            switch try reader.keeps(covered) {
+            case .kept:
+                break
+            case .notHeld:
                 return .ignored(
                     Problem(
                         path: path,
                         reason:
                             "the log does not hold the history it indexes: record \(covered.seq) is not at byte offset \(covered.offset) with its checksum (the log was cut or rewritten)"
                     ))
+            case .notKept:
+                return .ignored(
+                    Problem(path: path, reason: RecordKeeping.notKeptReason(covered.seq)))
             }
         } catch {
             return .ignored(Problem(path: path, reason: "the log could not be read to check it: \(error.message)"))

@@ -57,6 +57,10 @@ public final class LogReader {
     /// version 2 log names the whole history up to it.
     package private(set) var lastPosition: LogPosition?
 
+    /// The last record of a prefix whose every frame ``keeps(_:)`` checked
+    /// (from seq 1), so that later checks in the same long write start there.
+    private var checkedPrefix: LogPosition?
+
     /// Whether this reader's file still holds the record at `position`: a
     /// whole frame of that length and checksum, holding that seq, at that
     /// offset (one read). A follower asks it of its last record to notice a
@@ -67,8 +71,24 @@ public final class LogReader {
         try Recovery.holdsRecord(file, format: cursor.format, at: position, fileLength: try file.size())
     }
 
+    /// Whether recovery keeps this reader's file through the record at
+    /// `position` (a position a cache recorded): the file holds it
+    /// (``holds(_:)``) and no earlier record of the same unsynced write is
+    /// damaged, so a read from seq 1 would not end before it at a torn tail.
+    /// A read that jumps to a cached position must ask this, not ``holds(_:)``.
+    /// Records before the write's first are not read (damage there is
+    /// corruption that a full read, or `labelreplay verify`, reports).
+    ///
+    /// Checks of positions in long unsynced writes (imports) read forward
+    /// from seq 1 once; the reader remembers how far that checked.
+    ///
+    /// - Throws: ``EventLogError/Code/ioError`` when a read fails.
+    package func keeps(_ position: LogPosition) throws(EventLogError) -> RecordKeeping {
+        try Recovery.keeps(file, format: cursor.format, through: position, fileLength: try file.size(), verified: &checkedPrefix)
+    }
+
     /// Moves this reader to just after the record at `position`, if its file
-    /// holds that record (``holds(_:)``): the next record read is
+    /// keeps that record (``keeps(_:)``): the next record read is
     /// `position.seq + 1`, checked to follow it. Returns whether it moved. For
     /// a follower that reopened a replaced file holding the same history.
     ///
@@ -76,7 +96,7 @@ public final class LogReader {
     ///   closure; ``EventLogError/Code/ioError`` when the read fails.
     package func resume(after position: LogPosition) throws(EventLogError) -> Bool {
         try checkNotVisiting()
-        guard try holds(position) else { return false }
+        guard try keeps(position) == .kept else { return false }
         cursor = FrameCursor(
             file: file, format: cursor.format, offset: position.end, expectedSeq: position.seq + 1,
             previousChecksum: position.checksum, verifiesZeroTail: false)

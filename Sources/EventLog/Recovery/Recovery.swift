@@ -10,14 +10,19 @@ enum Recovery {
     /// With `resumeAt` (honoured in ``RecoveryMode/tolerateCorruptedTail``
     /// only: the other modes exist to find damage anywhere), the scan starts
     /// at that record if a whole checksummed frame of that length and seq
-    /// (and checksum, when the position has one) is there, and the records
+    /// (and checksum, when the position has one) is there and recovery keeps
+    /// the log through it (``keeps(_:format:through:fileLength:verified:)``:
+    /// no earlier record of its unsynced write is damaged), and the records
     /// before it are not read; otherwise it scans from the first record as without it.
     static func scan(
         file: any LogFile, format: FrameFormat, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
         visit: (EventRecordView) throws -> Void
     ) throws -> ScanResult {
         let fileLength = try file.size()
-        if mode == .tolerateCorruptedTail, let resumeAt, try holdsRecord(file, format: format, at: resumeAt, fileLength: fileLength) {
+        var verified: LogPosition?
+        if mode == .tolerateCorruptedTail, let resumeAt,
+            try keeps(file, format: format, through: resumeAt, fileLength: fileLength, verified: &verified) == .kept
+        {
             var cursor = FrameCursor(file: file, format: format, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
             cursor.decodeFrom = decodeFrom
             var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: resumeAt.seq - 1, visit: visit)
@@ -30,21 +35,13 @@ enum Recovery {
     }
 
     /// Whether exactly `position`'s bytes are one whole, checksummed frame
-    /// whose payload decodes to a record with `position.seq`, and whose
-    /// checksum is `position.checksum` if that is known (one read of the
-    /// frame, nothing else). Never traps on an absurd position.
+    /// whose payload is a record with `position.seq`, and whose checksum is
+    /// `position.checksum` if that is known (one read of the frame, nothing
+    /// else). Never traps on an absurd position.
     static func holdsRecord(_ file: any LogFile, format: FrameFormat, at position: LogPosition, fileLength: Int64) throws(EventLogError)
         -> Bool
     {
-        guard position.isPlausible(fileLength: fileLength) else { return false }
-        let bytes = try file.read(at: position.offset, count: Int(position.length))
-        return bytes.withUnsafeBytes { raw in
-            guard case .whole(let frame) = Frame.check(raw, at: 0, format: format), frame.length == raw.count,
-                position.checksum == nil || position.checksum == frame.checksum,
-                let view = try? EventRecordView.parse(frame.payload)
-            else { return false }
-            return view.seq == position.seq
-        }
+        try heldFrame(file, format: format, at: position, fileLength: fileLength) != nil
     }
 
     /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.

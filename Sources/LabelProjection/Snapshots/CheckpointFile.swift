@@ -167,14 +167,19 @@ package enum CheckpointFile {
         guard header.logID == directory.logID, header.seq == entry.seq, let position = header.logPosition, position.checksum != nil else {
             throw fail("is not the checkpoint its entry names (seq \(header.seq), log \(header.logID))")
         }
-        let holds: Bool
-        do throws(EventLogError) { holds = try reader.holds(position) } catch {
+        let keeping: RecordKeeping
+        do throws(EventLogError) { keeping = try reader.keeps(position) } catch {
             throw fail("could not be checked against the log: \(error.message)", at: nil)
         }
-        guard holds else {
+        switch keeping {
+        case .kept:
+            break
+        case .notHeld:
             throw fail(
                 "is of a history the log does not hold: record \(position.seq) is not at byte offset \(position.offset) with its checksum (the log was cut or rewritten)",
                 at: nil)
+        case .notKept:
+            throw fail("is not usable: " + RecordKeeping.notKeptReason(position.seq), at: nil)
         }
         guard decodingRemoved else { return ListCheckpoint(list: list, position: position, removed: [:]) }
         let removed = bytes.withUnsafeBytes { raw in

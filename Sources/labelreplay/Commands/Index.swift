@@ -29,6 +29,13 @@ enum Index: Command {
             from its newest checkpoint that checks out (the new ones are appended under the file's lock, so this \
             command and a store keeping the file wait for each other); --rebuild rebuilds it too.
 
+            What a read through them checks: every record it reads or folds (framing, checksum, chain, seq and \
+            content, as any read), the record it starts from, and every earlier record written in the same \
+            unsynced write as that one, so it never answers past a torn tail at which a read from seq 1 stops. \
+            It does not read the records it skips: damage in one of those (a flipped bit in a record synced long \
+            before) is not seen by it, while a read from seq 1 fails there with exit status 1. 'verify' reads \
+            every record; run it to check the whole log.
+
             JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous", \
             "checkpoints"} where previous says what was there before ("missing", "usable" or the reason it was \
             ignored) and checkpoints is {"path", "seqs", "interval", "bytes", "extendedFrom", "previous"}.

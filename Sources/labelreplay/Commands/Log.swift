@@ -33,6 +33,10 @@ enum Log: Command {
 
             JSON (--json): one object per line, exactly the records' JSON form (the same as 'export'): seq, time, kind, \
             id, actor, note, and the kind's fields.
+
+            With --label, --actor, --no-actor, --since or --until, a log with a usable history index (LOG.index, \
+            'labelreplay index') is read through it: only the records that can match are read, with the same \
+            output. Records it skips are not checked ('help index' says what is); 'verify' reads every record.
             """,
         arguments: [
             .positional("log", "The label log file."),

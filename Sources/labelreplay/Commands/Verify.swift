@@ -9,7 +9,9 @@ enum Verify: Command {
         discussion: """
             Reads the whole log without locking or changing it, and folds every record with the projection's own fold, \
             so an event that contradicts the state before it (a rename from a title the label does not have, a removal \
-            at the wrong index, …) is found as well as damaged bytes.
+            at the wrong index, …) is found as well as damaged bytes. It never uses LOG.index, LOG.checkpoints or \
+            snapshots: 'log', 'show --at', 'diff' and 'trace' read through those and skip records they do not need, \
+            so damage in a skipped record is found only here (see 'help index').
 
             Exit status 0 when the log is sound; a torn tail alone (an incomplete last record, what a crash mid-write \
             leaves) is reported as a warning and still exits 0. Exit status 1 names the byte offset and seq of the first \
