@@ -89,7 +89,7 @@ enum Tool {
             }
             let status = try command.run(parsed, console: console)
             console.flush()
-            if console.outputFailed {
+            if console.outputFailed && !console.readerQuit {
                 console.error("cannot write to standard output")
                 return ExitStatus.failure
             }

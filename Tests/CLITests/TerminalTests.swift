@@ -93,6 +93,61 @@ import Testing
         #expect(piped.status == 0 && !piped.stdout.contains("PAGED:") && piped.stdout.contains("seq"), "\(piped)")
     }
 
+    /// A log of `count` labels, "Lamp 01"…, added by `setup`: more rows than a terminal of 24 shows.
+    static func lamps(at path: String, count: Int) throws {
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync, createIfMissing: true))
+        defer { writer.close() }
+        var entries: [LogEntry] = []
+        for i in 1...count {
+            let title = i < 10 ? "Lamp 0\(i)" : "Lamp \(i)"
+            entries.append(LogEntry(.added(id: testID(i), title: title, isEnabled: true, index: i - 1), actor: "setup"))
+        }
+        try writer.append(entries)
+    }
+
+    /// Issue 25, item 4: in a user's shell (bash with job control on its own terminal) the pager
+    /// runs as the terminal's foreground job — it reads `q` from the keyboard, and `show`, `log`
+    /// and `trace` return to the prompt with status 0, also when the pager quits before reading
+    /// everything. (A pager in a process group of its own was stopped by SIGTTOU for ever.)
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/less"), "needs less, the default pager"))
+    func thePagerRunsAsTheShellsForegroundJobAndTheCommandReturnsToThePrompt() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("lamps.labellog"), big = scratch.path("big.labellog")
+        try Self.lamps(at: log, count: 40)
+        try Self.toggles(at: big, count: 4000)
+        let shell = try JobControlShell(pathFirst: CLI.executable.deletingLastPathComponent().path)
+        defer { shell.stop() }
+        let started = try await shell.wait(until: .now + .seconds(20)) { $0.contains("$ ") }
+        try #require(started, "no prompt: \(shell.screen.debugDescription)")
+        #expect(!shell.screen.contains("no job control"), "\(shell.screen)")
+        // (command, what the pager's first screen shows, whether the user quits the pager with q)
+        let steps: [(String, String, Bool)] = [
+            ("show \(log)", "Lamp 07", true), ("log \(log) -n 5", "Lamp 40", false), ("trace \(log)", "Lamp 02", true),
+            ("log \(big)", "row-ui", true)
+        ]
+        for (number, (command, shown, quits)) in steps.enumerated() {
+            let marker = "DONE\(number)"
+            let start = shell.shown
+            shell.type("labelreplay \(command); echo \(marker)-$?\r")
+            if quits {
+                let paged = try await shell.wait(from: start, until: .now + .seconds(20)) { $0.contains(shown) }
+                guard paged else {
+                    Issue.record("labelreplay \(command): the pager showed nothing in 20 s: \(shell.screen.suffix(2000).debugDescription)")
+                    return
+                }
+                shell.type("q")
+            }
+            let status = try await shell.status(after: marker, from: start, until: .now + .seconds(20))
+            guard let status else {
+                Issue.record("labelreplay \(command) did not return to the prompt in 20 s: \(shell.screen.suffix(2000).debugDescription)")
+                return
+            }
+            let output = shell.text(from: start)
+            #expect(status == 0, "labelreplay \(command): \(output.debugDescription)")
+            #expect(output.contains(shown) && !output.contains("error"), "labelreplay \(command): \(output.debugDescription)")
+        }
+    }
+
     @Test func colourOnATerminalHonoursNoColorAndTheOption() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")

@@ -14,6 +14,9 @@ final class Console {
     let stdoutIsTerminal: Bool
     /// Set when standard output could not be written (e.g. a closed pipe); later output is dropped.
     private(set) var outputFailed = false
+    /// Set when standard output went to a pager that the user quit before it read everything
+    /// (``outputFailed`` is then no error: the tool exits quietly).
+    var readerQuit = false
     /// When standard output was last written (a progress line waits until output has been quiet a while).
     private(set) var lastOutput: ContinuousClock.Instant?
     /// Whether a progress line is on standard error's terminal now (erased before more output).

@@ -10,13 +10,19 @@ import Musl
 
 /// Long output on a terminal goes through a pager, as git's does: `$PAGER`, or
 /// `less -FRX` (which quits at once when the output fits the screen, passes
-/// colours through and leaves the text on the screen). Never when standard
-/// output is not a terminal, never for `--follow`, and not with `--no-pager`
-/// or when `PAGER` is empty or `cat`.
+/// colours through and leaves the text on the screen); `LESS` is `FRX` unless
+/// set. Never when standard output is not a terminal, never for `--follow`, and
+/// not with `--no-pager` or when `PAGER` is empty or `cat`.
+///
+/// The pager runs in the tool's own process group, so that started from a
+/// shell it belongs to the terminal's foreground job and reads the keyboard
+/// (``Platform/spawnShell(_:environment:)``). When the user quits it before
+/// reading everything, the tool stops writing and exits quietly with status 0;
+/// Ctrl-C and the like end the tool only once the pager ended.
 final class Pager {
-    private let process: Process
+    private let pid: pid_t
 
-    private init(process: Process) { self.process = process }
+    private init(pid: pid_t) { self.pid = pid }
 
     /// Starts the pager and sends standard output to it, if it applies.
     static func start(console: Console, disabled: Bool) -> Pager? {
@@ -31,32 +37,31 @@ final class Pager {
             guard Self.isInPath("less") else { return nil }
             command = "less -FRX"
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         var pagerEnvironment = environment
         if pagerEnvironment["LESS"] == nil { pagerEnvironment["LESS"] = "FRX" }
-        process.environment = pagerEnvironment
-        let pipe = Pipe()
-        process.standardInput = pipe
+        console.flush()
+        let child: (pid: pid_t, input: Int32)
         do {
-            try process.run()
+            child = try Platform.spawnShell(command, environment: pagerEnvironment)
         } catch {
             return nil
         }
-        console.flush()
+        Platform.ignoreBrokenPipe()
+        Platform.waitOnFatalSignals(for: child.pid)
         console.eraseProgressLine()
         console.progressAllowed = false  // the pager owns the screen now
-        dup2(pipe.fileHandleForWriting.fileDescriptor, STDOUT_FILENO)
-        try? pipe.fileHandleForWriting.close()
-        return Pager(process: process)
+        Platform.redirectStandardOutput(to: child.input)
+        return Pager(pid: child.pid)
     }
 
     /// Sends what is left, ends the pager's input and waits until the user quits it.
+    /// If the pager quit (status 0) before it read everything, the output's failure is the user's choice, not an error.
     func finish(console: Console) {
         console.flush()
-        close(STDOUT_FILENO)
-        process.waitUntilExit()
+        Platform.closeStandardOutput()
+        let status = Platform.waitForExit(pid)
+        Platform.waitOnFatalSignals(for: 0)
+        if console.outputFailed && status == 0 { console.readerQuit = true }
     }
 
     private static func isInPath(_ name: String) -> Bool {

@@ -135,7 +135,9 @@ extension TimelineScript {
                 break;
               case RENAMED:
                 lab = r.next(); a[i] = r.next(); b[i] = r.next();
-                title[lab] = b[i]; version[lab] = seq;
+                // Strings are deduplicated by their exact bytes: the same index is the same title, a rename
+                // that changes nothing, and the store's fold then leaves the version as it was.
+                title[lab] = b[i]; if (b[i] !== a[i]) version[lab] = seq;
                 break;
               case TOGGLED:
                 lab = r.next();

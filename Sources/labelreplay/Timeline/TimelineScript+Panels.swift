@@ -87,7 +87,7 @@ extension TimelineScript {
           let prev = null;
           if (k === REORDERED) prev = m.orderAt(t - 1);
           const order = m.orderAt(t);
-          if (k === ADDED || k === RENAMED || k === TOGGLED || k === MOVED) changed.add(m.label[t]);
+          if (k === ADDED || k === TOGGLED || k === MOVED || (k === RENAMED && m.a[t] !== m.b[t])) changed.add(m.label[t]);
           if (prev) for (let p = 0; p < order.length; p++) if (prev[p] !== order[p]) changed.add(order[p]);
           const rows = new Int32Array(order.length + (k === REMOVED ? 1 : 0));
           let r = 0;

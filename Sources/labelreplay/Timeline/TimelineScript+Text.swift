@@ -45,11 +45,48 @@ extension TimelineScript {
         function cell(row, className) { const c = el('span', className); row.append(c); return c; }
         const onOff = (on) => (on ? 'on' : 'off');
 
-        /** The ISO 8601 time of event `i` (UTC, milliseconds), as `log` prints it. */
+        /** `a / b` rounded toward zero, exactly, for integers (as Swift's `/` on Int64). */
+        const quotient = (a, b) => (a - (a % b)) / b;
+
+        /** Year, month and day (proleptic Gregorian) of day `z0` after 1970-01-01: EventTimestamp.civilFromDays, step for step. */
+        function civilFromDays(z0) {
+          const z = z0 + 719468;
+          const era = quotient(z >= 0 ? z : z - 146096, 146097);
+          const doe = z - era * 146097;
+          const yoe = quotient(doe - quotient(doe, 1460) + quotient(doe, 36524) - quotient(doe, 146096), 365);
+          const y = yoe + era * 400;
+          const doy = doe - (365 * yoe + quotient(yoe, 4) - quotient(yoe, 100));
+          const mp = quotient(5 * doy + 2, 153);
+          const d = doy - quotient(153 * mp + 2, 5) + 1;
+          const m = mp + (mp < 10 ? 3 : -9);
+          return [m <= 2 ? y + 1 : y, m, d];
+        }
+
+        /**
+         * `ms` milliseconds after 1970 (an integer) in ISO 8601, UTC, exactly as `log` writes it
+         * (EventTimestamp.iso8601): years 0000–9999 with four digits, other years with a sign and at
+         * least four digits (`+10000-01-01T00:00:00.000Z`, `-0001-12-31T23:59:59.999Z`) — not
+         * `toISOString`'s six.
+         */
+        function iso8601(ms) {
+          const pad = (v, width) => String(v).padStart(width, '0');
+          let milli = ms % 1000, seconds = (ms - milli) / 1000;
+          if (milli < 0) { milli += 1000; seconds -= 1; }
+          let second = seconds % 86400, days = (seconds - second) / 86400;
+          if (second < 0) { second += 86400; days -= 1; }
+          const [y, m, d] = civilFromDays(days);
+          const year = y < 0 ? '-' + pad(-y, 4) : y > 9999 ? '+' + String(y) : pad(y, 4);
+          return year + '-' + pad(m, 2) + '-' + pad(d, 2) + 'T' + pad(Math.floor(second / 3600), 2) + ':'
+            + pad(Math.floor(second / 60) % 60, 2) + ':' + pad(second % 60, 2) + '.' + pad(milli, 3) + 'Z';
+        }
+
+        /**
+         * The ISO 8601 time of event `i`, as `log` prints it. The stream holds times within ±2e15 ms
+         * (exact in a double); the generator wrote the text of every time it clamped.
+         */
         function isoTime(model, i) {
           if (model.timeTexts[i] !== undefined) return model.timeTexts[i];
-          const t = model.time[i];
-          return Math.abs(t) <= 8.64e15 ? new Date(t).toISOString() : String(t) + ' ms';
+          return iso8601(model.time[i]);
         }
 
         /** Appends `3f2a9c1e "Title"` for label `lab` as of event `t`; clicking it selects the label. */
