@@ -59,6 +59,15 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The server's database has no label store schema (and creating it
         /// was not asked for).
         case schemaMissing
+        /// A history proof does not check out: it does not fit its tree, or
+        /// the hashes do not give the head it names (``InclusionProof``,
+        /// ``ConsistencyProof``).
+        case invalidProof
+        /// The log does not extend a head it is checked against: a record up
+        /// to that head was changed, removed, inserted or reordered, or the
+        /// log is shorter than the head (the message names the first seq
+        /// that differs where it can be found).
+        case historyDiverged
     }
 
     /// The stable code.

@@ -103,11 +103,11 @@ extension StoreError {
         case .logInUse: .logInUse
         case .fileNotFound, .listNotFound, .schemaMissing: .logNotFound
         case .notARegularFile, .emptyFile, .notALog, .unsupportedVersion, .invalidLocation: .notALog
-        case .corruptHeader, .corruptRecord, .seqGap: .logDamaged
+        case .corruptHeader, .corruptRecord, .seqGap, .historyDiverged: .logDamaged
         case .ioError, .poisoned: .ioError
         case .closed: .closed
         case .invalidEvent: .invalidCommand
-        case .seqConflict, .fileExists, .readerBusy, .serverError: .storage
+        case .seqConflict, .fileExists, .readerBusy, .serverError, .invalidProof: .storage
         case .connectionFailed, .timedOut: .unavailable
         case .authenticationFailed: .accessDenied
         }

@@ -1,0 +1,110 @@
+/// Computes heads and proofs of a history by reading its records once from
+/// seq 1: a ``LogReader`` (each frame's payload, as stored) or any
+/// ``EventStorage`` (each record's payload, encoded again: the decoder
+/// accepts only the canonical encoding, so it is the stored bytes).
+///
+/// Nothing here trusts a cache: every answer is computed from the records.
+/// The cost is one read of the records up to the largest seq asked about and
+/// one SHA-256 leaf hash per record, with memory for a few frontiers.
+public enum HistoryProver {
+    /// The head after record `seq` (the last record when `nil`).
+    ///
+    /// - Throws: ``EventLogError``: what reading throws; ``EventLogError/Code/historyDiverged``
+    ///   when the history ends before `seq`.
+    public static func head(of source: HistoryRecords, atSeq seq: UInt64? = nil) throws(EventLogError) -> HistoryHead {
+        var hasher = HistoryRangeHasher(ranges: [])
+        try source.forEachLeaf(through: seq ?? .max) { _, leaf in hasher.add(leaf: leaf) }
+        try requireLength(hasher.nextLeaf, seq, source)
+        return hasher.whole.head
+    }
+
+    /// The proof that record `seq` is under the head at `headSeq` (the last
+    /// record when `nil`), with that head and the record's payload.
+    ///
+    /// - Throws: ``EventLogError``: what reading throws; ``EventLogError/Code/historyDiverged``
+    ///   when the history ends before `seq` or `headSeq`; ``EventLogError/Code/invalidProof``
+    ///   when `seq` is 0 or after `headSeq`.
+    public static func inclusionProof(
+        ofSeq seq: UInt64, underHeadAt headSeq: UInt64? = nil, in source: HistoryRecords
+    ) throws(EventLogError) -> (proof: InclusionProof, payload: [UInt8]) {
+        let size: UInt64
+        if let headSeq { size = headSeq } else { size = try source.lastSeq() }
+        guard seq >= 1, seq <= size else {
+            throw EventLogError(.invalidProof, "record \(seq) is not in a history of \(size) records: no proof of it")
+        }
+        var hasher = HistoryRangeHasher(ranges: HistoryTree.inclusionRanges(leaf: seq - 1, size: size))
+        var payload: [UInt8] = []
+        try source.forEachLeaf(through: size) { recordSeq, leaf in
+            hasher.add(leaf: leaf)
+            if recordSeq == seq { payload = Array(source.currentPayload) }
+        }
+        try requireLength(hasher.nextLeaf, size, source)
+        let proof = InclusionProof(seq: seq, head: hasher.whole.head, path: hasher.hashes ?? [])
+        try proof.verify(payload: payload)  // never hand out a proof that does not check
+        return (proof, payload)
+    }
+
+    /// The proof that the head at `newSeq` (the last record when `nil`)
+    /// extends the head at `oldSeq`, with both heads.
+    ///
+    /// - Throws: ``EventLogError``: what reading throws; ``EventLogError/Code/historyDiverged``
+    ///   when the history ends before `newSeq`; ``EventLogError/Code/invalidProof`` when
+    ///   `oldSeq` is after `newSeq`.
+    public static func consistencyProof(
+        from oldSeq: UInt64, to newSeq: UInt64? = nil, in source: HistoryRecords
+    ) throws(EventLogError) -> ConsistencyProof {
+        let size: UInt64
+        if let newSeq { size = newSeq } else { size = try source.lastSeq() }
+        guard oldSeq <= size else {
+            throw EventLogError(.invalidProof, "head \(oldSeq) is after head \(size): no proof that one extends the other")
+        }
+        let ranges = oldSeq == 0 ? [] : HistoryTree.consistencyRanges(old: oldSeq, new: size)
+        var hasher = HistoryRangeHasher(ranges: ranges)
+        var old = HistoryTreeBuilder()
+        try source.forEachLeaf(through: size) { seq, leaf in
+            hasher.add(leaf: leaf)
+            if seq <= oldSeq { old.append(leaf: leaf) }
+        }
+        try requireLength(hasher.nextLeaf, size, source)
+        let proof = ConsistencyProof(old: old.head, new: hasher.whole.head, path: hasher.hashes ?? [])
+        try proof.verify()
+        return proof
+    }
+
+    /// Checks that the history extends `head`: its records `1…head.seq`
+    /// give exactly that head. Returns the history's head now.
+    ///
+    /// - Throws: ``EventLogError/Code/historyDiverged`` when they do not (or
+    ///   the history is shorter), with the seq of the first record that
+    ///   differs when `knownLeaves` (trusted leaf hashes, e.g. a tree cache
+    ///   that itself gives `head`) can tell it; what reading throws.
+    public static func verify(
+        _ source: HistoryRecords, extends head: HistoryHead
+    ) throws(EventLogError) -> HistoryHead {
+        var builder = HistoryTreeBuilder()
+        var atHead: HistoryHead?
+        if head.seq == 0 { atHead = builder.head }
+        try source.forEachLeaf(through: .max) { _, leaf in
+            builder.append(leaf: leaf)
+            if builder.count == head.seq { atHead = builder.head }
+        }
+        guard let atHead else {
+            throw EventLogError(
+                .historyDiverged,
+                "\(source.name) ends at seq \(builder.count), before the head's seq \(head.seq): records \(builder.count + 1)…\(head.seq) are missing",
+                lastGoodSeq: builder.count)
+        }
+        guard atHead.hash == head.hash else {
+            throw EventLogError(
+                .historyDiverged,
+                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(atHead.hash.hex), so at least one of them was changed, removed, inserted or reordered since that head was taken")
+        }
+        return builder.head
+    }
+
+    private static func requireLength(_ count: UInt64, _ wanted: UInt64?, _ source: HistoryRecords) throws(EventLogError) {
+        guard let wanted, count < wanted else { return }
+        throw EventLogError(
+            .historyDiverged, "\(source.name) ends at seq \(count), before seq \(wanted)", lastGoodSeq: count)
+    }
+}

@@ -1,0 +1,96 @@
+/// The records a ``HistoryProver`` hashes, read once from seq 1: a log file
+/// through a new ``LogReader``, or any ``EventStorage`` (a server list, a
+/// store's log). Not shared between threads.
+public final class HistoryRecords {
+    private enum Source {
+        case file(LogReader)
+        case storage(any EventStorage)
+    }
+
+    private let source: Source
+    /// What the messages call the history (a path, a list).
+    public let name: String
+    /// The payload of the record being passed (valid only inside the pass's closure).
+    package private(set) var currentPayload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Records read per call to a storage.
+    private let pageSize = 4096
+
+    /// The records of the log file at `path`, read through a new ``LogReader``
+    /// (each frame checked as any read checks it; a torn tail ends the history).
+    ///
+    /// - Throws: what ``LogReader/init(path:fileSystem:)`` throws.
+    public convenience init(path: String) throws(EventLogError) {
+        self.init(reader: try LogReader(path: path), name: path)
+    }
+
+    /// The records `reader` reads from its next seq, which must be 1.
+    public init(reader: LogReader, name: String) {
+        precondition(reader.nextSeq == 1, "a history is hashed from seq 1")
+        source = .file(reader)
+        self.name = name
+    }
+
+    /// The records `storage` holds, read from seq 1.
+    public init(storage: any EventStorage, name: String) {
+        source = .storage(storage)
+        self.name = name
+    }
+
+    /// The last seq of the history now.
+    ///
+    /// - Throws: what reading throws.
+    func lastSeq() throws(EventLogError) -> UInt64 {
+        switch source {
+        case .storage(let storage): return try storage.refreshLastSeq()
+        case .file(let reader):
+            // A second reader of the same file, so the pass still starts at seq 1.
+            let counter = try LogReader(path: reader.path)
+            var last: UInt64 = 0
+            do {
+                try counter.forEachView { last = $0.seq }
+            } catch let error as EventLogError {
+                throw error
+            } catch {
+                throw EventLogError(.ioError, "\(error)")
+            }
+            return last
+        }
+    }
+
+    /// Calls `body` with each record's seq and leaf hash, from seq 1 through
+    /// `lastSeq` or the end of the history.
+    func forEachLeaf(through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void) throws(EventLogError) {
+        switch source {
+        case .file(let reader):
+            struct Done: Error {}
+            do {
+                try reader.forEachView { view in
+                    guard view.seq <= lastSeq else { throw Done() }
+                    currentPayload = view.payload
+                    body(view.seq, .leaf(payload: view.payload))
+                }
+            } catch is Done {
+            } catch let error as EventLogError {
+                throw error
+            } catch {
+                throw EventLogError(.ioError, "\(error)")
+            }
+        case .storage(let storage):
+            var next: UInt64 = 1
+            while next <= lastSeq {
+                let records = try storage.read(from: next, maxCount: pageSize)
+                guard !records.isEmpty else { return }
+                for record in records {
+                    guard record.seq <= lastSeq else { return }
+                    let payload = try record.encodedPayload()
+                    payload.withUnsafeBytes { bytes in
+                        currentPayload = bytes
+                        body(record.seq, .leaf(payload: bytes))
+                    }
+                    next = record.seq + 1
+                }
+            }
+        }
+        currentPayload = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+}
