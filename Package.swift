@@ -40,7 +40,9 @@ let package = Package(
     targets: [
         // Hardware CRC-32C (SSE 4.2 / ARMv8 CRC); EventLog falls back to portable Swift without it.
         .target(name: "CCRC32C"),
-        .target(name: "EventLog", dependencies: ["CCRC32C"]),
+        // Hardware SHA-256 (x86-64 SHA extensions / ARMv8 SHA2) for the history tree; portable Swift without it.
+        .target(name: "CSHA256"),
+        .target(name: "EventLog", dependencies: ["CCRC32C", "CSHA256"]),
         .target(name: "LabelProjection", dependencies: ["EventLog"], swiftSettings: projectionSettings),
         // libpq through pkg-config; reached only through dependencies conditioned on the trait.
         .systemLibrary(

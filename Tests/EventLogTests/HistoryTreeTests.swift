@@ -260,3 +260,21 @@ import Testing
         #expect(String(decoding: json, as: UTF8.self).contains("\"\(head.hash.hex)\""))
     }
 }
+
+extension HistoryTreeTests {
+    /// The CPU's SHA instructions (when this machine has them) and the
+    /// portable Swift compression give the same state for any blocks.
+    @Test func hardwareAndPortableCompressionAgree() {
+        var random = SeededGenerator(seed: 0x5AA_256)
+        for count in [1, 2, 3, 7, 16] {
+            let bytes = (0..<64 * count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var hardware = SHA256.initialState
+            var portable = SHA256.initialState
+            bytes.withUnsafeBytes { raw in
+                SHA256.compress(&hardware, raw.baseAddress!, blocks: count)
+                for block in 0..<count { SHA256.portableCompress(&portable, raw.baseAddress! + 64 * block) }
+            }
+            #expect(HistoryHash(state: hardware) == HistoryHash(state: portable), "\(count) blocks; hardware: \(SHA256.usesHardware)")
+        }
+    }
+}

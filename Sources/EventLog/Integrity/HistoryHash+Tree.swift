@@ -30,8 +30,7 @@ extension HistoryHash {
             base.storeBytes(of: 0x80, toByteOffset: 65, as: UInt8.self)
             base.storeBytes(of: UInt64(65 * 8).bigEndian, toByteOffset: 120, as: UInt64.self)
             var state = SHA256.initialState
-            SHA256.compress(&state, base)
-            SHA256.compress(&state, base + 64)
+            SHA256.compress(&state, base, blocks: 2)
             return HistoryHash(state: state)
         }
     }
@@ -48,11 +47,7 @@ extension HistoryHash {
             base.storeBytes(of: 0x80, toByteOffset: length, as: UInt8.self)
             base.storeBytes(of: (UInt64(length) &* 8).bigEndian, toByteOffset: padded - 8, as: UInt64.self)
             var state = SHA256.initialState
-            var offset = 0
-            while offset < padded {
-                SHA256.compress(&state, base + offset)
-                offset += 64
-            }
+            SHA256.compress(&state, base, blocks: padded / 64)
             return HistoryHash(state: state)
         }
     }

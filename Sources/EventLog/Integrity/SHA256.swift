@@ -1,9 +1,13 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4), the hash of the history tree (``HistoryHead``).
 ///
 /// Foundation has no hash on Linux and the package takes no dependencies, so
-/// it is here, written for throughput: the message schedule and the state
-/// live in registers and a stack buffer, and whole 64-byte blocks are read
-/// straight from the caller's bytes without copying. A value is one
+/// it is here, written for throughput: whole 64-byte blocks are read straight
+/// from the caller's bytes, and compressed by the CPU's SHA instructions when
+/// it has them (x86-64's SHA extensions, AArch64's SHA2; the `CSHA256`
+/// target), else by portable Swift whose state and schedule live in
+/// registers and a stack buffer. The two give the same digests (tested). A value is one
 /// incremental hash; it is not thread-safe to share one while updating it
 /// (it is a value: each thread hashes its own copy).
 package struct SHA256: Sendable {
@@ -37,10 +41,10 @@ package struct SHA256: Sendable {
             pending.withUnsafeBytes { Self.compress(&state, $0.baseAddress!) }
             pending.removeAll(keepingCapacity: true)
         }
-        while remaining >= 64 {
-            Self.compress(&state, base)
-            base += 64
-            remaining -= 64
+        if remaining >= 64 {
+            Self.compress(&state, base, blocks: remaining / 64)
+            base += remaining / 64 * 64
+            remaining %= 64
         }
         if remaining > 0 { pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: remaining)) }
     }
@@ -58,13 +62,7 @@ package struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        tail.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                Self.compress(&state, buffer.baseAddress! + offset)
-                offset += 64
-            }
-        }
+        tail.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, blocks: $0.count / 64) }
         return HistoryHash(state: state)
     }
 
@@ -81,8 +79,23 @@ package struct SHA256: Sendable {
         return array.withUnsafeBytes { digest($0) }
     }
 
-    /// Compresses one 64-byte block at `block` into `state`.
-    package static func compress(_ state: inout State, _ block: UnsafeRawPointer) {
+    /// Whether this CPU's SHA-256 instructions are used.
+    package static let usesHardware = csha256_hardware_available() != 0
+
+    /// Compresses `blocks` 64-byte blocks at `data` into `state`.
+    @inline(__always)
+    package static func compress(_ state: inout State, _ data: UnsafeRawPointer, blocks: Int = 1) {
+        if usesHardware {
+            withUnsafeMutableBytes(of: &state) { words in
+                csha256_hardware_compress(words.baseAddress!.assumingMemoryBound(to: UInt32.self), data, blocks)
+            }
+        } else {
+            for block in 0..<blocks { portableCompress(&state, data + 64 * block) }
+        }
+    }
+
+    /// Compresses one 64-byte block at `block` into `state`, in Swift.
+    package static func portableCompress(_ state: inout State, _ block: UnsafeRawPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {
                 w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))

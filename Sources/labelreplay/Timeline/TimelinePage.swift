@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 
 /// The timeline page: one self-contained HTML file, its markup, style and
@@ -18,7 +19,7 @@ enum TimelinePage {
 
     /// The Content-Security-Policy of the page (the hashes are those of ``script`` and ``TimelineStyle/css``).
     static let policy =
-        "default-src 'none'; script-src \(SHA256.cspSource(script)); style-src \(SHA256.cspSource(TimelineStyle.css)); "
+        "default-src 'none'; script-src \(cspSource(script)); style-src \(cspSource(TimelineStyle.css)); "
         + "img-src data:; base-uri 'none'; form-action 'none'"
 
     /// The whole page for `document`, as UTF-8 bytes.
@@ -59,6 +60,11 @@ enum TimelinePage {
 
     /// JSON text made safe inside a `<script>` element: `<`, `>` and `&` (anywhere
     /// they occur, which in JSON is inside strings) and U+2028/U+2029 become `\u` escapes.
+    /// The CSP source expression for `text`'s UTF-8 bytes: `'sha256-<base64 digest>'`.
+    static func cspSource(_ text: String) -> String {
+        "'sha256-" + Data(SHA256.digest(Array(text.utf8)).bytes).base64EncodedString() + "'"
+    }
+
     static func escapedForScript(_ json: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(json.count + json.count / 16)

@@ -1,0 +1,18 @@
+#ifndef CSHA256_H
+#define CSHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether this CPU has SHA-256 instructions this library uses (the SHA
+/// extensions on x86-64, with SSSE3 and SSE 4.1; the SHA2 extension on
+/// AArch64 where the compiler targets it). Checked at run time.
+int csha256_hardware_available(void);
+
+/// Compresses `blocks` 64-byte blocks at `data` into `state` (the eight
+/// SHA-256 words a, b, …, h) with the CPU's instructions: exactly what the
+/// portable compression function does, block by block. Call only when
+/// `csha256_hardware_available()` is non-zero.
+void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks);
+
+#endif
