@@ -123,10 +123,11 @@ import Testing
         let log = dir.file()
         let payloads = try Self.original(log, count: 23)
         let memory = InMemoryEventLog()
-        _ = try memory.append(try payloads.map { payload in
-            let record = try EventRecord.decode(payload: payload)
-            return LogEntry(record.event, timestamp: record.timestamp, actor: record.actor, note: record.note)
-        }, expectedLastSeq: 0)
+        _ = try memory.append(
+            try payloads.map { payload in
+                let record = try EventRecord.decode(payload: payload)
+                return LogEntry(record.event, timestamp: record.timestamp, actor: record.actor, note: record.note)
+            }, expectedLastSeq: 0)
         var reference = HistoryTreeBuilder()
         for payload in payloads { reference.append(payload: payload) }
         #expect(try Self.head(log) == reference.head)
@@ -137,7 +138,8 @@ import Testing
                 #expect(payload == payloads[Int(seq) - 1])
                 #expect(proof.head == (try Self.head(log, atSeq: under)))
                 try proof.verify(payload: payloads[Int(seq) - 1])
-                let fromStorage = try HistoryProver.inclusionProof(ofSeq: seq, underHeadAt: under, in: HistoryRecords(storage: memory, name: "memory"))
+                let fromStorage = try HistoryProver.inclusionProof(
+                    ofSeq: seq, underHeadAt: under, in: HistoryRecords(storage: memory, name: "memory"))
                 #expect(fromStorage.proof == proof)
             }
         }

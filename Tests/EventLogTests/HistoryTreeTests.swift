@@ -25,7 +25,7 @@ import Testing
         (
             "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
-        ),
+        )
     ])
     func sha256MatchesTheFIPSVectors(message: String, digest: String) {
         #expect(SHA256.digest(Array(message.utf8)).hex == digest)
@@ -42,7 +42,9 @@ import Testing
     /// hashes are SHA-256 of their prefixed bytes.
     @Test func incrementalHashingAndTheTreesHashesAgreeWithOneShotSHA256() {
         var random = SeededGenerator(seed: 0x5EED_0028)
-        for length in [0, 1, 54, 55, 56, 63, 64, 65, 119, 120, 128, 200, 1000] + (0..<40).map({ _ in Int.random(in: 0..<700, using: &random) }) {
+        for length in [0, 1, 54, 55, 56, 63, 64, 65, 119, 120, 128, 200, 1000]
+            + (0..<40).map({ _ in Int.random(in: 0..<700, using: &random) })
+        {
             let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             let whole = SHA256.digest(message)
             var pieces = SHA256()
@@ -71,7 +73,7 @@ import Testing
         "4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4",
         "76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef",
         "ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c",
-        "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328",
+        "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328"
     ]
 
     @Test func theBuildersRootsAreTheCertificateTransparencyVectors() {
@@ -87,18 +89,20 @@ import Testing
     @Test func proofsMatchTheCertificateTransparencyVectors() {
         let leaves = Self.vectorLeaves.map { HistoryHash.leaf(payload: $0) }
         let inclusion = Self.proof(HistoryTree.inclusionRanges(leaf: 5, size: 8), leaves)
-        #expect(inclusion.map(\.hex) == [
-            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-            "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
-        ])
+        #expect(
+            inclusion.map(\.hex) == [
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"
+            ])
         let consistency = Self.proof(HistoryTree.consistencyRanges(old: 3, new: 8), leaves)
-        #expect(consistency.map(\.hex) == [
-            "0298d122906dcfc10892cb53a73992fc5b9f493ea4c9badb27b791b4127a7fe7",
-            "07506a85fd9dd2f120eb694f86011e5bb4662e5c415a62917033d4a9624487e7",
-            "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
-            "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
-        ])
+        #expect(
+            consistency.map(\.hex) == [
+                "0298d122906dcfc10892cb53a73992fc5b9f493ea4c9badb27b791b4127a7fe7",
+                "07506a85fd9dd2f120eb694f86011e5bb4662e5c415a62917033d4a9624487e7",
+                "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"
+            ])
     }
 
     // MARK: - The naive reference, straight from RFC 9162 §2.1
@@ -158,7 +162,9 @@ import Testing
                 let proof = InclusionProof(seq: UInt64(m + 1), head: head, path: path)
                 try proof.verify(leaf: leaves[m])
                 // Another record, or the proof under another seq, does not check.
-                #expect(throws: EventLogError.self) { try proof.verify(leaf: leaves[(m + 1) % size] == leaves[m] ? .empty : leaves[(m + 1) % size]) }
+                #expect(throws: EventLogError.self) {
+                    try proof.verify(leaf: leaves[(m + 1) % size] == leaves[m] ? .empty : leaves[(m + 1) % size])
+                }
                 if size > 1 {
                     var moved = proof
                     moved.seq = UInt64((m + 1) % size + 1)
@@ -226,7 +232,8 @@ import Testing
         // From the empty history: no hashes; with any, or a wrong empty head, refused.
         try ConsistencyProof(old: HistoryHead(seq: 0, hash: .empty), new: HistoryHead(seq: 3, hash: Self.mth(all[..<3])), path: []).verify()
         #expect(throws: EventLogError.self) {
-            try ConsistencyProof(old: HistoryHead(seq: 0, hash: all[0]), new: HistoryHead(seq: 3, hash: Self.mth(all[..<3])), path: []).verify()
+            try ConsistencyProof(old: HistoryHead(seq: 0, hash: all[0]), new: HistoryHead(seq: 3, hash: Self.mth(all[..<3])), path: [])
+                .verify()
         }
     }
 
@@ -252,7 +259,10 @@ import Testing
         #expect(HistoryHead(parsing: head.description) == head)
         #expect(head.description == "1200:" + head.hash.hex)
         #expect(HistoryHead(parsing: "1200:" + head.hash.hex.uppercased()) == head)
-        for bad in ["", "1200", ":" + head.hash.hex, "x:" + head.hash.hex, "1200:" + head.hash.hex.dropLast(), "1200:" + head.hash.hex + "0", "-1:" + head.hash.hex] {
+        for bad in [
+            "", "1200", ":" + head.hash.hex, "x:" + head.hash.hex, "1200:" + head.hash.hex.dropLast(), "1200:" + head.hash.hex + "0",
+            "-1:" + head.hash.hex
+        ] {
             #expect(HistoryHead(parsing: bad) == nil, "\(bad)")
         }
         let json = try JSONEncoder().encode(head)

@@ -18,7 +18,8 @@ public struct HistoryHash: Sendable, Hashable, Codable, CustomStringConvertible 
         let array = Array(bytes)
         var words = SIMD8<UInt32>()
         for i in 0..<8 {
-            words[i] = UInt32(array[i * 4]) << 24 | UInt32(array[i * 4 + 1]) << 16 | UInt32(array[i * 4 + 2]) << 8 | UInt32(array[i * 4 + 3])
+            words[i] =
+                UInt32(array[i * 4]) << 24 | UInt32(array[i * 4 + 1]) << 16 | UInt32(array[i * 4 + 2]) << 8 | UInt32(array[i * 4 + 3])
         }
         self.words = words
     }
@@ -42,7 +43,10 @@ public struct HistoryHash: Sendable, Hashable, Codable, CustomStringConvertible 
         result.reserveCapacity(32)
         for i in 0..<8 {
             let word = words[i]
-            result.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
+            result.append(contentsOf: [
+                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
+                UInt8(truncatingIfNeeded: word)
+            ])
         }
         return result
     }

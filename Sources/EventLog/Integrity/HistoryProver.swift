@@ -97,7 +97,8 @@ public enum HistoryProver {
         guard atHead.hash == head.hash else {
             throw EventLogError(
                 .historyDiverged,
-                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(atHead.hash.hex), so at least one of them was changed, removed, inserted or reordered since that head was taken")
+                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(atHead.hash.hex), so at least one of them was changed, removed, inserted or reordered since that head was taken"
+            )
         }
         return builder.head
     }

@@ -35,7 +35,8 @@ public struct InclusionProof: Sendable, Hashable, Codable {
         var hash = leaf
         for sibling in path {
             guard sn != 0 else {
-                throw EventLogError(.invalidProof, "the proof of record \(seq) under head \(head.seq) has more hashes than its tree has levels")
+                throw EventLogError(
+                    .invalidProof, "the proof of record \(seq) under head \(head.seq) has more hashes than its tree has levels")
             }
             if fn & 1 == 1 || fn == sn {
                 hash = .node(sibling, hash)
@@ -52,7 +53,8 @@ public struct InclusionProof: Sendable, Hashable, Codable {
             sn >>= 1
         }
         guard sn == 0 else {
-            throw EventLogError(.invalidProof, "the proof of record \(seq) under head \(head.seq) has fewer hashes than its tree has levels")
+            throw EventLogError(
+                .invalidProof, "the proof of record \(seq) under head \(head.seq) has fewer hashes than its tree has levels")
         }
         return hash
     }
