@@ -74,33 +74,45 @@ public enum HistoryProver {
     /// Checks that the history extends `head`: its records `1…head.seq`
     /// give exactly that head. Returns the history's head now.
     ///
-    /// - Throws: ``EventLogError/Code/historyDiverged`` when they do not (or
-    ///   the history is shorter), with the seq of the first record that
-    ///   differs when `knownLeaves` (trusted leaf hashes, e.g. a tree cache
-    ///   that itself gives `head`) can tell it; what reading throws.
-    public static func verify(
-        _ source: HistoryRecords, extends head: HistoryHead
-    ) throws(EventLogError) -> HistoryHead {
+    /// - Throws: ``EventLogError/Code/historyDiverged`` when they do not, or
+    ///   the history is shorter (naming the seq it ends at); what reading throws.
+    public static func verify(_ source: HistoryRecords, extends head: HistoryHead) throws(EventLogError) -> HistoryHead {
+        let result = try check(source, against: [head])
+        if let failure = result.failures[0] { throw failure }
+        return result.now
+    }
+
+    /// Checks, in one pass, whether the history extends each of `heads`.
+    /// Returns its head now and, for each of `heads` in order, `nil` when the
+    /// history extends it, else the ``EventLogError/Code/historyDiverged``
+    /// error saying why.
+    ///
+    /// - Throws: what reading throws.
+    public static func check(
+        _ source: HistoryRecords, against heads: [HistoryHead]
+    ) throws(EventLogError) -> (now: HistoryHead, failures: [EventLogError?]) {
         var builder = HistoryTreeBuilder()
-        var atHead: HistoryHead?
-        if head.seq == 0 { atHead = builder.head }
+        var found: [UInt64: HistoryHash] = [0: builder.root]
+        let wanted = Set(heads.map(\.seq))
         try source.forEachLeaf(through: .max) { _, leaf in
             builder.append(leaf: leaf)
-            if builder.count == head.seq { atHead = builder.head }
+            if wanted.contains(builder.count) { found[builder.count] = builder.root }
         }
-        guard let atHead else {
-            throw EventLogError(
+        let failures = heads.map { head -> EventLogError? in
+            guard let hash = found[head.seq] else {
+                return EventLogError(
+                    .historyDiverged,
+                    "\(source.name) ends at seq \(builder.count), before the seq of head \(head): records "
+                        + "\(builder.count + 1)…\(head.seq) are missing",
+                    lastGoodSeq: builder.count)
+            }
+            guard hash != head.hash else { return nil }
+            return EventLogError(
                 .historyDiverged,
-                "\(source.name) ends at seq \(builder.count), before the head's seq \(head.seq): records \(builder.count + 1)…\(head.seq) are missing",
-                lastGoodSeq: builder.count)
+                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(hash.hex), so at least one of "
+                    + "them was changed, removed, inserted or reordered since that head was taken")
         }
-        guard atHead.hash == head.hash else {
-            throw EventLogError(
-                .historyDiverged,
-                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(atHead.hash.hex), so at least one of them was changed, removed, inserted or reordered since that head was taken"
-            )
-        }
-        return builder.head
+        return (builder.head, failures)
     }
 
     private static func requireLength(_ count: UInt64, _ wanted: UInt64?, _ source: HistoryRecords) throws(EventLogError) {

@@ -14,6 +14,9 @@ public final class HistoryRecords {
     package private(set) var currentPayload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     /// Records read per call to a storage.
     private let pageSize = 4096
+    /// Called every 4,096 records with the seq passed and where reading is:
+    /// a byte offset in a file, the seq in a storage (for a progress line).
+    package var onProgress: ((_ seq: UInt64, _ position: Int64) -> Void)?
 
     /// The records of the log file at `path`, read through a new ``LogReader``
     /// (each frame checked as any read checks it; a torn tail ends the history).
@@ -68,6 +71,7 @@ public final class HistoryRecords {
                     guard view.seq <= lastSeq else { throw Done() }
                     currentPayload = view.payload
                     body(view.seq, .leaf(payload: view.payload))
+                    if view.seq & 4095 == 0, let onProgress { onProgress(view.seq, reader.offset) }
                 }
             } catch is Done {
             } catch let error as EventLogError {
@@ -89,6 +93,7 @@ public final class HistoryRecords {
                     }
                     next = record.seq + 1
                 }
+                onProgress?(next - 1, Int64(next - 1))
             }
         }
         currentPayload = UnsafeRawBufferPointer(start: nil, count: 0)

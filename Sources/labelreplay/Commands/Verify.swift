@@ -17,22 +17,37 @@ enum Verify: Command {
             leaves) is reported as a warning and still exits 0. Exit status 1 names the byte offset and seq of the first \
             problem.
 
+            With --head SEQ:HEX (from 'labelreplay head', kept where the log's writer cannot change it; give it more \
+            than once to check several), it also proves that the log extends that head: its records 1…SEQ hash to \
+            exactly that value, so none of them was changed, removed, inserted or reordered since, even by someone who \
+            recomputed every checksum after the change. A log that does not is exit status 1 (problem.kind head), and \
+            the log's own head now is printed either way.
+
             JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
-            "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "problem": {"kind", \
-            "code", "offset", "seq", "message"}} where tornTail and problem are present only when found, and problem.kind \
-            is file, header, frame, seq or event.
+            "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "heads": [{"head", \
+            "ok", "message"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}} where tornTail \
+            and problem are present only when found, heads and historyHead only with --head, and problem.kind is file, \
+            header, frame, seq, event or head.
 
             A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
             checked by the same parser and the seqs checked to be gapless, and folded the same way; it has no header, \
             bytes or tail of its own (header absent; fileSize and validLength 0).
             """,
-        arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
-        examples: ["verify labels.labellog", "verify labels.labellog --json"])
+        arguments: [
+            .positional("log", "The label log file."),
+            .option("head", value: "seq:hex", repeating: true, "Also prove that the log extends this head (from 'labelreplay head')."),
+            .flag("json", "Print one JSON object instead of text.")
+        ],
+        examples: ["verify labels.labellog", "verify labels.labellog --json", "verify labels.labellog --head 1200:3f9a…"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = try arguments.logPath()
         let location = LogLocation.resolve(path)
-        let result = location == .file(path) ? check(path, console: console) : checkServer(location, console: console)
+        let heads = try arguments.values("head").map { text throws(UsageError) in
+            try HistorySource.head(text, option: "head", arguments: arguments)
+        }
+        var result = location == .file(path) ? check(path, console: console) : checkServer(location, console: console)
+        if !heads.isEmpty, result.ok { checkHeads(heads, of: path, into: &result, console: console) }
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
         } else {
@@ -101,6 +116,26 @@ enum Verify: Command {
         return result
     }
 
+    /// Proves (or not) that the log at `path` extends each of `heads`.
+    static func checkHeads(_ heads: [HistoryHead], of path: String, into result: inout VerifyResult, console: Console) {
+        do {
+            let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console)
+            defer { progress.finish() }
+            let (now, failures) = try HistoryProver.check(records, against: heads)
+            result.historyHead = now.description
+            result.heads = zip(heads, failures).map { head, failure in
+                .init(head: head.description, ok: failure == nil, message: failure?.message)
+            }
+            if let first = failures.compactMap({ $0 }).first {
+                result.problem = .init(
+                    kind: "head", code: first.code.rawValue, offset: nil, seq: first.lastGoodSeq.map { $0 + 1 }, message: first.message)
+            }
+        } catch {
+            let code = (error as? EventLogError)?.code.rawValue ?? "failure"
+            result.problem = .init(kind: "head", code: code, offset: nil, seq: nil, message: ErrorText.describe(error))
+        }
+    }
+
     static func report(_ result: VerifyResult, console: Console) {
         console.line(Escape.text("verify \(result.path)"))
         if LogLocation.isServer(result.path), result.problem?.kind != "file" {
@@ -116,10 +151,20 @@ enum Verify: Command {
                 "\(result.path): torn tail: \(tail.bytes) bytes at byte offset \(tail.offset), after seq \(result.lastSeq), are not a complete record (\(tail.reason)); '\(Tool.name) repair' cuts it"
             )
         }
+        for head in result.heads ?? [] where head.ok {
+            console.line("  extends  head \(head.head)")
+        }
+        if let now = result.historyHead { console.line("  head     \(now) now") }
         guard let problem = result.problem else {
             console.line(
                 "ok: framing, checksums, seq continuity and every event are sound"
-                    + (result.tornTail == nil ? "" : " (apart from the torn tail)"))
+                    + (result.tornTail == nil ? "" : " (apart from the torn tail)")
+                    + (result.heads == nil ? "" : ", and the log extends every head given"))
+            return
+        }
+        if problem.kind == "head" {
+            for head in result.heads ?? [] where !head.ok { console.error("\(result.path): \(head.message ?? head.head)") }
+            if result.heads == nil { console.error("\(result.path): \(problem.message)") }
             return
         }
         var location = problem.offset.map { "byte offset \($0)" } ?? ""
@@ -146,6 +191,11 @@ struct VerifyResult: Encodable {
         let bytes: Int64
         let reason: String
     }
+    struct HeadCheck: Encodable {
+        let head: String
+        let ok: Bool
+        let message: String?
+    }
     struct Problem: Encodable {
         /// `file`, `header`, `frame`, `seq` or `event`.
         let kind: String
@@ -166,12 +216,14 @@ struct VerifyResult: Encodable {
     var count = 0
     var enabledCount = 0
     var tornTail: TornTail?
+    var heads: [HeadCheck]?
+    var historyHead: String?
     var problem: Problem?
 
     init(path: String) { self.path = path }
 
     enum CodingKeys: String, CodingKey {
-        case path, ok, header, records, lastSeq, fileSize, validLength, count, enabledCount, tornTail, problem
+        case path, ok, header, records, lastSeq, fileSize, validLength, count, enabledCount, tornTail, heads, historyHead, problem
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -186,6 +238,8 @@ struct VerifyResult: Encodable {
         try c.encode(count, forKey: .count)
         try c.encode(enabledCount, forKey: .enabledCount)
         try c.encodeIfPresent(tornTail, forKey: .tornTail)
+        try c.encodeIfPresent(heads, forKey: .heads)
+        try c.encodeIfPresent(historyHead, forKey: .historyHead)
         try c.encodeIfPresent(problem, forKey: .problem)
     }
 }
