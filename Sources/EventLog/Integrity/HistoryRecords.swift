@@ -60,14 +60,16 @@ public final class HistoryRecords {
         }
     }
 
-    /// Calls `body` with each record's seq and leaf hash, from seq 1 through
-    /// `lastSeq` or the end of the history.
-    func forEachLeaf(through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void) throws(EventLogError) {
+    /// Calls `body` with each record's seq and leaf hash, from seq `first`
+    /// (records before it are read and checked but not hashed) through
+    /// `lastSeq` or the end of the history. A pass starts where the last one
+    /// ended: pass each range once, in order.
+    package func forEachLeaf(from first: UInt64 = 1, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void) throws(EventLogError) {
         switch source {
         case .file(let reader):
             struct Done: Error {}
             do {
-                try reader.forEachView { view in
+                try reader.forEachView(from: first) { view in
                     guard view.seq <= lastSeq else { throw Done() }
                     currentPayload = view.payload
                     body(view.seq, .leaf(payload: view.payload))
@@ -80,7 +82,7 @@ public final class HistoryRecords {
                 throw EventLogError(.ioError, "\(error)")
             }
         case .storage(let storage):
-            var next: UInt64 = 1
+            var next = max(first, 1)
             while next <= lastSeq {
                 let records = try storage.read(from: next, maxCount: pageSize)
                 guard !records.isEmpty else { return }

@@ -112,6 +112,8 @@ public final class LabelStore: Sendable {
     let subscriberIDs = Atomic<UInt64>(0)
     /// Serializes writing and pruning snapshot files (never held with `state`).
     let snapshotFileLock = Locked<Void>(())
+    /// The history tree's frontiers computed so far (``head``; never held with `state`).
+    let historyFrontiers = Locked(HistoryFrontiers())
 
     /// Opens (or, with ``Options/createIfMissing``, creates) the file log at
     /// `path` and folds it into the projection in the same pass as recovery.
