@@ -46,10 +46,10 @@ import Testing
         var payload: [UInt8] = []
         try reader.forEachView { view in if view.seq == 7 { payload = Array(view.payload) } }
         try proof.verify(payload: payload)
-        let extension_ = try store.consistencyProof(from: 20)
+        let extended = try store.consistencyProof(from: 20)
         let now = try store.head
-        #expect(extension_.old == old && extension_.new == now)
-        try extension_.verify()
+        #expect(extended.old == old && extended.new == now)
+        try extended.verify()
 
         store.close()
         #expect(try store.historyHead(atSeq: 11) == (try Self.fileHead(path, 11)))
