@@ -153,3 +153,36 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("nope.json"), "\(missing)")
     }
 }
+
+extension HistoryHeadCommandTests {
+    /// The head is the records' bytes: a copy and an export imported again
+    /// have the same head as the original, at every seq.
+    @Test func aCopyAndAnExportImportedAgainHaveTheSameHeads() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try Self.history(at: log)
+        let copy = scratch.path("copy.labellog")
+        let copied = try await CLI.run(["copy", log, copy])
+        #expect(copied.status == 0, "\(copied)")
+        let exported = try await CLI.run(["export", log])
+        let jsonl = scratch.path("l.jsonl")
+        try Data(exported.stdout.utf8).write(to: URL(fileURLWithPath: jsonl))
+        let imported = scratch.path("imported.labellog")
+        let importing = try await CLI.run(["import", imported, jsonl])
+        #expect(importing.status == 0, "\(importing)")
+        for seq in ["1", "9", "18"] {
+            let heads = try await [log, copy, imported].asyncMap { path in
+                try await CLI.run(["head", path, "--at", seq]).stdout
+            }
+            #expect(Set(heads).count == 1 && heads[0].hasPrefix(seq + ":"), "\(heads)")
+        }
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}

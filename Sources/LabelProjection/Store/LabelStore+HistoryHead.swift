@@ -79,7 +79,7 @@ extension LabelStore {
 
     /// A proof that record `seq` is under the head at `headSeq` (the last seq
     /// when `nil`), checked before it is returned; anyone holding the
-    /// record's payload and that head checks it with ``InclusionProof/verify(payload:)``.
+    /// record's payload and that head checks it with `InclusionProof.verify(payload:)` (EventLog).
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq` is 0 or either
     ///   seq is past the last; ``StoreError/Code/storage(_:)`` when the log cannot be read.
@@ -100,7 +100,7 @@ extension LabelStore {
 
     /// A proof that the head at `newSeq` (the last seq when `nil`) extends
     /// the head at `oldSeq`, checked before it is returned; a client that
-    /// kept the old head checks it with ``ConsistencyProof/verify()`` and
+    /// kept the old head checks it with `ConsistencyProof.verify()` and
     /// then trusts the new one.
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if a seq is past the last
