@@ -41,13 +41,22 @@ import Testing
         try HistoryProver.head(of: HistoryRecords(path: path), atSeq: seq)
     }
 
-    static func expectDiverged(_ path: String, from head: HistoryHead, _ comment: Comment) {
+    /// The forged log at `path` fails the check against `head`, and the tree
+    /// cache written beside the original before the change (copied beside
+    /// the forgery) names `firstDifferent` as the first record that differs.
+    static func expectDiverged(
+        _ path: String, from head: HistoryHead, firstDifferent: UInt64, treeOf original: String, _ comment: Comment
+    ) throws {
         do {
             let now = try HistoryProver.verify(HistoryRecords(path: path), extends: head)
             Issue.record("\(comment): accepted, head now \(now)")
         } catch {
             #expect(error.code == .historyDiverged, comment)
         }
+        try? FileManager.default.removeItem(atPath: HistoryTreeFile.path(for: path))
+        #expect(try HistoryTreeFile.firstDifference(logPath: path, from: head) == nil, "no cache: \(comment)")
+        try FileManager.default.copyItem(atPath: HistoryTreeFile.path(for: original), toPath: HistoryTreeFile.path(for: path))
+        #expect(try HistoryTreeFile.firstDifference(logPath: path, from: head) == firstDifferent, comment)
     }
 
     @Test func everyRewriteBeforeTheHeadIsCaughtAndAnHonestAppendIsNot() throws {
@@ -56,6 +65,7 @@ import Testing
         let payloads = try Self.original(log)
         let head = try Self.head(log, atSeq: 30)
         #expect(head.seq == 30)
+        #expect(try HistoryTreeFile.update(logPath: log).leaves == 40)
         let forged = dir.file("forged.labellog")
 
         // One byte of record 12's title, every checksum after it recomputed.
@@ -65,25 +75,25 @@ import Testing
         changed[11][at] = UInt8(ascii: "l")
         try Self.forge(forged, from: log, payloads: changed)
         #expect(try LogReader.readAll(path: forged).records.count == 40)  // a sound log by its checksums
-        Self.expectDiverged(forged, from: head, "a changed byte")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 12, treeOf: log, "a changed byte")
 
         // A record removed, the rest renumbered.
         var removed = payloads
         removed.remove(at: 7)
         try Self.forge(forged, from: log, payloads: try Self.renumberedAll(removed))
-        Self.expectDiverged(forged, from: head, "a removed record")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 8, treeOf: log, "a removed record")
 
         // A record inserted.
         var inserted = payloads
         inserted.insert(payloads[3], at: 20)
         try Self.forge(forged, from: log, payloads: try Self.renumberedAll(inserted))
-        Self.expectDiverged(forged, from: head, "an inserted record")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 21, treeOf: log, "an inserted record")
 
         // Two records swapped.
         var swapped = payloads
         swapped.swapAt(4, 5)
         try Self.forge(forged, from: log, payloads: try Self.renumberedAll(swapped))
-        Self.expectDiverged(forged, from: head, "two swapped records")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 5, treeOf: log, "two swapped records")
 
         // Cut after record 25 and written again to the same length.
         var regrown = Array(payloads[..<25])
@@ -93,11 +103,11 @@ import Testing
             regrown.append(try record.encodedPayload())
         }
         try Self.forge(forged, from: log, payloads: regrown)
-        Self.expectDiverged(forged, from: head, "a cut and regrown history")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 26, treeOf: log, "a cut and regrown history")
 
         // Shorter than the head.
         try Self.forge(forged, from: log, payloads: Array(payloads[..<29]))
-        Self.expectDiverged(forged, from: head, "a history cut before the head")
+        try Self.expectDiverged(forged, from: head, firstDifferent: 30, treeOf: log, "a history cut before the head")
 
         // Changes after the head are not the head's business; the same
         // payloads rewritten (another log's frames) are the same history.

@@ -27,7 +27,9 @@ import Testing
         #expect(copied.status == 0, "\(copied)")
         let fileHead = try HistoryProver.head(of: HistoryRecords(path: file), atSeq: 15)
         let serverHead = try CLIOverServerTests.cli(["head", url, "--at", "15"])
-        #expect(serverHead.status == 0 && serverHead.output.trimmingCharacters(in: .whitespacesAndNewlines) == fileHead.description, "\(serverHead)")
+        #expect(
+            serverHead.status == 0 && serverHead.output.trimmingCharacters(in: .whitespacesAndNewlines) == fileHead.description,
+            "\(serverHead)")
         let log = try server.open(server.location(list: list), create: false)
         #expect(try HistoryProver.head(of: HistoryRecords(storage: log, name: list), atSeq: 15) == fileHead)
         log.close()

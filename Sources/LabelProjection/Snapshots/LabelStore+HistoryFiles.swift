@@ -76,11 +76,12 @@ extension LabelStore {
         }
     }
 
-    /// Extends (or builds) the history index and the checkpoints of the log at `logPath`.
+    /// Extends (or builds) the history index, the checkpoints and the tree cache of the log at `logPath`.
     private static func writeHistoryFiles(logPath path: String) throws(StoreError) {
         do {
             try HistoryIndexFile.update(logPath: path)
             _ = try CheckpointFile.update(logPath: path)
+            _ = try HistoryTreeFile.update(logPath: path)
         } catch let error as EventLogError {
             throw StoreError.storage(error)
         } catch {

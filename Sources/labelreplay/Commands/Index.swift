@@ -36,8 +36,13 @@ enum Index: Command {
             before) is not seen by it, while a read from seq 1 fails there with exit status 1. 'verify' reads \
             every record; run it to check the whole log.
 
+            And LOG.tree (docs/AUDIT.md): every record's leaf hash in the history tree, so that 'verify --head', \
+            when the log does not extend a head, names the first record that differs. It is used only when the \
+            head authenticates it (the root of its leaves is that head); it is extended with the records \
+            appended since, or written again from seq 1 when it no longer matches the log.
+
             JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous", \
-            "checkpoints"} where previous says what was there before ("missing", "usable" or the reason it was \
+            "checkpoints", "tree": {"path", "leaves", "added", "rebuilt"}} where previous says what was there before ("missing", "usable" or the reason it was \
             ignored) and checkpoints is {"path", "seqs", "interval", "bytes", "extendedFrom", "previous"}.
             """,
         arguments: [
@@ -59,6 +64,9 @@ enum Index: Command {
         }
         progress.finish()
         let checkpoints = try writeCheckpoints(path, rebuild: arguments.flag("rebuild"), console: console)
+        let treeProgress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
+        let tree = try HistoryTreeFile.update(logPath: path) { seq in treeProgress.update(Int64(seq)) }
+        treeProgress.finish()
         let indexPath = HistoryIndexFile.path(for: path)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
         let previous: String
@@ -74,7 +82,8 @@ enum Index: Command {
                     IndexResult(
                         path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt,
                         labels: update.index.labelCount, actors: update.index.actors.count, bytes: bytes, previous: previous,
-                        checkpoints: CheckpointsResult(path, checkpoints))))
+                        checkpoints: CheckpointsResult(path, checkpoints),
+                        tree: .init(path: HistoryTreeFile.path(for: path), leaves: tree.leaves, added: tree.added, rebuilt: tree.rebuilt))))
             return ExitStatus.success
         }
         let how = rebuilt ? "built from seq 1" : "extended by \(update.added) record\(update.added == 1 ? "" : "s")"
@@ -96,6 +105,10 @@ enum Index: Command {
         for problem in checkpoints.dropped {
             console.line(Escape.text("  a checkpoint there before was dropped: \(problem.reason)"))
         }
+        console.line(
+            Escape.text(
+                "wrote \(HistoryTreeFile.path(for: path)): \(tree.leaves) leaf hash\(tree.leaves == 1 ? "" : "es") ("
+                    + (tree.rebuilt ? "built from seq 1" : "extended by \(tree.added)") + ")"))
         return ExitStatus.success
     }
 
@@ -147,4 +160,13 @@ struct IndexResult: Encodable {
     let bytes: Int
     let previous: String
     let checkpoints: CheckpointsResult
+    let tree: TreeResult
+
+    /// `index --json`'s `tree`.
+    struct TreeResult: Encodable {
+        let path: String
+        let leaves: UInt64
+        let added: UInt64
+        let rebuilt: Bool
+    }
 }

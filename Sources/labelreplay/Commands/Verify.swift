@@ -21,11 +21,13 @@ enum Verify: Command {
             than once to check several), it also proves that the log extends that head: its records 1…SEQ hash to \
             exactly that value, so none of them was changed, removed, inserted or reordered since, even by someone who \
             recomputed every checksum after the change. A log that does not is exit status 1 (problem.kind head), and \
-            the log's own head now is printed either way.
+            the log's own head now is printed either way. When LOG.tree ('index' writes it) was written before the \
+            change and its leaves give the head, the first record that differs is named (problem.seq); a log that \
+            ends before the head's seq names the first missing one.
 
             JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
             "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "heads": [{"head", \
-            "ok", "message"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}} where tornTail \
+            "ok", "message", "firstDifferentSeq"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}} where tornTail \
             and problem are present only when found, heads and historyHead only with --head, and problem.kind is file, \
             header, frame, seq, event or head.
 
@@ -124,11 +126,23 @@ enum Verify: Command {
             let (now, failures) = try HistoryProver.check(records, against: heads)
             result.historyHead = now.description
             result.heads = zip(heads, failures).map { head, failure in
-                .init(head: head.description, ok: failure == nil, message: failure?.message)
+                guard var failure else { return .init(head: head.description, ok: true, message: nil, firstDifferentSeq: nil) }
+                // A tree cache that the head authenticates tells which record differs.
+                let location = LogLocation.resolve(path)
+                var seq = failure.lastGoodSeq.map { $0 + 1 }
+                if location == .file(path), failure.lastGoodSeq == nil,
+                    let first = try? HistoryTreeFile.firstDifference(logPath: path, from: head)
+                {
+                    seq = first
+                    failure.message +=
+                        "; the first record that differs is seq \(first) (\(HistoryTreeFile.path(for: path)), whose leaves give that head)"
+                }
+                return .init(head: head.description, ok: false, message: failure.message, firstDifferentSeq: seq)
             }
-            if let first = failures.compactMap({ $0 }).first {
+            if let first = result.heads?.first(where: { !$0.ok }) {
                 result.problem = .init(
-                    kind: "head", code: first.code.rawValue, offset: nil, seq: first.lastGoodSeq.map { $0 + 1 }, message: first.message)
+                    kind: "head", code: EventLogError.Code.historyDiverged.rawValue, offset: nil, seq: first.firstDifferentSeq,
+                    message: first.message ?? first.head)
             }
         } catch {
             let code = (error as? EventLogError)?.code.rawValue ?? "failure"
@@ -195,6 +209,8 @@ struct VerifyResult: Encodable {
         let head: String
         let ok: Bool
         let message: String?
+        /// The first seq that is not as it was when the head was taken, where it can be told.
+        let firstDifferentSeq: UInt64?
     }
     struct Problem: Encodable {
         /// `file`, `header`, `frame`, `seq` or `event`.

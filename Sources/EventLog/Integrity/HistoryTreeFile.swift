@@ -1,0 +1,201 @@
+import Foundation
+
+/// The history tree's leaves kept beside a log, `LOG.tree` (docs/AUDIT.md,
+/// "The tree cache"): every record's leaf hash, in seq order, so that a
+/// failed check against a kept head can name the first record that differs.
+///
+/// A cache, never trusted over the log: it is used only where a head the
+/// caller trusts authenticates it (the root of its first `head.seq` leaves
+/// must be that head, and then, by SHA-256's collision resistance, every one
+/// of those leaves is the history's). A missing, damaged or short file is
+/// simply not used. ``update(logPath:progress:)`` builds it or appends the
+/// records written since, rewriting only its last chunk and its header.
+///
+/// Layout: a 64-byte header (magic `LABELTRE`, version 1, flags 0, header
+/// length 64, the log id, the number of leaves, the covered record's
+/// ``LogPosition``, a CRC-32C of bytes 0..<60; docs/AUDIT.md), then chunks of up to 128
+/// leaves (32 bytes each) each followed by the CRC-32C of its leaves; every
+/// chunk but the last is full.
+public enum HistoryTreeFile {
+    /// Where the tree cache of the log at `logPath` lives.
+    public static func path(for logPath: String) -> String { logPath + ".tree" }
+
+    static let magic = Array("LABELTRE".utf8)
+    static let version: UInt16 = 1
+    static let headerLength = 64
+    /// Leaves per chunk.
+    static let chunkLeaves = 128
+    /// A full chunk's bytes: its leaves and their checksum.
+    static let chunkBytes = chunkLeaves * 32 + 4
+
+    /// What a cache file holds: the log it belongs to, its leaves, and the
+    /// position of the record of its last leaf.
+    package struct Contents {
+        package var logID: LabelID
+        package var leaves: [HistoryHash]
+        package var covered: LogPosition?
+    }
+
+    /// The leaves of the cache of the log at `logPath`, when the file is there
+    /// and whole (header and chunk checksums), of the log with id `logID`;
+    /// `nil` otherwise. Leaves past a damaged chunk are dropped.
+    package static func read(logPath: String, logID: LabelID) -> Contents? {
+        guard let file = try? SystemFile.open(path(for: logPath), .readOnly), let size = try? file.size() else { return nil }
+        defer { file.close() }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let read = bytes.withUnsafeMutableBytes { (try? file.read(at: 0, into: $0)) ?? 0 }
+        guard read == bytes.count, bytes.count >= headerLength, Array(bytes[0..<8]) == magic else { return nil }
+        return bytes.withUnsafeBytes { raw -> Contents? in
+            guard
+                raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian
+                    == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])),
+                raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian == version,
+                raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self) == 0,
+                raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self).littleEndian == UInt32(headerLength),
+                LabelID(UUID(uuid: raw.loadUnaligned(fromByteOffset: 16, as: uuid_t.self))) == logID
+            else { return nil }
+            let count = Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self).littleEndian)
+            var leaves: [HistoryHash] = []
+            leaves.reserveCapacity(min(count, (raw.count - headerLength) / 32))
+            var offset = headerLength
+            while leaves.count < count {
+                let inChunk = min(chunkLeaves, count - leaves.count)
+                guard offset + inChunk * 32 + 4 <= raw.count else { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + inChunk * 32])
+                guard raw.loadUnaligned(fromByteOffset: offset + inChunk * 32, as: UInt32.self).littleEndian == CRC32C.checksum(chunk)
+                else { break }
+                for i in 0..<inChunk {
+                    leaves.append(HistoryHash(bytes: UnsafeRawBufferPointer(rebasing: chunk[i * 32..<i * 32 + 32]))!)
+                }
+                offset += inChunk * 32 + 4
+            }
+            let covered =
+                leaves.count == count && count > 0
+                ? LogPosition(
+                    seq: UInt64(count), offset: Int64(raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self).littleEndian),
+                    length: Int64(raw.loadUnaligned(fromByteOffset: 48, as: UInt32.self).littleEndian),
+                    checksum: raw[56] == 1 ? raw.loadUnaligned(fromByteOffset: 52, as: UInt32.self).littleEndian : nil) : nil
+            return Contents(logID: logID, leaves: leaves, covered: covered)
+        }
+    }
+
+    /// What an update did.
+    public struct Update: Sendable, Hashable {
+        /// Leaves in the file now (the log's last seq).
+        public var leaves: UInt64
+        /// Leaves appended by this update.
+        public var added: UInt64
+        /// Whether the file was written from seq 1 (missing, damaged, of
+        /// another log, or not the log's history any more).
+        public var rebuilt: Bool
+    }
+
+    /// Builds the cache of the log at `logPath`, or appends the leaves of the
+    /// records written since it was last updated. A cache that does not
+    /// check out (the log does not keep its last covered record, a damaged
+    /// chunk, another log's) is written again from seq 1. Not durable (a
+    /// cache): a crash leaves a file that the next update checks and
+    /// repairs. Call it from one process at a time (`labelreplay index` holds
+    /// no lock on it; two at once may each rebuild it).
+    ///
+    /// - Throws: ``EventLogError`` when the log cannot be read or the file written.
+    public static func update(logPath: String, progress: ((UInt64) -> Void)? = nil) throws(EventLogError) -> Update {
+        let reader = try LogReader(path: logPath)
+        var leaves: [HistoryHash] = []
+        var rebuilt = true
+        if let cached = read(logPath: logPath, logID: reader.header.logID), let covered = cached.covered,
+            try reader.keeps(covered) == .kept
+        {
+            leaves = cached.leaves
+            rebuilt = false
+            _ = try reader.resume(after: covered)
+        }
+        let before = leaves.count
+        var last: LogPosition? = reader.lastPosition
+        while let (view, position) = try reader.nextPositionedView() {
+            leaves.append(.leaf(payload: view.payload))
+            last = position
+            if view.seq % 65_536 == 0 { progress?(view.seq) }
+        }
+        try write(leaves, from: rebuilt ? 0 : before, logID: reader.header.logID, covered: last, to: path(for: logPath))
+        return Update(leaves: UInt64(leaves.count), added: UInt64(leaves.count - before), rebuilt: rebuilt)
+    }
+
+    /// Writes the chunks holding leaves `from…` (rewriting the chunk that
+    /// held the first of them) and then the header.
+    private static func write(
+        _ leaves: [HistoryHash], from first: Int, logID: LabelID, covered: LogPosition?, to path: String
+    ) throws(EventLogError) {
+        let (file, _) = try SystemFile.openCreating(path)
+        defer { file.close() }
+        let firstChunk = first / chunkLeaves
+        var body: [UInt8] = []
+        var chunk = firstChunk
+        while chunk * chunkLeaves < leaves.count {
+            let range = chunk * chunkLeaves..<min(leaves.count, (chunk + 1) * chunkLeaves)
+            var bytes = [UInt8](repeating: 0, count: range.count * 32)
+            bytes.withUnsafeMutableBytes { raw in
+                for (i, leaf) in leaves[range].enumerated() { leaf.store(to: raw.baseAddress! + i * 32) }
+            }
+            let checksum = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+            body += bytes
+            withUnsafeBytes(of: checksum.littleEndian) { body += $0 }
+            chunk += 1
+        }
+        let bodyOffset = Int64(headerLength + firstChunk * chunkBytes)
+        try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: bodyOffset) } }.get()
+        try file.truncate(to: bodyOffset + Int64(body.count))
+        var header = [UInt8](repeating: 0, count: headerLength)
+        header.withUnsafeMutableBytes { raw in
+            raw.copyBytes(from: magic)
+            raw.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt16.self)
+            raw.storeBytes(of: UInt32(headerLength).littleEndian, toByteOffset: 12, as: UInt32.self)
+            raw.storeBytes(of: logID.uuid.uuid, toByteOffset: 16, as: uuid_t.self)
+            raw.storeBytes(of: UInt64(leaves.count).littleEndian, toByteOffset: 32, as: UInt64.self)
+            if let covered {
+                raw.storeBytes(of: UInt64(covered.offset).littleEndian, toByteOffset: 40, as: UInt64.self)
+                raw.storeBytes(of: UInt32(covered.length).littleEndian, toByteOffset: 48, as: UInt32.self)
+                if let checksum = covered.checksum {
+                    raw.storeBytes(of: checksum.littleEndian, toByteOffset: 52, as: UInt32.self)
+                    raw[56] = 1
+                }
+            }
+            raw.storeBytes(
+                of: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])).littleEndian, toByteOffset: 60, as: UInt32.self)
+        }
+        try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
+    }
+
+    /// The first seq at which the history `records` differs from the leaves
+    /// cached beside it, when those leaves are authenticated by `head` (the
+    /// root of the first `head.seq` of them is `head`); `nil` when there is no
+    /// such cache or it is not of that head. Reads the records again.
+    ///
+    /// - Throws: what reading throws.
+    public static func firstDifference(
+        logPath: String, from head: HistoryHead
+    ) throws(EventLogError) -> UInt64? {
+        let reader = try LogReader(path: logPath)
+        guard let cached = read(logPath: logPath, logID: reader.header.logID), cached.leaves.count >= head.seq else { return nil }
+        var builder = HistoryTreeBuilder()
+        for leaf in cached.leaves.prefix(Int(head.seq)) { builder.append(leaf: leaf) }
+        guard builder.root == head.hash else { return nil }
+        var difference: UInt64?
+        struct Found: Error {}
+        do {
+            try reader.forEachView { view in
+                guard view.seq <= head.seq else { throw Found() }
+                if HistoryHash.leaf(payload: view.payload) != cached.leaves[Int(view.seq - 1)] {
+                    difference = view.seq
+                    throw Found()
+                }
+            }
+        } catch is Found {
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw EventLogError(.ioError, "\(error)")
+        }
+        return difference ?? (reader.nextSeq <= head.seq ? reader.nextSeq : nil)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import LabelProjection
+import LabelStoreTestSupport
+import Testing
+
+@testable import EventLog
+
+/// `verify --head` names the first record that differs when `LOG.tree`,
+/// written by `index` before the change, is authenticated by the head.
+@Suite struct HistoryHeadLocalizationTests {
+    /// Rewrites the log at `path` in place with record `seq`'s actor changed,
+    /// every frame after it chained and checksummed again with the log's own
+    /// key: a forgery that every checksum accepts.
+    static func forgeInPlace(_ path: String, changing seq: UInt64) throws {
+        let reader = try LogReader(path: path)
+        let format = FrameFormat(header: reader.header)
+        var records: [EventRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        var out = ByteWriter()
+        var previous: UInt32 = 0
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path))[0..<LogFormat.headerLength])
+        for var record in records {
+            if record.seq == seq { record.actor = "mallory" }
+            out = ByteWriter()
+            Frame.encode(record, into: &out, format: format, previous: previous, continues: false)
+            previous = out.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian }
+            bytes += out.bytes
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func verifyHeadNamesTheFirstChangedRecordThroughTheTreeCache() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("l.labellog")
+        try HistoryHeadCommandTests.history(at: log)
+        let head = try await CLI.run(["head", log, "--at", "15"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let indexed = try await CLI.run(["index", log, "--json"]).json()
+        #expect((indexed["tree"] as? [String: Any])?["leaves"] as? Int == 18)
+
+        try Self.forgeInPlace(log, changing: 11)
+        #expect(try await CLI.run(["verify", log]).status == 0)
+        let caught = try await CLI.run(["verify", log, "--head", head, "--json"]).json()
+        let problem = try #require(caught["problem"] as? [String: Any])
+        #expect(problem["kind"] as? String == "head" && problem["seq"] as? Int == 11, "\(caught)")
+        #expect((problem["message"] as? String)?.contains("the first record that differs is seq 11") == true, "\(caught)")
+        let text = try await CLI.run(["verify", log, "--head", head])
+        #expect(text.status == 1 && text.stderr.contains("the first record that differs is seq 11"), "\(text)")
+
+        // A cache rebuilt after the change gives another head: not used, nothing named.
+        _ = try await CLI.run(["index", log])
+        let unnamed = try await CLI.run(["verify", log, "--head", head, "--json"]).json()
+        #expect((unnamed["problem"] as? [String: Any])?["seq"] == nil, "\(unnamed)")
+    }
+}

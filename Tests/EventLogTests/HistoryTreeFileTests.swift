@@ -1,0 +1,77 @@
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+@testable import EventLog
+
+/// `LOG.tree`: built, extended by the records appended since, written again
+/// when it no longer matches the log, and ignored when damaged or foreign.
+@Suite struct HistoryTreeFileTests {
+    static func entries(_ count: Int, from start: Int = 0) -> [LogEntry] {
+        (start..<start + count).map { LogEntry(.added(id: LabelID(), title: "Label \($0)", isEnabled: true, index: 0)) }
+    }
+
+    /// The leaves of the log at `path`, hashed straight from its frames.
+    static func leaves(_ path: String) throws -> [HistoryHash] {
+        var leaves: [HistoryHash] = []
+        try LogReader(path: path).forEachView { leaves.append(.leaf(payload: $0.payload)) }
+        return leaves
+    }
+
+    @Test func anUpdateBuildsThenAppendsOnlyTheNewRecords() throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file()
+        try writeLog(log, Self.entries(300))
+        let built = try HistoryTreeFile.update(logPath: log)
+        #expect(built == .init(leaves: 300, added: 300, rebuilt: true))
+        let header = try LogReader(path: log).header
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
+        let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
+        _ = try writer.append(Self.entries(5, from: 300))
+        writer.close()
+        let extended = try HistoryTreeFile.update(logPath: log)
+        #expect(extended == .init(leaves: 305, added: 5, rebuilt: false))
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
+        #expect(try HistoryTreeFile.update(logPath: log) == .init(leaves: 305, added: 0, rebuilt: false))
+        // Another log's id: not read.
+        #expect(HistoryTreeFile.read(logPath: log, logID: LabelID()) == nil)
+    }
+
+    @Test func aDamagedOrStaleCacheIsWrittenAgainFromSeqOne() throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file()
+        try writeLog(log, Self.entries(300))
+        _ = try HistoryTreeFile.update(logPath: log)
+        let tree = HistoryTreeFile.path(for: log)
+
+        // A flipped byte in the second chunk: the leaves after it are dropped, and the update rebuilds.
+        var bytes = readBytes(tree)
+        bytes[HistoryTreeFile.headerLength + HistoryTreeFile.chunkBytes + 40] ^= 1
+        writeBytes(tree, bytes)
+        let header = try LogReader(path: log).header
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves.count == 128)
+        #expect(try HistoryTreeFile.update(logPath: log).rebuilt)
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
+
+        // The log written again differently under the cache (same id, another history): rebuilt.
+        let rewritten = Array(readBytes(log)[0..<LogFormat.headerLength])
+        var forged = rewritten
+        for n in 0..<310 {
+            let record = EventRecord(
+                seq: UInt64(n + 1), timestamp: EventTimestamp(millisecondsSince1970: Int64(n)),
+                event: .added(id: LabelID(), title: "Other \(n)", isEnabled: false, index: 0))
+            forged += try nextFrame(record, after: forged)
+        }
+        writeBytes(log, forged)
+        let update = try HistoryTreeFile.update(logPath: log)
+        #expect(update.rebuilt && update.leaves == 310)
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
+
+        // A torn header: nothing is read, and the update rebuilds.
+        bytes = readBytes(tree)
+        bytes[33] ^= 0xFF
+        writeBytes(tree, bytes)
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID) == nil)
+        #expect(try HistoryTreeFile.update(logPath: log).rebuilt)
+    }
+}
