@@ -16,6 +16,8 @@ enum Metric: String, Sendable, Codable {
     case linesPerSecond
     /// Megabytes (10⁶ bytes), e.g. a process's peak resident set; lower is better.
     case megabytes
+    /// Megabytes (10⁶ bytes) of input per second; higher is better.
+    case megabytesPerSecond
 
     /// The unit as printed and in JSON.
     var unit: String {
@@ -27,13 +29,14 @@ enum Metric: String, Sendable, Codable {
         case .bytesPerLabel: "bytes/label"
         case .linesPerSecond: "lines/s"
         case .megabytes: "MB"
+        case .megabytesPerSecond: "MB/s"
         }
     }
 
     /// Whether a larger value is better.
     var higherIsBetter: Bool {
         switch self {
-        case .eventsPerSecond, .linesPerSecond: true
+        case .eventsPerSecond, .linesPerSecond, .megabytesPerSecond: true
         case .bytesPerEvent, .microsecondsPerEvent, .milliseconds, .bytesPerLabel, .megabytes: false
         }
     }
@@ -62,13 +65,15 @@ enum Metric: String, Sendable, Codable {
             return String(format: "%.0f lines/s", value)
         case .megabytes:
             return String(format: "%.1f MB", value)
+        case .megabytesPerSecond:
+            return String(format: "%.0f MB/s", value)
         }
     }
 
     /// The ratio ours/SQLite in words, e.g. `2.30× faster`, `0.80× (slower)`, `0.45× the bytes`.
     func describe(ratio: Double) -> String {
         switch self {
-        case .eventsPerSecond, .linesPerSecond:
+        case .eventsPerSecond, .linesPerSecond, .megabytesPerSecond:
             ratio >= 1 ? String(format: "%.2f× faster", ratio) : String(format: "%.2f× (slower)", ratio)
         case .bytesPerEvent, .bytesPerLabel, .megabytes:
             String(format: "%.2f× the bytes", ratio)

@@ -17,6 +17,8 @@ enum WorkloadCatalog {
             all.append(ReplayWorkload<DecodeOnlyConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))
         }
         all.append(BytesOnDiskWorkload(settings: settings))
+        all.append(HistoryHeadWorkload(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings))
+        if settings.big { all.append(HistoryHeadWorkload(eventCount: 10_000_000, settings: settings, repetitions: 3)) }
         all += projectionWorkloads(for: settings)
         all += historyWorkloads(for: settings)
         all += postgresWorkloads(for: settings)
