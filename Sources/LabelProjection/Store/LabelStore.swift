@@ -169,8 +169,7 @@ public final class LabelStore: Sendable {
     /// delivers what it is owed — every notification up to the store's last
     /// seq, read from the log if it fell behind — then ends.
     deinit {
-        let boxes = state.withLock { $0.hub.removeAll() }
-        for box in boxes { box.finish() }
+        endSubscriptions { $0.hub.removeAll() }
     }
 
     /// Closes the store: finishes every subscription (async streams end
@@ -180,16 +179,28 @@ public final class LabelStore: Sendable {
     /// catch up keep working (a closed file log is read through a
     /// `LogReader`). Call it when no other thread is writing.
     public func close() {
-        let (boxes, checkpoint) = state.withLock { s in
-            let checkpoint = s.closed ? nil : snapshotDueOnClose(&s)
+        var checkpoint: PendingSnapshot?
+        endSubscriptions { s in
+            checkpoint = s.closed ? nil : snapshotDueOnClose(&s)
             s.closed = true
             s.follower?.stopped.store(true, ordering: .releasing)
             s.follower = nil
-            return (s.hub.removeAll(), checkpoint)
+            return s.hub.removeAll()
         }
-        for box in boxes { box.finish() }
         if let checkpoint { writeAutomaticSnapshot(checkpoint) }
         ownedWriter?.close()
+    }
+
+    /// Unregisters the subscribers `remove` takes from the state (under the
+    /// store's lock) and ends each behind what the delivery queue holds for
+    /// it, so no notification for a record already applied is dropped; then
+    /// delivers, unless another thread is delivering (which then ends them).
+    private func endSubscriptions(_ remove: (inout State) -> [SubscriberBox]) {
+        state.withLock { s in
+            let boxes = remove(&s)
+            delivery.enqueue(boxes.map { DeliveryQueue.Item(subscriber: $0, notification: nil) })
+        }
+        delivery.drain()
     }
 
     /// Calls `body` for each stored record from `seq` through `last` (`nil`: the end), in order,

@@ -16,10 +16,12 @@ import EventLog
 ///
 /// Thread safety: all state is behind a lock (`Locked`), held only to push or pop.
 final class DeliveryQueue: Sendable {
-    /// One notification for one subscriber.
+    /// One notification for one subscriber, or the end of its subscription
+    /// (`nil`: the store closed or went away; everything queued before it for
+    /// that subscriber is delivered first, then its stream ends).
     struct Item: Sendable {
         let subscriber: SubscriberBox
-        let notification: ChangeNotification
+        let notification: ChangeNotification?
     }
 
     private struct State {
@@ -51,7 +53,11 @@ final class DeliveryQueue: Sendable {
             let (item, released) = next()
             _ = released
             guard let item else { return }
-            item.subscriber.deliver(item.notification)
+            if let notification = item.notification {
+                item.subscriber.deliver(notification)
+            } else {
+                item.subscriber.end()
+            }
         }
     }
 

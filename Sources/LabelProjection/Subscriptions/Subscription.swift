@@ -15,8 +15,10 @@ import Synchronization
 ///
 /// Closing or releasing the store also ends the subscription (with no call
 /// to ``cancel()``, so ``isCancelled`` stays `false`): no notification for a
-/// later record, though a targeted subscriber still runs the notifications
-/// already handed to its target, all for records applied before.
+/// later record, and every notification for a record applied before the
+/// close is still delivered — also those still waiting in the store's
+/// delivery queue behind another subscriber's slow handler — whatever the
+/// target.
 ///
 /// Thread safety: `cancel()` may be called from any thread, any number of
 /// times, including from inside the subscriber's own callback.
@@ -90,9 +92,20 @@ final class SubscriberBox: Sendable {
 
     /// Cancels and, for a stream, finishes it (its consumer still receives what
     /// it is owed, then the stream ends); a mailbox still runs what it holds.
-    /// Never call this while holding a store lock.
+    /// For a subscriber that was never registered, or that has nothing in the
+    /// delivery queue. Never call this while holding a store lock.
     func finish() {
         markCancelled()
+        if case .stream(let buffer) = sink { buffer.finish() }
+    }
+
+    /// The end of a subscription the store closed (or let go of), reached in
+    /// the delivery queue's order: every notification queued for it before
+    /// was handed over, so a stream ends after them (catching up from the log
+    /// for what it dropped), and a mailbox runs them. Not a cancellation: a
+    /// notification queued earlier is never dropped. Never call this while
+    /// holding a store lock.
+    func end() {
         if case .stream(let buffer) = sink { buffer.finish() }
     }
 
