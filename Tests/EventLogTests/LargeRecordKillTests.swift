@@ -23,7 +23,12 @@ struct LargeRecordKillTests {
     static let killsPerLog = 10
 
     @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func sigkillDuringLargeRecordsAndFrameLikeTitlesNeverLosesAnAcknowledgedAppend(mode: Durability) throws {
+    func sigkillDuringLargeRecordsAndFrameLikeTitlesNeverLosesAnAcknowledgedAppend(mode: Durability) async throws {
+        // Off the cooperative pool: it blocks for long (see offPool).
+        try await offPool { try Self.sigkillDuringLargeRecordsAndFrameLikeTitlesNeverLosesAnAcknowledgedAppendBody(mode: mode) }
+    }
+
+    static func sigkillDuringLargeRecordsAndFrameLikeTitlesNeverLosesAnAcknowledgedAppendBody(mode: Durability) throws {
         let dir = TemporaryDirectory()
         var rng = SeededGenerator(seed: mode == .syncEachAppend ? 303 : 404)
         var path = ""

@@ -15,7 +15,12 @@ struct ProcessTests {
     static let kills = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil ? 2_000 : 100
 
     @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func sigkillAtRandomMomentsNeverLosesAnAcknowledgedAppend(mode: Durability) throws {
+    func sigkillAtRandomMomentsNeverLosesAnAcknowledgedAppend(mode: Durability) async throws {
+        // Off the cooperative pool: it blocks for long (see offPool).
+        try await offPool { try Self.sigkillAtRandomMomentsNeverLosesAnAcknowledgedAppendBody(mode: mode) }
+    }
+
+    static func sigkillAtRandomMomentsNeverLosesAnAcknowledgedAppendBody(mode: Durability) throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         var rng = SeededGenerator(seed: mode == .syncEachAppend ? 101 : 202)
@@ -94,7 +99,12 @@ struct ProcessTests {
         #expect(locked, "the child's lock was never seen")
     }
 
-    @Test func aReaderProcessFollowingAWriterSeesEveryRecordOnceInOrder() throws {
+    @Test func aReaderProcessFollowingAWriterSeesEveryRecordOnceInOrder() async throws {
+        // Off the cooperative pool: it blocks for long (see offPool).
+        try await offPool { try Self.aReaderProcessFollowingAWriterSeesEveryRecordOnceInOrderBody() }
+    }
+
+    static func aReaderProcessFollowingAWriterSeesEveryRecordOnceInOrderBody() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let total: UInt64 = 100_000

@@ -14,7 +14,12 @@ import Testing
 struct StoreKillTests {
     static let kills = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil ? 1_000 : 30
 
-    @Test func sigkillDuringGroupCommittedWritesLosesNoAcknowledgedWrite() throws {
+    @Test func sigkillDuringGroupCommittedWritesLosesNoAcknowledgedWrite() async throws {
+        // Off the cooperative pool: it blocks for long (see offPool).
+        try await offPool { try Self.sigkillDuringGroupCommittedWritesLosesNoAcknowledgedWriteBody() }
+    }
+
+    static func sigkillDuringGroupCommittedWritesLosesNoAcknowledgedWriteBody() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         var rng = SeededGenerator(seed: 0x5107e)

@@ -85,6 +85,11 @@ extension DeliveryTarget {
     /// An actor: the handler runs isolated to `actor`, which it receives as
     /// its first parameter (so it uses the actor's state without `await`).
     /// The subscription holds `actor` strongly until it ends.
+    ///
+    /// Each run is a task on the actor's executor — for a default actor, Swift's
+    /// cooperative pool, one thread per core. Code that blocks those threads
+    /// (a semaphore wait, a synchronous child-process wait inside a task)
+    /// delays delivery until they are free; nothing is lost, it runs later.
     public static func actor<A: Actor>(_ actor: A) -> DeliveryTarget
     where Handler == @Sendable (isolated A, ChangeNotification) -> Void {
         DeliveryTarget(description: "actor(\(A.self))") { handler in
