@@ -19,6 +19,21 @@ enum Fixtures {
         try SQLiteEventDatabase.open(path: "\(directory)/\(databaseName)", synchronous: synchronous)
     }
 
+    /// Writes `count` events of `stream` into a new log at `path`, in appends
+    /// of 10,000 without syncs, then one sync.
+    static func writeLog(count: Int, stream: EventStream, path: String) throws {
+        var stream = stream
+        let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+        defer { log.close() }
+        var written = 0
+        while written < count {
+            let entries = stream.next(min(10_000, count - written))
+            try log.append(entries)
+            written += entries.count
+        }
+        try log.sync()
+    }
+
     /// Writes the same `count` events of the stream for `seed` into a new log
     /// at `logPath` and a new database at `databasePath`, generating the
     /// stream once, `chunk` events at a time (so ten million events need not

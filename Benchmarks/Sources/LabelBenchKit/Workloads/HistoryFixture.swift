@@ -57,16 +57,7 @@ final class HistoryFixture {
         let directory = try context.scratch.freshDirectory("history-\(Self.sizeName(eventCount))")
         self.directory = directory
         context.progress("    writing a \(eventCount.grouped)-event history, its history index and checkpoints (untimed)…")
-        let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
-        var stream = EventStream(seed: seed, liveLimit: Self.liveLimit)
-        var written = 0
-        while written < eventCount {
-            let entries = stream.next(min(10_000, eventCount - written))
-            try log.append(entries)
-            written += entries.count
-        }
-        try log.sync()
-        log.close()
+        try Fixtures.writeLog(count: eventCount, stream: EventStream(seed: seed, liveLimit: Self.liveLimit), path: logPath)
         let store = try LabelStore.open(path: logPath, options: LabelStore.Options(durability: .noSync, snapshots: .manual))
         self.store = store
         try store.updateHistoryFiles()

@@ -34,16 +34,7 @@ final class HistoryHeadWorkload: Workload {
         let directory = try context.scratch.freshDirectory(id)
         path = directory + "/" + Fixtures.logName
         context.progress("    writing \(eventCount.grouped) events (untimed)…")
-        let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
-        var stream = EventStream(seed: seed)
-        var written = 0
-        while written < eventCount {
-            let entries = stream.next(min(10_000, eventCount - written))
-            try log.append(entries)
-            written += entries.count
-        }
-        try log.sync()
-        log.close()
+        try Fixtures.writeLog(count: eventCount, stream: EventStream(seed: seed), path: path)
         bytes = Int(try LogReader(path: path).fileSize())
         head = try HistoryProver.head(of: HistoryRecords(path: path))
     }
