@@ -122,3 +122,34 @@ import Testing
     }
     #endif
 }
+
+extension CopyCommandTests {
+    /// A copy that fails into a file it created leaves no file behind (issue 26,
+    /// item 10); into a file that was there, it leaves the file as it was.
+    @Test func aFailedCopyIntoANewFileLeavesNoFileBehind() async throws {
+        let scratch = try Scratch()
+        let source = scratch.path("src.labellog")
+        try CLITests.makeLog(at: source) { store in
+            for n in 0..<20 { _ = try store.add("Label \(n)") }
+        }
+        // Damage in record 10, with good records after it: reading the source fails there.
+        let reader = try LogReader(path: source)
+        while reader.nextSeq <= 10 { _ = try reader.next() }
+        let position = try #require(reader.lastPosition)
+        var damaged = try bytes(source)
+        damaged[Int(position.offset) + LogFormat.frameHeaderLength + 2] ^= 0x20
+        try write(damaged, to: source)
+
+        let destination = scratch.path("new.labellog")
+        let failed = try await CLI.run(["copy", source, destination])
+        #expect(failed.status == 1 && failed.stderr.contains("removed the log this copy had created"), "\(failed)")
+        #expect(!FileManager.default.fileExists(atPath: destination), "no file is left behind")
+
+        let existing = scratch.path("old.labellog")
+        try CLITests.makeLog(at: existing) { _ in }
+        let intoExisting = try await CLI.run(["copy", source, existing])
+        #expect(intoExisting.status == 1, "\(intoExisting)")
+        #expect(FileManager.default.fileExists(atPath: existing) && !intoExisting.stderr.contains("removed"), "\(intoExisting)")
+        #expect(try LogReader.readAll(path: existing).records.isEmpty, "the log that was there is as it was")
+    }
+}

@@ -17,7 +17,9 @@ enum Copy: Command {
             DST is created if missing (a file, or the list and its schema on a server). If it already holds records, \
             they must be SRC's first records, compared record by record (seq, time, actor, note and event): the copy \
             then continues after them, so an interrupted copy is resumed by running it again. A DST whose records \
-            differ is refused, naming the first seq that differs; a DST holding more records than SRC is refused.
+            differ is refused, naming the first seq that differs; a DST holding more records than SRC is refused. A \
+            copy that fails (a damaged SRC, a full disk) into a log file it created removes that file, so no empty or \
+            partial log is left behind; an interrupted one keeps what it copied.
 
             --follow keeps copying as SRC grows (a server list wakes the copy on its notifications; a file is polled), \
             until interrupted: Ctrl-C ends it after the batch being written, with exit status 0 and the summary. \
@@ -62,7 +64,27 @@ enum Copy: Command {
         Platform.deferInterrupts()
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
-        defer { destination.close() }
+        var closed = false
+        defer { if !closed { destination.close() } }
+        do {
+            return try copy(from: source, to: destination, follow: follow, arguments: arguments, console: console)
+        } catch {
+            // A failed copy into a file it created leaves no file behind (an interrupt, which
+            // returns, keeps what was copied: running the copy again resumes it).
+            if destination.created, case .file(let path) = LogLocation.resolve(destinationText) {
+                destination.close()
+                closed = true
+                SystemFile.unlink(path)
+                console.warning("\(path): removed the log this copy had created, since the copy failed")
+            }
+            throw error
+        }
+    }
+
+    /// The copy itself, once both ends are open.
+    private static func copy(
+        from source: Source, to destination: Destination, follow: Bool, arguments: ParsedArguments, console: Console
+    ) throws -> Int32 {
         let held = try checkPrefix(source: source, destination: destination)
         let progress = Progress("copying to \(destination.display)", total: nil, console: console)
         defer { progress.finish() }

@@ -78,6 +78,11 @@ enum ErrorText {
         let log = path ?? "LOG"
         switch error.code {
         case .corruptRecord, .seqGap:
+            // Every hint names a command that works on that location: `repair` cuts files only.
+            if LogLocation.isServer(log) {
+                return "; '\(Tool.name) verify \(log)' names the damaged seq; a server list is mended on the server (restore "
+                    + "those rows from a backup: docs/POSTGRES.md, \"Errors\")"
+            }
             return "; '\(Tool.name) verify \(log)' tells what is damaged, '\(Tool.name) repair \(log)' what can be cut"
         case .emptyFile, .notALog, .corruptHeader:
             return error.message.contains("label log") ? "" : "; is it a label log?"
