@@ -52,3 +52,32 @@ import Testing
         #expect((unnamed["problem"] as? [String: Any])?["seq"] == nil, "\(unnamed)")
     }
 }
+
+/// A file written before the string rule (a record holding U+0000): read as
+/// it is, and `copy` stops at that record, naming it and saying how to move
+/// the history (issue 26, item 9).
+@Suite struct LegacyNULCopyTests {
+    @Test func aCopyStopsAtARecordHoldingNULAndSaysHowToMoveTheHistory() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("legacy.labellog")
+        try makeLog(at: log) { store in _ = try store.add("first") }
+        let reader = try LogReader(path: log)
+        let first = try #require(try reader.next())
+        let format = FrameFormat(header: reader.header)
+        var bytes = try bytes(log)
+        bytes = Array(bytes[0..<Int(reader.offset)])
+        let legacy = EventRecord(
+            seq: 2, timestamp: EventTimestamp(millisecondsSince1970: first.timestamp.millisecondsSince1970 + 1),
+            event: .added(id: LabelID(), title: "nul\u{0}title", isEnabled: true, index: 1))
+        var out = ByteWriter()
+        let previous = try #require(reader.lastPosition?.checksum)
+        Frame.encode(legacy, into: &out, format: format, previous: previous, continues: false)
+        try write(bytes + out.bytes, to: log)
+
+        let shown = try await CLI.run(["show", log, "--json"])
+        #expect(shown.status == 0, "a file written before the rule is read: \(shown)")
+        let copied = try await CLI.run(["copy", log, scratch.path("copy.labellog")])
+        #expect(copied.status == 1 && copied.stderr.contains("U+0000") && copied.stderr.contains("seq 2"), "\(copied)")
+        #expect(copied.stderr.contains("export") && copied.stderr.contains("import"), "\(copied)")
+    }
+}

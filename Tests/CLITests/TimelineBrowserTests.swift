@@ -167,7 +167,7 @@ struct TimelineBrowserTests {
         #expect(tags.firstMatch(of: /<[a-zA-Z][^>]*\son[a-z]+\s*=/) == nil, "an event handler attribute")
         #expect(markup.firstMatch(of: /href="(?!#|data:)/) == nil, "a link out of the page")
         // Control and bidi characters never reach the page raw; they are shown as escapes.
-        for scalar in ["\u{202E}", "\u{202C}", "\u{1B}", "\u{2028}", "\u{2029}", "\u{0}"] {
+        for scalar in ["\u{202E}", "\u{202C}", "\u{1B}", "\u{2028}", "\u{2029}", "\u{7}"] {
             #expect(!markup.contains(scalar), "raw \(scalar.unicodeScalars.first!.escaped(asASCII: true)) in the page")
         }
         let rows = dom.section("list", to: "view-heading").rows

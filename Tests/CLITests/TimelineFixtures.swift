@@ -110,11 +110,12 @@ enum TimelineFixtures {
         return LabelID(UUID(uuid: uuid))
     }
 
-    /// Titles, actors and notes that try to become markup or script, or to mislead.
+    /// Titles, actors and notes that try to become markup or script, or to mislead. (No U+0000: no
+    /// record may hold one since the string rule, docs/FORMAT.md; a control character stands in.)
     static let hostileTitles = [
         "</script><script>document.title='pwned'</script>", "<img src=x onerror=\"document.title='pwned'\">",
         "javascript:alert(1)", "\u{202E}evil\u{202C} rtl", "line\nbreak\u{1B}[31m red", "a\u{2028}b\u{2029}c",
-        "<!-- open comment", "]]><svg onload=alert(1)>", "&lt;already escaped&gt; & \"quotes\" 'single'", "\u{0}nul"
+        "<!-- open comment", "]]><svg onload=alert(1)>", "&lt;already escaped&gt; & \"quotes\" 'single'", "\u{7}bel"
     ]
 
     /// A log whose labels have ``hostileTitles`` (added by a hostile actor with a hostile note, then one renamed,

@@ -6,24 +6,38 @@ extension EventRecord {
     /// Flag bit 1 of a payload: a note string follows.
     static let noteFlag: UInt8 = 2
 
-    /// Checks that this record can be encoded: every string within its limit,
-    /// every index in range.
+    /// Checks that this record can be encoded: every string within its limit
+    /// and free of U+0000, every index in range.
+    ///
+    /// The string rule is one for every backend (docs/FORMAT.md, "Payload"):
+    /// valid UTF-8 (a `String` is) without U+0000 (NUL), which PostgreSQL's
+    /// `text` refuses and C APIs cut at; so a history one backend accepts, every
+    /// backend accepts. Records already in a file are read as they are.
     ///
     /// - Throws: ``EventLogError/Code/invalidEvent`` naming the field and the seq: a seq
     ///   of 0; an actor, note, title, rejected command or rejection reason longer than its
-    ///   ``LogLimits`` limit in UTF-8 bytes; an index outside `0...LogLimits.maxIndex`; a
-    ///   reorder of more than ``LogLimits/maxReorderCount`` ids; or a payload longer than
-    ///   ``LogLimits/maxPayloadBytes`` in all.
+    ///   ``LogLimits`` limit in UTF-8 bytes, or holding U+0000; an index outside
+    ///   `0...LogLimits.maxIndex`; a reorder of more than ``LogLimits/maxReorderCount`` ids;
+    ///   or a payload longer than ``LogLimits/maxPayloadBytes`` in all.
     public func validateForEncoding() throws(EventLogError) {
         _ = try validatedPayloadLength()
     }
 
     /// ``validateForEncoding()``, returning the payload's length (``payloadLength``).
-    func validatedPayloadLength() throws(EventLogError) -> Int {
+    /// `allowingNUL` skips the string rule, for re-encoding a record read from a file
+    /// written before the rule (never for an append).
+    func validatedPayloadLength(allowingNUL: Bool = false) throws(EventLogError) -> Int {
         func check(_ s: String, _ limit: Int, _ what: String) throws(EventLogError) {
             let n = s.utf8.count
             if n > limit {
                 throw EventLogError(.invalidEvent, "\(what) is \(n) bytes of UTF-8; the limit is \(limit) (seq \(seq))")
+            }
+            if !allowingNUL, let at = s.utf8.firstIndex(of: 0) {
+                let offset = s.utf8.distance(from: s.utf8.startIndex, to: at)
+                throw EventLogError(
+                    .invalidEvent,
+                    "\(what) holds U+0000 (NUL) at byte \(offset) (seq \(seq)); no record may hold one, since no server can store it "
+                        + "(docs/FORMAT.md, \"Payload\")")
             }
         }
         func index(_ i: Int, _ what: String) throws(EventLogError) {
@@ -79,6 +93,19 @@ extension EventRecord {
     /// - Complexity: O(b) in the payload's bytes.
     public func encodedPayload() throws(EventLogError) -> [UInt8] {
         try validateForEncoding()
+        var w = ByteWriter()
+        encodePayload(into: &w)
+        return w.bytes
+    }
+
+    /// The payload bytes of a record that was read (its stored bytes, since
+    /// the decoder accepts only the canonical encoding): as
+    /// ``encodedPayload()``, except that a string holding U+0000, which a file
+    /// written before the string rule may hold, is encoded as it is.
+    ///
+    /// - Throws: ``EventLogError/Code/invalidEvent`` for a record over a limit.
+    package func storedPayload() throws(EventLogError) -> [UInt8] {
+        _ = try validatedPayloadLength(allowingNUL: true)
         var w = ByteWriter()
         encodePayload(into: &w)
         return w.bytes

@@ -88,7 +88,7 @@ public final class HistoryRecords {
                 guard !records.isEmpty else { return }
                 for record in records {
                     guard record.seq <= lastSeq else { return }
-                    let payload = try record.encodedPayload()
+                    let payload = try record.storedPayload()
                     payload.withUnsafeBytes { bytes in
                         currentPayload = bytes
                         body(record.seq, .leaf(payload: bytes))

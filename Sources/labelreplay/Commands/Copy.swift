@@ -166,6 +166,12 @@ enum Copy: Command {
                 "\(destination.display): another writer appended to the destination during the copy (it no longer ends at seq \(last)); nothing of seq \(last + 1)…\(records[records.count - 1].seq) was written; stopped"
             )
         }
+        if case .failure(let error) = outcome, error.code == .invalidEvent, error.message.contains("U+0000") {
+            throw Failure(
+                "\(source.display): \(error.message). Nothing of seq \(last + 1)…\(records[records.count - 1].seq) was written. "
+                    + "To move this history: '\(Tool.name) export' it, replace each \\u0000 in the JSON (with \\ufffd, say), and "
+                    + "'\(Tool.name) import' that into a new log; it is then another history, whose head differs")
+        }
         let appended = try outcome.get()
         for (record, stored) in zip(records, appended) where difference(record, stored) != nil || appended.count != records.count {
             throw Failure(

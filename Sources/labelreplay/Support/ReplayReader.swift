@@ -76,7 +76,7 @@ final class ReplayReader {
         }
         while let record = try next() {
             guard record.seq >= seq else { continue }
-            let payload = try record.encodedPayload()
+            let payload = try record.storedPayload()
             try payload.withUnsafeBytes { bytes in try body(try EventRecordView.parse(payload: bytes)) }
         }
     }
