@@ -83,6 +83,30 @@ import Testing
         #expect(scratch.files.isEmpty)
     }
 
+    /// A copy that fails after it created its destination file (here: the source's
+    /// seq 2 is damaged) leaves the destination as it was: absent.
+    @Test func aFailedCopyIntoANewFileLeavesNoFileBehind() async throws {
+        let scratch = try Scratch()
+        let source = scratch.path("a.labellog")
+        try await makeLog(source, ["Amber", "Tile", "Ring"])
+        let sound = try bytes(source)
+        var damaged = sound
+        damaged[sound.count - 20] ^= 0x5A
+        try write(damaged + sound[64...], to: source)
+        for arguments in [[], ["--json"], ["--follow"]] {
+            let result = try await CLI.run(["copy", source, scratch.path("b.labellog")] + arguments)
+            #expect(result.status == 1 && result.stderr.contains("seq"), "\(arguments): \(result)")
+            #expect(scratch.files == ["a.labellog"], "\(arguments): \(scratch.files)")
+        }
+        // An existing destination keeps what it held.
+        let existing = scratch.path("c.labellog")
+        try await makeLog(existing, ["Amber"])
+        let before = try bytes(existing)
+        let failed = try await CLI.run(["copy", source, existing])
+        #expect(failed.status == 1, "\(failed)")
+        #expect(try bytes(existing) == before)
+    }
+
     @Test func initCreatesAnEmptyLogFileOnce() async throws {
         let scratch = try Scratch()
         let log = scratch.path("new.labellog")
