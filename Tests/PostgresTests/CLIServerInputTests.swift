@@ -16,8 +16,9 @@ import Testing
         text.matches(of: /'labelreplay ([^']*)'/).map { String($0.1) }
     }
 
-    /// The arguments of a hinted command as a shell would split it (double quotes only).
-    static func words(_ command: String) -> [String] {
+    /// The arguments of a hinted command as a shell would split it (double quotes
+    /// only); an issue for a character a shell would not take as it is, unquoted.
+    static func words(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
         var words: [String] = []
         var current = ""
         var quoted = false
@@ -30,6 +31,9 @@ import Testing
                 escaped = true
             } else if character == "\"" {
                 quoted.toggle()
+            } else if !quoted && "&;|<>()$`*?[".contains(character) {
+                Issue.record("'\(character)' unquoted in the hinted command: \(command)", sourceLocation: sourceLocation)
+                current.append(character)
             } else if character == " " && !quoted {
                 if !current.isEmpty { words.append(current) }
                 current = ""
