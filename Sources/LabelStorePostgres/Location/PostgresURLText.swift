@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `postgres://` URL read as text, the way libpq splits it, for showing one
 /// without its secrets. Compiled with or without the `Postgres` trait: a build
 /// without libpq still shows a URL (in the error that refuses it), and then
