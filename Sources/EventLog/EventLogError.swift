@@ -46,8 +46,11 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// have been committed; the backend's own retry settles which.
         case connectionFailed
         /// The server refused the login (wrong password, unknown role, no
-        /// access to the database).
+        /// password to give).
         case authenticationFailed
+        /// The server refused access: the role lacks a privilege it needs (no
+        /// `CONNECT` on the database, no right to the schema or a table).
+        case accessDenied
         /// The server refused a statement; the message carries its SQLSTATE.
         case serverError
         /// A statement or lock wait outlasted its timeout (`statement_timeout`,

@@ -9,8 +9,8 @@ import Testing
     @Test func aDamagedServerListIsNotSentToRepair() {
         let damaged = EventLogError(.corruptRecord, "the record at seq 4 is damaged")
         let server = ErrorText.hint(for: damaged, path: "postgres://db/labels?list=inbox")
-        #expect(!server.contains("repair") && server.contains("verify postgres://db/labels?list=inbox"), "\(server)")
+        #expect(!server.contains("repair") && server.contains("verify") && server.contains("postgres://db/labels?list=inbox"), "\(server)")
         let file = ErrorText.hint(for: damaged, path: "labels.labellog")
-        #expect(file.contains("'labelreplay repair labels.labellog'"), "\(file)")
+        #expect(file.contains("repair labels.labellog"), "\(file)")
     }
 }

@@ -75,7 +75,8 @@ extension StoreError {
         /// applied; whether the server committed it is settled by the backend's
         /// idempotent retry before the error is thrown, so retrying is safe.
         case unavailable
-        /// The server refused the login (`EventLogError.Code.authenticationFailed`).
+        /// The server refused the login or access (`EventLogError.Code.authenticationFailed`,
+        /// `EventLogError.Code.accessDenied`): final, not retried.
         case accessDenied
     }
 
@@ -109,7 +110,7 @@ extension StoreError {
         case .invalidEvent: .invalidCommand
         case .seqConflict, .fileExists, .readerBusy, .serverError, .invalidProof: .storage
         case .connectionFailed, .timedOut: .unavailable
-        case .authenticationFailed: .accessDenied
+        case .authenticationFailed, .accessDenied: .accessDenied
         }
     }
 }

@@ -18,19 +18,11 @@ final class PostgresConnection: @unchecked Sendable {
     /// Opens a connection with the libpq connection string `conninfo` (key=value
     /// or URL). The connection string is never part of an error.
     ///
-    /// - Throws: ``PostgresFailure`` with libpq's message (unreachable server,
-    ///   refused login, unknown database, bad option).
+    /// - Throws: ``PostgresFailure`` with libpq's message and, when the server
+    ///   answered, its SQLSTATE (``establish(_:)``): unreachable server,
+    ///   refused login, no `CONNECT` privilege, unknown database, bad option.
     init(conninfo: String) throws(PostgresFailure) {
-        guard let handle = PQconnectdb(conninfo) else {
-            throw PostgresFailure(sqlState: nil, message: "libpq could not allocate a connection", connectionLost: true)
-        }
-        self.handle = handle
-        if PQstatus(handle) != CONNECTION_OK {
-            let message = Self.errorMessage(handle)
-            PQfinish(handle)
-            self.handle = nil
-            throw PostgresFailure(sqlState: nil, message: message, connectionLost: true)
-        }
+        handle = try Self.establish(conninfo)
     }
 
     deinit { close() }
@@ -228,7 +220,7 @@ final class PostgresConnection: @unchecked Sendable {
         return try result.get()
     }
 
-    private static func errorMessage(_ handle: OpaquePointer) -> String {
+    static func errorMessage(_ handle: OpaquePointer) -> String {
         oneLine(String(cString: PQerrorMessage(handle)))
     }
 

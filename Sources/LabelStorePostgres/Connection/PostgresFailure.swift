@@ -8,6 +8,13 @@ struct PostgresFailure: Error {
     var message: String
     /// Whether the connection is unusable now (never made, dropped, or reset by the server).
     var connectionLost: Bool
+    /// Whether the server answered a connection attempt and refused it (a
+    /// SQLSTATE outside classes `08`, `53` and `57P`: a login refused, no
+    /// `CONNECT` privilege, no such database), or libpq had no password to
+    /// give: trying again gets the same answer, so it is final.
+    var refused = false
+    /// Whether the server asked for a password and libpq had none (`PQconnectionNeedsPassword`).
+    var passwordMissing = false
 
     /// A serialization failure or deadlock (`40001`, `40P01`): the transaction was
     /// rolled back and may be retried as it was.
@@ -20,15 +27,26 @@ struct PostgresFailure: Error {
     var isStatementTimeout: Bool { sqlState == "57014" }
     /// A lock could not be taken within `lock_timeout` (`55P03`).
     var isLockTimeout: Bool { sqlState == "55P03" }
-    /// The login was refused: bad password or no such role (`28P01`, `28000`), or libpq says so.
+    /// The login was refused: bad password or no such role (class `28`: `28P01`,
+    /// `28000`), no password to give, or (with no SQLSTATE: a refusal by libpq
+    /// itself, e.g. of an authentication method) libpq says so.
     var isAuthenticationFailure: Bool {
-        sqlState == "28P01" || sqlState == "28000" || message.contains("password authentication failed")
-            || message.contains("authentication failed") || message.contains("role \"")
+        sqlState?.hasPrefix("28") == true || passwordMissing
+            || (sqlState == nil && connectionLost && message.contains("authentication"))
+    }
+    /// The role lacks a privilege (`42501`): no `CONNECT` on the database, or
+    /// no right to a schema or table.
+    var isAccessDenied: Bool { sqlState == "42501" }
+    /// Whether a SQLSTATE the server answered a connection attempt with is one
+    /// that may pass (class `08` connection exception, `53` insufficient
+    /// resources such as too many connections, `57P` shutting down or starting up).
+    static func isTransient(sqlState: String) -> Bool {
+        sqlState.hasPrefix("08") || sqlState.hasPrefix("53") || sqlState.hasPrefix("57P")
     }
     /// The server is shutting down or the backend was terminated (`57P01`, `57P02`, `57P03`),
-    /// or the connection failed (class `08`).
+    /// or the connection failed (class `08`) — unless the server refused it (``refused``).
     var isServerGone: Bool {
-        connectionLost || sqlState?.hasPrefix("57P") == true || sqlState?.hasPrefix("08") == true
+        !refused && (connectionLost || sqlState?.hasPrefix("57P") == true || sqlState?.hasPrefix("08") == true)
     }
 }
 #endif

@@ -14,16 +14,18 @@ import Foundation
 /// - ``init(connection:list:schema:)`` with any libpq connection string (URL or
 ///   `key=value` pairs), e.g. `"host=/run/postgresql dbname=labels"`.
 ///
-/// A password is never shown: ``description`` and every error name the
-/// location without it (use a `.pgpass` file or `PGPASSWORD` to keep it out
-/// of command lines).
+/// A secret is never shown: ``description`` and every error name the location
+/// without any value libpq reads as a secret (`password`, `sslpassword`, …, in
+/// whatever form libpq reads it; see ``redact(_:)``). Use a `.pgpass` file or
+/// `PGPASSWORD` to keep passwords out of command lines.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// The libpq connection string, without this library's parameters.
     public var connection: String
     /// The list's name: any non-empty UTF-8 text up to 200 bytes without NUL.
     public var list: String
-    /// The schema holding the store's tables: a lowercase SQL identifier
-    /// (`[a-z_][a-z0-9_]*`, at most 63 bytes). Default `labelstore`.
+    /// The schema holding the store's tables: any name of 1 to 63 bytes of
+    /// UTF-8 without NUL, used as written (quoted in SQL, so `user`, `order` or
+    /// `Team A` are names like any other, and case matters). Default `labelstore`.
     public var schema: String
 
     /// The schema used when none is given.
@@ -32,7 +34,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// A location from a libpq connection string and a list name.
     ///
     /// - Throws: `EventLogError.Code.invalidLocation` for an empty or over-long
-    ///   list name, a name with NUL, or a schema that is not a lowercase identifier.
+    ///   list or schema name, or one with NUL.
     public init(connection: String, list: String, schema: String = PostgresLocation.defaultSchema) throws(EventLogError) {
         self.connection = connection
         self.list = list
@@ -48,7 +50,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard Self.isPostgresURL(url), var components = URLComponents(string: url) else {
             throw EventLogError(
                 .invalidLocation,
-                "'\(Self.redact(url))' is not a PostgreSQL URL (postgres://[user@]host[:port]/database?list=NAME)")
+                "'\(Self.shown(url))' is not a PostgreSQL URL (postgres://[user@]host[:port]/database?list=NAME)")
         }
         var list: String?
         var schema = Self.defaultSchema
@@ -61,69 +63,68 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard let list, !list.isEmpty else {
+            let shown = Self.shown(url)
             throw EventLogError(
-                .invalidLocation, "'\(Self.redact(url))' names no list: add ?list=NAME (e.g. \(Self.redact(url))?list=main)")
+                .invalidLocation, "'\(shown)' names no list: add ?list=NAME (e.g. \(shown)\(shown.contains("?") ? "&" : "?")list=main)")
         }
         components.queryItems = rest.isEmpty ? nil : rest
         try self.init(connection: components.string ?? url, list: list, schema: schema)
     }
 
     /// Whether `text` starts with `postgres://` or `postgresql://` (case-insensitive).
-    public static func isPostgresURL(_ text: String) -> Bool {
-        let lower = text.prefix(16).lowercased()
-        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
-    }
+    public static func isPostgresURL(_ text: String) -> Bool { PostgresURLText.isPostgresURL(text) }
 
-    /// The location as a URL-like text without any password, e.g.
-    /// `postgres://app@db.example.com:5432/labels?list=inbox`.
+    /// The location as a URL-like text without any secret, e.g.
+    /// `postgres://app@db.example.com:5432/labels?list=inbox`
+    /// (``redact(_:)``: the connection string as libpq reads it, secrets hidden).
     public var description: String {
-        var text = Self.redact(connection)
-        if Self.isPostgresURL(text) {
-            text += (text.contains("?") ? "&" : "?") + "list=\(list)"
-        } else {
-            text += " list=\(list)"
+        let text = Self.redact(connection)
+        guard Self.isPostgresURL(text) else {
+            var pairs = " list=" + Self.quotedValue(list)
+            if schema != Self.defaultSchema { pairs += " schema=" + Self.quotedValue(schema) }
+            return text + pairs
         }
-        if schema != Self.defaultSchema { text += (Self.isPostgresURL(text) ? "&" : " ") + "schema=\(schema)" }
-        return text
+        var allowed: CharacterSet = .urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#")
+        var query = "list=" + (list.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        if schema != Self.defaultSchema { query += "&schema=" + (schema.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") }
+        return text + (text.contains("?") ? "&" : "?") + query
     }
 
-    /// `connection` with any password removed (from a URL's user info, a
-    /// `password` query parameter, or a `password=` pair).
-    static func redact(_ connection: String) -> String {
-        if isPostgresURL(connection), var components = URLComponents(string: connection) {
-            if components.password != nil { components.password = nil }
-            if let items = components.queryItems {
-                components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
-            }
-            return components.string ?? "postgres://…"
+    /// The display text of a URL naming a list (as ``init(url:)`` takes it),
+    /// without any secret: the location's ``description``, or for a URL this
+    /// library refuses, the URL's connection string redacted and its own parameters.
+    package static func display(url text: String) -> String {
+        if let location = try? PostgresLocation(url: text) { return location.description }
+        return shown(text)
+    }
+
+    /// A URL as ``display(url:)`` shows it, without reading it as a location.
+    private static func shown(_ text: String) -> String {
+        let shown = redact(withoutOwnParameters(text))
+        guard isPostgresURL(shown), let parts = PostgresURLText.parts(text) else { return PostgresURLText.withoutSecrets(text) }
+        let ours = query(of: text, after: parts).filter { $0.keyword == "list" || $0.keyword == "schema" }.map(\.item)
+        guard !ours.isEmpty else { return shown }
+        return shown + (shown.contains("?") ? "&" : "?") + ours.joined(separator: "&")
+    }
+
+    /// `url` without this library's parameters (`list`, `schema`): the
+    /// connection string libpq reads. The query is split as libpq splits it.
+    package static func withoutOwnParameters(_ url: String) -> String {
+        guard let parts = PostgresURLText.parts(url) else { return url }
+        let rest = query(of: url, after: parts).filter { $0.keyword != "list" && $0.keyword != "schema" }.map(\.item)
+        let head = String(url[..<parts.hostsAndPath.endIndex])
+        return rest.isEmpty ? head : head + "?" + rest.joined(separator: "&")
+    }
+
+    /// The items of `url`'s query (after `parts`), each with its keyword percent-decoded.
+    private static func query(of url: String, after parts: PostgresURLText.Parts) -> [(keyword: String, item: Substring)] {
+        let after = url[parts.hostsAndPath.endIndex...]
+        guard after.first == "?" else { return [] }
+        return after.dropFirst().split(separator: "&").map { item in
+            let keyword = String(item.prefix { $0 != "=" })
+            return (keyword.removingPercentEncoding ?? keyword, item)
         }
-        if isPostgresURL(connection) { return "postgres://…" }
-        // key=value pairs; a value may be quoted ('…', with \' and \\ escapes).
-        var out = ""
-        var rest = Substring(connection)
-        while let range = rest.range(of: "password") {
-            let before = rest[..<range.lowerBound]
-            let boundary = before.last.map { $0 == " " || $0 == "\t" } ?? true
-            var after = rest[range.upperBound...].drop { $0 == " " }
-            guard boundary, after.first == "=" else {
-                out += rest[..<range.upperBound]
-                rest = rest[range.upperBound...]
-                continue
-            }
-            out += before + "password=***"
-            after = after.dropFirst().drop { $0 == " " }
-            if after.first == "'" {
-                var index = after.index(after: after.startIndex)
-                while index < after.endIndex, after[index] != "'" {
-                    if after[index] == "\\" { index = after.index(after: index) }
-                    if index < after.endIndex { index = after.index(after: index) }
-                }
-                rest = index < after.endIndex ? after[after.index(after: index)...] : ""
-            } else {
-                rest = after.drop { $0 != " " && $0 != "\t" }
-            }
-        }
-        return out + rest
     }
 
     private func validate() throws(EventLogError) {
@@ -131,12 +132,12 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             throw EventLogError(
                 .invalidLocation, "the list name '\(list)' must be 1 to 200 bytes of UTF-8 without NUL (it is \(list.utf8.count))")
         }
-        let identifier =
-            schema.utf8.count <= 63 && schema.utf8.first.map { $0 == UInt8(ascii: "_") || (97...122).contains($0) } == true
-            && schema.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (97...122).contains($0) || (48...57).contains($0) }
-        if !identifier {
+        // Any name PostgreSQL keeps whole: it is quoted wherever SQL names it (PostgresStatements.quoted).
+        if schema.isEmpty || schema.utf8.count > 63 || schema.utf8.contains(0) {
             throw EventLogError(
-                .invalidLocation, "the schema name '\(schema)' must be a lowercase SQL identifier ([a-z_][a-z0-9_]*, at most 63 bytes)")
+                .invalidLocation,
+                "the schema name '\(schema)' must be 1 to 63 bytes of UTF-8 without NUL (it is \(schema.utf8.count)); it is used as written, quoted"
+            )
         }
     }
 }

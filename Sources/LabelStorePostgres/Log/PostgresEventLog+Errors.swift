@@ -11,6 +11,9 @@ extension PostgresEventLog {
             return EventLogError(
                 .authenticationFailed, "\(place): the server refused the login: \(failure.message)\(state)", path: place)
         }
+        if failure.isAccessDenied {
+            return EventLogError(.accessDenied, "\(place): could not \(what): access denied: \(failure.message)\(state)", path: place)
+        }
         if failure.isStatementTimeout {
             return EventLogError(.timedOut, "\(place): could not \(what): the statement timed out\(state)", path: place)
         }

@@ -7,12 +7,15 @@ struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is refused.
     static let version: Int64 = 1
 
-    /// The schema's name (a validated lowercase identifier, safe to interpolate).
+    /// The schema's name as written (for messages and for `information_schema`).
     let name: String
+    /// The schema's name as an SQL identifier, quoted: what SQL text interpolates.
+    var identifier: String { PostgresStatements.quoted(name) }
 
     /// The statements that create the schema, run in one transaction.
     var creation: [String] {
-        [
+        let name = identifier
+        return [
             "CREATE SCHEMA IF NOT EXISTS \(name)",
             """
             CREATE TABLE \(name).schema_info (
@@ -110,7 +113,7 @@ struct PostgresSchema {
         }
         let version: Int64
         do {
-            let result = try connection.execute("SELECT version FROM \(name).schema_info")
+            let result = try connection.execute("SELECT version FROM \(identifier).schema_info")
             guard result.rowCount == 1, let value = result.integer(0, 0) else {
                 throw PostgresStepFailure.log(
                     EventLogError(.notALog, "\(location): '\(name).schema_info' holds \(result.rowCount) rows, not one version"))

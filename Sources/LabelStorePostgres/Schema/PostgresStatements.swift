@@ -1,7 +1,12 @@
 #if Postgres
 /// The SQL this backend sends, for one schema (docs/POSTGRES.md, "Protocol").
 struct PostgresStatements {
+    /// The schema's name as an SQL identifier, quoted (``quoted(_:)``): any
+    /// name, a reserved word (`user`, `order`) too, is safe to interpolate.
     let schema: String
+
+    /// The statements for the schema `name` (as written; it is quoted here).
+    init(schema name: String) { self.schema = Self.quoted(name) }
 
     /// `$1` list → `last_seq`.
     var head: String { "SELECT last_seq FROM \(schema).lists WHERE list = $1" }
@@ -76,7 +81,8 @@ struct PostgresStatements {
         return "\(schema).#" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// `identifier` as a quoted SQL identifier.
+    /// `identifier` as a quoted SQL identifier, as `PQescapeIdentifier` writes
+    /// it: in double quotes, each `"` inside doubled.
     static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

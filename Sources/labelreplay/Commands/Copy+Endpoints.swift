@@ -74,6 +74,10 @@ extension Copy {
         let created: Bool
         /// Closes a file log this command opened (a server list is closed with the others at exit).
         let close: () -> Void
+        /// Undoes the creation of a destination this copy created: closes and
+        /// removes a new file. A new list stays (empty, or with the batches
+        /// committed), as `init` would have made it: no command removes a list.
+        let discard: () -> Void
 
         /// Opens `text` for appending, creating a missing file or list (and schema).
         static func open(_ text: String, console: Console) throws -> Destination {
@@ -92,11 +96,17 @@ extension Copy {
                         "\(path): opening for writing cut \(report.droppedBytes) bytes at byte offset \(report.validLength), after seq \(report.lastSeq) (\(report.damage?.reason ?? "torn tail"))"
                     )
                 }
-                return Destination(display: path, storage: writer, created: writer.created, close: { writer.close() })
+                return Destination(
+                    display: path, storage: writer, created: writer.created, close: { writer.close() },
+                    discard: {
+                        writer.close()
+                        try? FileManager.default.removeItem(atPath: path)
+                    })
             case .server:
                 let creation = try ServerStorage.create(location)
                 return Destination(
-                    display: creation.opened.display, storage: creation.opened.storage, created: creation.createdList, close: {})
+                    display: creation.opened.display, storage: creation.opened.storage, created: creation.createdList, close: {},
+                    discard: {})
             }
         }
     }

@@ -64,27 +64,19 @@ enum Copy: Command {
         Platform.deferInterrupts()
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
-        var closed = false
-        defer { if !closed { destination.close() } }
+        defer { destination.close() }
         do {
-            return try copy(from: source, to: destination, follow: follow, arguments: arguments, console: console)
+            return try copy(from: source, to: destination, follow: follow, json: arguments.flag("json"), console: console)
         } catch {
-            // A failed copy into a file it created leaves no file behind (an interrupt, which
-            // returns, keeps what was copied: running the copy again resumes it).
-            if destination.created, case .file(let path) = LogLocation.resolve(destinationText) {
-                destination.close()
-                closed = true
-                SystemFile.unlink(path)
-                console.warning("\(path): removed the log this copy had created, since the copy failed")
-            }
+            // A failed copy leaves the destination as it was: a file it created is removed.
+            if destination.created { destination.discard() }
             throw error
         }
     }
 
-    /// The copy itself, once both ends are open.
-    private static func copy(
-        from source: Source, to destination: Destination, follow: Bool, arguments: ParsedArguments, console: Console
-    ) throws -> Int32 {
+    /// Copies the records of `source` that `destination` lacks (and, with
+    /// `follow`, those appended later) and reports; returns the exit status.
+    private static func copy(from source: Source, to destination: Destination, follow: Bool, json: Bool, console: Console) throws -> Int32 {
         let held = try checkPrefix(source: source, destination: destination)
         let progress = Progress("copying to \(destination.display)", total: nil, console: console)
         defer { progress.finish() }
@@ -107,7 +99,7 @@ enum Copy: Command {
         let summary = Summary(
             source: source.display, destination: destination.display, created: destination.created, skipped: held,
             copied: last - held, from: firstCopied, to: firstCopied.map { _ in last }, lastSeq: last)
-        report(summary, json: arguments.flag("json"), console: console)
+        report(summary, json: json, console: console)
         if let signal = Platform.pendingInterrupt, !follow {
             console.error(
                 "\(destination.display): interrupted: the copy stopped after seq \(last), between batches; running it again resumes it")

@@ -39,16 +39,20 @@ enum ErrorText {
         case .labelRemoved(let seq):
             // The store's own sentence ("Edit skipped: label was removed. (removed at seq N; label ID)") is kept as is.
             text = sentence(error.message)
-            if let path, let short { text += "; '\(Tool.name) log \(path) --label \(short)' shows its history up to seq \(seq)" }
+            if let path, let short {
+                text += "; '\(Tool.name) log \(argument(path)) --label \(short)' shows its history up to seq \(seq)"
+            }
         case .labelNeverAdded:
             text = "no label has id \(error.id?.description ?? "?") (it was never added)"
-            if let path { text += "; '\(Tool.name) show \(path)' lists the labels" }
+            if let path { text += "; '\(Tool.name) show \(argument(path))' lists the labels" }
         case .staleVersion(_, let current):
             text = sentence(error.message)
-            if let path { text += "; check the state with '\(Tool.name) show \(path)', then retry with --expect-version \(current)" }
+            if let path {
+                text += "; check the state with '\(Tool.name) show \(argument(path))', then retry with --expect-version \(current)"
+            }
         case .positionOutOfRange:
             text = words(error.message)
-            if let path { text += "; '\(Tool.name) show \(path)' shows the positions" }
+            if let path { text += "; '\(Tool.name) show \(argument(path))' shows the positions" }
         default:
             text = words(error.message)
         }
@@ -62,7 +66,9 @@ enum ErrorText {
         var text = words(error.message)
         if error.code == .schemaMissing || error.code == .listNotFound {
             // The backend words it for the library too; the tool's reader needs only the command.
-            text = text.replacing(#/ \(create it with createIfMissing, or ('[^']*')\)/#) { "; \($0.1) creates it" }
+            text = text.replacing(#/ \(create it with createIfMissing, or '\S+ init (.*)'\)/#) {
+                "; '\(Tool.name) init \(argument(String($0.1)))' creates it"
+            }
         }
         var facts: [String] = []
         if let offset = error.offset { facts.append("byte offset \(offset)") }
@@ -75,17 +81,18 @@ enum ErrorText {
 
     /// What to do next about a log error.
     static func hint(for error: EventLogError, path: String?) -> String {
-        let log = path ?? "LOG"
+        let log = path.map(argument) ?? "LOG"
+        let server = path.map(LogLocation.isServer) ?? false
         switch error.code {
         case .corruptRecord, .seqGap:
             // Every hint names a command that works on that location: `repair` cuts files only.
-            if LogLocation.isServer(log) {
+            if server {
                 return "; '\(Tool.name) verify \(log)' names the damaged seq; a server list is mended on the server (restore "
                     + "those rows from a backup: docs/POSTGRES.md, \"Errors\")"
             }
             return "; '\(Tool.name) verify \(log)' tells what is damaged, '\(Tool.name) repair \(log)' what can be cut"
         case .emptyFile, .notALog, .corruptHeader:
-            return error.message.contains("label log") ? "" : "; is it a label log?"
+            return error.message.contains("label log") || server ? "" : "; is it a label log?"
         case .ioError:
             switch error.errno {
             case EACCES, EPERM: return "; check the permissions of the file and its directory"
@@ -113,7 +120,25 @@ enum ErrorText {
 
     /// ` (run 'labelreplay verify PATH')`.
     private static func verifyHint(_ path: String?) -> String {
-        path.map { "; '\(Tool.name) verify \($0)' finds the first record that contradicts the ones before it" } ?? ""
+        path.map { "; '\(Tool.name) verify \(argument($0))' finds the first record that contradicts the ones before it" } ?? ""
+    }
+
+    /// `text` as one argument of a command a hint names: as it is when a shell
+    /// reads it so, else in double quotes (`"postgres://…?host=/run&list=x"`;
+    /// hints are quoted in single quotes already).
+    static func argument(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "_-./:@%+=,~".unicodeScalars.contains(scalar))
+            }
+        if plain { return text }
+        var quoted = "\""
+        for character in text {
+            if "\"\\$`".contains(character) { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
     }
 
     /// A library sentence as it is, without its final period (more follows it).

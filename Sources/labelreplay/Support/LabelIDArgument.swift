@@ -51,7 +51,7 @@ enum LabelIDArgument {
                 return matches[0]
             case 0:
                 throw Failure(
-                    "\(path): no label id starts with '\(digits)'; '\(Tool.name) show \(path)' lists the labels, '\(Tool.name) log \(path) --kind removed' the removed ones"
+                    "\(path): no label id starts with '\(digits)'; '\(Tool.name) show \(ErrorText.argument(path))' lists the labels, '\(Tool.name) log \(ErrorText.argument(path)) --kind removed' the removed ones"
                 )
             default:
                 var lines = matches.prefix(20).map { "\($0)  \(describe($0))" }

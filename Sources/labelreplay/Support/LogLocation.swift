@@ -1,4 +1,5 @@
 import Foundation
+import LabelStorePostgres
 import Synchronization
 
 /// What a `LOG` argument names: a log file, or a list on a PostgreSQL server
@@ -38,15 +39,24 @@ enum LogLocation: Equatable {
         return .server(url: url, display: display(url))
     }
 
-    /// The text shown for `text`: a path as it is, a URL without its password.
+    /// The text shown for `text`: a path as it is, a URL without any secret.
+    /// With the `Postgres` trait, a URL is read by libpq and shown without any
+    /// value libpq reads as a secret (`PostgresLocation.display(url:)`);
+    /// without it, by its scheme and a plain host only (``displayWithoutLibPQ(_:)``).
     static func display(_ text: String) -> String {
         guard isServer(text) else { return text }
-        guard var components = URLComponents(string: text) else { return String(text.prefix(while: { $0 != ":" })) + "://…" }
-        if components.password != nil { components.password = nil }
-        if let items = components.queryItems, items.contains(where: { $0.name.lowercased() == "password" }) {
-            components.queryItems = items.map { $0.name.lowercased() == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
-        }
-        return components.string ?? String(text.prefix(while: { $0 != ":" })) + "://…"
+        #if Postgres
+        return PostgresLocation.display(url: text)
+        #else
+        return displayWithoutLibPQ(text)
+        #endif
+    }
+
+    /// A URL as a build without libpq shows it: `postgres://host:port/…`, or
+    /// `postgres://…` when the host is not one plain name (nothing tells, without
+    /// libpq, which other part libpq would read as a secret).
+    static func displayWithoutLibPQ(_ text: String) -> String {
+        PostgresURLText.withoutSecrets(text)
     }
 
     /// Notes the URL `text` (when it is one) and returns its display text.
@@ -83,15 +93,22 @@ enum LogLocation: Equatable {
 enum Secrets {
     private static let passwords = Mutex<Set<String>>([])
 
-    /// Notes the password of `url` (user info or `password=` parameter), if it has one.
+    /// Notes the secrets of `url`: with the `Postgres` trait every value libpq
+    /// reads as a secret (`password`, `sslpassword`, …, decoded and as typed);
+    /// without it, the user info's password and the query's values.
     static func note(url: String) {
-        guard let components = URLComponents(string: url) else { return }
         var found: [String] = []
-        if let password = components.password { found.append(password) }
-        if let raw = components.percentEncodedPassword { found.append(raw) }
-        for item in components.queryItems ?? [] where item.name.lowercased() == "password" {
-            if let value = item.value { found.append(value) }
+        #if Postgres
+        found = PostgresLocation.secrets(in: PostgresLocation.withoutOwnParameters(url))
+        #else
+        if let components = URLComponents(string: url) {
+            if let password = components.password { found.append(password) }
+            if let raw = components.percentEncodedPassword { found.append(raw) }
+            for item in components.queryItems ?? [] where item.name.lowercased().contains("password") {
+                if let value = item.value { found.append(value) }
+            }
         }
+        #endif
         // A very short password would blank out ordinary words; it still never
         // reaches a message through this tool's own texts, which show display texts.
         passwords.withLock { $0.formUnion(found.filter { $0.count >= 4 }) }
