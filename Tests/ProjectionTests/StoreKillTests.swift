@@ -35,7 +35,14 @@ struct StoreKillTests {
                     Issue.record("round \(round): the child did not open the store: \(child.errorText())")
                     return
                 }
-                usleep(UInt32.random(in: 5_000...50_000, using: &rng))
+                if round % 5 == 4 {
+                    // Soon after an acknowledged write, waited for rather than timed, so that some
+                    // writes are acknowledged however loaded the machine is.
+                    _ = child.waitForLine { $0.hasPrefix("ack") }
+                    usleep(UInt32.random(in: 0...5_000, using: &rng))
+                } else {
+                    usleep(UInt32.random(in: 5_000...50_000, using: &rng))
+                }
             }
             child.kill()
             for line in child.lines() where !line.hasPrefix("opened") {

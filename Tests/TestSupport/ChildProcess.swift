@@ -47,6 +47,22 @@ package final class Child {
         return String(decoding: received.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
     }
 
+    /// Blocks until the child has printed a whole line for which `matches`
+    /// holds (or exited: `nil`); returns it. Waits on what the child says,
+    /// never on a clock, so a loaded machine only makes it slower.
+    package func waitForLine(where matches: (String) -> Bool) -> String? {
+        var scanned = 0
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            let lines = text.components(separatedBy: "\n").dropLast()
+            if let line = lines.dropFirst(scanned).first(where: matches) { return line }
+            scanned = lines.count
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            received.append(chunk)
+        }
+    }
+
     /// The complete lines the child printed (a line cut by the kill is dropped).
     package func lines() -> [String] {
         received.append(out.fileHandleForReading.readDataToEndOfFile())
