@@ -2,8 +2,8 @@
 // It is not part of the library. Usage:
 //   logtorture append PATH DURABILITY SEED   print "opened LASTSEQ", then append forever, printing "ack FIRST LAST" after each acknowledged append
 //   logtorture append-mixed PATH DURABILITY ROUND
-//                                            as append, but every fifth title holds a valid frame of the log
-//                                            (StressRecords.mixedTitle); an odd ROUND first appends a reorder of over 10 MB
+//                                            as append, but every fifth record holds a valid frame of the log
+//                                            (StressRecords.mixedEntry); an odd ROUND first appends a reorder of over 10 MB
 //   logtorture hold PATH                     open PATH as the writer, print "locked", then sleep until killed
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 //   logtorture store-writers PATH WRITERS    WRITERS writers (threads and tasks) write one LabelStore at once forever,
@@ -31,7 +31,7 @@ func say(_ line: String) {
 /// Appends batches of one to three `added` records forever (the batch sizes
 /// from a xorshift sequence seeded with `seed`), titled `title(seq)`, printing
 /// "ack FIRST LAST" after each acknowledged append.
-func appendForever(to writer: LogWriter, seed: UInt64, title: (UInt64) -> String) throws -> Never {
+func appendForever(to writer: LogWriter, seed: UInt64, entry: (UInt64) -> LogEntry) throws -> Never {
     var state = seed | 1
     while true {
         state ^= state << 13
@@ -39,9 +39,7 @@ func appendForever(to writer: LogWriter, seed: UInt64, title: (UInt64) -> String
         state ^= state << 17
         let n = Int(state % 3) + 1
         let first = writer.lastSeq + 1
-        let entries = (0..<UInt64(n)).map { i in
-            LogEntry(.added(id: LabelID(), title: title(first + i), isEnabled: true, index: 0), actor: "child")
-        }
+        let entries = (0..<UInt64(n)).map { entry(first + $0) }
         let records = try writer.append(entries)
         say("ack \(records[0].seq) \(records[records.count - 1].seq)")
     }
@@ -55,7 +53,7 @@ case "append":
     do {
         let writer = try LogWriter.open(path: path, options: .init(durability: durability, createIfMissing: true))
         say("opened \(writer.lastSeq)")
-        try appendForever(to: writer, seed: seed) { StressRecords.plainTitle($0) }
+        try appendForever(to: writer, seed: seed) { StressRecords.mixedEntry($0, frame: nil) }
     } catch {
         fail("\(error)")
     }
@@ -72,7 +70,7 @@ case "append-mixed":
             let record = try writer.append(StressRecords.largeReorder())
             say("ack \(record.seq) \(record.seq)")
         }
-        try appendForever(to: writer, seed: round) { StressRecords.mixedTitle($0, frame: frame) }
+        try appendForever(to: writer, seed: round) { StressRecords.mixedEntry($0, frame: frame) }
     } catch {
         fail("\(error)")
     }

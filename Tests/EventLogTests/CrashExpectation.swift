@@ -1,4 +1,5 @@
 import Foundation
+import LabelStoreTestSupport
 
 @testable import EventLog
 
@@ -25,13 +26,10 @@ struct CrashExpectation {
 
     var lastRequiredSeq: UInt64 { required.keys.max() ?? 0 }
 
-    /// How many records that may be torn by this crash carry a title containing a frame.
-    var unsyncedFrameLikeTitles: Int {
+    /// How many records that may be torn by this crash carry a frame of the log in their bytes.
+    var unsyncedFrameCarriers: Int {
         let events = exact.values.map(\.event) + inFlight.values.map(\.entry.event)
-        return events.filter { event in
-            if case .added(_, let title, _, _) = event { return title.contains("⟨") }
-            return false
-        }.count
+        return events.filter(StressRecords.carriesFrame).count
     }
 
     /// The problems of `records` (a reopened log's, seq 1 first); empty if it is a log this crash may leave.

@@ -37,51 +37,33 @@ struct DamageClassificationTests {
         #expect(throws: EventLogError.self) { _ = try reader.tail() }
     }
 
-    /// A title made of the bytes of a valid, durable-looking frame of this
+    /// A record holding the bytes of a valid, durable-looking frame of this
     /// very log (keyed by its id, chained to the record before): a crash in
-    /// the middle of writing that record is still a torn tail.
-    @Test func aFrameInsideATitleCannotMakeACrashedLogUnopenable() throws {
+    /// the middle of writing that record is still a torn tail. (Strings may not
+    /// hold U+0000, which every frame's length word does, so the bytes sit in
+    /// a reorder's ids; files written before that rule can hold them in a
+    /// title, and recovery reads both alike.)
+    @Test func aFrameInsideARecordCannotMakeACrashedLogUnopenable() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
-        // Record 2's checksum must be ASCII for a frame chained to it to be a valid title.
-        var attempt = 0
-        var prefix: [EventRecord] = []
-        var crc2: UInt32 = 0
-        repeat {
-            try? FileManager.default.removeItem(atPath: path)
-            attempt += 1
-            prefix = try writeLog(
-                path,
-                [
-                    LogEntry(.added(id: fixedID(1), title: "one", isEnabled: true, index: 0)),
-                    LogEntry(.added(id: fixedID(2), title: "two \(attempt)", isEnabled: true, index: 1))
-                ])
-            let bytes = readBytes(path)
-            crc2 = loadWord(bytes, frameOffsets(bytes)[1] + 4)
-        } while !isASCII(crc2)
+        let prefix = try writeLog(
+            path,
+            [
+                LogEntry(.added(id: fixedID(1), title: "one", isEnabled: true, index: 0)),
+                LogEntry(.added(id: fixedID(2), title: "two", isEnabled: true, index: 1))
+            ])
         let bytes = readBytes(path)
+        let crc2 = loadWord(bytes, frameOffsets(bytes)[1] + 4)
         let format = try frameFormat(of: bytes)
-        // An ASCII frame for seq 3 chained to record 2, not a continuation: "proof" that record 3 was durable.
-        var forged: [UInt8] = []
-        attempt = 0
-        repeat {
-            attempt += 1
-            let record = EventRecord(
-                seq: 3, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: nil, note: nil,
-                event: .toggled(
-                    id: LabelID(
-                        bytes: (
-                            0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x40, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41,
-                            UInt8(0x30 + attempt % 64)
-                        )),
-                    isEnabled: attempt % 2 == 0))
-            var out = ByteWriter()
-            Frame.encode(record, into: &out, format: format, previous: crc2, continues: false)
-            forged = out.bytes
-        } while !forged.allSatisfy { $0 < 0x80 }
-        let title = "before " + String(decoding: forged, as: UTF8.self) + " after"
+        // A frame for seq 3 chained to record 2, not a continuation: "proof" that record 3 was durable.
+        let record = EventRecord(
+            seq: 3, timestamp: EventTimestamp(millisecondsSince1970: 1), actor: nil, note: nil,
+            event: .toggled(id: fixedID(9), isEnabled: true))
+        var out = ByteWriter()
+        Frame.encode(record, into: &out, format: format, previous: crc2, continues: false)
+        let forged = out.bytes
         let writer = try LogWriter.open(path: path)
-        let third = try writer.append(LogEntry(.added(id: fixedID(3), title: title, isEnabled: true, index: 2)))
+        let third = try writer.append(StressRecords.frameCarrier(tag: "before ", frame: forged, length: forged.count + 200))
         writer.close()
         let whole = readBytes(path)
         let thirdStart = frameOffsets(whole)[2]
@@ -158,7 +140,6 @@ private func loadWord(_ bytes: [UInt8], _ at: Int) -> UInt32 {
     UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
 }
 
-private func isASCII(_ word: UInt32) -> Bool { word & 0x8080_8080 == 0 }
 
 private func indexOf(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard needle.count <= haystack.count else { return nil }

@@ -191,23 +191,22 @@ struct DurabilityRegressionTests {
     }
 
     /// Found by the power-loss suite with frame-like titles (not in the review):
-    /// the record in flight has a title whose bytes are a whole, valid frame of
+    /// the record in flight holds bytes that are a whole, valid frame of
     /// this log; the power loss keeps its write up to just past that embedded
     /// frame. The record is torn, nothing after it was ever written, so it is a
     /// torn tail; the default open instead finds the embedded frame and calls it
     /// damage before good records.
     @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func aTornRecordWhoseTitleHoldsAValidFrameIsATornTail(mode: Durability) throws {
+    func aTornRecordHoldingAValidFrameIsATornTail(mode: Durability) throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let fs = FaultyFileSystem()
         let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
         let acknowledged = try (1...2).map { try writer.append(entry($0)) }
-        let frame = try #require(try StressRecords.frameBytes(validIn: path, seq: 3), "no frame of this log is valid UTF-8")
-        let title = StressRecords.frameTitle(prefix: "torn ", frame: frame, length: 3_000)
+        let frame = try #require(try StressRecords.frameBytes(validIn: path, seq: 3), "no frame of this log was made")
         fs.armCrash(beforeMutatingCall: 2)  // the write lands; the process dies at the sync after it
         #expect(throws: EventLogError.self) {
-            try writer.append(LogEntry(.added(id: StressRecords.asciiID(3), title: title, isEnabled: true, index: 0)))
+            try writer.append(StressRecords.frameCarrier(tag: "torn ", frame: frame, length: 3_000))
         }
         writer.close()
         let history = fs.history(path)
@@ -226,7 +225,7 @@ struct DurabilityRegressionTests {
             #expect(try reopened.read(from: 1, maxCount: 10) == acknowledged)
             #expect(reopened.recoveryReport.damage?.isTornTail == true)
         } catch {
-            Issue.record("a torn record whose title holds a valid frame makes the default open fail: \(error)")
+            Issue.record("a torn record holding a valid frame makes the default open fail: \(error)")
         }
     }
 

@@ -102,10 +102,10 @@ struct PowerLossTests {
         Self.report(problems, rounds: rounds, what: "out-of-order page losses (\(mode))")
     }
 
-    /// Records over 10 MB, and titles holding a whole valid frame of the log
+    /// Records over 10 MB, and records holding a whole valid frame of the log
     /// (a torn write of one leaves a checksummed frame after the damage).
     @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func largeRecordsAndFrameLikeTitlesSurvivePowerLoss(mode: Durability) throws {
+    func largeRecordsAndFrameCarriersSurvivePowerLoss(mode: Durability) throws {
         let dir = TemporaryDirectory()
         var rng = SeededGenerator(seed: mode == .syncEachAppend ? 5 : 6)
         let rounds = Self.soak ? 160 : 8
@@ -115,18 +115,16 @@ struct PowerLossTests {
             let fs = FaultyFileSystem()
             let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
             let frame = try #require(
-                try StressRecords.frameBytes(validIn: path, seq: UInt64.random(in: 1...127, using: &rng)),
-                "no candidate record has a frame that is valid UTF-8")
+                try StressRecords.frameBytes(validIn: path, seq: UInt64.random(in: 1...127, using: &rng)), "no frame of the log was made")
             func frameLike() -> LogEntry {
-                let title = StressRecords.frameTitle(prefix: "r\(round) ", frame: frame, length: Int.random(in: 100...9_000, using: &rng))
-                return LogEntry(.added(id: LabelID(), title: title, isEnabled: true, index: 0))
+                StressRecords.frameCarrier(tag: "r\(round) ", frame: frame, length: Int.random(in: 100...9_000, using: &rng))
             }
             var plan = (0...Int.random(in: 0...5, using: &rng)).map { _ in
                 (0..<Int.random(in: 1...3, using: &rng)).map { _ in
                     Bool.random(using: &rng) ? frameLike() : LogEntry(.added(id: LabelID(), title: "r\(round)", isEnabled: true, index: 0))
                 }
             }
-            // The append in flight ends with a frame-like title; every other round one append is over 10 MB.
+            // The append in flight ends with a record holding a frame; every other round one append is over 10 MB.
             plan[plan.count - 1].append(frameLike())
             if round % 2 == 0 {
                 plan[Int.random(in: 0..<plan.count, using: &rng)].insert(StressRecords.largeReorder(actor: "r\(round)"), at: 0)
@@ -134,7 +132,7 @@ struct PowerLossTests {
             let loss = FaultyFileSystem.Loss.inOrder.randomElement(using: &rng)!
             problems += try Self.crashRound(writer, fs, plan: plan, loss: loss, rng: &rng).map { "round \(round) (\(loss)): \($0)" }
         }
-        Self.report(problems, rounds: rounds, what: "power losses with large records and frame-like titles (\(mode))")
+        Self.report(problems, rounds: rounds, what: "power losses with large records and frame carriers (\(mode))")
     }
 
     /// Appends `plan` with `writer`; the process dies right after the write of the

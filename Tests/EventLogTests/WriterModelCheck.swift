@@ -13,7 +13,7 @@ import Darwin
 /// *lives*. Each life opens the log (default recovery mode) through a
 /// ``FaultyFileSystem`` (fsyncgate sync model, pages evicted or not), checks
 /// what it reads against ``WriterModel``, then runs random steps — appends
-/// (small, long, frame-like titles, > 10 MB reorders), explicit `sync()`,
+/// (small, long, records holding a frame of the log, > 10 MB reorders), explicit `sync()`,
 /// `discardRecords(after:)`, bursts of concurrent appenders under group
 /// commit, injected write/sync/preallocation failures — and crashes, at an
 /// armed I/O call or between steps, as a process crash or a power loss of
@@ -91,10 +91,10 @@ final class WriterModelCheck {
             case .power(let loss): image = fs.imageAfterPowerLoss(path, loss: loss, using: &rng)
             }
             writeBytes(path, image)
-            let frameLike = expectation!.unsyncedFrameLikeTitles
+            let frameLike = expectation!.unsyncedFrameCarriers
             let during = expectation!.context.isEmpty ? "" : "; during the life: \(expectation!.context.joined(separator: ", "))"
             crash =
-                "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages); unsynced records with frame-like titles: \(frameLike)\(during))"
+                "\(kind) in life \(life) (pages evicted on failed sync: \(fs.evictsDroppedPages); unsynced frame carriers: \(frameLike)\(during))"
             note(
                 "crash: \(crash); \(image.count) bytes on disk; must hold seqs \(CrashExpectation.ranges(Array(expectation!.required.keys)))"
             )
@@ -333,8 +333,8 @@ final class WriterModelCheck {
             return StressRecords.largeReorder(timestamp: time, actor: "bulk \(serial)")
         }
         if roll < 14, let frame {
-            let title = StressRecords.frameTitle(prefix: "m\(serial) ", frame: frame, length: Int.random(in: 100...6000, using: &rng))
-            return LogEntry(.added(id: id, title: title, isEnabled: true, index: 0), timestamp: time)
+            return StressRecords.frameCarrier(
+                tag: "m\(serial) ", frame: frame, length: Int.random(in: 100...6000, using: &rng), timestamp: time)
         }
         if roll < 26 {
             let title =
@@ -356,8 +356,8 @@ final class WriterModelCheck {
 
     static func describe(_ entry: LogEntry) -> String {
         switch entry.event {
-        case .reordered(let order): "reorder of \(order.count) ids"
-        case .added(_, let title, _, _): title.contains("⟨") ? "frame-like title" : "title of \(title.utf8.count) bytes"
+        case .reordered(let order): StressRecords.carriesFrame(entry.event) ? "frame carrier" : "reorder of \(order.count) ids"
+        case .added(_, let title, _, _): "title of \(title.utf8.count) bytes"
         default: "\(entry.event.kind)"
         }
     }

@@ -72,7 +72,7 @@ struct WriterModelCheckTests {
             if text.contains("impossible record length 0") {
                 return "does not open: zeros (a write a failed sync dropped) before a later record"
             }
-            if !text.contains("frame-like titles: 0") { return "does not open: torn record with a frame-like title" }
+            if !text.contains("frame carriers: 0") { return "does not open: torn frame carrier" }
             return "does not open"
         }
         for site in ["preallocationSync", "truncationSync", "syncData", "syncAll"] where text.contains("failed sync (\(site)") {
