@@ -140,7 +140,6 @@ private func loadWord(_ bytes: [UInt8], _ at: Int) -> UInt32 {
     UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
 }
 
-
 private func indexOf(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard needle.count <= haystack.count else { return nil }
     for i in 0...(haystack.count - needle.count) where Array(haystack[i..<(i + needle.count)]) == needle { return i }

@@ -70,8 +70,10 @@ package enum StressRecords {
     }
 
     /// The first id of every frame carrier (its bytes spell `frame carrier ⟨⟩` in part).
-    package static let carrierMark = LabelID(bytes: (
-        0x66, 0x72, 0x61, 0x6D, 0x65, 0x20, 0x63, 0x61, 0x72, 0x72, 0x69, 0x65, 0x72, 0x20, 0x3C, 0x3E))
+    package static let carrierMark = LabelID(
+        bytes: (
+            0x66, 0x72, 0x61, 0x6D, 0x65, 0x20, 0x63, 0x61, 0x72, 0x72, 0x69, 0x65, 0x72, 0x20, 0x3C, 0x3E
+        ))
 
     /// Whether `event` is a frame carrier (``frameCarrier(tag:frame:length:timestamp:actor:)``).
     package static func carriesFrame(_ event: LabelEvent) -> Bool {
