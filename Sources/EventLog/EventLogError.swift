@@ -62,6 +62,16 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The server's database has no label store schema (and creating it
         /// was not asked for).
         case schemaMissing
+        /// The server list was deleted and created again since it was opened:
+        /// another history under the same name (its `log_id` differs). Nothing
+        /// is read from or appended to it through the old handle; the message
+        /// names the list and both ids. Reopen to use the new list.
+        case listReplaced
+        /// The connection was lost after an append was sent, and whether the
+        /// server committed it could not be found out (the server stayed out
+        /// of reach). The message names the batch id and how to look it up;
+        /// appending the same entries again may double them.
+        case outcomeUnknown
         /// A history proof does not check out: it does not fit its tree, or
         /// the hashes do not give the head it names (``InclusionProof``,
         /// ``ConsistencyProof``).

@@ -187,7 +187,7 @@ import Darwin
 }
 
 /// A command running in the background (posix_spawn, output to a file), waited for with `waitpid`.
-private final class Background {
+final class Background {
     let pid: pid_t
     let output: String
     private var reaped = false
@@ -222,6 +222,30 @@ private final class Background {
         let out = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
         return (code, out + err)
+    }
+
+    /// Waits (polling, up to 60 s) for it to exit by itself; returns the exit
+    /// status and what it printed, or `nil` (and kills it) if it did not.
+    func exitByItself() -> (status: Int32, output: String)? {
+        var status: Int32 = 0
+        for _ in 0..<1200 {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                self.reaped = true
+                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return (code, printed())
+            }
+            usleep(50_000)
+        }
+        terminate()
+        return nil
+    }
+
+    /// Everything it printed so far: standard output, then standard error.
+    func printed() -> String {
+        let out = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
+        return out + err
     }
 
     /// Kills it if it still runs (a failed test).

@@ -15,7 +15,7 @@ package func runCommand(
 ) throws -> (status: Int32, output: String, errors: String) {
     var outPipe: [Int32] = [0, 0]
     var errPipe: [Int32] = [0, 0]
-    guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
+    guard closedOnSpawnPipe(&outPipe), closedOnSpawnPipe(&errPipe) else { throw POSIXError(.EMFILE) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -30,7 +30,9 @@ package func runCommand(
         for pointer in envp { free(pointer) }
     }
     var pid: pid_t = 0
+    spawnLock.lock()
     let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    spawnLock.unlock()
     close(outPipe[1])
     close(errPipe[1])
     guard spawned == 0 else {
@@ -50,6 +52,24 @@ package func runCommand(
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return (exit, String(decoding: output.bytes, as: UTF8.self), String(decoding: errors.bytes, as: UTF8.self))
 }
+
+/// A pipe whose ends no other spawned process inherits (close-on-exec from the
+/// start): a command spawned by another thread at the same moment would
+/// otherwise hold this pipe's write end open, and the read of this command's
+/// output would wait until that one ends (seen: a `psql` holding a lock for
+/// minutes kept a quick `psql` check beside it from returning).
+/// Made under ``spawnLock``, which every spawn of ``runCommand(_:_:environment:)``
+/// also holds, so no command it spawns sees the pipe before it is marked.
+private func closedOnSpawnPipe(_ ends: inout [Int32]) -> Bool {
+    spawnLock.lock()
+    defer { spawnLock.unlock() }
+    guard pipe(&ends) == 0 else { return false }
+    for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return true
+}
+
+/// Held while a pipe is made and marked close-on-exec, and while a command is spawned.
+private let spawnLock = NSLock()
 
 /// Reads a file descriptor to its end, then closes it.
 private final class ReadAll: @unchecked Sendable {

@@ -48,7 +48,8 @@ extension StoreError {
         case logInUse
         /// There is no log at the path and creating one was not asked for
         /// (`EventLogError.Code.fileNotFound`; on a server, `EventLogError.Code.listNotFound`
-        /// or `EventLogError.Code.schemaMissing`).
+        /// or `EventLogError.Code.schemaMissing`), or the server list was deleted
+        /// and created again since it was opened (`EventLogError.Code.listReplaced`).
         case logNotFound
         /// The path is not a log this version can open: not a regular file, empty,
         /// another format, or a newer version (`EventLogError.Code.notARegularFile`,
@@ -72,8 +73,12 @@ extension StoreError {
         /// A server log cannot be reached, lost its connection, or a statement
         /// timed out (`EventLogError.Code.connectionFailed`,
         /// `EventLogError.Code.timedOut`). A write that failed with it was not
-        /// applied; whether the server committed it is settled by the backend's
-        /// idempotent retry before the error is thrown, so retrying is safe.
+        /// applied; whether the server committed it is settled by the backend
+        /// (it looks the batch up after the session that sent it ended) before
+        /// the error is thrown, so retrying is safe — except for
+        /// `EventLogError.Code.outcomeUnknown`: the server stayed out of reach,
+        /// the write may have been committed, and the message names the batch
+        /// to look for before writing it again.
         case unavailable
         /// The server refused the login or access (`EventLogError.Code.authenticationFailed`,
         /// `EventLogError.Code.accessDenied`): final, not retried.
@@ -102,14 +107,14 @@ extension StoreError {
     static func kind(of code: EventLogError.Code) -> Kind {
         switch code {
         case .logInUse: .logInUse
-        case .fileNotFound, .listNotFound, .schemaMissing: .logNotFound
+        case .fileNotFound, .listNotFound, .schemaMissing, .listReplaced: .logNotFound
         case .notARegularFile, .emptyFile, .notALog, .unsupportedVersion, .invalidLocation: .notALog
         case .corruptHeader, .corruptRecord, .seqGap, .historyDiverged: .logDamaged
         case .ioError, .poisoned: .ioError
         case .closed: .closed
         case .invalidEvent: .invalidCommand
         case .seqConflict, .fileExists, .readerBusy, .serverError, .invalidProof: .storage
-        case .connectionFailed, .timedOut: .unavailable
+        case .connectionFailed, .timedOut, .outcomeUnknown: .unavailable
         case .authenticationFailed, .accessDenied: .accessDenied
         }
     }

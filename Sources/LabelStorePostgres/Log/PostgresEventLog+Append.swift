@@ -19,15 +19,24 @@ extension PostgresEventLog {
     ///   lost during the statement (the commit may or may not have happened),
     ///   the log reconnects and looks for the append's batch id: found, the
     ///   records are returned; not found, the same statement is sent again
-    ///   (with the same seqs, so it can never land twice).
+    ///   (with the same seqs, so it can never land twice). Before any failure
+    ///   is thrown after such a loss, the outcome is settled: the session that
+    ///   sent the statement is ended and waited for, then the batch is looked
+    ///   up (docs/POSTGRES.md, "Lost replies"); found, the records are returned.
     /// - Throws: `EventLogError`: `seqConflict` when the list's last seq is not
     ///   `expectedLastSeq`; `invalidEvent` for an entry beyond a `LogLimits`
     ///   limit; `connectionFailed` when the server stays unreachable past
     ///   ``Options-swift.struct/reconnectTimeout`` (then nothing of the append
-    ///   is committed: the batch was looked for, or never reached the server);
-    ///   `timedOut`; `serverError`; `closed`. Nothing is appended then.
+    ///   is committed: it never reached the server, or the session that sent
+    ///   it ended without committing it); `outcomeUnknown` when a reply was lost
+    ///   and the server could not be asked in time whether the append committed
+    ///   (the message names the batch id to look for); `listReplaced`;
+    ///   `unsupportedVersion` for a list of an older schema (read only);
+    ///   `timedOut`; `serverError`; `closed`. Nothing is appended then, except
+    ///   perhaps with `outcomeUnknown`.
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        if isReadOnly { throw Self.readOnly(location, version: Int64(schemaVersion), doing: "append to the list") }
         if entries.isEmpty {
             if let expectedLastSeq {
                 let last = try refreshLastSeq()
@@ -38,59 +47,82 @@ extension PostgresEventLog {
         let now = options.clock()
         let batch = UUID()
         var expected = expectedLastSeq ?? lastSeq
-        var prepared = try encode(entries, after: expected, now: now)
+        var prepared = try encode(entries, after: expected, previous: try chainValue(at: expected), now: now)
         var uncertain = false  // an earlier try may have committed
+        var sentPID: Int32 = 0  // the backend that received the last try
+        var sentSeqs: ClosedRange<UInt64>?
         var transactionRetries = 0
+        var chainRetries = 0
         while true {
-            let outcome = try withSession(retrying: true, doing: "append to the list") {
-                (connection) throws(PostgresStepFailure) -> AppendOutcome in
-                if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
-                do {
-                    let parameters = prepared.parameters(list: location.list, batch: batch)
-                    if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
-                        self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
-                        try connection.sendAndDrop(prepared: "append", statements.append, parameters, wait: .milliseconds(100))
+            let outcome: AppendOutcome
+            do {
+                outcome = try withSession(retrying: true, doing: "append to the list") {
+                    (connection) throws(PostgresStepFailure) -> AppendOutcome in
+                    if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                    do {
+                        let parameters = prepared.parameters(list: location.list, batch: batch)
+                        sentPID = connection.backendPID
+                        sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
+                        if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
+                            self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
+                            try connection.sendAndDrop(prepared: "append", statements.append, parameters, wait: .milliseconds(100))
+                        }
+                        let result = try connection.execute(prepared: "append", statements.append, parameters)
+                        guard let head = result.integer(0, 0) else {
+                            // After a lost connection the winner may be this append's own earlier
+                            // try, committed late (it held the head row lock while this one waited).
+                            if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                            // The head as the statement's snapshot saw it: past `expected` when the
+                            // winner committed before this statement began (else unknown).
+                            if let id = result.uuid(0, 4) { try self.checkSameList(id) }
+                            let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
+                            if let seen, let crc = result.integer(0, 5) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
+                            return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
+                        }
+                        let inserted = result.integer(0, 1) ?? -1
+                        guard inserted == Int64(entries.count), head == Int64(expected) + Int64(entries.count) else {
+                            throw PostgresStepFailure.log(
+                                EventLogError(
+                                    .serverError,
+                                    "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
+                                    path: location.description))
+                        }
+                        self.notifyFollowers(on: connection, seq: UInt64(head))
+                        return .appended
+                    } catch let failure as PostgresFailure {
+                        if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
+                        if failure.isServerGone { uncertain = true }
+                        throw .server(failure)
+                    } catch let failure as PostgresStepFailure {
+                        throw failure
+                    } catch {
+                        preconditionFailure("unexpected error \(error)")
                     }
-                    let result = try connection.execute(prepared: "append", statements.append, parameters)
-                    guard let head = result.integer(0, 0) else {
-                        // After a lost connection the winner may be this append's own earlier
-                        // try, committed late (it held the head row lock while this one waited).
-                        if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
-                        // The head as the statement's snapshot saw it: past `expected` when the
-                        // winner committed before this statement began (else unknown).
-                        let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
-                        return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
+                } retryIf: { failure in
+                    if case .server(let failure) = failure, failure.isRetryableTransactionFailure,
+                        transactionRetries < Self.transactionRetries
+                    {
+                        transactionRetries += 1
+                        self.statistics.transactionRetries.add(1, ordering: .relaxed)
+                        return true
                     }
-                    let inserted = result.integer(0, 1) ?? -1
-                    guard inserted == Int64(entries.count), head == Int64(expected) + Int64(entries.count) else {
-                        throw PostgresStepFailure.log(
-                            EventLogError(
-                                .serverError,
-                                "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
-                                path: location.description))
-                    }
-                    self.notifyFollowers(on: connection, seq: UInt64(head))
-                    return .appended
-                } catch let failure as PostgresFailure {
-                    if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
-                    if failure.isServerGone { uncertain = true }
-                    throw .server(failure)
-                } catch let failure as PostgresStepFailure {
-                    throw failure
-                } catch {
-                    preconditionFailure("unexpected error \(error)")
+                    return false
                 }
-            } retryIf: { failure in
-                if case .server(let failure) = failure, failure.isRetryableTransactionFailure, transactionRetries < Self.transactionRetries
-                {
-                    transactionRetries += 1
-                    self.statistics.transactionRetries.add(1, ordering: .relaxed)
-                    return true
+            } catch {
+                // An earlier try's reply was lost: it may have committed, or commit yet. Find out first.
+                guard uncertain, let seqs = sentSeqs else { throw error }
+                switch try settle(batch, sentOn: sentPID, seqs: seqs, cause: error) {
+                case .committed(let range): return try records(ofCommitted: batch, at: range)
+                case .notCommitted:
+                    var error = error
+                    error.message +=
+                        "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
+                    throw error
                 }
-                return false
             }
             switch outcome {
             case .appended:
+                noteChain(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
             case .found(let range):
@@ -104,9 +136,21 @@ extension PostgresEventLog {
                 } else {
                     last = try refreshLastSeq()
                 }
-                if let expectedLastSeq { throw conflict(expected: expectedLastSeq, found: last) }
+                if last == expected {
+                    // The head is where this append expected it, with another chain value than the
+                    // one this object knew: the head row's value is now known; try once more.
+                    chainRetries += 1
+                    if chainRetries > 2 {
+                        throw EventLogError(
+                            .corruptRecord,
+                            "\(location): list '\(location.list)': the head row's chain value does not match seq \(last)'s checksum",
+                            path: location.description, lastGoodSeq: last > 0 ? last - 1 : 0)
+                    }
+                } else if let expectedLastSeq {
+                    throw conflict(expected: expectedLastSeq, found: last)
+                }
                 expected = last
-                prepared = try encode(entries, after: expected, now: now)
+                prepared = try encode(entries, after: expected, previous: try chainValue(at: expected), now: now)
             }
         }
     }
@@ -158,9 +202,31 @@ extension PostgresEventLog {
             path: location.description, lastGoodSeq: last)
     }
 
-    /// The entries as records at seqs `after + 1…`, encoded, with their envelope columns.
-    func encode(_ entries: [LogEntry], after last: UInt64, now: EventTimestamp) throws(EventLogError) -> EncodedBatch {
+    /// The chained checksum of the record at `seq` (0 for seq 0): the tip this
+    /// object knows, else the row's, read from the server.
+    func chainValue(at seq: UInt64) throws(EventLogError) -> UInt32 {
+        if seq == 0 { return 0 }
+        let tip = chainTip.withLock { $0 }
+        if tip.seq == seq { return tip.crc }
+        return try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> UInt32 in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(prepared: "crc-at", statements.crcAt, [.text(location.list), .int8(Int64(clamping: seq))])
+            }
+            guard result.rowCount == 1, let crc = result.integer(0, 0) else {
+                // No such row: the head is elsewhere (a conflict follows) or the row is missing (a read names it).
+                return 0
+            }
+            return UInt32(truncatingIfNeeded: crc)
+        }
+    }
+
+    /// The entries as records at seqs `after + 1…`, encoded, with their envelope
+    /// columns and chained checksums (`previous`: the checksum of seq `after`).
+    func encode(_ entries: [LogEntry], after last: UInt64, previous: UInt32, now: EventTimestamp) throws(EventLogError) -> EncodedBatch {
         var batch = EncodedBatch()
+        batch.logID = logID
+        batch.previousCRC = previous
+        var crc = previous
         batch.records.reserveCapacity(entries.count)
         for (i, entry) in entries.enumerated() {
             let record = entry.record(seq: last + 1 + UInt64(i), now: now)
@@ -178,15 +244,22 @@ extension PostgresEventLog {
             batch.kinds.append(PostgresValue.bigEndian(Int16(record.event.kind.code)))
             batch.labels.append(record.event.labelID.map { PostgresValue.uuidBytes($0.uuid) })
             batch.actors.append(record.actor.map { Array($0.utf8) })
+            crc = checksums.next(after: crc, payload: payload)
+            batch.crcs.append(PostgresValue.bigEndian(Int64(crc)))
             batch.payloads.append(payload)
         }
         batch.expected = last
+        batch.lastCRC = crc
         return batch
     }
 
     /// An append's records and its statement's column arrays.
     struct EncodedBatch {
         var expected: UInt64 = 0
+        var logID = UUID()
+        var previousCRC: UInt32 = 0
+        var lastCRC: UInt32 = 0
+        var crcs: [[UInt8]?] = []
         var records: [EventRecord] = []
         var seqs: [[UInt8]?] = []
         var times: [[UInt8]?] = []
@@ -204,7 +277,9 @@ extension PostgresEventLog {
                 .array(of: OID.int2, arrayType: OID.int2Array, kinds),
                 .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
                 .array(of: OID.text, arrayType: OID.textArray, actors),
-                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads)
+                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
+                .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)),
+                .array(of: OID.int8, arrayType: OID.int8Array, crcs)
             ]
         }
     }

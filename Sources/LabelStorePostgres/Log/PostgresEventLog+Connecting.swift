@@ -5,10 +5,12 @@ import Foundation
 /// Connecting, reconnecting, and opening the list: checking (or creating)
 /// the schema and reading (or creating) the list's head row.
 extension PostgresEventLog {
-    /// What opening found of the list.
+    /// What opening found: the list's head row and the schema's version.
     struct Head {
         var logID: UUID
         var lastSeq: UInt64
+        var lastCRC: UInt32
+        var version: Int64
     }
 
     /// A new connection to `location`, with the session settings of `options`.
@@ -51,7 +53,6 @@ extension PostgresEventLog {
     static func prepare(
         _ connection: PostgresConnection, location: PostgresLocation, schema: PostgresSchema, options: Options
     ) throws(EventLogError) -> Head {
-        let statements = PostgresStatements(schema: schema.name)
         do throws(PostgresStepFailure) {
             var state = try schema.inspect(connection, describe: location.description)
             if state == .missing {
@@ -65,11 +66,22 @@ extension PostgresEventLog {
                 try createSchema(connection, schema)
                 state = try schema.inspect(connection, describe: location.description)
             }
+            guard case .present(let version) = state else {
+                throw PostgresStepFailure.log(
+                    EventLogError(.schemaMissing, "\(location): the schema '\(schema.name)' vanished while it was created"))
+            }
+            let statements = PostgresStatements(schema: schema.name, version: version)
+            func head(_ result: PostgresResult) -> Head? {
+                guard result.rowCount == 1, let id = result.uuid(0, 0), let last = result.integer(0, 1), let crc = result.integer(0, 2)
+                else { return nil }
+                return Head(logID: id, lastSeq: UInt64(max(0, last)), lastCRC: UInt32(truncatingIfNeeded: crc), version: version)
+            }
             let found = try run { () throws(PostgresFailure) in
                 try connection.execute(statements.openList, [.text(location.list)])
             }
-            if found.rowCount == 1, let id = found.uuid(0, 0), let last = found.integer(0, 1) {
-                return Head(logID: id, lastSeq: UInt64(max(0, last)))
+            if let found = head(found) { return found }
+            if version < PostgresSchema.version {
+                throw PostgresStepFailure.log(Self.readOnly(location, version: version, doing: "create the list"))
             }
             guard options.createIfMissing else {
                 throw PostgresStepFailure.log(
@@ -84,16 +96,24 @@ extension PostgresEventLog {
             let created = try run { () throws(PostgresFailure) in
                 try connection.execute(statements.openList, [.text(location.list)])
             }
-            guard created.rowCount == 1, let id = created.uuid(0, 0), let last = created.integer(0, 1) else {
+            guard let created = head(created) else {
                 throw PostgresStepFailure.log(
                     EventLogError(
                         .serverError, "\(location): the list '\(location.list)' was created but cannot be read back",
                         path: location.description))
             }
-            return Head(logID: id, lastSeq: UInt64(max(0, last)))
+            return created
         } catch {
             throw mapped(error, location: location, doing: "open the list")
         }
+    }
+
+    /// The refusal of a write to a schema at an older `version` (read only until upgraded).
+    static func readOnly(_ location: PostgresLocation, version: Int64, doing what: String) -> EventLogError {
+        EventLogError(
+            .unsupportedVersion,
+            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (its records have no checksums); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
+            path: location.description)
     }
 
     /// Creates the schema in one transaction. Another process creating it at the
@@ -133,9 +153,11 @@ extension PostgresEventLog {
                     do throws(EventLogError) {
                         connection = try Self.connect(location, options)
                     } catch {
+                        if error.code == .connectionFailed { noteUnreachable(error) }
                         if !retrying || error.code != .connectionFailed || ContinuousClock.now >= deadline { throw error }
                         return nil
                     }
+                    noteReachable()
                 }
                 do throws(PostgresStepFailure) { return .success(try body(connection!)) } catch { return .failure(error) }
             }

@@ -15,16 +15,19 @@ extension PostgresEventLog: ExclusiveAppendStorage {
     /// commits, which releases the lock.
     ///
     /// - Durability: returns after `COMMIT` returned. If the connection is lost
-    ///   during the commit, the batch id is looked for, as for any append.
+    ///   during the commit, the outcome is settled as for any append: the
+    ///   session that sent it is ended, then the batch id is looked for.
     /// - Throws: `EventLogError`: `timedOut` when the lock was not granted in
     ///   time; `connectionFailed` when the server cannot be reached (nothing was
-    ///   committed: the transaction was not, or the batch was looked for);
+    ///   committed: the transaction was not, or the batch was looked for after
+    ///   its session ended); `outcomeUnknown` when that could not be found out;
     ///   `invalidEvent`; `serverError`; `closed`.
     public func appendExclusively(_ decide: (_ lastSeq: UInt64) -> [LogEntry]) throws(EventLogError) -> [EventRecord] {
+        if isReadOnly { throw Self.readOnly(location, version: Int64(schemaVersion), doing: "append to the list") }
         let batch = UUID()
         let now = options.clock()
         let lockMilliseconds = max(1, options.lockTimeout.wholeMilliseconds)
-        var sent = false
+        var sent: (pid: Int32, seqs: ClosedRange<UInt64>)?
         let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
             if closed.load(ordering: .acquiring) {
                 throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
@@ -39,12 +42,16 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                     try connection.executeScript(
                         statements.lockHead(list: try connection.literal(location.list), timeoutMilliseconds: lockMilliseconds))
                 }
-                guard locked.rowCount == 1, let value = locked.text(0, 0).flatMap({ Int64($0) }), value >= 0 else {
+                guard locked.rowCount == 1, let value = locked.text(0, 0).flatMap({ Int64($0) }), value >= 0,
+                    let crcValue = locked.text(0, 1).flatMap({ Int64($0) }), let id = locked.text(0, 2).flatMap({ UUID(uuidString: $0) })
+                else {
                     throw PostgresStepFailure.log(
                         EventLogError(
                             .listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
                 }
+                try checkSameList(id)
                 let head = UInt64(value)
+                let headCRC = UInt32(truncatingIfNeeded: crcValue)
                 noteLastSeq(head)
                 let entries = decide(head)
                 if entries.isEmpty {
@@ -53,11 +60,11 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 let prepared: EncodedBatch
                 do throws(EventLogError) {
-                    prepared = try encode(entries, after: head, now: now)
+                    prepared = try encode(entries, after: head, previous: headCRC, now: now)
                 } catch {
                     throw PostgresStepFailure.log(error)
                 }
-                sent = true
+                sent = (connection.backendPID, (head + 1)...(head + UInt64(entries.count)))
                 let result = try run { () throws(PostgresFailure) in
                     try connection.execute(
                         prepared: "append", statements.append,
@@ -70,6 +77,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                             path: location.description))
                 }
                 _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
+                noteChain(seq: head + UInt64(entries.count), crc: prepared.lastCRC)
                 noteLastSeq(head + UInt64(entries.count))
                 notifyFollowers(on: connection, seq: head + UInt64(entries.count))
                 return .success(prepared.records)
@@ -87,13 +95,16 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         case .success(let records):
             return records
         case .failure(let error):
-            // The commit may have happened if the connection was lost after the append was sent.
-            if sent, error.code == .connectionFailed {
-                let found = try withSession(retrying: true, doing: "look for the append's batch") {
-                    (connection) throws(PostgresStepFailure) in
-                    try self.findBatch(batch, connection)
+            // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
+            if let sent, error.code == .connectionFailed {
+                switch try settle(batch, sentOn: sent.pid, seqs: sent.seqs, cause: error) {
+                case .committed(let range): return try records(ofCommitted: batch, at: range)
+                case .notCommitted:
+                    var error = error
+                    error.message +=
+                        "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
+                    throw error
                 }
-                if let found { return try records(ofCommitted: batch, at: found) }
             }
             throw error
         }

@@ -26,43 +26,53 @@ extension PostgresEventLog {
     /// loss) reads the head row after its `LISTEN`, so an append whose
     /// notification was lost while it was away is still seen.
     ///
-    /// - Throws: `connectionFailed` when the server cannot be reached (the
-    ///   next call tries again); `closed`; `listNotFound` if the list was dropped.
+    /// A server out of reach (stopped, restarting, a dropped connection) is
+    /// waited out: the call keeps reconnecting with a growing pause and returns
+    /// `false` at `timeout` as if nothing was appended, telling
+    /// ``Options-swift.struct/onConnectionEvent``; it throws only once the
+    /// server has been out of reach for ``Options-swift.struct/reconnectTimeout``
+    /// (counted across calls). A follower that calls it again continues where
+    /// it was: no seq is skipped or repeated.
+    ///
+    /// - Throws: `connectionFailed` when the server has been out of reach for
+    ///   the reconnect window (the next call tries again); `closed`;
+    ///   `listNotFound` if the list was dropped; `listReplaced` if it was
+    ///   dropped and created again.
     public func waitForAppends(after seq: UInt64, timeout: Duration) throws(EventLogError) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
+        var pause = Duration.milliseconds(50)
         return try listener.withLock { (listener) throws(EventLogError) -> Bool in
             while true {
                 if closed.load(ordering: .acquiring) {
                     throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
                 }
-                if listener.connection?.isUsable != true {
-                    listener.close()
-                    let connection = try Self.connect(location, options)
-                    if options.notify {
-                        do throws(PostgresFailure) {
-                            try connection.execute("LISTEN \(PostgresStatements.quoted(channel))")
-                        } catch {
-                            throw Self.mapped(error, location: location, doing: "listen for appends")
-                        }
-                    }
-                    listener.connection = connection
-                }
-                guard let connection = listener.connection else { continue }
                 let last: UInt64
-                do throws(PostgresStepFailure) {
-                    last = try readHead(connection)
+                do throws(EventLogError) {
+                    last = try headWhileListening(&listener)
                 } catch {
-                    if case .server(let failure) = error, failure.isServerGone { listener.close() }
-                    throw Self.mapped(error, location: location, doing: "follow the list")
+                    guard error.code == .connectionFailed else { throw error }
+                    listener.close()
+                    let since = noteUnreachable(error)
+                    if clock.now - since >= options.reconnectTimeout {
+                        var error = error
+                        error.message += " (out of reach for \(Int((clock.now - since).timeInterval.rounded())) s)"
+                        throw error
+                    }
+                    let now = clock.now
+                    if now >= deadline { return false }
+                    Thread.sleep(forTimeInterval: min(pause, now.duration(to: deadline)).timeInterval)
+                    pause = min(pause * 2, .seconds(1))
+                    continue
                 }
+                noteReachable()
                 noteLastSeq(last)
                 if last > seq { return true }
                 let now = clock.now
                 if now >= deadline { return false }
                 let step = min(options.pollInterval, now.duration(to: deadline))
                 let milliseconds = Int32(clamping: step.wholeMilliseconds)
-                if options.notify {
+                if options.notify, let connection = listener.connection {
                     // Notifications already read with the head row's result count too.
                     do throws(PostgresFailure) {
                         if try !connection.drainNotifications().isEmpty { continue }
@@ -70,13 +80,39 @@ extension PostgresEventLog {
                             _ = try connection.drainNotifications()
                         }
                     } catch {
+                        // The connection is gone: the next turn reconnects (or waits the server out).
                         listener.close()
-                        throw Self.mapped(error, location: location, doing: "follow the list")
                     }
                 } else {
                     Thread.sleep(forTimeInterval: step.timeInterval)
                 }
             }
+        }
+    }
+
+    /// The head row, read on the listening connection (connecting and
+    /// listening first if there is none).
+    private func headWhileListening(_ listener: inout PostgresListener) throws(EventLogError) -> UInt64 {
+        if listener.connection?.isUsable != true {
+            listener.close()
+            let connection = try Self.connect(location, options)
+            if options.notify {
+                do throws(PostgresFailure) {
+                    try connection.execute("LISTEN \(PostgresStatements.quoted(channel))")
+                } catch {
+                    connection.close()
+                    throw Self.mapped(error, location: location, doing: "listen for appends")
+                }
+            }
+            listener.connection = connection
+        }
+        guard let connection = listener.connection else {
+            throw EventLogError(.connectionFailed, "\(location): no listening connection", path: location.description)
+        }
+        do throws(PostgresStepFailure) {
+            return try readHead(connection)
+        } catch {
+            throw Self.mapped(error, location: location, doing: "follow the list")
         }
     }
 }

@@ -1,43 +1,65 @@
 #if Postgres
 import EventLog
 
-/// Reading: a run of records from a seq, each payload decoded and checked by
-/// the log's own parser, and the run checked to be gapless.
+/// Reading: a run of records from a seq, with the head row of the same
+/// snapshot; each payload decoded and checked by the log's own parser, each
+/// row's chained checksum checked, the run checked to be gapless and to reach
+/// the head (docs/POSTGRES.md, "Integrity").
 extension PostgresEventLog {
     /// Up to `maxCount` records from `seq` on, in seq order (empty past the end).
     ///
     /// Each row's payload is decoded by the same parser, with the same checks,
-    /// as a file log's record; the payload's seq must be the row's, and the
-    /// rows must be `seq, seq+1, …` with no gap.
+    /// as a file log's record; the payload's seq must be the row's; the rows
+    /// must be `seq, seq+1, …` with no gap, up to the head row's last seq or
+    /// `maxCount`; each row's chained checksum (schema version 2) must be the
+    /// one its payload and the row before give, and the last row's the head
+    /// row's. So a row changed, removed, swapped or inserted by hand is named
+    /// by its seq.
     ///
     /// - Throws: `EventLogError`: `corruptRecord` naming the list and seq for a
-    ///   payload that does not decode or holds another seq; `seqGap` naming the
-    ///   missing seq; `connectionFailed` when the server stays unreachable past
-    ///   ``Options-swift.struct/reconnectTimeout`` (a lost connection is
+    ///   payload that does not decode or holds another seq, a checksum that
+    ///   does not match, a row past the head; `seqGap` naming the first missing
+    ///   seq; `listNotFound` / `listReplaced` when the list was dropped (and
+    ///   created again); `connectionFailed` when the server stays unreachable
+    ///   past ``Options-swift.struct/reconnectTimeout`` (a lost connection is
     ///   reconnected and the read sent again); `closed`; `serverError`.
     /// - Complexity: one round trip; O(bytes read).
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
         let first = max(seq, 1)
         guard maxCount > 0 else { return [] }
+        // The row before the first one read gives the first row's chain start.
+        let from = first - 1 >= 1 ? first - 1 : first
         let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
             let result = try run { () throws(PostgresFailure) in
                 try connection.execute(
                     prepared: "read", statements.read,
-                    [.text(location.list), .int8(Int64(clamping: first)), .int8(Int64(maxCount))])
+                    [.text(location.list), .int8(Int64(clamping: from)), .int8(Int64(maxCount) + Int64(first - from))])
             }
-            return try self.decode(result, from: first)
+            return try self.decode(result, from: first, maxCount: maxCount)
         }
         if let last = records.last { noteLastSeq(last.seq) }
         return records
     }
 
-    /// Decodes the rows `(seq, payload)` of a read from `first`.
-    func decode(_ result: PostgresResult, from first: UInt64) throws(PostgresStepFailure) -> [EventRecord] {
+    /// Decodes the rows of a read (``PostgresStatements/read``) of up to
+    /// `maxCount` records from `first`, which start at `first - 1` when `first > 1`.
+    func decode(_ result: PostgresResult, from first: UInt64, maxCount: Int) throws(PostgresStepFailure) -> [EventRecord] {
+        guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
+            let headCRC = result.integer(0, 2)
+        else {
+            throw .log(
+                EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
+        }
+        try checkSameList(id)
+        let head = UInt64(headValue)
+        let checked = schemaVersion >= 2
         var records: [EventRecord] = []
         records.reserveCapacity(result.rowCount)
-        var expected = first
-        for row in 0..<result.rowCount {
-            guard let rowSeq = result.integer(row, 0), rowSeq >= 1 else {
+        var expected = first > 1 ? first - 1 : first
+        var previous: UInt32 = 0
+        var row = 0
+        while row < result.rowCount, let rowSeq = result.integer(row, 3) {
+            guard rowSeq >= 1 else {
                 throw .log(damage(.corruptRecord, "a row after seq \(expected - 1) has no valid seq", seq: expected - 1))
             }
             if UInt64(rowSeq) != expected {
@@ -46,7 +68,31 @@ extension PostgresEventLog {
                         .seqGap, "seq \(expected) is missing: the row after seq \(expected - 1) has seq \(rowSeq)",
                         seq: expected - 1))
             }
-            let payload = result.bytes(row, 1)
+            if UInt64(rowSeq) > head {
+                throw .log(
+                    damage(
+                        .corruptRecord, "a row of seq \(rowSeq) is past the head row, which says the list ends at seq \(head)",
+                        seq: head))
+            }
+            let stored = UInt32(truncatingIfNeeded: result.integer(row, 4) ?? -1)
+            if expected < first {
+                // The row before the read: its checksum starts the chain (its own is checked when it is read).
+                previous = stored
+                expected += 1
+                row += 1
+                continue
+            }
+            let payload = result.bytes(row, 5)
+            if checked {
+                let computed = payload.withUnsafeBytes { checksums.next(after: previous, payload: $0) }
+                if computed != stored {
+                    throw .log(
+                        damage(
+                            .corruptRecord,
+                            "the row of seq \(rowSeq) was altered: its checksum 0x\(hex(stored)) is not 0x\(hex(computed)), the one its payload and seq \(rowSeq - 1)'s give",
+                            seq: expected - 1))
+                }
+            }
             let record: EventRecord
             do {
                 record = try EventRecordView.parse(payload: payload).record
@@ -57,9 +103,36 @@ extension PostgresEventLog {
                 throw .log(damage(.corruptRecord, "the row of seq \(rowSeq) holds a payload of seq \(record.seq)", seq: expected - 1))
             }
             records.append(record)
+            previous = stored
             expected += 1
+            row += 1
+        }
+        // The head row is a promise: every record up to it is there.
+        if first > 1 && first - 1 <= head && (records.isEmpty && expected == first - 1) {
+            throw .log(damage(.seqGap, "seq \(first - 1) is missing: the head row says the list ends at seq \(head)", seq: first - 2))
+        }
+        let wanted = head >= first ? min(UInt64(maxCount), head - first + 1) : 0
+        if UInt64(records.count) < wanted {
+            let missing = first + UInt64(records.count)
+            throw .log(
+                damage(.seqGap, "seq \(missing) is missing: the head row says the list ends at seq \(head)", seq: missing - 1))
+        }
+        if let last = records.last {
+            if checked && last.seq == head && previous != UInt32(truncatingIfNeeded: headCRC) {
+                throw .log(
+                    damage(
+                        .corruptRecord,
+                        "the head row's chain value 0x\(hex(UInt32(truncatingIfNeeded: headCRC))) is not seq \(head)'s checksum 0x\(hex(previous)): a row was replaced",
+                        seq: head - 1))
+            }
+            noteChain(seq: last.seq, crc: previous)
         }
         return records
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     private func damage(_ code: EventLogError.Code, _ what: String, seq lastGood: UInt64) -> EventLogError {

@@ -56,14 +56,20 @@ public final class PostgresEventLog: EventStorage, Sendable {
         public var lockTimeout: Duration
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
+        /// Called when the log finds the server out of reach and when it reaches
+        /// it again (``ConnectionEvent``), on the thread that found it: so a
+        /// follower or a command can say it is waiting. Default: `nil`.
+        public var onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
 
         /// Creates options; every parameter has the documented default.
         public init(
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
             pessimistic: Bool = false, lockTimeout: Duration = .seconds(5),
-            clock: @escaping @Sendable () -> EventTimestamp = { .now() }
+            clock: @escaping @Sendable () -> EventTimestamp = { .now() },
+            onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
         ) {
+            self.onConnectionEvent = onConnectionEvent
             self.pessimistic = pessimistic
             self.lockTimeout = lockTimeout
             self.createIfMissing = createIfMissing
@@ -75,6 +81,15 @@ public final class PostgresEventLog: EventStorage, Sendable {
         }
     }
 
+    /// A change in whether the server can be reached (``Options-swift.struct/onConnectionEvent``).
+    public enum ConnectionEvent: Sendable {
+        /// The server cannot be reached or dropped the connection; the log
+        /// keeps trying for ``Options-swift.struct/reconnectTimeout``.
+        case lost(EventLogError)
+        /// The server is reached again, after this long out of reach.
+        case restored(after: Duration)
+    }
+
     /// Where the list lives.
     public let location: PostgresLocation
     /// The options the log was opened with.
@@ -82,8 +97,23 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The list's id, set when it was created (the `lists.log_id` column): two
     /// lists, or a list dropped and created again, never share it.
     public let logID: UUID
+    /// The version of the list's schema: ``currentSchemaVersion``, or an older
+    /// one this build reads but does not write (``isReadOnly``).
+    public let schemaVersion: Int
+    /// The schema version this build writes (2: records carry chained checksums).
+    public static let currentSchemaVersion = Int(PostgresSchema.version)
+    /// Whether the list's schema is older than this build writes: every read
+    /// works (without the checksums version 1 does not have), every append
+    /// throws `EventLogError.Code.unsupportedVersion` until
+    /// ``upgrade(_:options:progress:)`` migrates it.
+    public var isReadOnly: Bool { schemaVersion < Self.currentSchemaVersion }
 
     let schema: PostgresSchema
+    /// The list's checksums (keyed by ``logID``).
+    let checksums: ChainedChecksum
+    /// The last record whose chained checksum this object knows (from a read,
+    /// an append or the head row): where the next append's chain starts.
+    let chainTip: Mutex<ChainTip>
     let statements: PostgresStatements
     /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
     let session: Locked<PostgresConnection?>
@@ -99,9 +129,13 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The list's notification channel (``PostgresStatements/channel(schema:list:)``).
     let channel: String
     let closed = Atomic<Bool>(false)
+    /// Since when the server has been out of reach (`nil`: it is reachable).
+    let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Connects, checks the schema (creating it and the list with
     /// ``Options-swift.struct/createIfMissing``) and reads the list's head.
+    ///
+    /// A list whose schema is at an older version opens read only (``isReadOnly``).
     ///
     /// - Throws: `EventLogError` naming the location: `connectionFailed`
     ///   (unreachable), `authenticationFailed`, `schemaMissing` or
@@ -112,10 +146,13 @@ public final class PostgresEventLog: EventStorage, Sendable {
         self.location = location
         self.options = options
         self.schema = PostgresSchema(name: location.schema)
-        self.statements = PostgresStatements(schema: location.schema)
         let connection = try Self.connect(location, options)
         let head = try Self.prepare(connection, location: location, schema: schema, options: options)
+        self.statements = PostgresStatements(schema: location.schema, version: head.version)
+        self.schemaVersion = Int(head.version)
         self.logID = head.logID
+        self.checksums = ChainedChecksum(historyID: head.logID)
+        self.chainTip = Mutex(ChainTip(seq: head.lastSeq, crc: head.lastCRC))
         self.cachedLastSeq = Atomic(head.lastSeq)
         self.session = Locked(connection)
         self.channel = PostgresStatements.channel(schema: location.schema, list: location.list)
@@ -149,7 +186,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// Reads the list's head row.
     ///
     /// - Throws: `connectionFailed` when the server cannot be reached within
-    ///   ``Options-swift.struct/reconnectTimeout``, `listNotFound` if the list was dropped, …
+    ///   ``Options-swift.struct/reconnectTimeout``, `listNotFound` if the list
+    ///   was dropped, `listReplaced` if it was dropped and created again, …
     public func refreshLastSeq() throws(EventLogError) -> UInt64 {
         let last = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> UInt64 in
             try self.readHead(connection)
@@ -168,17 +206,68 @@ public final class PostgresEventLog: EventStorage, Sendable {
         }
     }
 
-    /// The head row's last seq, on `connection`.
+    /// Notes that the server is out of reach (telling ``Options-swift.struct/onConnectionEvent``
+    /// the first time) and returns since when.
+    @discardableResult
+    func noteUnreachable(_ error: EventLogError) -> ContinuousClock.Instant {
+        let (since, isNew) = unreachableSince.withLock { since -> (ContinuousClock.Instant, Bool) in
+            if let since { return (since, false) }
+            let now = ContinuousClock.now
+            since = now
+            return (now, true)
+        }
+        if isNew { options.onConnectionEvent?(.lost(error)) }
+        return since
+    }
+
+    /// Notes that the server is reached (telling ``Options-swift.struct/onConnectionEvent``
+    /// if it was out of reach).
+    func noteReachable() {
+        let since = unreachableSince.withLock { since in
+            defer { since = nil }
+            return since
+        }
+        if let since { options.onConnectionEvent?(.restored(after: ContinuousClock.now - since)) }
+    }
+
+    /// Records that the record at `seq` has the chained checksum `crc` (the tip moves forward only).
+    func noteChain(seq: UInt64, crc: UInt32) {
+        chainTip.withLock { tip in
+            if seq >= tip.seq { tip = ChainTip(seq: seq, crc: crc) }
+        }
+    }
+
+    /// The head row's last seq, on `connection` (noting its chain value).
     func readHead(_ connection: PostgresConnection) throws(PostgresStepFailure) -> UInt64 {
         let result = try run { () throws(PostgresFailure) in
             try connection.execute(prepared: "head", statements.head, [.text(location.list)])
         }
-        guard result.rowCount == 1, let last = result.integer(0, 0), last >= 0 else {
+        guard result.rowCount == 1, let id = result.uuid(0, 0), let last = result.integer(0, 1), last >= 0,
+            let crc = result.integer(0, 2)
+        else {
             throw .log(
                 EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
         }
+        try checkSameList(id)
+        noteChain(seq: UInt64(last), crc: UInt32(truncatingIfNeeded: crc))
         return UInt64(last)
     }
+
+    /// Throws `listReplaced` unless `id` is the list's id at open.
+    func checkSameList(_ id: UUID) throws(PostgresStepFailure) {
+        guard id != logID else { return }
+        throw .log(
+            EventLogError(
+                .listReplaced,
+                "\(location): the list '\(location.list)' was deleted and created again since it was opened: it was history \(logID) and is now history \(id); nothing is read from or appended to the new one through this handle (open it again)",
+                path: location.description))
+    }
+}
+
+/// The last record whose chained checksum a ``PostgresEventLog`` knows.
+struct ChainTip: Sendable {
+    var seq: UInt64
+    var crc: UInt32
 }
 
 /// Faults a test can make a ``PostgresEventLog`` suffer.

@@ -4,8 +4,11 @@ import EventLog
 /// The store's tables in one schema (docs/POSTGRES.md, "Schema"), the
 /// statements that create them, and the check that a database holds them.
 struct PostgresSchema {
-    /// The version this build writes and reads. A database with a newer one is refused.
-    static let version: Int64 = 1
+    /// The version this build writes and reads. A database with a newer one is
+    /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
+    static let version: Int64 = 2
+    /// The oldest version this build reads.
+    static let oldestReadable: Int64 = 1
 
     /// The schema's name as written (for messages and for `information_schema`).
     let name: String
@@ -29,6 +32,7 @@ struct PostgresSchema {
                 list text PRIMARY KEY,
                 log_id uuid NOT NULL,
                 last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
+                last_crc bigint NOT NULL DEFAULT 0 CHECK (last_crc BETWEEN 0 AND 4294967295),
                 created_at timestamptz NOT NULL DEFAULT now())
             """,
             """
@@ -39,6 +43,7 @@ struct PostgresSchema {
                 kind smallint NOT NULL,
                 label_id uuid,
                 actor text,
+                crc bigint NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
                 payload bytea NOT NULL,
                 PRIMARY KEY (list, seq))
             """,
@@ -55,8 +60,8 @@ struct PostgresSchema {
         ]
     }
 
-    /// Each table's columns as this version defines them, to recognize a foreign
-    /// table of the same name.
+    /// Each table's columns as version 1 defines them, to recognize a foreign
+    /// table of the same name (later versions add columns: ``addedColumns``).
     static let columns: [String: Set<String>] = [
         "schema_info": ["singleton", "version", "created_at"],
         "lists": ["list", "log_id", "last_seq", "created_at"],
@@ -64,12 +69,15 @@ struct PostgresSchema {
         "batches": ["list", "batch_id", "first_seq", "count"]
     ]
 
+    /// The columns version 2 adds: the records' chained checksums and the head row's chain value.
+    static let addedColumns: [String: Set<String>] = ["lists": ["last_crc"], "records": ["crc"]]
+
     /// What a database holds of the schema.
     enum State: Equatable {
         /// No schema and none of its tables.
         case missing
-        /// The schema at this build's version, every table with its columns.
-        case current
+        /// The schema at `version` (this build's, or an older one it reads), every table with its columns.
+        case present(version: Int64)
     }
 
     /// Checks what `connection`'s database holds of the schema.
@@ -136,7 +144,19 @@ struct PostgresSchema {
         if version < 1 {
             throw .log(EventLogError(.notALog, "\(location): '\(name).schema_info' holds version \(version), which no build wrote"))
         }
-        return .current
+        if version >= 2 {
+            for (table, added) in Self.addedColumns.sorted(by: { $0.key < $1.key }) {
+                let missing = added.subtracting(tables[table] ?? [])
+                if !missing.isEmpty {
+                    throw .log(
+                        EventLogError(
+                            .notALog,
+                            "\(location): the table '\(name).\(table)' of a version \(version) schema has no column \(missing.sorted().joined(separator: ", "))"
+                        ))
+                }
+            }
+        }
+        return .present(version: version)
     }
 }
 

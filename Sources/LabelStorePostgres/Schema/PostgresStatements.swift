@@ -1,55 +1,69 @@
 #if Postgres
-/// The SQL this backend sends, for one schema (docs/POSTGRES.md, "Protocol").
+/// The SQL this backend sends, for one schema at one version (docs/POSTGRES.md, "Protocol").
 struct PostgresStatements {
     /// The schema's name as an SQL identifier, quoted (``quoted(_:)``): any
     /// name, a reserved word (`user`, `order`) too, is safe to interpolate.
     let schema: String
+    /// The schema's version: 1 has no checksum columns (it is read as if every
+    /// checksum were 0 and never written), 2 has them.
+    let version: Int64
 
-    /// The statements for the schema `name` (as written; it is quoted here).
-    init(schema name: String) { self.schema = Self.quoted(name) }
-
-    /// `$1` list → `last_seq`.
-    var head: String { "SELECT last_seq FROM \(schema).lists WHERE list = $1" }
-
-    /// Pessimistic mode's opening, one round trip: a transaction with `lock_timeout`
-    /// that locks the list's head row (`list` already an escaped literal) → `last_seq` as text.
-    func lockHead(list literal: String, timeoutMilliseconds: Int64) -> String {
-        "BEGIN; SET LOCAL lock_timeout = \(timeoutMilliseconds); SELECT last_seq FROM \(schema).lists WHERE list = \(literal) FOR UPDATE"
+    /// The statements for the schema `name` (as written; it is quoted here) at `version`.
+    init(schema name: String, version: Int64 = PostgresSchema.version) {
+        self.schema = Self.quoted(name)
+        self.version = version
     }
 
-    /// `$1` list → `log_id`, `last_seq`.
-    var openList: String { "SELECT log_id, last_seq FROM \(schema).lists WHERE list = $1" }
+    /// The head row's chain value, or 0 in version 1.
+    private var lastCRC: String { version >= 2 ? "last_crc" : "0::bigint" }
+
+    /// `$1` list → `log_id`, `last_seq`, `last_crc`.
+    var head: String { "SELECT log_id, last_seq, \(lastCRC) FROM \(schema).lists WHERE list = $1" }
+
+    /// Pessimistic mode's opening, one round trip: a transaction with `lock_timeout`
+    /// that locks the list's head row (`list` already an escaped literal) →
+    /// `last_seq`, `last_crc`, `log_id` as text.
+    func lockHead(list literal: String, timeoutMilliseconds: Int64) -> String {
+        "BEGIN; SET LOCAL lock_timeout = \(timeoutMilliseconds); SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = \(literal) FOR UPDATE"
+    }
+
+    /// `$1` list → `log_id`, `last_seq`, `last_crc`.
+    var openList: String { head }
 
     /// `$1` list, `$2` log id: creates the list's head row unless it exists.
     var createList: String {
         "INSERT INTO \(schema).lists (list, log_id) VALUES ($1, $2) ON CONFLICT (list) DO NOTHING"
     }
 
-    /// The append, one statement: moves the head from `$2` to `$2 + $3` only if it is
-    /// at `$2` (and `$3` records are given), records the batch `$4`, and inserts the
-    /// records (`$5`…`$10`, arrays). Returns the new head (NULL when the head was not
-    /// at `$2`: nothing was written), the rows inserted, the batch rows, and the head
-    /// as the statement's snapshot saw it (the winner's seq when a conflict was
-    /// committed before the statement began).
+    /// The append, one statement (version 2 only): moves the head from `$2` to
+    /// `$2 + $3` and its chain value from `$12` to `$13` only if the list is still
+    /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
+    /// given), records the batch `$4`, and inserts the records (`$5`…`$10`,
+    /// `$14`: arrays). Returns the new head (NULL when nothing was written), the
+    /// rows inserted, the batch rows, and the head row as the statement's
+    /// snapshot saw it: `last_seq`, `log_id`, `last_crc` (the winner's when a
+    /// conflict was committed before the statement began).
     var append: String {
         """
         WITH head AS (
-            UPDATE \(schema).lists SET last_seq = last_seq + $3
-            WHERE list = $1 AND last_seq = $2 AND cardinality($5::bigint[]) = $3
+            UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
+            WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND cardinality($5::bigint[]) = $3
             RETURNING last_seq
         ), batch AS (
             INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
             SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
             RETURNING first_seq
         ), inserted AS (
-            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, payload)
-            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.payload
-            FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $10::bytea[])
-                AS r(seq, time_ms, kind, label_id, actor, payload)
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload)
+            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload
+            FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
+                AS r(seq, time_ms, kind, label_id, actor, crc, payload)
             RETURNING seq
+        ), seen AS (
+            SELECT last_seq, log_id, last_crc FROM \(schema).lists WHERE list = $1
         )
         SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch),
-            (SELECT last_seq FROM \(schema).lists WHERE list = $1)
+            (SELECT last_seq FROM seen), (SELECT log_id FROM seen), (SELECT last_crc FROM seen)
         """
     }
 
@@ -58,12 +72,28 @@ struct PostgresStatements {
     /// PostgreSQL takes to queue a notification is held only briefly).
     var notify: String { "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)" }
 
+    /// `$1` list, `$2` seq → that record's `crc` (version 2).
+    var crcAt: String { "SELECT crc FROM \(schema).records WHERE list = $1 AND seq = $2" }
+
     /// `$1` list, `$2` batch id → `first_seq`, `count` of a committed batch.
     var findBatch: String { "SELECT first_seq, count FROM \(schema).batches WHERE list = $1 AND batch_id = $2" }
 
-    /// `$1` list, `$2` first seq, `$3` limit → `seq`, `payload` in seq order.
+    /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
+    /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the
+    /// record's `seq`, `crc`, `payload`), or one row with the head and NULLs
+    /// when there is no record; no row when there is no list. One statement, so
+    /// the head and the records are one snapshot: every record up to the head
+    /// must be there (the head row is the promise).
     var read: String {
-        "SELECT seq, payload FROM \(schema).records WHERE list = $1 AND seq >= $2 ORDER BY seq LIMIT $3"
+        let crc = version >= 2 ? "crc" : "0::bigint"
+        return """
+            SELECT l.log_id, l.last_seq, \(lastCRC), r.seq, r.crc, r.payload
+            FROM \(schema).lists l LEFT JOIN LATERAL (
+                SELECT seq, \(crc) AS crc, payload FROM \(schema).records
+                WHERE list = l.list AND seq >= $2 ORDER BY seq LIMIT $3) r ON true
+            WHERE l.list = $1
+            ORDER BY r.seq
+            """
     }
 
     /// The list's notification channel: `schema.list` when that fits in an

@@ -74,8 +74,8 @@ extension Copy {
         let created: Bool
         /// Closes a file log this command opened (a server list is closed with the others at exit).
         let close: () -> Void
-        /// Undoes the creation of a destination this copy created: closes and
-        /// removes a new file. A new list stays (empty, or with the batches
+        /// Undoes the creation of a destination this copy created and left
+        /// empty: closes and removes a new file. A new list stays (empty, or with the batches
         /// committed), as `init` would have made it: no command removes a list.
         let discard: () -> Void
 

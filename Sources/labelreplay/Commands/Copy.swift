@@ -65,18 +65,24 @@ enum Copy: Command {
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
         defer { destination.close() }
+        var caughtUp = false
         do {
-            return try copy(from: source, to: destination, follow: follow, json: arguments.flag("json"), console: console)
+            return try copy(
+                from: source, to: destination, follow: follow, json: arguments.flag("json"), console: console, caughtUp: &caughtUp)
         } catch {
-            // A failed copy leaves the destination as it was: a file it created is removed.
-            if destination.created { destination.discard() }
+            // A failed copy leaves the destination as it was: a file it created is removed, unless the
+            // copy had caught up with the source (`--follow`): the file is then a whole copy, and what
+            // it mirrored since stays (running it again resumes).
+            if destination.created && !caughtUp { destination.discard() }
             throw error
         }
     }
 
     /// Copies the records of `source` that `destination` lacks (and, with
     /// `follow`, those appended later) and reports; returns the exit status.
-    private static func copy(from source: Source, to destination: Destination, follow: Bool, json: Bool, console: Console) throws -> Int32 {
+    private static func copy(
+        from source: Source, to destination: Destination, follow: Bool, json: Bool, console: Console, caughtUp: inout Bool
+    ) throws -> Int32 {
         let held = try checkPrefix(source: source, destination: destination)
         let progress = Progress("copying to \(destination.display)", total: nil, console: console)
         defer { progress.finish() }
@@ -86,6 +92,7 @@ enum Copy: Command {
             let records = try source.batch(batchSize)
             if records.isEmpty {
                 guard follow else { break }
+                caughtUp = true
                 try source.waitForAppends(after: last, timeout: .milliseconds(500))
                 continue
             }

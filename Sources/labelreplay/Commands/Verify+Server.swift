@@ -2,8 +2,9 @@ import EventLog
 import LabelProjection
 
 /// `verify` of a list on a server: every record read (the backend decodes each
-/// payload with the log's own parser and checks the seqs are gapless) and
-/// folded against the state before it. A server list has no header, bytes or
+/// payload with the log's own parser, checks the seqs are gapless up to the
+/// head row and, in schema version 2, each row's chained checksum and the
+/// head row's chain value) and folded against the state before it. A server list has no header, bytes or
 /// tail of its own: `header` is absent, `fileSize` and `validLength` are 0.
 extension Verify {
     /// Everything `verify` finds about the server list at `location`.
@@ -11,7 +12,9 @@ extension Verify {
         var result = VerifyResult(path: location.display)
         let storage: any EventStorage
         do {
-            storage = try ServerStorage.open(location).storage
+            let opened = try ServerStorage.open(location)
+            storage = opened.storage
+            result.serverChecks = ["payloads", "seqs", "head"] + (opened.hasChecksums ? ["checksums"] : [])
         } catch {
             let code = (error as? EventLogError)?.code.rawValue ?? "failure"
             var message = ErrorText.describe(error)

@@ -27,13 +27,18 @@ enum Verify: Command {
 
             JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
             "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "heads": [{"head", \
-            "ok", "message", "firstDifferentSeq"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}} where tornTail \
+            "ok", "message", "firstDifferentSeq"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}, \
+            "serverChecks"} where tornTail \
             and problem are present only when found, heads and historyHead only with --head, and problem.kind is file, \
             header, frame, seq, event or head.
 
             A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
-            checked by the same parser and the seqs checked to be gapless, and folded the same way; it has no header, \
-            bytes or tail of its own (header absent; fileSize and validLength 0).
+            checked by the same parser, the seqs checked to be gapless up to the list's head row (every row up to it \
+            must be there), each row's keyed, chained checksum checked against its payload and the row before, and \
+            the head row's chain value against the last row's (schema version 2; version 1 lists have no checksums, \
+            and say so), and folded the same way; so a row changed, removed, swapped or inserted by hand is named by \
+            its seq. It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
+            "serverChecks" lists what was checked: payloads, seqs, head, and checksums when the schema has them.
             """,
         arguments: [
             .positional("log", "The label log file."),
@@ -170,6 +175,14 @@ enum Verify: Command {
         }
         if let now = result.historyHead { console.line("  head     \(now) now") }
         guard let problem = result.problem else {
+            if let checks = result.serverChecks {
+                console.line(
+                    checks.contains("checksums")
+                        ? "ok: every row's payload, seq continuity up to the head row, every row's chained checksum, the head row's chain value and every event are sound"
+                        : "ok: every row's payload, seq continuity up to the head row and every event are sound (schema version 1: its rows have no checksums; 'labelreplay upgrade' adds them)"
+                )
+                return
+            }
             console.line(
                 "ok: framing, checksums, seq continuity and every event are sound"
                     + (result.tornTail == nil ? "" : " (apart from the torn tail)")
@@ -235,11 +248,14 @@ struct VerifyResult: Encodable {
     var heads: [HeadCheck]?
     var historyHead: String?
     var problem: Problem?
+    /// What was checked of a server list (absent for a file).
+    var serverChecks: [String]?
 
     init(path: String) { self.path = path }
 
     enum CodingKeys: String, CodingKey {
         case path, ok, header, records, lastSeq, fileSize, validLength, count, enabledCount, tornTail, heads, historyHead, problem
+        case serverChecks
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -257,5 +273,6 @@ struct VerifyResult: Encodable {
         try c.encodeIfPresent(heads, forKey: .heads)
         try c.encodeIfPresent(historyHead, forKey: .historyHead)
         try c.encodeIfPresent(problem, forKey: .problem)
+        try c.encodeIfPresent(serverChecks, forKey: .serverChecks)
     }
 }

@@ -23,6 +23,8 @@ enum ServerStorage {
         /// The list's name and the schema holding it.
         let list: String
         let schema: String
+        /// Whether the list's rows carry chained checksums (schema version 2 and later).
+        var hasChecksums = false
     }
 
     /// What ``create(_:)`` found and made.
@@ -45,9 +47,17 @@ enum ServerStorage {
             preconditionFailure("ServerStorage.open is for server locations")
         }
         #if Postgres
-        let log = try PostgresEventLog(url: url, options: .init(createIfMissing: create))
+        let log = try PostgresEventLog(
+            url: url, options: .init(createIfMissing: create, onConnectionEvent: { report($0, display: display) }))
         opened.withLock { $0.append(log) }
-        return Opened(storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema)
+        if log.isReadOnly {
+            let text =
+                "warning: \(display): the schema '\(log.location.schema)' is at version \(log.schemaVersion), which this build reads without checksums and does not write; 'labelreplay upgrade' migrates it in place"
+            FileHandle.standardError.write(Data((Secrets.scrub(Escape.text(text)) + "\n").utf8))
+        }
+        return Opened(
+            storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema,
+            hasChecksums: log.schemaVersion >= 2)
         #else
         _ = create
         throw LogLocation.notBuilt(url)
@@ -81,5 +91,19 @@ enum ServerStorage {
 
     #if Postgres
     private static let opened = Mutex<[PostgresEventLog]>([])
+
+    /// Says on standard error that the server went out of reach (the command
+    /// waits for it, up to the reconnect window) and that it is back.
+    private static func report(_ event: PostgresEventLog.ConnectionEvent, display: String) {
+        let text: String
+        switch event {
+        case .lost(let error):
+            let window = Int(PostgresEventLog.Options().reconnectTimeout.timeInterval)
+            text = "warning: \(error.message); waiting for the server (up to \(window) s)"
+        case .restored(let after):
+            text = "warning: \(display): the server is back after \(String(format: "%.1f", after.timeInterval)) s; continuing"
+        }
+        FileHandle.standardError.write(Data((Secrets.scrub(Escape.text(text)) + "\n").utf8))
+    }
     #endif
 }

@@ -1,0 +1,80 @@
+#if Postgres
+import EventLog
+import Foundation
+
+/// Settling an append whose reply was lost: whether it committed is found out
+/// before anything is answered (docs/POSTGRES.md, "Lost replies").
+///
+/// A batch looked up while the session that sent it still runs proves
+/// nothing: that session may be waiting for a lock or for a synchronous
+/// standby, and commit a moment later. So the backend that sent it is ended
+/// first (`pg_terminate_backend`, which cannot undo a commit already made,
+/// and aborts one not made), and waited for until it is gone; only then is the
+/// batch looked up, and the answer is final.
+extension PostgresEventLog {
+    /// What settling a lost append found.
+    enum Settled {
+        /// It committed, at these seqs.
+        case committed(ClosedRange<UInt64>)
+        /// It did not commit, and never will: the session that sent it has ended.
+        case notCommitted
+    }
+
+    /// Settles the append of `batch` (seqs `seqs`) sent on the backend `pid`
+    /// whose reply was lost, within a new ``Options-swift.struct/reconnectTimeout``.
+    ///
+    /// - Throws: `outcomeUnknown` naming the batch when the server cannot be
+    ///   reached, or the sending session does not end, within that time.
+    func settle(_ batch: UUID, sentOn pid: Int32, seqs: ClosedRange<UInt64>, cause: EventLogError) throws(EventLogError) -> Settled {
+        let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
+        do {
+            return try withSession(retrying: true, doing: "find out whether the append committed") {
+                (connection) throws(PostgresStepFailure) -> Settled in
+                if pid != 0 && pid != connection.backendPID {
+                    try self.end(backend: pid, on: connection, before: deadline, batch: batch, seqs: seqs)
+                }
+                if let found = try self.findBatch(batch, connection) { return .committed(found) }
+                return .notCommitted
+            }
+        } catch {
+            if error.code == .outcomeUnknown { throw error }
+            throw outcomeUnknown(batch, seqs: seqs, because: "\(cause.message); then \(error.message)")
+        }
+    }
+
+    /// Ends the backend `pid` (if it is still there and this role's) and waits until it is gone.
+    private func end(
+        backend pid: Int32, on connection: PostgresConnection, before deadline: ContinuousClock.Instant, batch: UUID,
+        seqs: ClosedRange<UInt64>
+    ) throws(PostgresStepFailure) {
+        let terminate = """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE pid = $1 AND usename = current_user AND application_name = current_setting('application_name')
+            """
+        do {
+            _ = try connection.execute(terminate, [.int4(pid)])
+        } catch {
+            // Not allowed to end it (another role's session): wait for it to end by itself.
+            if error.isServerGone { throw .server(error) }
+        }
+        while true {
+            let alive = try run { () throws(PostgresFailure) in
+                try connection.execute("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [.int4(pid)])
+            }
+            if alive.rowCount == 0 { return }
+            if ContinuousClock.now >= deadline {
+                throw .log(outcomeUnknown(batch, seqs: seqs, because: "the session that sent it (backend \(pid)) is still running"))
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// The error of an append whose outcome cannot be found out.
+    func outcomeUnknown(_ batch: UUID, seqs: ClosedRange<UInt64>, because reason: String) -> EventLogError {
+        EventLogError(
+            .outcomeUnknown,
+            "\(location): the reply to the append of seqs \(seqs.lowerBound)…\(seqs.upperBound) (batch \(batch)) was lost, and whether it committed cannot be found out: \(reason). Do not append the same entries again blindly: once the server is back, the batch's row in '\(location.schema).batches' (list '\(location.list)', batch_id '\(batch)') exists exactly when it committed, and a store that catches up shows its records if it did",
+            path: location.description)
+    }
+}
+#endif

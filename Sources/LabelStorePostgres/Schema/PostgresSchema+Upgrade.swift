@@ -1,0 +1,168 @@
+#if Postgres
+import EventLog
+import Foundation
+
+/// Migrating a schema of an older version to this build's, in place
+/// (docs/POSTGRES.md, "Upgrading").
+extension PostgresEventLog {
+    /// What ``upgrade(_:options:progress:)`` did.
+    public struct UpgradeReport: Sendable, Hashable, Codable {
+        /// The schema's version before.
+        public let fromVersion: Int
+        /// The schema's version after (``PostgresEventLog/currentSchemaVersion``).
+        public let toVersion: Int
+        /// The lists migrated (every list of the schema).
+        public let lists: Int
+        /// The records checked and given their chained checksums.
+        public let records: Int
+        /// Whether anything changed (`false`: the schema was already current).
+        public var changed: Bool { fromVersion != toVersion }
+    }
+
+    /// Migrates the label store schema at `location` (every list in it, not
+    /// only `location.list`) from version 1 to ``currentSchemaVersion``: every
+    /// record is decoded and checked (seqs gapless from 1 up to each list's
+    /// head), given its keyed, chained checksum, and each head row its chain
+    /// value; the version is set last.
+    ///
+    /// All of it is one transaction, holding the schema's tables locked
+    /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
+    /// lost connection, an interrupt) leaves version 1 as it was: run it again.
+    /// A schema already current is left as it is. Hosts of an older build are
+    /// refused by the new version once it commits.
+    ///
+    /// - Parameter progress: Called after each chunk of records, with the list
+    ///   and how many of its records are done.
+    /// - Throws: `EventLogError`: `corruptRecord` / `seqGap` naming the list and
+    ///   seq of a damaged list (nothing is changed then); `schemaMissing`;
+    ///   `unsupportedVersion` for a newer schema; the connection's failures.
+    public static func upgrade(
+        _ location: PostgresLocation, options: Options = Options(), progress: ((_ list: String, _ done: UInt64) -> Void)? = nil
+    ) throws(EventLogError) -> UpgradeReport {
+        let connection = try connect(location, options)
+        defer { connection.close() }
+        let schema = PostgresSchema(name: location.schema)
+        do throws(PostgresStepFailure) {
+            guard case .present(let version) = try schema.inspect(connection, describe: location.description) else {
+                throw PostgresStepFailure.log(
+                    EventLogError(
+                        .schemaMissing, "\(location): the database has no label store schema '\(schema.name)' to upgrade",
+                        path: location.description))
+            }
+            if version == PostgresSchema.version {
+                return UpgradeReport(fromVersion: Int(version), toVersion: Int(version), lists: 0, records: 0)
+            }
+            return try migrate(connection, schema: schema, location: location, progress: progress)
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw mapped(error, location: location, doing: "upgrade the schema")
+        }
+    }
+
+    /// Version 1 → 2 in one transaction on `connection`.
+    private static func migrate(
+        _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
+        progress: ((String, UInt64) -> Void)?
+    ) throws(PostgresStepFailure) -> UpgradeReport {
+        let s = schema.identifier
+        try run { () throws(PostgresFailure) in
+            _ = try connection.execute("BEGIN")
+            _ = try connection.execute("LOCK TABLE \(s).schema_info, \(s).lists, \(s).records, \(s).batches IN ACCESS EXCLUSIVE MODE")
+        }
+        let current = try run { () throws(PostgresFailure) in try connection.execute("SELECT version FROM \(s).schema_info") }
+        let from = current.integer(0, 0) ?? 0
+        if from == PostgresSchema.version {
+            // Another upgrade committed while this one waited for the locks.
+            _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
+            return UpgradeReport(fromVersion: Int(from), toVersion: Int(from), lists: 0, records: 0)
+        }
+        try run { () throws(PostgresFailure) in
+            _ = try connection.execute(
+                "ALTER TABLE \(s).lists ADD COLUMN last_crc bigint NOT NULL DEFAULT 0 CHECK (last_crc BETWEEN 0 AND 4294967295)")
+            _ = try connection.execute("ALTER TABLE \(s).records ADD COLUMN crc bigint CHECK (crc BETWEEN 0 AND 4294967295)")
+        }
+        let lists = try run { () throws(PostgresFailure) in
+            try connection.execute("SELECT list, log_id, last_seq FROM \(s).lists ORDER BY list")
+        }
+        var records = 0
+        for row in 0..<lists.rowCount {
+            guard let list = lists.text(row, 0), let id = lists.uuid(row, 1), let last = lists.integer(row, 2) else { continue }
+            records += try migrate(
+                list: list, id: id, lastSeq: UInt64(max(0, last)), connection, schema: s, location: location, progress: progress)
+        }
+        try run { () throws(PostgresFailure) in
+            _ = try connection.execute("ALTER TABLE \(s).records ALTER COLUMN crc SET NOT NULL")
+            _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
+            _ = try connection.execute("COMMIT")
+        }
+        return UpgradeReport(fromVersion: Int(from), toVersion: Int(PostgresSchema.version), lists: lists.rowCount, records: records)
+    }
+
+    /// Checks and chains one list's records; returns how many there were.
+    private static func migrate(
+        list: String, id: UUID, lastSeq: UInt64, _ connection: PostgresConnection, schema s: String, location: PostgresLocation,
+        progress: ((String, UInt64) -> Void)?
+    ) throws(PostgresStepFailure) -> Int {
+        let checksums = ChainedChecksum(historyID: id)
+        func damage(_ code: EventLogError.Code, _ what: String, _ lastGood: UInt64) -> PostgresStepFailure {
+            .log(
+                EventLogError(
+                    code, "\(location): list '\(list)': \(what); nothing was upgraded", path: location.description,
+                    lastGoodSeq: lastGood))
+        }
+        let chunk = 10_000
+        var next: UInt64 = 1
+        var crc: UInt32 = 0
+        while true {
+            let rows = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    "SELECT seq, payload FROM \(s).records WHERE list = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+                    [.text(list), .int8(Int64(next)), .int4(Int32(chunk))])
+            }
+            if rows.rowCount == 0 { break }
+            var seqs: [[UInt8]?] = []
+            var crcs: [[UInt8]?] = []
+            for row in 0..<rows.rowCount {
+                guard let seq = rows.integer(row, 0), UInt64(seq) == next else {
+                    throw damage(.seqGap, "seq \(next) is missing", next - 1)
+                }
+                if UInt64(seq) > lastSeq {
+                    throw damage(
+                        .corruptRecord, "a row of seq \(seq) is past the head row, which says the list ends at seq \(lastSeq)", lastSeq)
+                }
+                let payload = rows.bytes(row, 1)
+                let record: EventRecord
+                do {
+                    record = try EventRecordView.parse(payload: payload).record
+                } catch {
+                    throw damage(.corruptRecord, "the payload of seq \(seq) cannot be decoded: \(error.message)", next - 1)
+                }
+                if record.seq != next {
+                    throw damage(.corruptRecord, "the row of seq \(seq) holds a payload of seq \(record.seq)", next - 1)
+                }
+                crc = checksums.next(after: crc, payload: payload)
+                seqs.append(PostgresValue.bigEndian(Int64(seq)))
+                crcs.append(PostgresValue.bigEndian(Int64(crc)))
+                next += 1
+            }
+            typealias OID = PostgresValue.OID
+            _ = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    "UPDATE \(s).records r SET crc = v.crc FROM unnest($2::bigint[], $3::bigint[]) AS v(seq, crc) WHERE r.list = $1 AND r.seq = v.seq",
+                    [
+                        .text(list), .array(of: OID.int8, arrayType: OID.int8Array, seqs),
+                        .array(of: OID.int8, arrayType: OID.int8Array, crcs)
+                    ])
+            }
+            progress?(list, next - 1)
+        }
+        if next - 1 < lastSeq {
+            throw damage(.seqGap, "seq \(next) is missing: the head row says the list ends at seq \(lastSeq)", next - 1)
+        }
+        _ = try run { () throws(PostgresFailure) in
+            try connection.execute("UPDATE \(s).lists SET last_crc = $2 WHERE list = $1", [.text(list), .int8(Int64(crc))])
+        }
+        return Int(next - 1)
+    }
+}
+#endif
