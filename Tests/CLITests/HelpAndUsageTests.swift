@@ -5,8 +5,9 @@ import Testing
 /// swift-argument-parser's conventions: help, version, usage errors with exit status 64.
 @Suite struct HelpAndUsageTests {
     static let commands = [
-        "demo", "init", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "export", "import", "copy",
-        "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot", "index", "help"
+        "demo", "init", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "head", "prove", "check-proof",
+        "export", "import", "copy", "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot",
+        "index", "upgrade", "help"
     ]
 
     @Test func toolHelpListsEveryCommand() async throws {

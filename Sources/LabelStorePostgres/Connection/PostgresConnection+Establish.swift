@@ -42,6 +42,10 @@ extension PostgresConnection {
         }
         if status == PGRES_POLLING_OK && PQstatus(handle) == CONNECTION_OK {
             PQsetErrorVerbosity(handle, PQERRORS_DEFAULT)
+            // The server's notices and warnings ("terminating connection due to immediate shutdown")
+            // are not written to the process's standard error, as libpq's default processor does:
+            // what matters reaches the caller as an error.
+            PQsetNoticeProcessor(handle, { _, _ in }, nil)
             return handle
         }
         let failure = failure(

@@ -14,6 +14,10 @@ final class PostgresConnection: @unchecked Sendable {
     private var prepared: Set<String> = []
     /// Whether a statement sent with ``send(_:_:)`` may still have results to read.
     private var pending = false
+    /// Set when a statement failed without the server's answer (no SQLSTATE:
+    /// the server closed the connection, a send failed): libpq may still call
+    /// such a connection `CONNECTION_OK`, but it is not used again.
+    private var broken = false
 
     /// Opens a connection with the libpq connection string `conninfo` (key=value
     /// or URL). The connection string is never part of an error.
@@ -35,7 +39,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Whether the connection is open and libpq considers it good.
     var isUsable: Bool {
-        guard let handle else { return false }
+        guard let handle, !broken else { return false }
         if pending { discardPending(handle) }
         return PQstatus(handle) == CONNECTION_OK
     }
@@ -163,9 +167,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// Turns a `PGresult` into a ``PostgresResult`` or a failure (and frees it then).
     private func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws(PostgresFailure) -> PostgresResult {
         guard let result else {
-            let lost = PQstatus(handle) != CONNECTION_OK
-            if lost { prepared.removeAll() }
-            throw PostgresFailure(sqlState: nil, message: Self.errorMessage(handle), connectionLost: lost)
+            // No result at all: libpq could not send or read; the connection is not to be trusted.
+            broken = true
+            prepared.removeAll()
+            throw PostgresFailure(sqlState: nil, message: Self.errorMessage(handle), connectionLost: true)
         }
         let status = PQresultStatus(result)
         if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
@@ -175,8 +180,13 @@ final class PostgresConnection: @unchecked Sendable {
         var message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
         if message == nil || message!.isEmpty { message = String(cString: PQresultErrorMessage(result)) }
         PQclear(result)
-        let lost = PQstatus(handle) != CONNECTION_OK
-        if lost { prepared.removeAll() }
+        // The server answers every error of its own with a SQLSTATE; a failure without one is libpq's
+        // (the server closed the connection, a send failed), whatever PQstatus still says.
+        let lost = PQstatus(handle) != CONNECTION_OK || sqlState == nil
+        if lost {
+            broken = true
+            prepared.removeAll()
+        }
         throw PostgresFailure(
             sqlState: sqlState, message: Self.oneLine(message ?? "unknown error"), connectionLost: lost)
     }

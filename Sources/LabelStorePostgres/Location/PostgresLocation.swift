@@ -16,7 +16,7 @@ import Foundation
 ///
 /// A secret is never shown: ``description`` and every error name the location
 /// without any value libpq reads as a secret (`password`, `sslpassword`, …, in
-/// whatever form libpq reads it; see ``redact(_:)``). Use a `.pgpass` file or
+/// whatever form libpq reads it: by libpq's own parse, `PQconninfoParse`). Use a `.pgpass` file or
 /// `PGPASSWORD` to keep passwords out of command lines.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// The libpq connection string, without this library's parameters.
@@ -76,7 +76,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The location as a URL-like text without any secret, e.g.
     /// `postgres://app@db.example.com:5432/labels?list=inbox`
-    /// (``redact(_:)``: the connection string as libpq reads it, secrets hidden).
+    /// (the connection string as libpq reads it, `PQconninfoParse`, secrets hidden).
     public var description: String {
         let text = Self.redact(connection)
         guard Self.isPostgresURL(text) else {

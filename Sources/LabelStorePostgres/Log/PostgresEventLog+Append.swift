@@ -65,7 +65,9 @@ extension PostgresEventLog {
                         sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
                         if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
                             self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
-                            try connection.sendAndDrop(prepared: "append", statements.append, parameters, wait: .milliseconds(100))
+                            try connection.sendAndDrop(
+                                prepared: "append", statements.append, parameters,
+                                wait: .milliseconds(self.faults.dropAfterMilliseconds.load(ordering: .relaxed)))
                         }
                         let result = try connection.execute(prepared: "append", statements.append, parameters)
                         guard let head = result.integer(0, 0) else {

@@ -275,6 +275,8 @@ package final class PostgresFaultInjection: Sendable {
     /// The next this many appends send their statement, then drop the connection
     /// without reading the result (the server commits; the client sees a loss).
     package let dropAfterSendingAppends = Atomic<Int>(0)
+    /// How long such an append waits (without reading the reply) before it drops the connection, in milliseconds.
+    package let dropAfterMilliseconds = Atomic<Int>(100)
 }
 
 /// Counters of what a ``PostgresEventLog`` went through.

@@ -31,8 +31,11 @@ extension PostgresEventLog {
     /// A schema already current is left as it is. Hosts of an older build are
     /// refused by the new version once it commits.
     ///
-    /// - Parameter progress: Called after each chunk of records, with the list
-    ///   and how many of its records are done.
+    /// - Parameters:
+    ///   - location: A list of the schema to upgrade (its `schema`; the list itself need not exist).
+    ///   - options: How to connect (``Options-swift.struct/statementTimeout`` applies to each statement).
+    ///   - progress: Called after each chunk of records, with the list and how
+    ///     many of its records are done.
     /// - Throws: `EventLogError`: `corruptRecord` / `seqGap` naming the list and
     ///   seq of a damaged list (nothing is changed then); `schemaMissing`;
     ///   `unsupportedVersion` for a newer schema; the connection's failures.
