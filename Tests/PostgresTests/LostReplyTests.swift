@@ -73,12 +73,12 @@ import Testing
     }
 
     @Test func aLostReplyWithTheServerGoneIsAnUnknownOutcomeNamingTheBatch() throws {
-        let private_ = try PostgresTestServer.startPrivate()
-        defer { private_.stop() }
-        let location = private_.location()
-        let log = try droppingLog(location, on: private_)
+        let server2 = try PostgresTestServer.startPrivate()
+        defer { server2.stop() }
+        let location = server2.location()
+        let log = try droppingLog(location, on: server2)
         defer { log.close() }
-        _ = try holdHeadRow(location, on: private_)
+        _ = try holdHeadRow(location, on: server2)
         let outcome = Mutex<EventLogError?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread {
@@ -91,13 +91,13 @@ import Testing
         }.start()
         // Once the append waits for the lock, the server goes away (an immediate stop).
         let waiting = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'labelstore' AND wait_event_type = 'Lock'"
-        while try private_.psql(waiting) != "1" { usleep(20_000) }
-        try private_.crash()
+        while try server2.psql(waiting) != "1" { usleep(20_000) }
+        try server2.crash()
         done.wait()
         let error = try #require(outcome.withLock { $0 })
         #expect(error.code == .outcomeUnknown, "\(error)")
         #expect(error.message.contains("batch") && error.message.contains("Do not append the same entries again blindly"), "\(error)")
-        try private_.restart()
+        try server2.restart()
     }
 }
 #endif
