@@ -113,14 +113,7 @@ extension PostgresEventLog {
             } catch {
                 // An earlier try's reply was lost: it may have committed, or commit yet. Find out first.
                 guard uncertain, let seqs = sentSeqs else { throw error }
-                switch try settle(batch, sentOn: sentPID, seqs: seqs, cause: error) {
-                case .committed(let range): return try records(ofCommitted: batch, at: range)
-                case .notCommitted:
-                    var error = error
-                    error.message +=
-                        "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
-                    throw error
-                }
+                return try recordsOrFailure(of: batch, sentOn: sentPID, seqs: seqs, failure: error)
             }
             switch outcome {
             case .appended:

@@ -97,14 +97,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         case .failure(let error):
             // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
             if let sent, error.code == .connectionFailed {
-                switch try settle(batch, sentOn: sent.pid, seqs: sent.seqs, cause: error) {
-                case .committed(let range): return try records(ofCommitted: batch, at: range)
-                case .notCommitted:
-                    var error = error
-                    error.message +=
-                        "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
-                    throw error
-                }
+                return try recordsOrFailure(of: batch, sentOn: sent.pid, seqs: sent.seqs, failure: error)
             }
             throw error
         }

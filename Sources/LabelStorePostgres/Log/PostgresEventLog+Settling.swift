@@ -42,6 +42,22 @@ extension PostgresEventLog {
         }
     }
 
+    /// Settles the lost append of `batch` that then failed with `failure`: its
+    /// records if it committed, else `failure` saying that nothing is committed.
+    func recordsOrFailure(
+        of batch: UUID, sentOn pid: Int32, seqs: ClosedRange<UInt64>, failure: EventLogError
+    ) throws(EventLogError) -> [EventRecord] {
+        switch try settle(batch, sentOn: pid, seqs: seqs, cause: failure) {
+        case .committed(let range):
+            return try records(ofCommitted: batch, at: range)
+        case .notCommitted:
+            var failure = failure
+            failure.message +=
+                "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
+            throw failure
+        }
+    }
+
     /// Ends the backend `pid` (if it is still there and this role's) and waits until it is gone.
     private func end(
         backend pid: Int32, on connection: PostgresConnection, before deadline: ContinuousClock.Instant, batch: UUID,

@@ -64,7 +64,10 @@ enum Copy: Command {
         Platform.deferInterrupts()
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
-        defer { destination.close() }
+        defer {
+            destination.close()
+            HistoryCaches.keep(destinationText, console: console, occasion: .write)
+        }
         var caughtUp = false
         do {
             return try copy(

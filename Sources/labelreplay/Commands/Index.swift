@@ -58,15 +58,8 @@ enum Index: Command {
         guard FileManager.default.fileExists(atPath: path) else {
             throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
         }
-        let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
-        let update = try HistoryIndexFile.update(logPath: path, rebuild: arguments.flag("rebuild")) { seq in
-            progress.update(Int64(seq))
-        }
-        progress.finish()
-        let checkpoints = try writeCheckpoints(path, rebuild: arguments.flag("rebuild"), console: console)
-        let treeProgress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
-        let tree = try HistoryTreeFile.update(logPath: path) { seq in treeProgress.update(Int64(seq)) }
-        treeProgress.finish()
+        let written = try HistoryCaches.update(path, rebuild: arguments.flag("rebuild"), console: console)
+        let (update, checkpoints, tree) = (written.index, written.checkpoints, written.tree)
         let indexPath = HistoryIndexFile.path(for: path)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
         let previous: String
@@ -110,19 +103,6 @@ enum Index: Command {
                 "wrote \(HistoryTreeFile.path(for: path)): \(tree.leaves) leaf hash\(tree.leaves == 1 ? "" : "es") ("
                     + (tree.rebuilt ? "built from seq 1" : "extended by \(tree.added)") + ")"))
         return ExitStatus.success
-    }
-
-    /// Brings LOG.checkpoints up to date; a log that contradicts itself gets checkpoints up to the record before, with a warning.
-    private static func writeCheckpoints(_ path: String, rebuild: Bool, console: Console) throws -> CheckpointFile.Update {
-        let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
-        let update = try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
-            progress.update(Int64(seq))
-        }
-        progress.finish()
-        if let failure = update.foldFailure {
-            console.warning("\(path): \(failure); no checkpoint is written after it (run '\(Tool.name) verify')")
-        }
-        return update
     }
 }
 

@@ -50,7 +50,10 @@ enum Writing {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
         }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
-        defer { store.close() }
+        defer {
+            store.close()
+            HistoryCaches.keep(path, console: console, occasion: .write)
+        }
         let created = store.createdLog
         let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
         let outcome: (records: [EventRecord], unchanged: String)

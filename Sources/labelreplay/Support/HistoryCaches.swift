@@ -1,0 +1,111 @@
+import EventLog
+import Foundation
+import LabelProjection
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeping `LOG.index`, `LOG.checkpoints` and `LOG.tree` current without
+/// anyone running `index` (docs/CLI.md, "History caches"): write commands
+/// (`import`, `copy` into a file, the edits) extend them after they wrote,
+/// and read commands that use them (`log` with filters, `show --at`, `diff`,
+/// `trace`) extend or build them first, when the log is large and they miss
+/// much of it, and the log's directory may be written; else the read answers
+/// by scanning and says once how to make it fast. They stay caches: a failure
+/// to write them is a warning, and nothing reads them over the log.
+enum HistoryCaches {
+    /// A log smaller than this reads in milliseconds: no caches are made for it
+    /// (`LABELREPLAY_CACHE_BYTES` sets it, for tests).
+    static var worthwhileBytes: Int64 { threshold(default: 8 << 20) }
+    /// The caches are brought up to date when they miss at least this many
+    /// bytes of the log, half of ``worthwhileBytes`` (a few tens of thousands
+    /// of records): a small tail is read after the index at little cost, and
+    /// extending the index rewrites it.
+    static var behindBytes: Int64 { worthwhileBytes / 2 }
+
+    /// When the caches are kept.
+    enum Occasion {
+        /// Before a read that uses them.
+        case read
+        /// After a command wrote the log.
+        case write
+    }
+
+    /// Brings the caches of the log at `path` up to date if they are worth it
+    /// (``worthwhileBytes``) and behind by ``behindBytes`` or more; says so in
+    /// one line on standard error, with progress. A log whose directory cannot
+    /// be written is read as it is (a read says once how to make it fast).
+    static func keep(_ path: String, console: Console, occasion: Occasion) {
+        guard !LogLocation.isServer(path), let size = fileSize(path), size >= worthwhileBytes else { return }
+        let covered = coveredBytes(path)
+        let missing = size - covered
+        guard missing >= behindBytes else { return }
+        let directory = SystemFile.directoryName(of: path)
+        let names = "\(HistoryIndexFile.path(for: path)), \(CheckpointFile.path(for: path)) and \(HistoryTreeFile.path(for: path))"
+        guard access(directory, W_OK) == 0 else {
+            if occasion == .read {
+                console.warning(
+                    "\(path): its history caches miss \(megabytes(missing)) of the log and its directory cannot be written: reading the whole log ('\(Tool.name) index' on a writable copy makes such reads fast)"
+                )
+            }
+            return
+        }
+        let why = covered <= LogFormat.headerLength ? "the log has none yet" : "\(megabytes(missing)) of the log is not covered yet"
+        console.errorLine(Escape.text("note: updating \(names) (\(why)); later commands read through them"))
+        do {
+            _ = try update(path, rebuild: false, console: console)
+        } catch {
+            console.warning("\(path): the history caches could not be updated: \(ErrorText.describe(error)); the log is read instead")
+        }
+    }
+
+    /// What ``update(_:rebuild:console:)`` wrote.
+    struct Written {
+        let index: HistoryIndexFile.Update
+        let checkpoints: CheckpointFile.Update
+        let tree: HistoryTreeFile.Update
+    }
+
+    /// Extends (or, with `rebuild`, rebuilds) the three caches of the log at `path`, with progress.
+    static func update(_ path: String, rebuild: Bool, console: Console) throws -> Written {
+        let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
+        let index = try HistoryIndexFile.update(logPath: path, rebuild: rebuild) { seq in progress.update(Int64(seq)) }
+        progress.finish()
+        let checkpointProgress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
+        let checkpoints = try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
+            checkpointProgress.update(Int64(seq))
+        }
+        checkpointProgress.finish()
+        if let failure = checkpoints.foldFailure {
+            console.warning("\(path): \(failure); no checkpoint is written after it (run '\(Tool.name) verify')")
+        }
+        let treeProgress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
+        let tree = try HistoryTreeFile.update(logPath: path) { seq in treeProgress.update(Int64(seq)) }
+        treeProgress.finish()
+        return Written(index: index, checkpoints: checkpoints, tree: tree)
+    }
+
+    /// The bytes of the log the index covers (the header's when there is no usable index).
+    private static func coveredBytes(_ path: String) -> Int64 {
+        guard let reader = try? LogReader(path: path) else { return 0 }
+        if case .usable(let index) = HistoryIndexFile.load(for: reader), let covered = index.covered {
+            return covered.offset + covered.length
+        }
+        return Int64(LogFormat.headerLength)
+    }
+
+    private static func fileSize(_ path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+    }
+
+    private static func megabytes(_ bytes: Int64) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
+    private static func threshold(default value: Int64) -> Int64 {
+        ProcessInfo.processInfo.environment["LABELREPLAY_CACHE_BYTES"].flatMap { Int64($0) } ?? value
+    }
+}
