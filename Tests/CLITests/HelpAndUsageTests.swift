@@ -20,6 +20,19 @@ import Testing
         }
     }
 
+    /// The list above is the one every per-command test runs over: a command the
+    /// tool has and the list lacks would go untested (head, prove, check-proof
+    /// and upgrade once did), so the tool's own list of commands must be it.
+    @Test func theTestedCommandsAreTheToolsCommands() async throws {
+        let help = try await CLI.run(["--help"]).stdout
+        let section = help.components(separatedBy: "COMMANDS:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        let listed = section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+            return line.split(separator: " ").first.map(String.init)
+        }
+        #expect(listed == Self.commands, "the tool lists \(listed)")
+    }
+
     @Test(arguments: commands)
     func everyCommandHasHelpThreeWays(_ command: String) async throws {
         let long = try await CLI.run([command, "--help"])
