@@ -159,6 +159,8 @@ import Testing
             expectedLastSeq: 6)
         #expect(try a.read(from: 1, maxCount: 100).count == 8)
         #expect(try a.read(from: 5, maxCount: 100).map(\.seq) == [5, 6, 7, 8])
+        // A read from seq n > 1 asks for one row more (the row before starts the chain): no overflow at Int.max.
+        #expect(try a.read(from: 5, maxCount: .max).map(\.seq) == [5, 6, 7, 8])
     }
 }
 

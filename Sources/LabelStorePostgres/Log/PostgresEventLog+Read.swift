@@ -29,11 +29,13 @@ extension PostgresEventLog {
         guard maxCount > 0 else { return [] }
         // The row before the first one read gives the first row's chain start.
         let from = first - 1 >= 1 ? first - 1 : first
+        // One row more when the row before is read too (`maxCount` may be `Int.max`).
+        let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
         let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
             let result = try run { () throws(PostgresFailure) in
                 try connection.execute(
                     prepared: "read", statements.read,
-                    [.text(location.list), .int8(Int64(clamping: from)), .int8(Int64(maxCount) + Int64(first - from))])
+                    [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
             }
             return try self.decode(result, from: first, maxCount: maxCount)
         }
