@@ -99,16 +99,11 @@ extension ObservableLabels {
 }
 
 extension Array {
-    /// Moves the element at `from` to `to` (its index afterwards), shifting
-    /// the elements between: O(|from - to|), in place, one mutation of the array.
+    /// Moves the element at `from` to `to` (its index afterwards), in place:
+    /// a removal and an insertion, each shifting the elements after the index
+    /// as one block of memory (no per-element retain and release). O(n).
     mutating func moveElement(from: Int, to: Int) {
         guard from != to else { return }
-        let element = self[from]
-        if from < to {
-            for i in from..<to { self[i] = self[i + 1] }
-        } else {
-            for i in stride(from: from, to: to, by: -1) { self[i] = self[i - 1] }
-        }
-        self[to] = element
+        insert(remove(at: from), at: to)
     }
 }
