@@ -53,10 +53,13 @@ private func readmeMore(store: LabelStore, staleID: LabelID, id: LabelID, row: L
 // snippet: readme-swiftui
 // SwiftUI (Apple platforms): rows re-render only when a property they read changes.
 struct LabelsView: View {
-    @State var model: ObservableLabels  // ObservableLabels(store: store), made on the main actor
+    @State var filter: ObservableView  // ObservableView(ObservableLabels(store: store)), on the main actor
 
     var body: some View {
-        List(model.rows) { row in Text(row.title) }  // the model follows the store by itself, on the main actor
+        List(filter.rows) { row in  // the list model's row objects, kept current by themselves
+            Button(row.title) { Task { try? await row.toggle() } }  // edits go to row.id, never to a position
+        }
+        .searchable(text: $filter.query)  // re-filters; a row that stops matching leaves, stays in the list
     }
 }
 // end snippet

@@ -1,56 +1,26 @@
 import EventLog
 import Observation
 
-/// One label as an observable row: SwiftUI (or `withObservationTracking`)
-/// tracks each property separately, so a view that read only `title` is not
-/// invalidated when `isEnabled` changes, and no row is invalidated by another
-/// row's change. Properties change only when their value changes.
-///
-/// Main-actor isolated: read and observe it on the main actor.
-@MainActor
-@Observable
-public final class ObservableLabel: Identifiable {
-    /// The stable identity.
-    public let id: LabelID
-    /// The title.
-    public internal(set) var title: String
-    /// Whether the label is enabled.
-    public internal(set) var isEnabled: Bool
-    /// The label's version (see ``Label/version``).
-    public internal(set) var version: UInt64
-
-    init(_ label: Label) {
-        id = label.id
-        title = label.title
-        isEnabled = label.isEnabled
-        version = label.version
-    }
-
-    /// The row as a ``Label`` value.
-    public var label: Label { Label(id: id, title: title, isEnabled: isEnabled, version: version) }
-
-    /// Sets each property that differs from `label` (and only those; a title
-    /// differs when its bytes do, see ``Swift/String/sameBytes(_:_:)``).
-    func update(from label: Label) {
-        if !String.sameBytes(title, label.title) { title = label.title }
-        if isEnabled != label.isEnabled { isEnabled = label.isEnabled }
-        if version != label.version { version = label.version }
-    }
-}
-
 /// An `@Observable` model of a store's list for SwiftUI: `rows` (observed as
 /// membership and order) holds one ``ObservableLabel`` per label (observed
-/// per property), plus ``enabledCount``.
+/// per property), plus ``count`` and ``enabledCount``. Filtered screens are
+/// ``ObservableView``s made from it, sharing its row objects.
 ///
 /// A record changes only what it changes: a toggle sets one row's
 /// `isEnabled` and `version` and `enabledCount`; a rename sets one row's
-/// `title` and `version`; only add, remove, move and reorder assign `rows`.
-/// So a SwiftUI list re-renders only the rows whose read properties changed.
+/// `title` and `version`; only add, remove, move and reorder assign `rows`
+/// (and add and remove `count`). So a SwiftUI list re-renders only the rows
+/// whose read properties changed.
+///
+/// There is one definition of what a record does, the store's fold
+/// (``LabelList/apply(_:)``): the model applies the ``LabelChange`` each
+/// notification carries (the label before and after, the enabled count
+/// after, the event's positions), never re-folding records itself.
 ///
 /// It is main-actor isolated and keeps itself current: from ``init(store:)``
-/// on it subscribes to the store with ``DeliveryTarget/mainActor`` delivery
-/// and applies each record on the main actor, whichever thread or task wrote
-/// it — no task for the app to start or keep alive:
+/// on it subscribes to the store with main-actor delivery and applies each
+/// record on the main actor, whichever thread or task wrote it — no task for
+/// the app to start or keep alive:
 ///
 /// ```swift
 /// @State var model = ObservableLabels(store: store)      // on the main actor
@@ -59,8 +29,9 @@ public final class ObservableLabel: Identifiable {
 ///
 /// A write's records reach the model on a later turn of the main actor (never
 /// inside the write). To see your own write at once, call ``update()`` after
-/// it; each record is still applied once, in seq order, whichever path brings
-/// it first. The model holds its subscription and the store; releasing the
+/// it (edits made through a row, ``ObservableLabel/rename(to:options:ifUnchanged:)``
+/// and the others, do); each record is still applied once, in seq order,
+/// whichever path brings it first. The model holds its subscription and the store; releasing the
 /// model cancels the subscription (the store's ``LabelStore/subscriberCount``
 /// drops) and discards the records queued for it. Closing the store ends the
 /// subscription after the records written before the close have been
@@ -71,21 +42,36 @@ public final class ObservableLabel: Identifiable {
 @Observable
 public final class ObservableLabels {
     /// The rows in list order. Assigned only when membership or order changes.
-    public private(set) var rows: [ObservableLabel] = []
+    public internal(set) var rows: [ObservableLabel] = []
+    /// The number of labels (`rows.count`). Changes only on add and remove.
+    public internal(set) var count = 0
     /// The number of enabled labels.
-    public private(set) var enabledCount = 0
+    public internal(set) var enabledCount = 0
     /// The seq of the last record applied to the model (not observed).
-    @ObservationIgnored public private(set) var appliedSeq: UInt64 = 0
+    @ObservationIgnored public internal(set) var appliedSeq: UInt64 = 0
     /// The store the model mirrors.
     @ObservationIgnored public let store: LabelStore
-    @ObservationIgnored private var byID: [LabelID: ObservableLabel] = [:]
+    @ObservationIgnored var byID: [LabelID: ObservableLabel] = [:]
+    /// The FIFO the model's subscription and its views' share (see
+    /// ``LabelStore/subscribe(to:sharing:cancelsMailbox:)``): one total order.
+    @ObservationIgnored var mailbox: DeliveryMailbox?
     /// The main-actor subscription that keeps the model current; released
-    /// (so cancelled) with the model. Its handler holds the model weakly.
+    /// (so cancelled, discarding what the mailbox holds) with the model. The
+    /// mailbox's runs hold the model weakly.
     @ObservationIgnored private var following: Subscription?
+    /// The views made from this model, by query (weakly; released views are dropped as found).
+    @ObservationIgnored var views: [ViewQuery: [WeakView]] = [:]
+    /// Whether a notification is being applied (``update()`` then does nothing: no re-entrant drain).
+    @ObservationIgnored var routing = false
     /// How many times the model was rebuilt by ``reload()`` (for tests and diagnostics).
-    @ObservationIgnored private(set) var reloads = 0
+    @ObservationIgnored var reloads = 0
     /// How many records the model applied one by one (for tests and diagnostics).
-    @ObservationIgnored private(set) var appliedRecords = 0
+    @ObservationIgnored var appliedRecords = 0
+
+    /// A view registered with the model, held weakly.
+    struct WeakView {
+        weak var view: ObservableView?
+    }
 
     /// A model showing the store's current state, following the store from
     /// then on (see the type's discussion).
@@ -96,11 +82,13 @@ public final class ObservableLabels {
         self.store = store
         // Subscribe live first, then load: every record after the subscription
         // point is delivered, and those the load already holds are skipped as
-        // duplicates (``apply(_:)``), so nothing is missed and nothing folded twice.
-        // On a closed store the subscription comes back cancelled.
-        following = store.subscribe(to: .everything, on: .mainActor) { [weak self] notification in
-            self?.apply(notification.record)
+        // duplicates, so nothing is missed and nothing applied twice. On a closed
+        // store the subscription comes back cancelled.
+        let mailbox = DeliveryMailbox { [weak self] mailbox in
+            Task { @MainActor in mailbox.run { self?.route($0) } }
         }
+        self.mailbox = mailbox
+        following = store.subscribe(to: .everything, sharing: mailbox, cancelsMailbox: true)
         reload()
     }
 
@@ -109,24 +97,23 @@ public final class ObservableLabels {
     /// - Complexity: O(1) expected.
     public func row(_ id: LabelID) -> ObservableLabel? { byID[id] }
 
-    /// Applies the records the store has applied since the model last caught up.
-    /// Falls back to ``reload()`` if the log cannot be read.
+    /// Applies, now, the records the store has handed to the model and its
+    /// views and that they have not applied yet — on the calling thread's turn
+    /// of the main actor rather than a later one. After a write made on the
+    /// main actor returns, that includes the write's records, unless another
+    /// thread is delivering notifications at that moment; then the model
+    /// catches up with ``reload()`` instead. Does nothing when called while the
+    /// model is applying a record (from an observer's callback).
     ///
-    /// - Complexity: O(k) log reads for the k records behind, on the main actor. Each
-    ///   rename or toggle then costs O(1) expected; each add, remove, move or reorder
-    ///   O(n), since it edits or replaces the `rows` array. A fallback to ``reload()``
+    /// - Complexity: Per record applied: O(1) expected for a rename or toggle;
+    ///   O(n) at worst for an add, remove or move, which edit the `rows` array in
+    ///   place (a move shifts the rows between its two positions); O(n) for a reorder.
+    ///   Each view the record changes, likewise in its rows. A fallback to ``reload()``
     ///   costs what that does.
     public func update() {
-        let target = store.lastSeq
-        guard appliedSeq < target else { return }
-        do {
-            try store.forEachStoredRecord(from: appliedSeq + 1, through: target) { record in
-                apply(record)
-                return true
-            }
-        } catch {
-            reload()
-        }
+        guard !routing, let mailbox else { return }
+        mailbox.drain { route($0) }
+        if appliedSeq < store.lastSeq { reload() }
     }
 
     /// Waits until the store closes or the calling task is cancelled, applying
@@ -143,80 +130,37 @@ public final class ObservableLabels {
     public func follow() async {
         update()
         guard let stream = try? store.changes(for: .everything, from: appliedSeq + 1) else { return }
-        for await notification in stream { apply(notification.record) }
+        for await notification in stream { apply(notification.change) }
     }
 
-    /// Rebuilds the model from the store's snapshot, keeping (and updating in
-    /// place) the row objects of labels that are still there.
+    /// Rebuilds the model, and every view made from it, from the store's
+    /// current state, keeping (and updating in place) the row objects of
+    /// labels that are still there; `rows` and the counts are assigned only
+    /// where they differ.
     ///
-    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor.
+    /// - Complexity: O(n + t) for n labels with t title bytes, on the main actor,
+    ///   plus for each view made from it a filtering of the list, O(n) matches.
     public func reload() {
+        reload(to: store.snapshot)
+    }
+
+    /// Rebuilds the model from `list` (a state of the store at or after
+    /// ``appliedSeq``) and brings every view to the same state.
+    func reload(to list: LabelList) {
         reloads += 1
-        let snapshot = store.snapshot
         var next: [LabelID: ObservableLabel] = [:]
-        let newRows = snapshot.labels.map { label -> ObservableLabel in
-            let row = byID[label.id] ?? ObservableLabel(label)
+        next.reserveCapacity(list.count)
+        let newRows = list.labels.map { label -> ObservableLabel in
+            let row = byID[label.id] ?? ObservableLabel(label, store: store, model: self)
             row.update(from: label)
             next[label.id] = row
             return row
         }
         byID = next
-        if rows.map(\.id) != newRows.map(\.id) { rows = newRows }
-        if enabledCount != snapshot.enabledCount { enabledCount = snapshot.enabledCount }
-        appliedSeq = snapshot.lastSeq
-    }
-
-    /// Applies one record (ignored if already applied; a gap or an
-    /// inconsistent record triggers ``reload()``).
-    func apply(_ record: EventRecord) {
-        guard record.seq > appliedSeq else { return }
-        guard record.seq == appliedSeq + 1, applyEvent(record.event, seq: record.seq) else {
-            reload()
-            return
-        }
-        appliedSeq = record.seq
-        appliedRecords += 1
-    }
-
-    private func applyEvent(_ event: LabelEvent, seq: UInt64) -> Bool {
-        switch event {
-        case .added(let id, let title, let isEnabled, let index):
-            guard byID[id] == nil, index <= rows.count else { return false }
-            let row = ObservableLabel(Label(id: id, title: title, isEnabled: isEnabled, version: seq))
-            byID[id] = row
-            rows.insert(row, at: index)
-            if isEnabled { enabledCount += 1 }
-        case .renamed(let id, _, let newTitle):
-            guard let row = byID[id] else { return false }
-            if !String.sameBytes(row.title, newTitle) {
-                row.update(from: Label(id: id, title: newTitle, isEnabled: row.isEnabled, version: seq))
-            }
-        case .toggled(let id, let isEnabled):
-            guard let row = byID[id] else { return false }
-            row.update(from: Label(id: id, title: row.title, isEnabled: isEnabled, version: seq))
-            enabledCount += isEnabled ? 1 : -1
-        case .removed(let id, let index, _, let isEnabled):
-            guard index < rows.count, rows[index].id == id else { return false }
-            byID[id] = nil
-            rows.remove(at: index)
-            if isEnabled { enabledCount -= 1 }
-        case .moved(let id, let from, let to):
-            guard from < rows.count, to < rows.count, rows[from].id == id else { return false }
-            var next = rows
-            next.insert(next.remove(at: from), at: to)
-            rows = next
-        case .reordered(let order):
-            guard order.count == rows.count else { return false }
-            var next: [ObservableLabel] = []
-            next.reserveCapacity(order.count)
-            for id in order {
-                guard let row = byID[id] else { return false }
-                next.append(row)
-            }
-            if next.map(\.id) != rows.map(\.id) { rows = next }
-        case .rejected:
-            break
-        }
-        return true
+        if !rows.elementsEqual(newRows, by: ===) { rows = newRows }
+        if count != newRows.count { count = newRows.count }
+        if enabledCount != list.enabledCount { enabledCount = list.enabledCount }
+        appliedSeq = list.lastSeq
+        for view in liveViews() { view.reload(to: list) }
     }
 }

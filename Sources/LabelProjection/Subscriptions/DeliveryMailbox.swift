@@ -89,6 +89,17 @@ final class DeliveryMailbox: Sendable {
     /// The number of notifications queued and not yet run (for tests and diagnostics).
     var pendingCount: Int { state.withLock { $0.pending } }
 
+    /// Calls `handler` now, on the caller (which must be the target, e.g. the
+    /// main actor for a main-actor mailbox), for every queued notification, in
+    /// order. A run already scheduled then finds fewer (or none) and ends as
+    /// usual, so each notification is still handled once. Does nothing once
+    /// cancelled. The caller must not drain from inside `handler`.
+    func drain(_ handler: (ChangeNotification) -> Void) {
+        while let next = state.withLock({ s -> ChangeNotification? in s.cancelled ? nil : s.pop() }) {
+            handler(next)
+        }
+    }
+
     /// One run, on the target: calls `handler` for up to ``batch`` queued
     /// notifications, in order, checking for cancellation before each; then
     /// either ends (nothing left, or cancelled) or schedules the next run.

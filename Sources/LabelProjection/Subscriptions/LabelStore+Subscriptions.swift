@@ -201,17 +201,18 @@ extension LabelStore {
 
     // MARK: - Registration
 
-    private func nextSubscriberID() -> UInt64 {
+    func nextSubscriberID() -> UInt64 {
         subscriberIDs.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     /// The token for `box`. It holds the store, the box and the mailbox weakly:
     /// cancelling after the store (or the box, once unregistered) is gone still
-    /// discards what a target's mailbox holds.
-    private func subscription(for box: SubscriberBox) -> Subscription {
+    /// discards what a target's mailbox holds — unless `cancelsMailbox` is
+    /// `false` (a mailbox other subscriptions share, see ``subscribe(to:sharing:cancelsMailbox:)``).
+    func subscription(for box: SubscriberBox, cancelsMailbox: Bool = true) -> Subscription {
         let id = box.id
         let dependency = box.dependency
-        let mailbox = box.mailbox
+        let mailbox = cancelsMailbox ? box.mailbox : nil
         return Subscription(dependency: dependency) { [weak self, weak box, weak mailbox] in
             box?.markCancelled()
             mailbox?.cancel()
@@ -251,7 +252,7 @@ extension LabelStore {
 
     /// Registers `box` for live notifications only; returns `false` (and finishes it) if the store is closed.
     @discardableResult
-    private func register(_ box: SubscriberBox) -> Bool {
+    func register(_ box: SubscriberBox) -> Bool {
         let registered = state.withLock { s in
             guard !s.closed else { return false }
             box.streamBuffer?.startLive(after: s.list.lastSeq)
