@@ -6,11 +6,11 @@ import Testing
 
 @testable import LabelProjection
 
-/// `LOG.checkpoints` format version 2 is append-only (docs/SNAPSHOTS.md,
+/// `LOG.checkpoints` format version 3 is append-only (docs/SNAPSHOTS.md,
 /// "Checkpoints"): on seeded random histories, the file an update appends to
 /// is byte for byte the file built from seq 1, every checkpoint a reader takes
 /// is the fold of the log up to its seq, and a torn tail, a flipped bit,
-/// another log's file, a log cut and written again under it, a version-1 file
+/// another log's file, a log cut and written again under it, an older version
 /// and two updaters at once change nothing but which checkpoint is used.
 @Suite struct CheckpointFileAppendTests {
     let helpers = SnapshotStoreTests()
@@ -185,41 +185,28 @@ import Testing
         }
     }
 
-    @Test func aVersion1FileIsReportedAndRewrittenAsVersion2() throws {
+    @Test(arguments: [1, 2] as [UInt16])
+    func anOlderVersionIsReportedAndRewrittenAsVersion3(version: UInt16) throws {
         try helpers.withTemporaryDirectory { dir in
             let path = try makeLog(in: dir, writes: 120, seed: 111)
             let file = CheckpointFile.path(for: path)
             _ = try CheckpointFile.update(logPath: path, interval: Self.interval)
             let current = try bytes(file)
-            // The same checkpoints in format version 1: a header, a directory, the checkpoints back to back.
-            let entries = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory?.entries)
-            var header = ByteWriter(capacity: 48)
-            header.bytes += Array("LABELCKP".utf8)
-            header.u16(1)
-            header.u16(0)
-            header.u32(48)
-            header.bytes += current[16..<32]
-            header.u64(Self.interval)
-            header.u32(UInt32(entries.count))
-            var directory = ByteWriter(capacity: 32 * entries.count)
-            var offset = 48 + 32 * entries.count
-            for entry in entries {
-                directory.u64(entry.seq)
-                directory.u64(UInt64(offset))
-                directory.u64(UInt64(entry.snapshotLength))
-                directory.u64(UInt64(entry.removedLength))
-                offset += entry.snapshotLength + entry.removedLength
-            }
-            header.u32(CRC32C.checksum(header.bytes + directory.bytes))
-            try write(header.bytes + directory.bytes + entries.flatMap { current[$0.offset..<$0.end] }, to: file)
+            // The header an older build wrote (its checksum valid), before checkpoints this build does not read.
+            var old = current
+            old[8] = UInt8(version)
+            old[9] = 0
+            let crc = CRC32C.checksum(old[0..<44])
+            for k in 0..<4 { old[44 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+            try write(old, to: file)
             guard case .ignored(let problem) = CheckpointFile.load(for: try LogReader(path: path)) else {
-                Issue.record("a version-1 file was not reported")
+                Issue.record("a version-\(version) file was not reported")
                 return
             }
-            #expect(problem.reason.contains("format version 1") && problem.offset == 8)
+            #expect(problem.reason.contains("format version \(version), which this build no longer reads") && problem.offset == 8)
             let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
             #expect(update.extendedFrom == nil && update.seqs == [37, 74, 111])
-            #expect(try bytes(file) == current, "rewritten as version 2")
+            #expect(try bytes(file) == current, "rewritten as version 3")
         }
     }
 

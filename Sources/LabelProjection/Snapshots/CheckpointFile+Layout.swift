@@ -1,11 +1,12 @@
 import EventLog
 
-/// The bytes of `LOG.checkpoints`, format version 2 (docs/SNAPSHOTS.md,
-/// "Layout"): a checksummed header, then checkpoints appended one after
-/// another, each behind a fixed-size checksummed entry. The file is read by
-/// walking the entries from the header on; it ends at the first entry that is
-/// all zero or missing (an append that did not finish: its entry is written
-/// last) or that does not check out (reported as the file's tail).
+/// The bytes of `LOG.checkpoints`, format version 3 (docs/SNAPSHOTS.md,
+/// "Layout"): a checksummed header, then blocks appended one after another —
+/// checkpoints and removal blocks — each behind a fixed-size checksummed
+/// entry. The file is read by walking the entries from the header on; it ends
+/// at the first entry that is all zero or missing (an append that did not
+/// finish: its entries are written last) or that does not check out
+/// (reported as the file's tail).
 extension CheckpointFile {
     /// The header's bytes.
     static func encodeHeader(logID: LabelID, interval: UInt64) -> [UInt8] {
@@ -21,16 +22,16 @@ extension CheckpointFile {
         return w.bytes
     }
 
-    /// An entry's bytes: seq, the lengths of the snapshot image and the
-    /// removed-labels section behind it, the CRC-32C of those bytes, then the
-    /// entry's own CRC-32C.
-    static func encodeEntry(seq: UInt64, snapshotLength: Int, removedLength: Int, checksum: UInt32) -> [UInt8] {
+    /// An entry's bytes: its kind's magic, seq, the length of the body behind
+    /// it, a count (a checkpoint: the removals before it; a removal block: its
+    /// entries), the CRC-32C of the body, then the entry's own CRC-32C.
+    static func encodeEntry(magic: [UInt8], seq: UInt64, length: Int, count: UInt64, checksum: UInt32) -> [UInt8] {
         var w = ByteWriter(capacity: entryLength)
-        w.bytes.append(contentsOf: entryMagic)
+        w.bytes.append(contentsOf: magic)
         w.u32(0)
         w.u64(seq)
-        w.u64(UInt64(snapshotLength))
-        w.u64(UInt64(removedLength))
+        w.u64(UInt64(length))
+        w.u64(count)
         w.u32(checksum)
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
@@ -42,11 +43,14 @@ extension CheckpointFile {
         guard bytes.count >= 10 else { throw fail("shorter than the \(headerLength)-byte header (\(bytes.count) bytes)", at: 0) }
         guard Array(bytes[0..<8]) == magic else { throw fail("not a checkpoint file (no LABELCKP magic)", at: 0) }
         let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
-        guard version != 1 else {
+        guard version >= formatVersion else {
             throw fail(
-                "format version 1, which this build no longer reads; the next update (labelreplay index) rewrites it as version 2", at: 8)
+                "format version \(version), which this build no longer reads; the next update (labelreplay index) rewrites it as version \(formatVersion)",
+                at: 8)
         }
-        guard version == formatVersion else { throw fail("format version \(version) is not one this build reads (2)", at: 8) }
+        guard version == formatVersion else {
+            throw fail("format version \(version) is not one this build reads (\(formatVersion))", at: 8)
+        }
         guard bytes.count >= headerLength else { throw fail("shorter than the \(headerLength)-byte header (\(bytes.count) bytes)", at: 0) }
         let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(DecodeFailure) in
@@ -65,12 +69,34 @@ extension CheckpointFile {
         return (logID, interval)
     }
 
-    /// Checks the entry `bytes` (``entryLength`` of them) at byte offset `start`, after a checkpoint at seq `previous`.
-    static func decodeEntry(_ bytes: [UInt8], at start: Int, after previous: UInt64, path: String) throws(HistoryIndexFile.Problem)
-        -> Entry
-    {
+    /// A block's entry, decoded: a checkpoint's or a removal block's.
+    enum Block {
+        case checkpoint(Entry)
+        case removals(RemovalBlock)
+
+        var end: Int {
+            switch self {
+            case .checkpoint(let entry): entry.end
+            case .removals(let block): block.end
+            }
+        }
+        var description: String {
+            switch self {
+            case .checkpoint(let entry): "the checkpoint at seq \(entry.seq)"
+            case .removals(let block): "the removal block up to seq \(block.seq)"
+            }
+        }
+    }
+
+    /// Checks the entry `bytes` (``entryLength`` of them) at byte offset
+    /// `start`, after a checkpoint at seq `lastCheckpoint` and a removal block
+    /// up to seq `lastRemovals` (0: none), with `removals` removals and
+    /// `blocks` removal blocks before it.
+    static func decodeEntry(
+        _ bytes: [UInt8], at start: Int, lastCheckpoint: UInt64, lastRemovals: UInt64, removals: UInt64, blocks: Int, path: String
+    ) throws(HistoryIndexFile.Problem) -> Block {
         func fail(_ reason: String) -> HistoryIndexFile.Problem {
-            .init(path: path, reason: "the checkpoint entry at byte offset \(start) " + reason, offset: start)
+            .init(path: path, reason: "the entry at byte offset \(start) " + reason, offset: start)
         }
         let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(DecodeFailure) in
@@ -78,16 +104,32 @@ extension CheckpointFile {
                 return (try r.u32(), try r.u64(), try r.u64(), try r.u64(), try r.u32(), try r.u32())
             }
         }
-        guard bytes.count == entryLength, Array(bytes[0..<4]) == entryMagic,
-            case .success(let (flags, seq, snapshot, removed, checksum, own)) = decoded
-        else { throw fail("is not one (no CKPT magic)") }
+        let magic = Array(bytes.prefix(4))
+        guard bytes.count == entryLength, magic == checkpointMagic || magic == removalsMagic,
+            case .success(let (flags, seq, length, count, checksum, own)) = decoded
+        else { throw fail("is not one (no CKPT or RMVD magic)") }
         guard CRC32C.checksum(bytes[0..<(entryLength - 4)]) == own else { throw fail("is damaged (its checksum does not match)") }
         guard flags == 0 else { throw fail("has unknown flags") }
-        guard seq > previous else { throw fail("names seq \(seq), not after the checkpoint before it (seq \(previous))") }
-        guard snapshot >= 76, removed >= 5, snapshot <= UInt64(Int.max / 4), removed <= UInt64(Int.max / 4) else {
-            throw fail("gives impossible lengths (\(snapshot) and \(removed) bytes)")
+        guard seq > lastCheckpoint, seq >= lastRemovals else {
+            throw fail(
+                "names seq \(seq), not after the checkpoint (seq \(lastCheckpoint)) and removals (up to seq \(lastRemovals)) before it")
         }
-        return Entry(seq: seq, offset: start + entryLength, snapshotLength: Int(snapshot), removedLength: Int(removed), checksum: checksum)
+        guard length <= UInt64(Int.max / 4) else { throw fail("gives an impossible length (\(length) bytes)") }
+        if magic == removalsMagic {
+            guard seq > lastRemovals, count >= 1, count <= length / 20 else {
+                throw fail("is a removal block up to seq \(seq) of \(count) removals in \(length) bytes, which cannot be")
+            }
+            return .removals(RemovalBlock(seq: seq, offset: start + entryLength, length: Int(length), count: count, checksum: checksum))
+        }
+        guard length >= UInt64(76 + hashLength * seq.nonzeroBitCount) else {
+            throw fail("is a checkpoint of \(length) bytes, too short for an image and the tree's frontier")
+        }
+        guard count == removals else {
+            throw fail("counts \(count) removals before seq \(seq), but the removal blocks before it hold \(removals)")
+        }
+        return .checkpoint(
+            Entry(
+                seq: seq, offset: start + entryLength, length: Int(length), removalCount: count, checksum: checksum, blocksBefore: blocks))
     }
 
     /// Reads and checks the header of the open checkpoint file `file` and walks its entries.
@@ -106,26 +148,35 @@ extension CheckpointFile {
         }
         let (logID, interval) = try decodeHeader(header, path: path)
         var entries: [Entry] = []
+        var removals: [RemovalBlock] = []
+        var removalCount: UInt64 = 0
         var tail: HistoryIndexFile.Problem?
         var at = headerLength
         while at < size, tail == nil {
             do {
                 let bytes = try file.read(at: Int64(at), count: min(entryLength, size - at))
-                // Not written yet, or never: an append writes its entry last.
+                // Not written yet, or never: an append writes its entries last.
                 if bytes.allSatisfy({ $0 == 0 }) { break }
                 guard bytes.count == entryLength else {
-                    tail = fail("the file ends inside the checkpoint entry at byte offset \(at)", at: at)
+                    tail = fail("the file ends inside the entry at byte offset \(at)", at: at)
                     break
                 }
-                let entry = try decodeEntry(bytes, at: at, after: entries.last?.seq ?? 0, path: path)
+                let block = try decodeEntry(
+                    bytes, at: at, lastCheckpoint: entries.last?.seq ?? 0, lastRemovals: removals.last?.seq ?? 0, removals: removalCount,
+                    blocks: removals.count, path: path)
                 // An append that ran on meanwhile may have made the file longer.
-                if entry.end > size { size = Int(try file.size()) }
-                guard entry.end <= size else {
-                    tail = fail("the file ends inside the checkpoint at seq \(entry.seq) (bytes \(entry.offset) to \(entry.end))", at: size)
+                if block.end > size { size = Int(try file.size()) }
+                guard block.end <= size else {
+                    tail = fail("the file ends inside \(block.description) (before byte \(block.end))", at: size)
                     break
                 }
-                entries.append(entry)
-                at = entry.end
+                switch block {
+                case .checkpoint(let entry): entries.append(entry)
+                case .removals(let removal):
+                    removals.append(removal)
+                    removalCount += removal.count
+                }
+                at = block.end
             } catch let error as HistoryIndexFile.Problem {
                 tail = error
             } catch let error as EventLogError {
@@ -134,6 +185,8 @@ extension CheckpointFile {
                 tail = fail("cannot be read: \(error)", at: at)
             }
         }
-        return Directory(path: path, logID: logID, interval: interval, entries: entries, tail: tail)
+        // Removal blocks after the last checkpoint belong to none yet (an append cut short): the next update cuts them.
+        removals = Array(removals.prefix(entries.last?.blocksBefore ?? 0))
+        return Directory(path: path, logID: logID, interval: interval, entries: entries, removals: removals, tail: tail)
     }
 }

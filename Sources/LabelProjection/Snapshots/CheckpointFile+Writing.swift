@@ -21,22 +21,24 @@ extension CheckpointFile {
 
     /// Brings the checkpoints of the log at `logPath` up to date, in place and
     /// durably, under the file's exclusive lock (a second updater, in this
-    /// process or another, waits for the first). A usable version-2 file with
+    /// process or another, waits for the first). A usable version-3 file with
     /// the same interval is cut after its newest checkpoint that belongs to
     /// the log — dropping a torn tail and checkpoints of a history the log no
-    /// longer holds — and the checkpoints of the records after it are
-    /// appended; otherwise (missing, ignored, version 1, another interval, or
+    /// longer holds — and the blocks of the records after it are appended;
+    /// otherwise (missing, ignored, an older version, another interval, or
     /// `rebuild`) the file is rewritten from seq 1. A checkpoint is taken
-    /// after every record whose seq is a multiple of `interval`. Each one's
-    /// bytes are synced before its entry is written, so a crash leaves whole
-    /// checkpoints and at worst a tail that readers ignore and the next update
-    /// cuts. Reads the log without locking it. Removes temporary files that a
+    /// after every record whose seq is a multiple of `interval`, behind a
+    /// removal block of the labels removed since the checkpoint before it.
+    /// The blocks' bytes are synced before their entries are written, so a
+    /// crash leaves whole checkpoints and at worst a tail that readers ignore
+    /// and the next update cuts. Reads the log without locking it. Removes temporary files that a
     /// killed version-1 writer left (``SystemFile/removeStaleTemporaries(of:)``).
     ///
     /// - Throws: ``EventLogError`` when the log cannot be read (damage, I/O) or the file
     ///   cannot be written (the checkpoints already durable stay usable).
-    /// - Complexity: O(records folded) plus one checkpoint decoded and
-    ///   O(checkpoint size) per checkpoint appended; never O(file size).
+    /// - Complexity: O(records folded and hashed) plus one checkpoint decoded
+    ///   (with the removal blocks before it) and O(live list) per checkpoint
+    ///   appended; never O(file size).
     package static func update(
         logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, progress: ((UInt64) -> Void)? = nil
     ) throws -> Update {
@@ -53,21 +55,25 @@ extension CheckpointFile {
         let empty = try file.size() == 0
         let previous: Lookup = created || empty ? .missing : lookup(file, path: path, logID: reader.header.logID)
         var list = LabelList()
-        var removed: [LabelID: RemovedLabel] = [:]
+        var tree = HistoryTreeBuilder()
+        var removalCount: UInt64 = 0
         var dropped: [HistoryIndexFile.Problem] = []
         var extendedFrom: UInt64?
         var seqs: [UInt64] = []
         var end = headerLength
         if !rebuild, let directory = previous.directory, directory.interval == interval {
-            let found = checkpoint(atOrBefore: .max, in: directory, reader: reader)
+            let found = checkpoint(atOrBefore: .max, in: directory, reader: reader, decodingRemoved: false)
             dropped = (directory.tail.map { [$0] } ?? []) + found.problems
-            if let start = found.checkpoint {
-                let kept = directory.entries.filter { $0.seq <= start.position.seq }
+            if let start = found.checkpoint, let startTree = start.tree,
+                let entry = directory.entries.last(where: { $0.seq == start.position.seq })
+            {
+                let kept = directory.entries.filter { $0.seq <= entry.seq }
                 seqs = kept.map(\.seq)
-                end = kept.last?.end ?? headerLength
+                end = entry.end
                 list = start.list
-                removed = start.removed
-                extendedFrom = start.position.seq
+                tree = startTree
+                removalCount = entry.removalCount
+                extendedFrom = entry.seq
                 try reader.seek(
                     toSeq: start.position.seq + 1, atOffset: start.position.end, previousChecksum: start.position.checksum ?? 0)
             }
@@ -78,12 +84,12 @@ extension CheckpointFile {
                 Result { () throws(EventLogError) in try file.write(raw, at: 0) }
             }.get()
         }
+        var pending = ByteWriter(capacity: 4_096)
+        var pendingCount: UInt64 = 0
         var foldFailure: String?
         do {
             try reader.forEachView(from: reader.nextSeq) { view in
-                if case .removed(let id, _, let title, let isEnabled) = view.event {
-                    removed[id] = RemovedLabel(title: title.string, isEnabled: isEnabled)
-                }
+                tree.append(payload: view.payload)
                 do throws(ProjectionError) {
                     try list.replay(view)
                 } catch {
@@ -91,9 +97,18 @@ extension CheckpointFile {
                     foldFailure = "record seq \(view.seq) at byte offset \(offset) contradicts the records before it: \(error.message)"
                     throw error
                 }
+                if case .removed(let id, _, let title, let isEnabled) = view.event, let slot = list.slot(of: id) {
+                    encodeRemoval(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled, into: &pending)
+                    pendingCount += 1
+                }
                 if view.seq % interval == 0, let position = reader.lastPosition {
-                    let snapshot = list.snapshotBytes(logID: reader.header.logID, fingerprint: 0, logPosition: position)
-                    end = try append(seq: view.seq, snapshot: snapshot, removed: encodeRemoved(removed, of: list), to: file, at: end)
+                    let image = list.checkpointImageBytes(logID: reader.header.logID, logPosition: position)
+                    removalCount += pendingCount
+                    end = try append(
+                        seq: view.seq, image: image, frontier: tree.frontier, removals: (pending.bytes, pendingCount),
+                        removalCount: removalCount, to: file, at: end)
+                    pending.bytes.removeAll(keepingCapacity: true)
+                    pendingCount = 0
                     seqs.append(view.seq)
                 }
                 if view.seq % 4_096 == 0 { progress?(view.seq) }
@@ -105,16 +120,33 @@ extension CheckpointFile {
             seqs: seqs, byteCount: end, previous: previous, extendedFrom: extendedFrom, dropped: dropped, foldFailure: foldFailure)
     }
 
-    /// Appends one checkpoint at `end`: its bytes behind the room for its
-    /// entry, synced, then its entry (until then zero: readers stop there).
-    /// Returns the file's new end.
-    static func append(seq: UInt64, snapshot: [UInt8], removed: [UInt8], to file: SystemFile, at end: Int) throws(EventLogError) -> Int {
-        let body = snapshot + removed
-        let checksum = body.withUnsafeBytes { CRC32C.checksum($0) }
-        let entry = encodeEntry(seq: seq, snapshotLength: snapshot.count, removedLength: removed.count, checksum: checksum)
-        try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(end + entryLength)) } }.get()
+    /// Appends one checkpoint at `end`, after the removal block of the labels
+    /// removed since the checkpoint before it (if any): both bodies behind the
+    /// room for their entries, synced, then the entries (until then zero:
+    /// readers stop there). Returns the file's new end.
+    static func append(
+        seq: UInt64, image: [UInt8], frontier: [HistoryHash], removals: (bytes: [UInt8], count: UInt64), removalCount: UInt64,
+        to file: SystemFile, at end: Int
+    ) throws(EventLogError) -> Int {
+        var entries: [(offset: Int, bytes: [UInt8])] = []
+        var at = end
+        func put(_ body: [UInt8], magic: [UInt8], count: UInt64) throws(EventLogError) {
+            let checksum = body.withUnsafeBytes { CRC32C.checksum($0) }
+            entries.append((at, encodeEntry(magic: magic, seq: seq, length: body.count, count: count, checksum: checksum)))
+            try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(at + entryLength)) } }
+                .get()
+            at += entryLength + body.count
+        }
+        if removals.count > 0 { try put(removals.bytes, magic: removalsMagic, count: removals.count) }
+        var body = image
+        body.reserveCapacity(image.count + hashLength * frontier.count)
+        for hash in frontier { body.append(contentsOf: hash.bytes) }
+        try put(body, magic: checkpointMagic, count: removalCount)
         try file.syncData()
-        try entry.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(end)) } }.get()
-        return end + entryLength + body.count
+        for entry in entries {
+            try entry.bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(entry.offset)) } }
+                .get()
+        }
+        return at
     }
 }

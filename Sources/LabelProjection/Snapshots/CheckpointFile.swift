@@ -4,40 +4,65 @@ import EventLog
 /// "Checkpoints"): the list every ``interval`` records, so the list at any seq
 /// folds only the records after the nearest checkpoint at or before it.
 ///
-/// A cache, never trusted over the log: the header and each checkpoint's
-/// entry are checksummed, each checkpoint is a snapshot image (its own
-/// checksum, bound to its record's position and chained frame checksum) plus
-/// a checksummed section of removed labels, and a checkpoint is used only once
-/// the log holds that record with that checksum. Anything else is reported and
-/// the caller folds from an earlier checkpoint or from seq 1, with the same
-/// answer. The file is append-only (format version 2): an update appends the
-/// checkpoints of the records written since (``update(logPath:rebuild:interval:progress:)``).
+/// A cache, never trusted over the log: the header and every block's entry
+/// are checksummed; each checkpoint is a live-slots-only image of the list
+/// (its own checksum, bound to its record's position and chained frame
+/// checksum) plus the history tree's frontier at its seq; the removed labels
+/// are written once, in removal blocks appended as labels are removed, and a
+/// checkpoint takes those before it. A checkpoint is used only once the log
+/// holds that record with that checksum. Anything else is reported and the
+/// caller folds from an earlier checkpoint or from seq 1, with the same
+/// answer. The file is append-only (format version 3): an update appends the
+/// blocks of the records written since (``update(logPath:rebuild:interval:progress:)``).
 package enum CheckpointFile {
     /// Where the checkpoints of the log at `logPath` live.
     package static func path(for logPath: String) -> String { logPath + ".checkpoints" }
 
     static let magic = Array("LABELCKP".utf8)
-    static let formatVersion: UInt16 = 2
+    static let formatVersion: UInt16 = 3
     static let headerLength = 48
     /// The magic of a checkpoint's entry.
-    static let entryMagic = Array("CKPT".utf8)
-    /// An entry: magic, flags, seq, snapshot length, removed-section length, the checkpoint's checksum, its own checksum.
+    static let checkpointMagic = Array("CKPT".utf8)
+    /// The magic of a removal block's entry.
+    static let removalsMagic = Array("RMVD".utf8)
+    /// An entry: magic, flags, seq, body length, a count, the body's checksum, its own checksum.
     static let entryLength = 40
+    /// The bytes of one hash of the history tree's frontier.
+    static let hashLength = 32
     /// Records between checkpoints when `labelreplay index` writes them.
     package static let defaultInterval: UInt64 = 65_536
 
     /// One checkpoint's place in the file.
     package struct Entry: Sendable, Hashable {
         package var seq: UInt64
-        /// Where its bytes (snapshot image, then removed-labels section) start: right after its entry.
+        /// Where its bytes (the image, then the tree's frontier) start: right after its entry.
         var offset: Int
-        var snapshotLength: Int
-        var removedLength: Int
+        /// Its bytes' length.
+        var length: Int
+        /// The removals at or before ``seq``: the entries of the removal blocks before it.
+        var removalCount: UInt64
         /// CRC-32C of its bytes.
         var checksum: UInt32
+        /// How many removal blocks come before it in the file.
+        var blocksBefore: Int
         /// Where its entry starts.
         var start: Int { offset - entryLength }
-        var end: Int { offset + snapshotLength + removedLength }
+        var end: Int { offset + length }
+        /// The image's length: what the frontier (one hash per set bit of the seq) leaves.
+        var imageLength: Int { length - hashLength * seq.nonzeroBitCount }
+    }
+
+    /// One removal block's place in the file: the labels removed after the
+    /// checkpoint before it, up to and including record ``seq``.
+    struct RemovalBlock: Sendable, Hashable {
+        var seq: UInt64
+        var offset: Int
+        var length: Int
+        /// Its removal entries.
+        var count: UInt64
+        var checksum: UInt32
+        var start: Int { offset - entryLength }
+        var end: Int { offset + length }
     }
 
     /// The checked header and the entries of a checkpoint file.
@@ -47,22 +72,20 @@ package enum CheckpointFile {
         package var interval: UInt64
         /// The checkpoints whose entries check out, seqs ascending.
         package var entries: [Entry]
+        /// The removal blocks before the last of ``entries``, in file order.
+        var removals: [RemovalBlock]
         /// Why the bytes after the last entry are not checkpoints, when they
         /// look damaged (`nil`: the file ends there, or an append has not
         /// finished: its entry is still zero).
         package var tail: HistoryIndexFile.Problem?
 
-        /// Where the checkpoints found end (the header's end when there are none).
-        var end: Int { entries.last?.end ?? headerLength }
-
-        /// The bytes of checkpoint `entry` (its snapshot image and removed-labels section).
-        func bytes(of entry: Entry) throws(EventLogError) -> [UInt8] {
+        /// The bytes from `offset` on, `count` of them, of the block that `what` names.
+        func bytes(at offset: Int, count: Int, of what: @autoclosure () -> String) throws(EventLogError) -> [UInt8] {
             let file = try SystemFile.open(path, .readOnly)
             defer { file.close() }
-            let bytes = try file.read(at: Int64(entry.offset), count: entry.end - entry.offset)
-            guard bytes.count == entry.end - entry.offset else {
-                throw EventLogError(
-                    .ioError, "the file ends inside the checkpoint at seq \(entry.seq)", path: path, offset: Int64(entry.offset))
+            let bytes = try file.read(at: Int64(offset), count: count)
+            guard bytes.count == count else {
+                throw EventLogError(.ioError, "the file ends inside \(what())", path: path, offset: Int64(offset))
             }
             return bytes
         }
@@ -83,8 +106,8 @@ package enum CheckpointFile {
     /// Reads the checkpoint file of the log `reader` reads and checks its
     /// header (magic, version, the checksum, the log id) and its entries. The
     /// checkpoints themselves are checked when one is taken. Never throws;
-    /// needs no lock (an append writes a checkpoint's entry only once the
-    /// checkpoint is durable).
+    /// needs no lock (an append writes its entries only once its blocks are
+    /// durable).
     package static func load(for reader: LogReader) -> Lookup {
         let path = path(for: reader.path)
         let file: SystemFile
@@ -111,18 +134,17 @@ package enum CheckpointFile {
     }
 
     /// The newest checkpoint at or before `seq` that belongs to the log
-    /// `reader` reads (its bytes match its entry's checksum, its snapshot
-    /// decodes, names this log and its seq, and the log holds its record at
-    /// the recorded position with the recorded chained checksum), with the
-    /// problems of the newer ones that did not.
+    /// `reader` reads (its bytes match its entry's checksum, its image and the
+    /// removal blocks before it decode, it names this log and its seq, and the
+    /// log keeps its record at the recorded position with the recorded chained
+    /// checksum), with the problems of the newer ones that did not.
     ///
-    /// Without `decodingRemoved`, its removed-labels section (covered by the
-    /// entry's checksum) is not decoded and ``ListCheckpoint/removed`` is
-    /// empty: only `diff` and `trace` print removed labels, and at 10,000,000
-    /// records, with ~950,000 of them, that section was about two thirds of
-    /// the cost of `state(atSeq:)`.
+    /// Without `decodingRemoved`, the removed labels' titles are skipped and
+    /// ``ListCheckpoint/removed`` is empty: only `diff` and `trace` print
+    /// removed labels.
     ///
-    /// - Complexity: O(size of the checkpoints tried) plus one frame read of the log each.
+    /// - Complexity: O(size of the checkpoints tried and of the removal blocks
+    ///   before them) plus one frame read of the log each.
     package static func checkpoint(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true)
         -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem])
     {
@@ -137,9 +159,7 @@ package enum CheckpointFile {
         return (nil, problems)
     }
 
-    /// Decodes and checks one checkpoint; without `decodingRemoved`, its
-    /// removed-labels section is left out (covered by the entry's checksum,
-    /// but not decoded) and the result's ``ListCheckpoint/removed`` is empty.
+    /// Decodes and checks one checkpoint.
     private static func checkpoint(_ entry: Entry, in directory: Directory, reader: LogReader, decodingRemoved: Bool)
         throws(HistoryIndexFile.Problem) -> ListCheckpoint
     {
@@ -147,15 +167,23 @@ package enum CheckpointFile {
             .init(path: directory.path, reason: "the checkpoint at seq \(entry.seq) " + reason, offset: offset)
         }
         let bytes: [UInt8]
-        do throws(EventLogError) { bytes = try directory.bytes(of: entry) } catch {
+        do throws(EventLogError) {
+            bytes = try directory.bytes(at: entry.offset, count: entry.length, of: "the checkpoint at seq \(entry.seq)")
+        } catch {
             throw fail("cannot be read: \(error.message)")
         }
         guard bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == entry.checksum else {
             throw fail("does not match its entry's checksum (damaged, or an append that did not reach the disk)")
         }
+        var removals = RemovedLabels(keepingTitles: decodingRemoved)
         let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in
-                try LabelList.decodeSnapshot(UnsafeRawBufferPointer(rebasing: raw[0..<entry.snapshotLength]))
+                try LabelList.decodeCheckpointImage(UnsafeRawBufferPointer(rebasing: raw[0..<entry.imageLength])) {
+                    (slotCount, liveCount) throws(SnapshotError) in
+                    try removals.read(
+                        directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount,
+                        slotCount: slotCount, liveCount: liveCount)
+                }
             }
         }
         let list: LabelList
@@ -166,6 +194,12 @@ package enum CheckpointFile {
         }
         guard header.logID == directory.logID, header.seq == entry.seq, let position = header.logPosition, position.checksum != nil else {
             throw fail("is not the checkpoint its entry names (seq \(header.seq), log \(header.logID))")
+        }
+        let hashes = (0..<entry.seq.nonzeroBitCount).compactMap { k in
+            HistoryHash(bytes: bytes[(entry.imageLength + k * hashLength)..<(entry.imageLength + (k + 1) * hashLength)])
+        }
+        guard let tree = HistoryTreeBuilder(count: entry.seq, frontier: hashes) else {
+            throw fail("has a damaged history tree frontier", at: entry.offset + entry.imageLength)
         }
         let keeping: RecordKeeping
         do throws(EventLogError) { keeping = try reader.keeps(position) } catch {
@@ -181,15 +215,6 @@ package enum CheckpointFile {
         case .notKept:
             throw fail("is not usable: " + RecordKeeping.notKeptReason(position.seq), at: nil)
         }
-        guard decodingRemoved else { return ListCheckpoint(list: list, position: position, removed: [:]) }
-        let removed = bytes.withUnsafeBytes { raw in
-            Result { () throws(SnapshotError) in try decodeRemoved(UnsafeRawBufferPointer(rebasing: raw[entry.snapshotLength...]), of: list)
-            }
-        }
-        switch removed {
-        case .success(let removed): return ListCheckpoint(list: list, position: position, removed: removed)
-        case .failure(let error):
-            throw fail("has a damaged removed-labels section: \(error.message)", at: entry.offset + entry.snapshotLength)
-        }
+        return ListCheckpoint(list: list, position: position, removed: decodingRemoved ? removals.labels(of: list) : [:], tree: tree)
     }
 }

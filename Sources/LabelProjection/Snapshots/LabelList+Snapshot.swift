@@ -17,21 +17,8 @@ extension LabelList {
     ///
     /// - Complexity: O(s + t) for s known ids (live and removed) and t live title bytes.
     public func snapshotBytes(logID: LabelID, fingerprint: UInt32, logPosition: LogPosition? = nil) -> [UInt8] {
-        let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
-        var flags: UInt16 = lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag
-        if position?.checksum != nil { flags |= SnapshotFormat.historyChecksumFlag }
         var w = ByteWriter(capacity: SnapshotFormat.headerLength + slots.count * 22 + count * 4 + titles.liveBytes + 64)
-        w.bytes.append(contentsOf: SnapshotFormat.magic)
-        w.u16(SnapshotFormat.currentVersion)
-        w.u16(flags)
-        w.u32(UInt32(SnapshotFormat.headerLength))
-        w.id(logID)
-        w.u64(lastSeq)
-        w.u32(position?.checksum ?? fingerprint)
-        w.u32(UInt32(position?.length ?? 0))
-        w.u64(listVersion)
-        w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
-        w.u64(UInt64(max(0, position?.end ?? 0)))
+        writeSnapshotHeader(into: &w, logID: logID, fingerprint: fingerprint, logPosition: logPosition, extraFlags: 0)
         encodeColumns(into: &w)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
@@ -53,6 +40,61 @@ extension LabelList {
     ///   t title bytes; for format version 2 and later, the id index is built on a second
     ///   thread while the columns are parsed.
     public static func decodeSnapshot(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
+        let (header, _, body) = try decodeSnapshotHeader(bytes, allowing: 0)
+        var r = body
+        let version = header.version
+        let seq = header.seq
+        let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
+        let liveCount = try r.count("the live count", limit: slotCount)
+        let enabledCount = try r.count("the enabled count", limit: liveCount)
+        var list = LabelList()
+        let live: Int, enabled: Int
+        let duplicate: UInt32?
+        if version >= 2 {
+            // The ids column is known now: build the id index on a second core while the columns are parsed.
+            (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(
+                &r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+        } else {
+            (live, enabled) = try list.decodeRows(&r, slotCount: slotCount, seq: seq)
+            duplicate = list.buildSlotIndex()
+        }
+        if let duplicate {
+            throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
+        }
+        guard live == liveCount, enabled == enabledCount else {
+            throw SnapshotError(
+                .invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")
+        }
+        try list.decodeOrder(&r, slotCount: slotCount, liveCount: liveCount, enabledCount: enabledCount, header: header)
+        return (list, header)
+    }
+
+    /// Writes the 72-byte snapshot header of this list (docs/SNAPSHOTS.md,
+    /// "Header"), with `extraFlags` besides the ones the fields call for.
+    func writeSnapshotHeader(into w: inout ByteWriter, logID: LabelID, fingerprint: UInt32, logPosition: LogPosition?, extraFlags: UInt16) {
+        let position = logPosition.flatMap { $0.seq == lastSeq && $0.length <= Int64(UInt32.max) ? $0 : nil }
+        var flags: UInt16 = (lastTimestamp == nil ? 0 : SnapshotFormat.hasTimestampFlag) | extraFlags
+        if position?.checksum != nil { flags |= SnapshotFormat.historyChecksumFlag }
+        w.bytes.append(contentsOf: SnapshotFormat.magic)
+        w.u16(SnapshotFormat.currentVersion)
+        w.u16(flags)
+        w.u32(UInt32(SnapshotFormat.headerLength))
+        w.id(logID)
+        w.u64(lastSeq)
+        w.u32(position?.checksum ?? fingerprint)
+        w.u32(UInt32(position?.length ?? 0))
+        w.u64(listVersion)
+        w.u64(UInt64(bitPattern: lastTimestamp?.millisecondsSince1970 ?? 0))
+        w.u64(UInt64(max(0, position?.end ?? 0)))
+    }
+
+    /// Checks a snapshot image's magic, checksum and header fields (flags
+    /// beyond the file format's only if in `extraFlags`) and returns the
+    /// header, the flags, and a reader at the first byte of the body (the
+    /// trailer excluded).
+    static func decodeSnapshotHeader(_ bytes: UnsafeRawBufferPointer, allowing extraFlags: UInt16) throws(SnapshotError) -> (
+        header: SnapshotHeader, flags: UInt16, body: ByteReader
+    ) {
         let minimum = SnapshotFormat.headerLength + SnapshotFormat.trailerLength
         guard bytes.count >= SnapshotFormat.magic.count, bytes.prefix(SnapshotFormat.magic.count).elementsEqual(SnapshotFormat.magic) else {
             throw SnapshotError(.notASnapshot, "the file does not start with the snapshot magic \"LABELSNP\"")
@@ -77,7 +119,7 @@ extension LabelList {
         }
         let flags = try r.u16("the flags")
         let headerLength = try r.u32("the header length")
-        let knownFlags = SnapshotFormat.hasTimestampFlag | (version >= 3 ? SnapshotFormat.historyChecksumFlag : 0)
+        let knownFlags = SnapshotFormat.hasTimestampFlag | (version >= 3 ? SnapshotFormat.historyChecksumFlag | extraFlags : 0)
         guard version >= 1, flags & ~knownFlags == 0, headerLength == UInt32(SnapshotFormat.headerLength) else {
             throw SnapshotError(
                 .invalidContent, "impossible header: version \(version), flags 0x\(String(flags, radix: 16)), header length \(headerLength)"
@@ -104,28 +146,15 @@ extension LabelList {
             coversHistory: flags & SnapshotFormat.historyChecksumFlag != 0, listVersion: listVersion,
             lastTimestamp: flags & SnapshotFormat.hasTimestampFlag != 0 ? EventTimestamp(millisecondsSince1970: time) : nil,
             logOffset: Int64(logOffset), recordLength: Int64(recordLength))
+        return (header, flags, r)
+    }
 
-        let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
-        let liveCount = try r.count("the live count", limit: slotCount)
-        let enabledCount = try r.count("the enabled count", limit: liveCount)
-        var list = LabelList()
-        let live: Int, enabled: Int
-        let duplicate: UInt32?
-        if version >= 2 {
-            // The ids column is known now: build the id index on a second core while the columns are parsed.
-            (live, enabled, duplicate) = try list.decodeColumnsIndexingConcurrently(
-                &r, slotCount: slotCount, liveCount: liveCount, seq: seq)
-        } else {
-            (live, enabled) = try list.decodeRows(&r, slotCount: slotCount, seq: seq)
-            duplicate = list.buildSlotIndex()
-        }
-        if let duplicate {
-            throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
-        }
-        guard live == liveCount, enabled == enabledCount else {
-            throw SnapshotError(
-                .invalidContent, "the header counts \(liveCount) live and \(enabledCount) enabled labels, the slots \(live) and \(enabled)")
-        }
+    /// Reads the order (the live slots in list order, each named once) that
+    /// ends a snapshot body, checks nothing follows it, and sets the list-wide
+    /// values from `header`.
+    mutating func decodeOrder(_ r: inout ByteReader, slotCount: Int, liveCount: Int, enabledCount: Int, header: SnapshotHeader)
+        throws(SnapshotError)
+    {
         guard liveCount <= r.remaining else {
             throw SnapshotError(.invalidContent, "the order of \(liveCount) labels cannot fit in the \(r.remaining) bytes left")
         }
@@ -135,7 +164,7 @@ extension LabelList {
         // order visits slots at random, and these bits stay in cache where the
         // 32-byte slots would not (a cache miss per label at 1,000,000 labels).
         var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
-        for (number, slot) in list.slots.enumerated() where slot.isLive { awaitingPlace[number >> 6] |= 1 << UInt64(number & 63) }
+        for (number, slot) in slots.enumerated() where slot.isLive { awaitingPlace[number >> 6] |= 1 << UInt64(number & 63) }
         for position in 0..<liveCount {
             let number = try r.count("the slot at position \(position)", limit: max(0, slotCount - 1))
             let bit: UInt64 = 1 << UInt64(number & 63)
@@ -149,11 +178,10 @@ extension LabelList {
         guard r.remaining == 0 else {
             throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the order")
         }
-        list.order.replace(with: numbers)
-        list.enabledCount = enabledCount
-        list.listVersion = listVersion
-        list.lastSeq = seq
-        list.lastTimestamp = header.lastTimestamp
-        return (list, header)
+        order.replace(with: numbers)
+        self.enabledCount = enabledCount
+        listVersion = header.listVersion
+        lastSeq = header.seq
+        lastTimestamp = header.lastTimestamp
     }
 }

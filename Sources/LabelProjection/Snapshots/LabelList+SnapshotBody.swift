@@ -68,6 +68,42 @@ extension LabelList {
             }
             seqs.append(slotSeq)
         }
+        let (lengths, base) = try decodeTitles(&r, liveCount: liveCount)
+
+        slots.reserveCapacity(slotCount)
+        var live = 0, enabled = 0
+        var titleOffset = base
+        for number in 0..<slotCount {
+            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + number * 16, as: UUID16.self))
+            let state = r.base[statesStart + number]
+            switch state {
+            case 0:
+                slots.append(.removed(id, at: seqs[number]))
+            case 1, 2:
+                guard live < liveCount else {
+                    throw SnapshotError(
+                        .invalidContent, "slot \(number) (label \(id)) is live, but the header counts \(liveCount) live labels")
+                }
+                let length = lengths[live]
+                slots.append(
+                    .live(
+                        id, title: length == 0 ? .empty : TitleRef(offset: titleOffset, length: length), isEnabled: state == 2,
+                        version: seqs[number]))
+                titleOffset += length
+                live += 1
+                if state == 2 { enabled += 1 }
+            default:
+                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state)")
+            }
+        }
+        return (live, enabled)
+    }
+
+    /// Reads the live titles' lengths and then their bytes, checks them
+    /// (valid UTF-8, each starting at a character boundary), and appends the
+    /// bytes to the title arena at once. Returns the lengths and where the
+    /// first title starts in the arena.
+    mutating func decodeTitles(_ r: inout ByteReader, liveCount: Int) throws(SnapshotError) -> (lengths: [Int], base: Int) {
         // Title lengths, then every live title's bytes back to back.
         var lengths: [Int] = []
         lengths.reserveCapacity(liveCount)
@@ -97,33 +133,7 @@ extension LabelList {
         _ = titles.append(blob)
         r.position += total
 
-        slots.reserveCapacity(slotCount)
-        var live = 0, enabled = 0
-        var titleOffset = base
-        for number in 0..<slotCount {
-            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + number * 16, as: UUID16.self))
-            let state = r.base[statesStart + number]
-            switch state {
-            case 0:
-                slots.append(.removed(id, at: seqs[number]))
-            case 1, 2:
-                guard live < liveCount else {
-                    throw SnapshotError(
-                        .invalidContent, "slot \(number) (label \(id)) is live, but the header counts \(liveCount) live labels")
-                }
-                let length = lengths[live]
-                slots.append(
-                    .live(
-                        id, title: length == 0 ? .empty : TitleRef(offset: titleOffset, length: length), isEnabled: state == 2,
-                        version: seqs[number]))
-                titleOffset += length
-                live += 1
-                if state == 2 { enabled += 1 }
-            default:
-                throw SnapshotError(.invalidContent, "slot \(number) (label \(id)) has state \(state)")
-            }
-        }
-        return (live, enabled)
+        return (lengths, base)
     }
 
     /// Builds the id index from the slots (bulk load); returns a slot whose id

@@ -16,6 +16,10 @@ public enum SnapshotFormat {
     /// checksum of the record at the snapshot's seq, which covers the whole
     /// history before it (format version 2 logs).
     static let historyChecksumFlag: UInt16 = 2
+    /// Header flag, only in a checkpoint image of `LOG.checkpoints` format 3:
+    /// the body holds the live slots only; the removed ones (tombstones) come
+    /// from the file's removal blocks (docs/SNAPSHOTS.md, "Checkpoints").
+    static let liveSlotsOnlyFlag: UInt16 = 4
     /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).
     static let minSlotBytes = 18
 }

@@ -34,6 +34,8 @@ final class HistoryFixture {
     private(set) var removedLabels = 0
     /// The checkpoint file's size in bytes.
     private(set) var checkpointBytes = 0
+    /// The log's size in bytes.
+    private(set) var logBytes = 0
 
     /// A fixture of `eventCount` events of the stream for `seed`, shared by `users` workloads.
     init(eventCount: Int, seed: UInt64, users: Int) {
@@ -64,6 +66,7 @@ final class HistoryFixture {
         liveLabels = store.snapshot.count
         removedLabels = store.knownIDs.count - liveLabels
         checkpointBytes = Int(ScratchSpace.fileSize(logPath + ".checkpoints"))
+        logBytes = Int(ScratchSpace.fileSize(logPath))
         (interval, checkpointCount) = try Self.checkpointHeader(path: logPath + ".checkpoints")
         let reader = try LogReader(path: logPath)
         let middle = try reader.record(atSeq: UInt64(eventCount / 2), using: nil)
@@ -72,27 +75,28 @@ final class HistoryFixture {
         ScratchSpace.flushFileSystems()
     }
 
-    /// The interval and the number of checkpoints of a checkpoint file, format 2
-    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 48-byte header; then per
-    /// checkpoint a 40-byte entry, magic `CKPT`, whose `u64` lengths at bytes 16 and
-    /// 24 give the bytes that follow it). Only the header and the entries are read:
-    /// the file holds gigabytes at 10M.
+    /// The interval and the number of checkpoints of a checkpoint file, format 3
+    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 48-byte header; then
+    /// blocks, each behind a 40-byte entry whose magic is `CKPT` for a checkpoint
+    /// or `RMVD` for a removal block and whose `u64` length at byte 16 gives the
+    /// bytes that follow it). Only the header and the entries are read.
     static func checkpointHeader(path: String) throws -> (interval: Int, count: Int) {
         guard let file = FileHandle(forReadingAtPath: path) else { throw BenchError("\(path): cannot be opened") }
         defer { try? file.close() }
         func int(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         let header = [UInt8](try file.read(upToCount: 48) ?? Data())
-        guard header.count == 48, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 2 else {
-            throw BenchError("\(path): not a checkpoint file of format 2")
+        guard header.count == 48, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 3 else {
+            throw BenchError("\(path): not a checkpoint file of format 3")
         }
         var count = 0
         var offset: UInt64 = 48
         while true {
             try file.seek(toOffset: offset)
             let entry = [UInt8](try file.read(upToCount: 40) ?? Data())
-            guard entry.count == 40, entry.prefix(4) == ArraySlice("CKPT".utf8) else { break }
-            count += 1
-            offset += 40 + UInt64(int(entry, 16, 8) + int(entry, 24, 8))
+            let magic = entry.prefix(4)
+            guard entry.count == 40, magic == ArraySlice("CKPT".utf8) || magic == ArraySlice("RMVD".utf8) else { break }
+            if magic == ArraySlice("CKPT".utf8) { count += 1 }
+            offset += 40 + UInt64(int(entry, 16, 8))
         }
         return (int(header, 32, 8), count)
     }

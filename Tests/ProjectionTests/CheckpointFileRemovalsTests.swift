@@ -1,0 +1,136 @@
+import EventLog
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+@testable import LabelProjection
+
+/// `LOG.checkpoints` format 3 writes each removed label once, in removal
+/// blocks, instead of in every checkpoint (docs/SNAPSHOTS.md, "Checkpoints"):
+/// on seeded histories where removed ids come back and are removed again,
+/// every checkpoint is still the fold (slots numbered alike, tombstones with
+/// their removal seqs), carries each removed label's last title and state,
+/// and the history tree's frontier at its seq; the blocks hold each removal
+/// exactly once.
+@Suite struct CheckpointFileRemovalsTests {
+    let helpers = SnapshotStoreTests()
+    static let interval: UInt64 = 23
+
+    /// `n` writes of every kind, a third of the adds bringing back a removed id.
+    func writeWithReAdds(_ n: Int, to store: LabelStore, seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var removed: [LabelID] = []
+        for i in 0..<n {
+            let ids = store.snapshot.ids
+            switch ids.isEmpty ? 0 : Int.random(in: 0..<6, using: &rng) {
+            case 0, 1:
+                let back = !removed.isEmpty && Int.random(in: 0..<3, using: &rng) == 0 ? removed.remove(at: 0) : nil
+                try store.add("label \(i)", isEnabled: i % 3 != 0, id: back, at: Int.random(in: 0...ids.count, using: &rng))
+            case 2: try store.rename(ids.randomElement(using: &rng)!, to: "renamed \(i)")
+            case 3: try store.toggle(ids.randomElement(using: &rng)!)
+            default:
+                let id = ids.randomElement(using: &rng)!
+                try store.remove(id)
+                removed.append(id)
+            }
+        }
+    }
+
+    @Test(arguments: [5, 6, 7] as [UInt64])
+    func everyCheckpointIsTheFoldWithTheRemovedLabelsWrittenOnce(seed: UInt64) throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            let store = try LabelStore.open(path: path, options: helpers.options())
+            try writeWithReAdds(140, to: store, seed: seed)
+            // Two updates, so the file is also extended from a checkpoint.
+            _ = try CheckpointFile.update(logPath: path, interval: Self.interval)
+            try writeWithReAdds(160, to: store, seed: seed &+ 100)
+            store.close()
+            let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
+            #expect(update.extendedFrom != nil)
+
+            let records = try LogReader.readAll(path: path).records
+            var heads: [UInt64: HistoryHead] = [:]
+            var tree = HistoryTreeBuilder()
+            _ = try LogReader(path: path).forEachView { view in
+                tree.append(payload: Array(view.payload))
+                heads[view.seq] = tree.head
+            }
+            let reader = try LogReader(path: path)
+            let directory = try #require(CheckpointFile.load(for: reader).directory)
+            #expect(directory.entries.map(\.seq) == update.seqs && update.seqs.count == records.count / Int(Self.interval))
+            var reAdded = 0
+            var lastRemoval: [LabelID: RemovedLabel] = [:]
+            var fold = LabelList()
+            var next = 0
+            for entry in directory.entries {
+                while next < Int(entry.seq) {
+                    let record = records[next]
+                    if case .removed(let id, _, let title, let isEnabled) = record.event {
+                        lastRemoval[id] = RemovedLabel(title: title, isEnabled: isEnabled)
+                    }
+                    if case .added(let id, _, _, _) = record.event, lastRemoval[id] != nil { reAdded += 1 }
+                    try fold.apply(record)
+                    next += 1
+                }
+                let taken = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader)
+                #expect(taken.problems.isEmpty, "seq \(entry.seq): \(taken.problems)")
+                let checkpoint = try #require(taken.checkpoint)
+                #expect(checkpoint.position.seq == entry.seq)
+                #expect(checkpoint.list == fold, "seq \(entry.seq)")
+                #expect(
+                    checkpoint.list.slots.map(\.id) == fold.slots.map(\.id), "seq \(entry.seq): slots numbered as the fold numbers them")
+                let removedNow = Set(fold.knownIDs).subtracting(fold.ids)
+                #expect(checkpoint.removed == lastRemoval.filter { removedNow.contains($0.key) }, "seq \(entry.seq)")
+                #expect(checkpoint.tree?.head == heads[entry.seq], "seq \(entry.seq): the frontier gives the log's head")
+                checkpoint.list._checkInvariants()
+                // Without the titles: the same list, no removed labels.
+                let bare = try #require(
+                    CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, decodingRemoved: false).checkpoint)
+                #expect(bare.list == fold && bare.removed.isEmpty)
+            }
+            #expect(reAdded > 0, "the history brings removed ids back")
+            let lastCheckpoint = Int(directory.entries.last!.seq)
+            let removals = records.prefix(lastCheckpoint).filter { $0.event.kind == .removed }.count
+            #expect(directory.removals.map(\.count).reduce(0, +) == UInt64(removals), "each removal is written once")
+        }
+    }
+
+    @Test func aDamagedRemovalBlockMakesOnlyTheCheckpointsAfterItUnusable() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            let store = try LabelStore.open(path: path, options: helpers.options())
+            try writeWithReAdds(200, to: store, seed: 9)
+            store.close()
+            _ = try CheckpointFile.update(logPath: path, interval: Self.interval)
+            let reader = try LogReader(path: path)
+            let directory = try #require(CheckpointFile.load(for: reader).directory)
+            let block = try #require(directory.removals.dropFirst(2).first)
+            let file = CheckpointFile.path(for: path)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            bytes[block.offset + block.length / 2] ^= 0x20
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            let damaged = try #require(CheckpointFile.load(for: reader).directory)
+            let records = try LogReader.readAll(path: path).records
+            for entry in damaged.entries {
+                let taken = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: damaged, reader: reader)
+                let expectedSeq = entry.blocksBefore > 2 ? directory.entries.last { $0.blocksBefore <= 2 }?.seq : entry.seq
+                #expect(taken.checkpoint?.position.seq == expectedSeq, "at seq \(entry.seq)")
+                if entry.blocksBefore > 2 {
+                    #expect(
+                        taken.problems.first?.reason.contains("removal block at byte offset \(block.start)") == true, "\(taken.problems)")
+                }
+                if let checkpoint = taken.checkpoint {
+                    #expect(checkpoint.list == (try LabelList(replaying: records.prefix(Int(checkpoint.position.seq)))))
+                }
+            }
+            // The next update keeps the checkpoints before the damage and writes the rest again.
+            let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
+            #expect(update.extendedFrom == directory.entries.last { $0.blocksBefore <= 2 }?.seq)
+            let again = try #require(CheckpointFile.load(for: reader).directory)
+            for entry in again.entries {
+                #expect(CheckpointFile.checkpoint(atOrBefore: entry.seq, in: again, reader: reader).problems.isEmpty, "at seq \(entry.seq)")
+            }
+        }
+    }
+}
