@@ -5,15 +5,40 @@ import EventLog
 /// removed slots out; it takes them from the blocks before it, so the file
 /// grows with the removals once instead of once per checkpoint.
 extension CheckpointFile {
-    /// Appends one removal entry: the slot number, the label's id, the seq
-    /// that removed it, its state (`1` enabled, `0` disabled) and its title
-    /// as the `removed` event stated them.
-    static func encodeRemoval(slot: UInt32, id: LabelID, seq: UInt64, title: String, isEnabled: Bool, into w: inout ByteWriter) {
-        w.varint(UInt64(slot))
-        w.id(id)
-        w.varint(seq)
-        w.u8(isEnabled ? 1 : 0)
-        w.string(title)
+    /// The removals of one removal block, gathered while the records are
+    /// folded: per `removed` record, the slot number, the label's id, the seq,
+    /// and the state and title that record stated.
+    struct PendingRemovals {
+        var slots: [UInt32] = []
+        var ids: [LabelID] = []
+        var seqs: [UInt64] = []
+        var enabled: [Bool] = []
+        var titles: [String] = []
+
+        var count: Int { slots.count }
+
+        mutating func append(slot: UInt32, id: LabelID, seq: UInt64, title: String, isEnabled: Bool) {
+            slots.append(slot)
+            ids.append(id)
+            seqs.append(seq)
+            enabled.append(isEnabled)
+            titles.append(title)
+        }
+
+        /// The block's bytes, as columns: slot numbers (varints), ids (16 bytes
+        /// each), seqs (varints), states (`u8`: `1` enabled, `0` disabled),
+        /// title lengths (varints), then the titles' bytes back to back — so a
+        /// reader that needs no titles stops before them.
+        func encoded() -> [UInt8] {
+            var w = ByteWriter(capacity: count * 48)
+            for slot in slots { w.varint(UInt64(slot)) }
+            for id in ids { w.id(id) }
+            for seq in seqs { w.varint(seq) }
+            for isEnabled in enabled { w.u8(isEnabled ? 1 : 0) }
+            for title in titles { w.varint(UInt64(title.utf8.count)) }
+            for title in titles { w.bytes.append(contentsOf: title.utf8) }
+            return w.bytes
+        }
     }
 }
 
@@ -73,26 +98,45 @@ struct RemovedLabels {
         guard CRC32C.checksum(raw) == block.checksum else {
             throw SnapshotError(.checksumMismatch, "the removal block at byte offset \(block.start) does not match its checksum")
         }
+        let n = Int(block.count)
         var r = ByteReader(raw)
-        for k in 0..<block.count {
-            func what(_ field: String) -> String { "removal \(k) of the block at byte offset \(block.start): \(field)" }
-            let slot = try r.count(what("the slot"), limit: max(0, slotCount - 1))
-            let id = try r.id(what("the id"))
-            let seq = try r.varint(what("the seq"))
-            let state = try r.u8(what("the state"))
+        func at(_ k: Int, _ field: String) -> String { "removal \(k) of the block at byte offset \(block.start): \(field)" }
+        var slots: [Int] = []
+        slots.reserveCapacity(n)
+        for k in 0..<n { slots.append(try r.count(at(k, "the slot"), limit: max(0, slotCount - 1))) }
+        guard n * 17 <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) ends inside its ids")
+        }
+        let idsStart = r.position
+        r.position += n * 16
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(n)
+        for k in 0..<n { seqs.append(try r.varint(at(k, "the seq"))) }
+        guard n <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) ends inside its states")
+        }
+        let statesStart = r.position
+        r.position += n
+        for k in 0..<n {
+            let slot = slots[k], seq = seqs[k], state = raw[statesStart + k]
             guard slot < slotCount, seq >= 1, seq <= block.seq, state <= 1 else {
                 throw SnapshotError(
-                    .invalidContent, what("slot \(slot) of \(slotCount), seq \(seq) (block up to seq \(block.seq)), state \(state)"))
+                    .invalidContent, at(k, "slot \(slot) of \(slotCount), seq \(seq) (block up to seq \(block.seq)), state \(state)"))
             }
-            if keepingTitles {
-                let title = try r.utf8(what("the title"), maxBytes: LogLimits.maxTitleBytes)
-                titles[slot] = String(decoding: title, as: UTF8.self)
-                enabled[slot] = state == 1
-            } else {
-                let length = try r.count(what("the title's length"), limit: min(LogLimits.maxTitleBytes, r.remaining))
-                r.position += length
-            }
-            table.note(slot: slot, id: id, seq: seq)
+            table.note(slot: slot, id: LabelID(bytes: raw.loadUnaligned(fromByteOffset: idsStart + k * 16, as: UUID16.self)), seq: seq)
+        }
+        // The titles come last: without them, nothing more is read.
+        guard keepingTitles else { return }
+        var lengths: [Int] = []
+        lengths.reserveCapacity(n)
+        for k in 0..<n { lengths.append(try r.count(at(k, "the title's length"), limit: LogLimits.maxTitleBytes)) }
+        for k in 0..<n {
+            guard lengths[k] <= r.remaining else { throw SnapshotError(.invalidContent, at(k, "the title runs past the block")) }
+            let title = UnsafeRawBufferPointer(rebasing: raw[r.position..<r.position + lengths[k]])
+            guard UTF8Validation.isValid(title) else { throw SnapshotError(.invalidContent, at(k, "the title is not valid UTF-8")) }
+            titles[slots[k]] = String(decoding: title, as: UTF8.self)
+            enabled[slots[k]] = raw[statesStart + k] == 1
+            r.position += lengths[k]
         }
         guard r.remaining == 0 else {
             throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the removal block at byte offset \(block.start)")

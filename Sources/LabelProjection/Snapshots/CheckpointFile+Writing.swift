@@ -84,8 +84,7 @@ extension CheckpointFile {
                 Result { () throws(EventLogError) in try file.write(raw, at: 0) }
             }.get()
         }
-        var pending = ByteWriter(capacity: 4_096)
-        var pendingCount: UInt64 = 0
+        var pending = PendingRemovals()
         var foldFailure: String?
         do {
             try reader.forEachView(from: reader.nextSeq) { view in
@@ -98,17 +97,15 @@ extension CheckpointFile {
                     throw error
                 }
                 if case .removed(let id, _, let title, let isEnabled) = view.event, let slot = list.slot(of: id) {
-                    encodeRemoval(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled, into: &pending)
-                    pendingCount += 1
+                    pending.append(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled)
                 }
                 if view.seq % interval == 0, let position = reader.lastPosition {
                     let image = list.checkpointImageBytes(logID: reader.header.logID, logPosition: position)
-                    removalCount += pendingCount
+                    removalCount += UInt64(pending.count)
                     end = try append(
-                        seq: view.seq, image: image, frontier: tree.frontier, removals: (pending.bytes, pendingCount),
-                        removalCount: removalCount, to: file, at: end)
-                    pending.bytes.removeAll(keepingCapacity: true)
-                    pendingCount = 0
+                        seq: view.seq, image: image, frontier: tree.frontier, removals: pending, removalCount: removalCount, to: file,
+                        at: end)
+                    pending = PendingRemovals()
                     seqs.append(view.seq)
                 }
                 if view.seq % 4_096 == 0 { progress?(view.seq) }
@@ -125,7 +122,7 @@ extension CheckpointFile {
     /// room for their entries, synced, then the entries (until then zero:
     /// readers stop there). Returns the file's new end.
     static func append(
-        seq: UInt64, image: [UInt8], frontier: [HistoryHash], removals: (bytes: [UInt8], count: UInt64), removalCount: UInt64,
+        seq: UInt64, image: [UInt8], frontier: [HistoryHash], removals: PendingRemovals, removalCount: UInt64,
         to file: SystemFile, at end: Int
     ) throws(EventLogError) -> Int {
         var entries: [(offset: Int, bytes: [UInt8])] = []
@@ -137,7 +134,7 @@ extension CheckpointFile {
                 .get()
             at += entryLength + body.count
         }
-        if removals.count > 0 { try put(removals.bytes, magic: removalsMagic, count: removals.count) }
+        if removals.count > 0 { try put(removals.encoded(), magic: removalsMagic, count: UInt64(removals.count)) }
         var body = image
         body.reserveCapacity(image.count + hashLength * frontier.count)
         for hash in frontier { body.append(contentsOf: hash.bytes) }
