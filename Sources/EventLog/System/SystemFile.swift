@@ -213,16 +213,33 @@ package struct SystemFile: LogFile {
 
     /// The names of the entries of a directory (empty if it cannot be read).
     package static func directoryEntries(_ directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
+        (try? listDirectory(directory)) ?? []
+    }
+
+    /// The names of the entries of a directory (`opendir`/`readdir`: no entry
+    /// is `stat`ed, so files that come and go meanwhile do not fail it).
+    ///
+    /// - Throws: ``EventLogError`` (`ioError`, or `fileNotFound`) naming the
+    ///   directory and the `errno` when it cannot be opened or read.
+    package static func listDirectory(_ directory: String) throws(EventLogError) -> [String] {
+        guard let dir = opendir(directory) else {
+            let e = errno
+            throw EventLogError(e == ENOENT ? .fileNotFound : .ioError, "cannot list the directory: \(describe(errno: e))", path: directory)
+        }
         defer { closedir(dir) }
         var names: [String] = []
-        while let entry = readdir(dir) {
+        while true {
+            errno = 0
+            guard let entry = readdir(dir) else {
+                let e = errno
+                if e != 0 { throw EventLogError(.ioError, "cannot read the directory: \(describe(errno: e))", path: directory) }
+                return names
+            }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names
     }
 
     /// A readable name for an `errno` value, e.g. `ENOSPC (No space left on device)`.

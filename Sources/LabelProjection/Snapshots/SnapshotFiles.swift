@@ -22,11 +22,14 @@ enum SnapshotFiles {
         return "\(logPath).snapshot-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits
     }
 
-    /// The snapshot files of `logPath`, newest (highest seq) first, and leftover temporary files.
-    static func list(for logPath: String) -> (snapshots: [Entry], temporary: [String]) {
+    /// The snapshot files of `logPath`, newest (highest seq) first, leftover
+    /// temporary files, and why the directory could not be listed, if it could
+    /// not (then there are none of either).
+    static func list(for logPath: String) -> (snapshots: [Entry], temporary: [String], problem: EventLogError?) {
         let directory = SystemFile.directoryName(of: logPath)
         let prefix = (logPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? logPath) + ".snapshot-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], []) }
+        let names: [String]
+        do throws(EventLogError) { names = try SystemFile.listDirectory(directory) } catch { return ([], [], error) }
         var snapshots: [Entry] = []
         var temporary: [String] = []
         for name in names where name.hasPrefix(prefix) {
@@ -39,7 +42,7 @@ enum SnapshotFiles {
             }
         }
         snapshots.sort { $0.seq > $1.seq }
-        return (snapshots, temporary)
+        return (snapshots, temporary, nil)
     }
 
     /// Reads and decodes the snapshot at `path`.
@@ -65,7 +68,7 @@ enum SnapshotFiles {
     static func remove(_ path: String) { SystemFile.unlink(path) }
 
     static func prune(for logPath: String, keeping keep: Set<String>) {
-        let (snapshots, temporary) = list(for: logPath)
+        let (snapshots, temporary, _) = list(for: logPath)
         for entry in snapshots where !keep.contains(entry.path) { SystemFile.unlink(entry.path) }
         for path in temporary { SystemFile.unlink(path) }
     }

@@ -18,7 +18,12 @@ extension LabelStore {
         var base: (entry: SnapshotFiles.Entry, header: SnapshotHeader)?
         var baseList: LabelList?
         if options.snapshots.useOnOpen {
-            let candidates = SnapshotFiles.list(for: path).snapshots
+            let listed = SnapshotFiles.list(for: path)
+            if let problem = listed.problem {
+                snapshots.report.ignored.append(
+                    .init(path: problem.path ?? path, error: SnapshotError(.ioError, "no snapshot was looked for: \(problem.message)")))
+            }
+            let candidates = listed.snapshots
             let logID = candidates.isEmpty ? nil : try? LogReader(path: path).header.logID
             for entry in candidates {
                 do throws(SnapshotError) {
