@@ -220,7 +220,8 @@ import Darwin
         let listed = SnapshotFiles.list(for: path)
         #expect(
             listed.snapshots.count == 3,
-            "\(listed.problem.map { "\($0)" } ?? "listed"): \(SystemFile.directoryEntries(directory.path).sorted()); \(store.snapshotReport.summary)")
+            "\(listed.problem.map { "\($0)" } ?? "listed"): \(SystemFile.directoryEntries(directory.path).sorted()); \(store.snapshotReport.summary)"
+        )
         #expect(store.snapshotReport.lastWriteError == nil)
         let reopened = try await LabelStore.open(path: path, options: options(policy, create: false))
         #expect(reopened.snapshotReport.usedSeq == expected.lastSeq && reopened.snapshot == expected)
@@ -263,7 +264,8 @@ import Darwin
             #expect(short.isEmpty, "\(short.count) listings of 3,000 missed snapshots: \(short.prefix(5))")
             // A directory that cannot be listed is said, not taken for one without snapshots.
             let missing = SnapshotFiles.list(for: dir + "/gone/labels.log")
-            #expect(missing.problem?.code == .fileNotFound && missing.problem?.path == dir + "/gone", "\(String(describing: missing.problem))")
+            #expect(
+                missing.problem?.code == .fileNotFound && missing.problem?.path == dir + "/gone", "\(String(describing: missing.problem))")
         }
     }
 

@@ -27,8 +27,8 @@ final class Checkpoints {
     /// The checkpoints of the log at `path`, or `nil` when there are none to use (a warning says why when a file is there).
     static func open(_ path: String, console: Console) throws -> Checkpoints? {
         if LogLocation.isServer(path) { return nil }  // a server list has no checkpoint file
-        HistoryCaches.keep(path, console: console, occasion: .read)
-        let reader = try Replay.openReader(path)
+        // The reader that checked the caches: it remembers how far it verified the log.
+        let reader = try HistoryCaches.keep(path, console: console, occasion: .read) ?? Replay.openReader(path)
         switch CheckpointFile.load(for: reader) {
         case .missing:
             return nil

@@ -38,11 +38,16 @@ enum HistoryCaches {
     /// (``worthwhileBytes``) and behind by ``behindBytes`` or more; says so in
     /// one line on standard error, with progress. A log whose directory cannot
     /// be written is read as it is (a read says once how to make it fast).
-    static func keep(_ path: String, console: Console, occasion: Occasion) {
-        guard !LogLocation.isServer(path), let size = fileSize(path), size >= worthwhileBytes else { return }
-        let covered = coveredBytes(path)
+    /// Returns the reader of the log that checked the caches, for the read to
+    /// go on with (it remembers how far it verified the log, so checking a
+    /// cache again costs nothing more), or `nil` when none was opened.
+    @discardableResult
+    static func keep(_ path: String, console: Console, occasion: Occasion) -> LogReader? {
+        guard !LogLocation.isServer(path), let size = fileSize(path), size >= worthwhileBytes, let reader = try? LogReader(path: path)
+        else { return nil }
+        let covered = coveredBytes(reader)
         let missing = size - covered
-        guard missing >= behindBytes else { return }
+        guard missing >= behindBytes else { return reader }
         let directory = SystemFile.directoryName(of: path)
         let names = "\(HistoryIndexFile.path(for: path)), \(CheckpointFile.path(for: path)) and \(HistoryTreeFile.path(for: path))"
         guard access(directory, W_OK) == 0 else {
@@ -51,7 +56,7 @@ enum HistoryCaches {
                     "\(path): its history caches miss \(megabytes(missing)) of the log and its directory cannot be written: reading the whole log ('\(Tool.name) index' on a writable copy makes such reads fast)"
                 )
             }
-            return
+            return reader
         }
         let why = covered <= LogFormat.headerLength ? "the log has none yet" : "\(megabytes(missing)) of the log is not covered yet"
         console.errorLine(Escape.text("note: updating \(names) (\(why)); later commands read through them"))
@@ -60,6 +65,7 @@ enum HistoryCaches {
         } catch {
             console.warning("\(path): the history caches could not be updated: \(ErrorText.describe(error)); the log is read instead")
         }
+        return reader
     }
 
     /// What ``update(_:rebuild:console:)`` wrote.
@@ -88,9 +94,8 @@ enum HistoryCaches {
         return Written(index: index, checkpoints: checkpoints, tree: tree)
     }
 
-    /// The bytes of the log the index covers (the header's when there is no usable index).
-    private static func coveredBytes(_ path: String) -> Int64 {
-        guard let reader = try? LogReader(path: path) else { return 0 }
+    /// The bytes of the log `reader` reads that the index covers (the header's when there is no usable index).
+    private static func coveredBytes(_ reader: LogReader) -> Int64 {
         if case .usable(let index) = HistoryIndexFile.load(for: reader), let covered = index.covered {
             return covered.offset + covered.length
         }

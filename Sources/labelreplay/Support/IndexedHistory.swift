@@ -63,8 +63,8 @@ final class IndexedHistory {
     /// index (a warning says why when one is there but not used).
     static func open(_ path: String, console: Console) throws -> IndexedHistory? {
         if LogLocation.isServer(path) { return nil }  // a server list has no index file
-        HistoryCaches.keep(path, console: console, occasion: .read)
-        let reader = try Replay.openReader(path)
+        // The reader that checked the caches: it remembers how far it verified the log.
+        let reader = try HistoryCaches.keep(path, console: console, occasion: .read) ?? Replay.openReader(path)
         switch HistoryIndexFile.load(for: reader) {
         case .missing:
             return nil
