@@ -116,7 +116,7 @@ extension CheckpointFile {
         }
         guard length <= UInt64(Int.max / 4) else { throw fail("gives an impossible length (\(length) bytes)") }
         if magic == removalsMagic {
-            guard seq > lastRemovals, count >= 1, count <= length / 20 else {
+            guard seq > lastRemovals, count >= 1, count <= length / 30 else {
                 throw fail("is a removal block up to seq \(seq) of \(count) removals in \(length) bytes, which cannot be")
             }
             return .removals(RemovalBlock(seq: seq, offset: start + entryLength, length: Int(length), count: count, checksum: checksum))

@@ -25,15 +25,16 @@ extension CheckpointFile {
             titles.append(title)
         }
 
-        /// The block's bytes, as columns: slot numbers (varints), ids (16 bytes
-        /// each), seqs (varints), states (`u8`: `1` enabled, `0` disabled),
-        /// title lengths (varints), then the titles' bytes back to back — so a
-        /// reader that needs no titles stops before them.
+        /// The block's bytes, as columns: slot numbers (`u32`), ids (16 bytes
+        /// each), seqs (`u64`), states (`u8`: `1` enabled, `0` disabled), title
+        /// lengths (varints), then the titles' bytes back to back — fixed-width
+        /// columns first, so a reader that needs no titles loads them without
+        /// parsing and stops before the titles.
         func encoded() -> [UInt8] {
-            var w = ByteWriter(capacity: count * 48)
-            for slot in slots { w.varint(UInt64(slot)) }
+            var w = ByteWriter(capacity: count * 52)
+            for slot in slots { w.u32(slot) }
             for id in ids { w.id(id) }
-            for seq in seqs { w.varint(seq) }
+            for seq in seqs { w.u64(seq) }
             for isEnabled in enabled { w.u8(isEnabled ? 1 : 0) }
             for title in titles { w.varint(UInt64(title.utf8.count)) }
             for title in titles { w.bytes.append(contentsOf: title.utf8) }
@@ -99,32 +100,23 @@ struct RemovedLabels {
             throw SnapshotError(.checksumMismatch, "the removal block at byte offset \(block.start) does not match its checksum")
         }
         let n = Int(block.count)
-        var r = ByteReader(raw)
         func at(_ k: Int, _ field: String) -> String { "removal \(k) of the block at byte offset \(block.start): \(field)" }
-        var slots: [Int] = []
-        slots.reserveCapacity(n)
-        for k in 0..<n { slots.append(try r.count(at(k, "the slot"), limit: max(0, slotCount - 1))) }
-        guard n * 17 <= r.remaining else {
-            throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) ends inside its ids")
+        // The fixed-width columns: slots, ids, seqs, states.
+        guard n * 29 <= raw.count else {
+            throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) is too short for its \(n) removals")
         }
-        let idsStart = r.position
-        r.position += n * 16
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(n)
-        for k in 0..<n { seqs.append(try r.varint(at(k, "the seq"))) }
-        guard n <= r.remaining else {
-            throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) ends inside its states")
-        }
-        let statesStart = r.position
-        r.position += n
+        let idsStart = n * 4, seqsStart = n * 20, statesStart = n * 28
         for k in 0..<n {
-            let slot = slots[k], seq = seqs[k], state = raw[statesStart + k]
+            let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
+            let seq = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: seqsStart + k * 8, as: UInt64.self))
+            let state = raw[statesStart + k]
             guard slot < slotCount, seq >= 1, seq <= block.seq, state <= 1 else {
                 throw SnapshotError(
                     .invalidContent, at(k, "slot \(slot) of \(slotCount), seq \(seq) (block up to seq \(block.seq)), state \(state)"))
             }
             table.note(slot: slot, id: LabelID(bytes: raw.loadUnaligned(fromByteOffset: idsStart + k * 16, as: UUID16.self)), seq: seq)
         }
+        var r = ByteReader(raw, position: n * 29)
         // The titles come last: without them, nothing more is read.
         guard keepingTitles else { return }
         var lengths: [Int] = []
@@ -134,8 +126,9 @@ struct RemovedLabels {
             guard lengths[k] <= r.remaining else { throw SnapshotError(.invalidContent, at(k, "the title runs past the block")) }
             let title = UnsafeRawBufferPointer(rebasing: raw[r.position..<r.position + lengths[k]])
             guard UTF8Validation.isValid(title) else { throw SnapshotError(.invalidContent, at(k, "the title is not valid UTF-8")) }
-            titles[slots[k]] = String(decoding: title, as: UTF8.self)
-            enabled[slots[k]] = raw[statesStart + k] == 1
+            let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
+            titles[slot] = String(decoding: title, as: UTF8.self)
+            enabled[slot] = raw[statesStart + k] == 1
             r.position += lengths[k]
         }
         guard r.remaining == 0 else {

@@ -51,9 +51,9 @@ enum ServerStorage {
             url: url, options: .init(createIfMissing: create, onConnectionEvent: { report($0, display: display) }))
         opened.withLock { $0.append(log) }
         if log.isReadOnly {
-            let text =
-                "warning: \(display): the schema '\(log.location.schema)' is at version \(log.schemaVersion), which this build reads without checksums and does not write; 'labelreplay upgrade' migrates it in place"
-            FileHandle.standardError.write(Data((Secrets.scrub(Escape.text(text)) + "\n").utf8))
+            warn(
+                "\(display): the schema '\(log.location.schema)' is at version \(log.schemaVersion), which this build reads without checksums and does not write; 'labelreplay upgrade' migrates it in place"
+            )
         }
         return Opened(
             storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema,
@@ -95,15 +95,19 @@ enum ServerStorage {
     /// Says on standard error that the server went out of reach (the command
     /// waits for it, up to the reconnect window) and that it is back.
     private static func report(_ event: PostgresEventLog.ConnectionEvent, display: String) {
-        let text: String
         switch event {
         case .lost(let error):
             let window = Int(PostgresEventLog.Options().reconnectTimeout.timeInterval)
-            text = "warning: \(error.message); waiting for the server (up to \(window) s)"
+            warn("\(error.message); waiting for the server (up to \(window) s)")
         case .restored(let after):
-            text = "warning: \(display): the server is back after \(String(format: "%.1f", after.timeInterval)) s; continuing"
+            warn("\(display): the server is back after \(String(format: "%.1f", after.timeInterval)) s; continuing")
         }
-        FileHandle.standardError.write(Data((Secrets.scrub(Escape.text(text)) + "\n").utf8))
+    }
+
+    /// Writes `warning: TEXT` on standard error, escaped and with any password scrubbed
+    /// (from the log's own threads too, so not through a command's ``Console``).
+    private static func warn(_ text: String) {
+        FileHandle.standardError.write(Data((Secrets.scrub(Escape.text("warning: " + text)) + "\n").utf8))
     }
     #endif
 }
