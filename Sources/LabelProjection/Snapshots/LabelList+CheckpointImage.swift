@@ -90,31 +90,30 @@ extension LabelList {
         }
         var list = LabelList()
         let (lengths, base) = try list.decodeTitles(&r, liveCount: liveCount)
-        let table = try tombstones(slotCount, liveCount)
-        list.slots.reserveCapacity(slotCount)
-        var live = 0, enabled = 0
+        // The removed slots, filled in place by slot number; then the live ones over them.
+        list.slots = try tombstones(slotCount, liveCount).slots
+        guard list.slots.count == slotCount else {
+            throw SnapshotError(.invalidContent, "the removed slots cover \(list.slots.count) slots, not \(slotCount)")
+        }
+        var enabled = 0
         var titleOffset = base
-        for number in 0..<slotCount {
-            if live < liveCount, numbers[live] == number {
-                let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + live * 16, as: UUID16.self))
-                let state = r.base[statesStart + live]
-                guard state == 1 || state == 2 else {
-                    throw SnapshotError(.invalidContent, "live slot \(number) (label \(id)) has state \(state)")
-                }
-                let length = lengths[live]
-                let title = length == 0 ? TitleRef.empty : TitleRef(offset: titleOffset, length: length)
-                list.slots.append(.live(id, title: title, isEnabled: state == 2, version: seqs[live]))
-                titleOffset += length
-                live += 1
-                if state == 2 { enabled += 1 }
-            } else {
-                guard let tombstone = table.tombstone(number) else {
-                    throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)")
-                }
-                guard tombstone.seq <= seq else {
-                    throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(tombstone.seq), after the image's seq \(seq)")
-                }
-                list.slots.append(.removed(tombstone.id, at: tombstone.seq))
+        for live in 0..<liveCount {
+            let number = numbers[live]
+            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + live * 16, as: UUID16.self))
+            let state = r.base[statesStart + live]
+            guard state == 1 || state == 2 else {
+                throw SnapshotError(.invalidContent, "live slot \(number) (label \(id)) has state \(state)")
+            }
+            let length = lengths[live]
+            let title = length == 0 ? TitleRef.empty : TitleRef(offset: titleOffset, length: length)
+            list.slots[number] = .live(id, title: title, isEnabled: state == 2, version: seqs[live])
+            titleOffset += length
+            if state == 2 { enabled += 1 }
+        }
+        for (number, slot) in list.slots.enumerated() where !slot.isLive {
+            guard slot.seq != 0 else { throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)") }
+            guard slot.seq <= seq else {
+                throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(slot.seq), after the image's seq \(seq)")
             }
         }
         if let duplicate = list.buildSlotIndex() {
@@ -131,32 +130,25 @@ extension LabelList {
 /// The removed slots of a list at one checkpoint, by slot number: each one's
 /// id and the seq of its last removal up to the checkpoint (later removals of
 /// the same slot overwrite earlier ones: a removed id may be added again and
-/// removed again). Built from `LOG.checkpoints`' removal blocks.
+/// removed again), held as the list's slots so the decoder takes them as they
+/// are; a slot no removal named holds seq 0. Built from `LOG.checkpoints`'
+/// removal blocks.
 struct TombstoneTable {
-    private var ids: [LabelID]
-    /// 0 where no removal of the slot was seen.
-    private var seqs: [UInt64]
+    /// By slot number: a removed slot, or a placeholder with seq 0.
+    fileprivate(set) var slots: [LabelList.Slot]
 
     /// A table for slots `0..<slotCount`, with no tombstone yet.
     init(slotCount: Int) {
-        ids = Array(repeating: TombstoneTable.noID, count: slotCount)
-        seqs = Array(repeating: 0, count: slotCount)
+        slots = Array(repeating: .removed(TombstoneTable.noID, at: 0), count: slotCount)
     }
 
     private static let noID = LabelID(bytes: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     /// The number of slots the table covers.
-    var slotCount: Int { seqs.count }
+    var slotCount: Int { slots.count }
 
     /// Records that slot `number` (below ``slotCount``) was removed, as label `id`, at `seq`.
     mutating func note(slot number: Int, id: LabelID, seq: UInt64) {
-        ids[number] = id
-        seqs[number] = seq
-    }
-
-    /// The id and removal seq of slot `number`, if it was removed.
-    func tombstone(_ number: Int) -> (id: LabelID, seq: UInt64)? {
-        guard number < seqs.count, seqs[number] != 0 else { return nil }
-        return (ids[number], seqs[number])
+        slots[number] = .removed(id, at: seq)
     }
 }
