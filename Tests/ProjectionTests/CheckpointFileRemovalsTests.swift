@@ -84,6 +84,10 @@ import Testing
                 #expect(checkpoint.removed == lastRemoval.filter { removedNow.contains($0.key) }, "seq \(entry.seq)")
                 #expect(checkpoint.tree?.head == heads[entry.seq], "seq \(entry.seq): the frontier gives the log's head")
                 checkpoint.list._checkInvariants()
+                // Only some labels' titles: those labels' and no others.
+                let some = Set(removedNow.sorted { $0.description < $1.description }.prefix(3)).union(fold.ids.prefix(2))
+                let among = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, removedAmong: some).checkpoint
+                #expect(among?.removed == lastRemoval.filter { removedNow.contains($0.key) && some.contains($0.key) }, "seq \(entry.seq)")
                 // Without the titles: the same list, no removed labels.
                 let bare = try #require(
                     CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, decodingRemoved: false).checkpoint)

@@ -50,10 +50,19 @@ extension CheckpointFile {
 struct RemovedLabels {
     /// Whether the titles and states are kept (else they are skipped, not decoded).
     let keepingTitles: Bool
-    private var titles: [String] = []
-    private var enabled: [Bool] = []
+    /// The only labels whose titles are wanted (`nil`: every removed label's).
+    let wanted: Set<LabelID>?
+    /// The blocks read, while titles are kept: the titles are made `String`s
+    /// only for the labels ``labels(of:)`` returns.
+    private var blockBytes: [[UInt8]] = []
+    /// By slot number: where its last removal's title is (block, offset,
+    /// length) and its state then; `block == UInt32.max` where none is kept.
+    private var titleAt: [(block: UInt32, offset: UInt32, length: UInt32, isEnabled: Bool)] = []
 
-    init(keepingTitles: Bool) { self.keepingTitles = keepingTitles }
+    init(keepingTitles: Bool, wanted: Set<LabelID>? = nil) {
+        self.keepingTitles = keepingTitles
+        self.wanted = wanted
+    }
 
     /// Reads and checks `blocks` of the file `directory` describes, which a
     /// checkpoint whose entry counts `count` removals and whose image has
@@ -74,10 +83,7 @@ struct RemovedLabels {
             throw SnapshotError(.invalidContent, "\(slotCount) slots cannot be \(liveCount) live labels and at most \(count) removed ones")
         }
         var table = TombstoneTable(slotCount: slotCount)
-        if keepingTitles {
-            titles = Array(repeating: "", count: slotCount)
-            enabled = Array(repeating: false, count: slotCount)
-        }
+        if keepingTitles { titleAt = Array(repeating: (UInt32.max, 0, 0, false), count: slotCount) }
         for block in blocks {
             let bytes: [UInt8]
             do throws(EventLogError) {
@@ -88,6 +94,7 @@ struct RemovedLabels {
             try bytes.withUnsafeBytes { raw in
                 Result { () throws(SnapshotError) in try parse(raw, of: block, slotCount: slotCount, into: &table) }
             }.get()
+            if keepingTitles { blockBytes.append(bytes) }
         }
         return table
     }
@@ -122,13 +129,20 @@ struct RemovedLabels {
         var lengths: [Int] = []
         lengths.reserveCapacity(n)
         for k in 0..<n { lengths.append(try r.count(at(k, "the title's length"), limit: LogLimits.maxTitleBytes)) }
+        // The titles, back to back: one UTF-8 check of them all, then each must start at a character boundary.
+        let total = lengths.reduce(0, +)
+        guard total <= r.remaining else { throw SnapshotError(.invalidContent, at(n - 1, "the titles run past the block")) }
+        let blob = UnsafeRawBufferPointer(rebasing: raw[r.position..<r.position + total])
+        guard UTF8Validation.isValid(blob) else {
+            throw SnapshotError(.invalidContent, "the titles of the removal block at byte offset \(block.start) are not valid UTF-8")
+        }
+        let blockIndex = UInt32(blockBytes.count)
         for k in 0..<n {
-            guard lengths[k] <= r.remaining else { throw SnapshotError(.invalidContent, at(k, "the title runs past the block")) }
-            let title = UnsafeRawBufferPointer(rebasing: raw[r.position..<r.position + lengths[k]])
-            guard UTF8Validation.isValid(title) else { throw SnapshotError(.invalidContent, at(k, "the title is not valid UTF-8")) }
+            if lengths[k] > 0, raw[r.position] & 0xC0 == 0x80 {
+                throw SnapshotError(.invalidContent, at(k, "the title starts inside a character"))
+            }
             let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
-            titles[slot] = String(decoding: title, as: UTF8.self)
-            enabled[slot] = raw[statesStart + k] == 1
+            titleAt[slot] = (blockIndex, UInt32(r.position), UInt32(lengths[k]), raw[statesStart + k] == 1)
             r.position += lengths[k]
         }
         guard r.remaining == 0 else {
@@ -136,12 +150,18 @@ struct RemovedLabels {
         }
     }
 
-    /// For each removed label of `list` (the checkpoint's list), its title and state at its last removal.
+    /// For each removed label of `list` (the checkpoint's list) that is
+    /// ``wanted``, its title and state at its last removal.
     func labels(of list: LabelList) -> [LabelID: RemovedLabel] {
         guard keepingTitles else { return [:] }
         var removed: [LabelID: RemovedLabel] = [:]
-        for (number, slot) in list.slots.enumerated() where !slot.isLive {
-            removed[slot.id] = RemovedLabel(title: titles[number], isEnabled: enabled[number])
+        for (number, slot) in list.slots.enumerated() where !slot.isLive && wanted?.contains(slot.id) != false {
+            let at = titleAt[number]
+            guard at.block != UInt32.max else { continue }
+            let title = blockBytes[Int(at.block)].withUnsafeBytes { raw in
+                String(decoding: raw[Int(at.offset)..<Int(at.offset + at.length)], as: UTF8.self)
+            }
+            removed[slot.id] = RemovedLabel(title: title, isEnabled: at.isEnabled)
         }
         return removed
     }

@@ -141,17 +141,18 @@ package enum CheckpointFile {
     ///
     /// Without `decodingRemoved`, the removed labels' titles are skipped and
     /// ``ListCheckpoint/removed`` is empty: only `diff` and `trace` print
-    /// removed labels.
+    /// removed labels; with `removedAmong`, it holds only those labels.
     ///
     /// - Complexity: O(size of the checkpoints tried and of the removal blocks
     ///   before them) plus one frame read of the log each.
-    package static func checkpoint(atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true)
-        -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem])
-    {
+    package static func checkpoint(
+        atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true, removedAmong: Set<LabelID>? = nil
+    ) -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]) {
         var problems: [HistoryIndexFile.Problem] = []
         for entry in directory.entries.reversed() where entry.seq <= seq {
             do throws(HistoryIndexFile.Problem) {
-                return (try checkpoint(entry, in: directory, reader: reader, decodingRemoved: decodingRemoved), problems)
+                let removals = RemovedLabels(keepingTitles: decodingRemoved, wanted: removedAmong)
+                return (try checkpoint(entry, in: directory, reader: reader, removals: removals), problems)
             } catch {
                 problems.append(error)
             }
@@ -160,9 +161,10 @@ package enum CheckpointFile {
     }
 
     /// Decodes and checks one checkpoint.
-    private static func checkpoint(_ entry: Entry, in directory: Directory, reader: LogReader, decodingRemoved: Bool)
+    private static func checkpoint(_ entry: Entry, in directory: Directory, reader: LogReader, removals: RemovedLabels)
         throws(HistoryIndexFile.Problem) -> ListCheckpoint
     {
+        var removals = removals
         func fail(_ reason: String, at offset: Int? = entry.offset) -> HistoryIndexFile.Problem {
             .init(path: directory.path, reason: "the checkpoint at seq \(entry.seq) " + reason, offset: offset)
         }
@@ -175,7 +177,6 @@ package enum CheckpointFile {
         guard bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == entry.checksum else {
             throw fail("does not match its entry's checksum (damaged, or an append that did not reach the disk)")
         }
-        var removals = RemovedLabels(keepingTitles: decodingRemoved)
         let decoded = bytes.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in
                 try LabelList.decodeCheckpointImage(UnsafeRawBufferPointer(rebasing: raw[0..<entry.imageLength])) {
@@ -215,6 +216,6 @@ package enum CheckpointFile {
         case .notKept:
             throw fail("is not usable: " + RecordKeeping.notKeptReason(position.seq), at: nil)
         }
-        return ListCheckpoint(list: list, position: position, removed: decodingRemoved ? removals.labels(of: list) : [:], tree: tree)
+        return ListCheckpoint(list: list, position: position, removed: removals.labels(of: list), tree: tree)
     }
 }

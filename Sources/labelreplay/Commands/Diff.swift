@@ -74,7 +74,8 @@ enum Diff: Command {
             if case .removed(let id, _, let title, let isEnabled) = view.event { removedAs[id] = (title.string, isEnabled) }
         }
         guard checkpoints?.seqs.contains(where: { $0 > from && $0 <= to }) ?? false,
-            let checkpoint = checkpoints?.checkpoint(atOrBefore: to), checkpoint.position.seq > from
+            // Only the labels live at `from` can be printed as removed.
+            let checkpoint = checkpoints?.checkpoint(atOrBefore: to, removedAmong: Set(before.ids)), checkpoint.position.seq > from
         else {
             return (before, try replay.foldQuickly(through: to, visit: noteRemoval), removedAs)
         }

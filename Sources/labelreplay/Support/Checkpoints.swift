@@ -48,11 +48,12 @@ final class Checkpoints {
 
     /// The newest checkpoint at or before `seq` that belongs to the log, if
     /// any; its ``ListCheckpoint/removed`` is empty unless `withRemovedLabels`
-    /// (what a replay started from it needs only to print removed labels).
-    func checkpoint(atOrBefore seq: UInt64, withRemovedLabels: Bool = true) -> ListCheckpoint? {
+    /// (what a replay started from it needs only to print removed labels),
+    /// and holds only the labels in `removedAmong` when that is given.
+    func checkpoint(atOrBefore seq: UInt64, withRemovedLabels: Bool = true, removedAmong: Set<LabelID>? = nil) -> ListCheckpoint? {
         guard seq > 0 else { return nil }
         let (checkpoint, problems) = CheckpointFile.checkpoint(
-            atOrBefore: seq, in: directory, reader: reader, decodingRemoved: withRemovedLabels)
+            atOrBefore: seq, in: directory, reader: reader, decodingRemoved: withRemovedLabels, removedAmong: removedAmong)
         for problem in problems where reported.insert(problem.description).inserted {
             console.warning("\(problem); it is not used")
         }
