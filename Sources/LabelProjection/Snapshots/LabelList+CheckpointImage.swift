@@ -75,19 +75,7 @@ extension LabelList {
         guard liveCount * 17 <= r.remaining else {
             throw SnapshotError(.invalidContent, "\(liveCount) live slots cannot fit in the \(r.remaining) bytes left")
         }
-        let idsStart = r.position
-        r.position += liveCount * 16
-        let statesStart = r.position
-        r.position += liveCount
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(liveCount)
-        for index in 0..<liveCount {
-            let version = try r.varint("live slot \(index)'s seq")
-            guard version >= 1, version <= seq else {
-                throw SnapshotError(.invalidContent, "live slot \(index) has seq \(version); the image is at seq \(seq)")
-            }
-            seqs.append(version)
-        }
+        let (idsStart, statesStart, seqs) = try decodeSlotColumns(&r, count: liveCount, seq: seq, naming: "live slot")
         var list = LabelList()
         let (lengths, base) = try list.decodeTitles(&r, liveCount: liveCount)
         // The removed slots, filled in place by slot number; then the live ones over them.

@@ -55,19 +55,7 @@ extension LabelList {
         guard slotCount * 18 + liveCount <= r.remaining else {
             throw SnapshotError(.invalidContent, "\(slotCount) slots cannot fit in the \(r.remaining) bytes left")
         }
-        let idsStart = r.position
-        r.position += slotCount * 16
-        let statesStart = r.position
-        r.position += slotCount
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(slotCount)
-        for number in 0..<slotCount {
-            let slotSeq = try r.varint("slot \(number)'s seq")
-            guard slotSeq >= 1, slotSeq <= seq else {
-                throw SnapshotError(.invalidContent, "slot \(number) has seq \(slotSeq); the snapshot is at seq \(seq)")
-            }
-            seqs.append(slotSeq)
-        }
+        let (idsStart, statesStart, seqs) = try Self.decodeSlotColumns(&r, count: slotCount, seq: seq, naming: "slot")
         let (lengths, base) = try decodeTitles(&r, liveCount: liveCount)
 
         slots.reserveCapacity(slotCount)
@@ -97,6 +85,28 @@ extension LabelList {
             }
         }
         return (live, enabled)
+    }
+
+    /// Passes over the ids (`count` × 16 bytes) and states (`count` bytes)
+    /// columns, returning where they start, and reads the seqs column (each
+    /// in `1...seq`); the caller checked that the two fixed columns fit.
+    static func decodeSlotColumns(_ r: inout ByteReader, count: Int, seq: UInt64, naming what: String) throws(SnapshotError) -> (
+        idsStart: Int, statesStart: Int, seqs: [UInt64]
+    ) {
+        let idsStart = r.position
+        r.position += count * 16
+        let statesStart = r.position
+        r.position += count
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(count)
+        for index in 0..<count {
+            let slotSeq = try r.varint("\(what) \(index)'s seq")
+            guard slotSeq >= 1, slotSeq <= seq else {
+                throw SnapshotError(.invalidContent, "\(what) \(index) has seq \(slotSeq); the snapshot is at seq \(seq)")
+            }
+            seqs.append(slotSeq)
+        }
+        return (idsStart, statesStart, seqs)
     }
 
     /// Reads the live titles' lengths and then their bytes, checks them
