@@ -98,23 +98,29 @@ import Testing
             let file = CheckpointFile.path(for: path)
             _ = try CheckpointFile.update(logPath: path, interval: Self.interval)
             let whole = try bytes(file)
-            let last = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory?.entries.last)
-            let start = last.start
-            // Every byte of the entry, then a sample of the checkpoint's bytes.
+            let directory = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory)
+            let last = try #require(directory.entries.last)
+            // The append wrote the removal block before the checkpoint (when labels were removed meanwhile) and both entries last.
+            let block = directory.removals.last.flatMap { $0.seq == last.seq ? $0 : nil }
+            #expect(block != nil, "labels were removed before the last checkpoint")
+            let start = block?.start ?? last.start
+            // Every byte of the entries and the removal block, then a sample of the checkpoint's bytes.
             let cuts =
                 Array(start..<last.offset + 8)
                 + Array(stride(from: last.offset + 8, to: whole.count, by: max(1, (whole.count - start) / 60)))
             for cut in cuts {
-                // A crash mid-append: the entry is written last, so it is still zero; the checkpoint's bytes are partly there.
+                // A crash mid-append: the entries are written last, so they are still zero; the blocks' bytes are partly there.
                 var crashed = whole.prefix(cut).map { $0 }
-                for k in start..<min(cut, last.offset) { crashed[k] = 0 }
+                let entries = [block?.start, last.start].compactMap { $0 }.flatMap { $0..<($0 + 40) }
+                for k in entries where k < cut { crashed[k] = 0 }
                 // The same bytes cut without zeroing the entry: a file cut short (reported as its tail).
                 for (kind, torn) in [("crash", crashed), ("cut", Array(whole.prefix(cut)))] {
                     try write(torn, to: file)
                     let directory = try #require(CheckpointFile.load(for: try LogReader(path: path)).directory, "\(kind) at \(cut)")
                     #expect(directory.entries.map(\.seq) == [37, 74, 111], "\(kind) at \(cut)")
+                    // A file cut at a block's end is not torn: it ends with a removal block no checkpoint follows yet.
                     #expect(
-                        (directory.tail == nil) == (kind == "crash" || cut == start),
+                        (directory.tail == nil) == (kind == "crash" || cut == start || cut == last.start),
                         "\(kind) at \(cut): \(String(describing: directory.tail))")
                     #expect(try expectCheckpointsAreTheFold(path, "\(kind) at \(cut)").max() == 111)
                     let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
