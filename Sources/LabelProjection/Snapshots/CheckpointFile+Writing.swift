@@ -31,8 +31,9 @@ extension CheckpointFile {
     /// removal block of the labels removed since the checkpoint before it.
     /// The blocks' bytes are synced before their entries are written, so a
     /// crash leaves whole checkpoints and at worst a tail that readers ignore
-    /// and the next update cuts. Reads the log without locking it. Removes temporary files that a
-    /// killed version-1 writer left (``SystemFile/removeStaleTemporaries(of:)``).
+    /// and the next update cuts. Reads the log without locking it. Removes
+    /// temporary files that a killed version-1 writer left
+    /// (``SystemFile/removeStaleTemporaries(of:)``).
     ///
     /// - Throws: ``EventLogError`` when the log cannot be read (damage, I/O) or the file
     ///   cannot be written (the checkpoints already durable stay usable).
