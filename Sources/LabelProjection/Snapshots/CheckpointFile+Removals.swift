@@ -6,8 +6,8 @@ import EventLog
 /// grows with the removals once instead of once per checkpoint.
 extension CheckpointFile {
     /// The removals of one removal block, gathered while the records are
-    /// folded: per `removed` record, the slot number, the label's id, the seq,
-    /// and the state and title that record stated.
+    /// folded (in seq order): per `removed` record, the slot number, the
+    /// label's id, the seq, and the state and title that record stated.
     struct PendingRemovals {
         var slots: [UInt32] = []
         var ids: [LabelID] = []
@@ -30,14 +30,19 @@ extension CheckpointFile {
         /// lengths (varints), then the titles' bytes back to back — fixed-width
         /// columns first, so a reader that needs no titles loads them without
         /// parsing and stops before the titles.
+        ///
+        /// The entries are ordered by slot number, and by seq for one slot
+        /// (removed, added again and removed again): a reader fills the slots
+        /// array in ascending order, block by block, instead of at random.
         func encoded() -> [UInt8] {
+            let order = slots.indices.sorted { (slots[$0], seqs[$0]) < (slots[$1], seqs[$1]) }
             var w = ByteWriter(capacity: count * 52)
-            for slot in slots { w.u32(slot) }
-            for id in ids { w.id(id) }
-            for seq in seqs { w.u64(seq) }
-            for isEnabled in enabled { w.u8(isEnabled ? 1 : 0) }
-            for title in titles { w.varint(UInt64(title.utf8.count)) }
-            for title in titles { w.bytes.append(contentsOf: title.utf8) }
+            for k in order { w.u32(slots[k]) }
+            for k in order { w.id(ids[k]) }
+            for k in order { w.u64(seqs[k]) }
+            for k in order { w.u8(enabled[k] ? 1 : 0) }
+            for k in order { w.varint(UInt64(titles[k].utf8.count)) }
+            for k in order { w.bytes.append(contentsOf: titles[k].utf8) }
             return w.bytes
         }
     }
