@@ -131,24 +131,13 @@ struct RemovedLabels {
         var r = ByteReader(raw, position: n * 29)
         // The titles come last: without them, nothing more is read.
         guard keepingTitles else { return }
-        var lengths: [Int] = []
-        lengths.reserveCapacity(n)
-        for k in 0..<n { lengths.append(try r.count(at(k, "the title's length"), limit: LogLimits.maxTitleBytes)) }
-        // The titles, back to back: one UTF-8 check of them all, then each must start at a character boundary.
-        let total = lengths.reduce(0, +)
-        guard total <= r.remaining else { throw SnapshotError(.invalidContent, at(n - 1, "the titles run past the block")) }
-        let blob = UnsafeRawBufferPointer(rebasing: raw[r.position..<r.position + total])
-        guard UTF8Validation.isValid(blob) else {
-            throw SnapshotError(.invalidContent, "the titles of the removal block at byte offset \(block.start) are not valid UTF-8")
-        }
+        let (lengths, start) = try LabelList.checkTitles(&r, count: n, naming: "the title of removal")
+        var position = start
         let blockIndex = UInt32(blockBytes.count)
         for k in 0..<n {
-            if lengths[k] > 0, raw[r.position] & 0xC0 == 0x80 {
-                throw SnapshotError(.invalidContent, at(k, "the title starts inside a character"))
-            }
             let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
-            titleAt[slot] = (blockIndex, UInt32(r.position), UInt32(lengths[k]), raw[statesStart + k] == 1)
-            r.position += lengths[k]
+            titleAt[slot] = (blockIndex, UInt32(position), UInt32(lengths[k]), raw[statesStart + k] == 1)
+            position += lengths[k]
         }
         guard r.remaining == 0 else {
             throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the removal block at byte offset \(block.start)")

@@ -114,17 +114,31 @@ extension LabelList {
     /// bytes to the title arena at once. Returns the lengths and where the
     /// first title starts in the arena.
     mutating func decodeTitles(_ r: inout ByteReader, liveCount: Int) throws(SnapshotError) -> (lengths: [Int], base: Int) {
-        // Title lengths, then every live title's bytes back to back.
+        let (lengths, start) = try Self.checkTitles(&r, count: liveCount, naming: "live title")
+        let base = titles.bytes.count
+        titles.reserve(r.position - start)
+        _ = titles.append(UnsafeRawBufferPointer(rebasing: r.base[start..<r.position]))
+        return (lengths, base)
+    }
+
+    /// Reads `count` title lengths (each at most `LogLimits.maxTitleBytes`)
+    /// and checks the titles' bytes that follow them back to back: valid
+    /// UTF-8 as a whole, and each title starting at a character boundary
+    /// (which makes each valid on its own). Leaves `r` after the titles and
+    /// returns the lengths and where the first title starts.
+    static func checkTitles(_ r: inout ByteReader, count: Int, naming what: String) throws(SnapshotError) -> (
+        lengths: [Int], start: Int
+    ) {
         var lengths: [Int] = []
-        lengths.reserveCapacity(liveCount)
+        lengths.reserveCapacity(count)
         var total = 0
-        for index in 0..<liveCount {
-            let length = try r.count("the length of live title \(index)", limit: LogLimits.maxTitleBytes)
+        for index in 0..<count {
+            let length = try r.count("the length of \(what) \(index)", limit: LogLimits.maxTitleBytes)
             lengths.append(length)
             total += length
         }
         guard total <= r.remaining else {
-            throw SnapshotError(.invalidContent, "the titles take \(total) bytes, past the end of the snapshot (\(r.remaining) left)")
+            throw SnapshotError(.invalidContent, "the titles take \(total) bytes, past the end (\(r.remaining) left)")
         }
         let blob = UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + total])
         // A valid blob whose every title starts at a character boundary is valid title by title.
@@ -134,16 +148,13 @@ extension LabelList {
         var offset = 0
         for (index, length) in lengths.enumerated() {
             if length > 0, blob[offset] & 0xC0 == 0x80 {
-                throw SnapshotError(.invalidContent, "live title \(index) at byte \(r.position + offset) starts inside a character")
+                throw SnapshotError(.invalidContent, "\(what) \(index) at byte \(r.position + offset) starts inside a character")
             }
             offset += length
         }
-        let base = titles.bytes.count
-        titles.reserve(total)
-        _ = titles.append(blob)
+        let start = r.position
         r.position += total
-
-        return (lengths, base)
+        return (lengths, start)
     }
 
     /// Builds the id index from the slots (bulk load); returns a slot whose id
