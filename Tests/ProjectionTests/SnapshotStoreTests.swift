@@ -256,10 +256,12 @@ import Darwin
             }
             churn.start()
             defer { stop.withLock { $0 = true } }
-            var short: [Int] = []
+            var short: [String] = []
             for _ in 0..<3_000 {
-                let found = SnapshotFiles.list(for: path).snapshots.count
-                if found != 3 { short.append(found) }
+                let listed = SnapshotFiles.list(for: path)
+                if listed.snapshots.count != 3 {
+                    short.append("\(listed.snapshots.count): \(listed.problem.map { "\($0)" } ?? "no error")")
+                }
             }
             #expect(short.isEmpty, "\(short.count) listings of 3,000 missed snapshots: \(short.prefix(5))")
             // A directory that cannot be listed is said, not taken for one without snapshots.

@@ -28,11 +28,24 @@ enum SnapshotFiles {
     static func list(for logPath: String) -> (snapshots: [Entry], temporary: [String], problem: EventLogError?) {
         let directory = SystemFile.directoryName(of: logPath)
         let prefix = (logPath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? logPath) + ".snapshot-"
-        let names: [String]
-        do throws(EventLogError) { names = try SystemFile.listDirectory(directory) } catch { return ([], [], error) }
+        // POSIX leaves unspecified which entries `readdir` returns while the
+        // directory changes (other files of the log come and go: the index's
+        // temporary, say), and a listing has been seen to miss all of them:
+        // list again until two listings agree on this log's snapshot names.
+        var names: [String] = []
+        do throws(EventLogError) {
+            var previous = try SystemFile.listDirectory(directory).filter { $0.hasPrefix(prefix) }.sorted()
+            for _ in 0..<8 {
+                names = try SystemFile.listDirectory(directory).filter { $0.hasPrefix(prefix) }.sorted()
+                if names == previous { break }
+                previous = names
+            }
+        } catch {
+            return ([], [], error)
+        }
         var snapshots: [Entry] = []
         var temporary: [String] = []
-        for name in names where name.hasPrefix(prefix) {
+        for name in names {
             let rest = name.dropFirst(prefix.count)
             let full = directory == "." && !logPath.hasPrefix("./") ? name : directory + "/" + name
             if rest.count == 20, rest.allSatisfy({ $0.isASCII && $0.isNumber }), let seq = UInt64(rest) {
