@@ -12,7 +12,7 @@ import Testing
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
     }
 
-    static func caches(_ log: String) -> [String] { [log + ".index", log + ".checkpoints", log + ".tree"] }
+    static func caches(_ log: String) -> [String] { [log + ".index", log + ".index-delta", log + ".checkpoints", log + ".tree"] }
 
     static func exist(_ log: String) -> Bool { caches(log).allSatisfy { FileManager.default.fileExists(atPath: $0) } }
 

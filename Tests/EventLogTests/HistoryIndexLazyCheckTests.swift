@@ -53,14 +53,14 @@ import Testing
         let probe = ids.prefix(30) + [LabelID()]
         let goodIndex = try #require(HistoryIndexFile.load(for: LogReader(path: path), wholeCheckLimit: 0).index)
         let good = Contents(goodIndex, ids: Array(probe), actors: actors)
-        #expect(good.labelIDs?.count == goodIndex.labelCount && good.offsets.allSatisfy { $0 != nil })
+        #expect(try good.labelIDs?.count == goodIndex.labelCount && good.offsets.allSatisfy { $0 != nil })
         let (all, _) = try LogReader.readAll(path: path)
         let queries = (0..<3).map { _ in HistoryIndexTests.randomQuery(rng: &rng, ids: ids) }
 
         var caught = 0
         var flips = 0
         // Every header byte, then bytes spread over the whole file.
-        let offsets = Array(0..<HistoryIndex.headerLength) + stride(from: HistoryIndex.headerLength, to: goodBytes.count, by: 97)
+        let offsets = Array(0..<HistoryIndexPart.headerLength) + stride(from: HistoryIndexPart.headerLength, to: goodBytes.count, by: 97)
         for (n, offset) in offsets.enumerated() {
             var bytes = goodBytes
             bytes[offset] ^= n % 2 == 0 ? 0x01 : 0x80

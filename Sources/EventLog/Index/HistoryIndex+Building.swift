@@ -1,47 +1,82 @@
-/// Building a history index: records are added one at a time, in seq order,
-/// into per-label and per-actor seq lists, then encoded into the file's bytes
-/// (``HistoryIndex`` reads them back in place).
+/// Building a history index part: records are added one at a time, in seq
+/// order, into per-label and per-actor seq lists, then encoded into the
+/// part's bytes (``HistoryIndexPart`` reads them back in place). A base
+/// starts at seq 1; a segment starts after the record a previous part covers.
 struct HistoryIndexBuilder {
     let logID: LabelID
+    /// The first seq the part covers.
+    let firstSeq: UInt64
+    /// Whether the part is a segment of the delta file (else a base).
+    let isSegment: Bool
+    /// The last record added (for a segment with none added yet: the previous part's last).
     private(set) var covered: LogPosition?
+    /// The pieces of blocks covered: piece `j` is the history's block `firstBlock + j`.
     var blocks: [HistoryIndex.Block] = []
-    /// Every record's frame offset, relative to its block's first frame (``HistoryIndex/farRecord``: 4 GiB or more).
+    /// Every record's frame offset, relative to its piece's first frame (``HistoryIndexPart/farRecord``: 4 GiB or more).
     var recordOffsets: [UInt32] = []
     private(set) var labels: [LabelID: [UInt64]] = [:]
     private(set) var actors: [String?: [UInt64]] = [:]
     private(set) var reorders: [UInt64] = []
 
-    /// An empty index of the log whose id is `logID`.
-    init(logID: LabelID) { self.logID = logID }
+    /// An empty base of the log whose id is `logID`.
+    init(logID: LabelID) {
+        self.logID = logID
+        firstSeq = 1
+        isSegment = false
+    }
 
-    /// Everything `index` holds, to extend it (every part is checked as it is read).
+    /// An empty segment of the log whose id is `logID`, to cover the records after `previous`.
+    init(logID: LabelID, after previous: LogPosition) {
+        self.logID = logID
+        firstSeq = previous.seq + 1
+        isSegment = true
+        covered = previous
+    }
+
+    /// A base holding everything `index` holds (its base and segments), to
+    /// extend it or to merge it (every part is checked as it is read).
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` for a damaged part.
     /// - Complexity: O(index size).
     init(_ index: HistoryIndex) throws(HistoryIndexFile.Problem) {
-        logID = index.logID
-        covered = index.covered
-        blocks = (0..<index.blockCount).map(index.block)
+        self.init(logID: index.logID)
         recordOffsets.reserveCapacity(Int(index.coveredSeq))
-        for k in 0..<index.blockCount {
-            let first = UInt64(k) * HistoryIndex.blockSize + 1
-            let block = blocks[k].offset
-            for seq in first...min(first + HistoryIndex.blockSize - 1, index.coveredSeq) {
-                let offset = try index.recordOffsets(of: seq)?.offset
-                recordOffsets.append(offset.map { UInt32($0 - block) } ?? HistoryIndex.farRecord)
+        for part in index.parts {
+            for j in 0..<part.layout.blockCount {
+                let piece = part.block(j)
+                var relative = try part.pieceOffsets(j)
+                if j == 0, part.firstBlock == blocks.count - 1 {
+                    // The piece continues the last block: its offsets are made relative to the block's start.
+                    let shift = piece.offset - blocks[blocks.count - 1].offset
+                    relative = relative.map {
+                        $0 == HistoryIndexPart.farRecord || Int64($0) + shift >= Int64(HistoryIndexPart.farRecord)
+                            ? HistoryIndexPart.farRecord : UInt32(Int64($0) + shift)
+                    }
+                    blocks[blocks.count - 1].minTime = min(blocks[blocks.count - 1].minTime, piece.minTime)
+                    blocks[blocks.count - 1].maxTime = max(blocks[blocks.count - 1].maxTime, piece.maxTime)
+                } else {
+                    blocks.append(piece)
+                }
+                recordOffsets += relative
             }
-        }
-        for chunk in 0..<index.layout.fenceCount {
-            for k in try index.checkedChunk(chunk) {
-                let entry = index.labelEntry(k)
-                labels[entry.id] = try index.seqList(entry.list, what: "the seq list of label \(entry.id)")
+            for chunk in 0..<part.layout.fenceCount {
+                for k in try part.checkedChunk(chunk) {
+                    let entry = part.labelEntry(k)
+                    labels[entry.id, default: []] += try part.seqList(entry.list, what: "the seq list of label \(entry.id)")
+                }
             }
+            for (actor, list) in part.actorLists {
+                actors[actor, default: []] += try part.seqList(list, what: "the seq list of an actor")
+            }
+            reorders += try part.reorders
+            covered = part.covered
         }
-        for actor in index.actors { actors[actor] = try index.seqs(ofActor: actor) }
-        reorders = try index.reorders
     }
 
     var coveredSeq: UInt64 { covered?.seq ?? 0 }
+
+    /// The number of records added.
+    var recordCount: UInt64 { coveredSeq + 1 - firstSeq }
 
     /// Adds the record `view`, the record after ``covered``, whose frame is at `position`.
     ///
@@ -50,28 +85,41 @@ struct HistoryIndexBuilder {
         precondition(view.seq == coveredSeq + 1 && position.seq == view.seq, "a history index grows one record at a time")
         let seq = view.seq
         let time = view.timestamp.millisecondsSince1970
-        if (seq - 1) % HistoryIndex.blockSize == 0 {
+        if (seq - 1) % HistoryIndex.blockSize == 0 || blocks.isEmpty {
             blocks.append(.init(offset: position.offset, previousChecksum: covered?.checksum ?? 0, minTime: time, maxTime: time))
         } else {
             blocks[blocks.count - 1].minTime = min(blocks[blocks.count - 1].minTime, time)
             blocks[blocks.count - 1].maxTime = max(blocks[blocks.count - 1].maxTime, time)
         }
         let relative = position.offset - blocks[blocks.count - 1].offset
-        recordOffsets.append(relative < Int64(HistoryIndex.farRecord) ? UInt32(relative) : HistoryIndex.farRecord)
+        recordOffsets.append(relative < Int64(HistoryIndexPart.farRecord) ? UInt32(relative) : HistoryIndexPart.farRecord)
         if let id = view.labelID { labels[id, default: []].append(seq) }
         if view.kind == .reordered { reorders.append(seq) }
         actors[view.actor?.string, default: []].append(seq)
         covered = position
     }
 
-    /// The index, as it will be read back from its file.
-    func build() -> HistoryIndex { Self.index(from: encoded()) }
+    /// The index this base builds, as it will be read back from its file.
+    ///
+    /// - Precondition: `!isSegment`.
+    func build() -> HistoryIndex {
+        precondition(!isSegment, "a segment is not an index of its own")
+        return HistoryIndex(parts: [Self.part(from: encoded(), segment: false)])
+    }
 
-    /// The index whose file bytes ``encoded()`` made (checked whole).
-    static func index(from bytes: [UInt8], path: String = "") -> HistoryIndex {
-        guard let index = try? HistoryIndex.decode(HistoryIndexBytes(copying: bytes), path: path, checkingWholeBody: true) else {
-            preconditionFailure("a history index decodes as it was encoded")
+    /// The part whose bytes ``encoded()`` made (checked whole), read from byte `fileOffset` of the file at `path`.
+    static func part(from bytes: [UInt8], segment: Bool, path: String = "", fileOffset: Int = 0) -> HistoryIndexPart {
+        part(from: HistoryIndexBytes(copying: bytes), segment: segment, path: path, fileOffset: fileOffset)
+    }
+
+    /// The part in `bytes`, which ``encoded()`` made (checked whole).
+    static func part(from bytes: HistoryIndexBytes, segment: Bool, path: String, fileOffset: Int) -> HistoryIndexPart {
+        guard
+            let part = try? HistoryIndexPart.decode(
+                bytes, path: path, fileOffset: fileOffset, segment: segment, checkingWholeBody: true)
+        else {
+            preconditionFailure("a history index part decodes as it was encoded")
         }
-        return index
+        return part
     }
 }

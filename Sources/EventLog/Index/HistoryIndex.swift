@@ -1,5 +1,3 @@
-import Foundation
-
 /// An index of a log's history: for every label and every actor, the seqs of
 /// the records about it; for every block of ``blockSize`` records, where the
 /// block starts in the file and the range of its timestamps; for every record,
@@ -12,22 +10,26 @@ import Foundation
 /// answer of its own. The log stays the only truth.
 ///
 /// The index covers the records up to ``covered`` (a ``LogPosition``: seq,
-/// offset, frame length and frame checksum). It is kept next to the log as
-/// `LOG.index` (format in docs/INDEX.md) and is used only when it proves it
-/// belongs to the log: the same log id, and a whole frame of record
-/// `covered.seq` with that checksum at that position (in a format 2 log the
-/// checksum chains back to seq 1, so it identifies the whole history it
-/// covers). Records after `covered` — appended since the index was written —
-/// are found by scanning them. See ``HistoryIndexFile``.
+/// offset, frame length and frame checksum). It is kept next to the log in
+/// two files (format in docs/INDEX.md): the *base*, `LOG.index`, from seq 1,
+/// rewritten whole now and then; and `LOG.index-delta`, the *segments*
+/// appended since, each covering the records after the part before it, so an
+/// update costs the records it adds, not the history's length. It is used
+/// only when it proves it belongs to the log: the same log id, and a whole
+/// frame of each part's last record, with its checksum, at its position (in
+/// a format 2 log the checksum chains back to seq 1, so it identifies the
+/// whole history a part covers). Records after `covered` — appended since the
+/// index was written — are found by scanning them. See ``HistoryIndexFile``.
 ///
-/// The file is mapped and read in place, and checked lazily: opening checks
-/// the header, the blocks, the label fences and the actors (all small); a
-/// chunk of the label directory, a seq list or a block's record offsets is
-/// checked against its own checksum each time it is read. The accessors that
-/// read such a part throw ``HistoryIndexFile/Problem`` when it is damaged, so
+/// The files are mapped and read in place, and checked lazily: opening checks
+/// each part's header, blocks, label fences and actors (all small); a chunk
+/// of a label directory, a seq list or a block's record offsets is checked
+/// against its own checksum each time it is read. The accessors that read
+/// such a part throw ``HistoryIndexFile/Problem`` when it is damaged, so
 /// nothing unchecked is ever used. Immutable and `Sendable`.
 public struct HistoryIndex: Sendable, Hashable {
-    /// Records per block (the unit of time-range and seq lookups).
+    /// Records per block (the unit of time-range and seq lookups): block *k*
+    /// holds seqs `k · blockSize + 1` through `(k + 1) · blockSize`.
     public static let blockSize: UInt64 = 1024
 
     /// Where one block of records starts, and the timestamps in it.
@@ -42,111 +44,128 @@ public struct HistoryIndex: Sendable, Hashable {
         public var maxTime: Int64
     }
 
+    /// The base, then the segments in seq order (each starts after the one before).
+    let parts: [HistoryIndexPart]
+
+    /// Why the delta file's segments from some point on are not used, when they are not (their records are scanned).
+    public let deltaProblem: HistoryIndexFile.Problem?
+
+    init(parts: [HistoryIndexPart], deltaProblem: HistoryIndexFile.Problem? = nil) {
+        precondition(!parts.isEmpty, "an index has a base")
+        self.parts = parts
+        self.deltaProblem = deltaProblem
+    }
+
     /// The `LogHeader.logID` of the log indexed.
-    public let logID: LabelID
+    public var logID: LabelID { parts[0].logID }
+
     /// The last record the index covers (`nil` while it covers none).
-    public let covered: LogPosition?
-    /// The index file's path (named in problems; empty for an index built in memory).
-    let path: String
-    /// The file's bytes, header included.
-    let bytes: HistoryIndexBytes
-    /// Where the sections start, and their counts.
-    let layout: Layout
-    /// Every actor (`nil`: records without one) and its seq list.
-    let actorLists: [String?: ListRef]
-    /// The seq list of the `reordered` events.
-    let reordersList: ListRef
-
-    /// Where the sections are in the file (docs/INDEX.md, "Body").
-    struct Layout: Sendable, Hashable {
-        var blockCount: Int
-        var blocksStart: Int
-        var offsetsStart: Int
-        var fenceCount: Int
-        var fencesStart: Int
-        var labelCount: Int
-        var labelsStart: Int
-        var listsStart: Int
-        var listsLength: Int
-    }
-
-    /// A seq list's place in the file and its checksum.
-    struct ListRef: Sendable, Hashable {
-        /// Offset from the start of the seq-list region.
-        var offset: UInt64
-        var length: UInt32
-        var checksum: UInt32
-    }
+    public var covered: LogPosition? { parts[parts.count - 1].covered }
 
     /// The last seq covered (0 when none).
     public var coveredSeq: UInt64 { covered?.seq ?? 0 }
 
-    /// The number of blocks (one per ``blockSize`` records covered; the last may be partial).
-    public var blockCount: Int { layout.blockCount }
+    /// The number of segments used after the base (0: the base covers everything).
+    public var segmentCount: Int { parts.count - 1 }
 
-    /// Block `k` (records `k · blockSize + 1` on); the blocks are checked when the index is opened.
+    /// The number of records the base covers (the segments cover the rest, up to ``coveredSeq``).
+    public var baseCoveredSeq: UInt64 { parts[0].coveredSeq }
+
+    /// The part that covers `seq`, if any.
+    func part(covering seq: UInt64) -> HistoryIndexPart? {
+        guard seq >= 1, seq <= coveredSeq else { return nil }
+        return parts.last { $0.firstSeq <= seq }
+    }
+
+    /// The number of blocks (one per ``blockSize`` records covered; the last may be partial).
+    public var blockCount: Int { Int((coveredSeq + Self.blockSize - 1) / Self.blockSize) }
+
+    /// Block `k` (records `k · blockSize + 1` on): where its first record is,
+    /// and the range of the timestamps of its records covered. The blocks are
+    /// checked when the index is opened.
     ///
     /// - Precondition: `0 <= k < blockCount`.
     public func block(_ k: Int) -> Block {
-        precondition(k >= 0 && k < layout.blockCount, "block \(k) of \(layout.blockCount)")
-        let at = layout.blocksStart + k * Self.blockEntryLength
-        return Block(
-            offset: Int64(bitPattern: load(UInt64.self, at)), previousChecksum: load(UInt32.self, at + 8),
-            minTime: Int64(bitPattern: load(UInt64.self, at + 12)), maxTime: Int64(bitPattern: load(UInt64.self, at + 20)))
+        precondition(k >= 0 && k < blockCount, "block \(k) of \(blockCount)")
+        var result: Block?
+        for part in parts where k >= part.firstBlock && k < part.firstBlock + part.layout.blockCount {
+            let piece = part.block(k - part.firstBlock)
+            if var merged = result {
+                merged.minTime = min(merged.minTime, piece.minTime)
+                merged.maxTime = max(merged.maxTime, piece.maxTime)
+                result = merged
+            } else {
+                result = piece
+            }
+        }
+        return result!
     }
 
-    /// The number of labels the covered records name.
-    public var labelCount: Int { layout.labelCount }
+    /// The number of distinct labels the covered records name.
+    ///
+    /// - Throws: ``HistoryIndexFile/Problem`` when a segment's label directory is damaged.
+    /// - Complexity: O(1) without segments; O(labels) with them (every directory is read).
+    public var labelCount: Int {
+        get throws(HistoryIndexFile.Problem) {
+            if parts.count == 1 { return parts[0].layout.labelCount }
+            return try labelIDs.count
+        }
+    }
 
     /// The ids of every label the covered records name, ascending by their bytes.
     ///
-    /// - Throws: ``HistoryIndexFile/Problem`` when a chunk of the label directory is damaged.
-    /// - Complexity: O(labels): every chunk of the directory is checked.
+    /// - Throws: ``HistoryIndexFile/Problem`` when a chunk of a label directory is damaged.
+    /// - Complexity: O(labels): every chunk of every directory is checked.
     public var labelIDs: [LabelID] {
         get throws(HistoryIndexFile.Problem) {
-            var ids: [LabelID] = []
-            ids.reserveCapacity(layout.labelCount)
-            for chunk in 0..<layout.fenceCount {
-                for k in try checkedChunk(chunk) { ids.append(labelEntry(k).id) }
-            }
-            return ids
+            if parts.count == 1 { return try parts[0].labelIDs }
+            var ids = Set<LabelID>()
+            for part in parts { ids.formUnion(try part.labelIDs) }
+            return ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
         }
     }
 
     /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).
     ///
-    /// - Throws: ``HistoryIndexFile/Problem`` when the part of the directory or the seq list read is damaged.
-    /// - Complexity: O(log labels + k) for its k seqs, plus checking one chunk of 256 directory entries.
+    /// - Throws: ``HistoryIndexFile/Problem`` when the part of a directory or a seq list read is damaged.
+    /// - Complexity: O(p · log labels + k) for its k seqs in the p parts, plus checking one chunk of 256 directory entries per part.
     public func seqs(ofLabel id: LabelID) throws(HistoryIndexFile.Problem) -> [UInt64] {
-        guard let k = try entryIndex(of: id) else { return [] }
-        return try seqList(labelEntry(k).list, what: "the seq list of label \(id)")
+        var seqs: [UInt64] = []
+        for part in parts { seqs += try part.seqs(ofLabel: id) }
+        return seqs
     }
 
     /// Every actor of the covered records (`nil`: records without an actor).
-    public var actors: [String?] { Array(actorLists.keys) }
+    public var actors: [String?] {
+        var seen = Set<String?>()
+        return parts.flatMap { $0.actorLists.keys }.filter { seen.insert($0).inserted }
+    }
 
     /// The seqs (ascending) of the covered records by `actor` (`nil`: those without an actor).
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` when the actor's seq list is damaged.
     public func seqs(ofActor actor: String?) throws(HistoryIndexFile.Problem) -> [UInt64] {
-        guard let list = actorLists[actor] else { return [] }
-        return try seqList(list, what: "the seq list of actor \(actor.map { "\"\($0)\"" } ?? "(none)")")
+        var seqs: [UInt64] = []
+        for part in parts { seqs += try part.seqs(ofActor: actor) }
+        return seqs
     }
 
     /// The seqs (ascending) of the `reordered` events, which name every label of the list.
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` when their seq list is damaged.
     public var reorders: [UInt64] {
-        get throws(HistoryIndexFile.Problem) { try seqList(reordersList, what: "the seq list of the reorders") }
+        get throws(HistoryIndexFile.Problem) {
+            var seqs: [UInt64] = []
+            for part in parts { seqs += try part.reorders }
+            return seqs
+        }
     }
 
     /// Where to start reading so that the next record is at or before `seq`:
-    /// the start of `seq`'s block (`nil` when `seq` is not covered).
+    /// the start of `seq`'s block, or, when a segment starts inside that
+    /// block, of the segment's piece of it (`nil` when `seq` is not covered).
     public func start(for seq: UInt64) -> (seq: UInt64, offset: Int64, previousChecksum: UInt32)? {
-        guard seq >= 1, seq <= coveredSeq else { return nil }
-        let k = Int((seq - 1) / Self.blockSize)
-        let block = block(k)
-        return (UInt64(k) * Self.blockSize + 1, block.offset, block.previousChecksum)
+        part(covering: seq)?.start(for: seq)
     }
 
     /// The covered seqs that can match every given filter, ascending: records
@@ -162,36 +181,20 @@ public struct HistoryIndex: Sendable, Hashable {
         throws(HistoryIndexFile.Problem) -> [UInt64]?
     {
         var result: [UInt64]?
-        if let labels {
-            var lists = [try reorders]
-            for label in labels { lists.append(try seqs(ofLabel: label)) }
-            result = Self.union(lists)
-        }
-        if let actors {
-            var lists: [[UInt64]] = []
-            for actor in actors { lists.append(try seqs(ofActor: actor)) }
-            let seqs = Self.union(lists)
-            result = result.map { Self.intersection($0, seqs) } ?? seqs
-        }
-        if since != nil || until != nil {
-            let low = since?.millisecondsSince1970 ?? .min
-            let high = until?.millisecondsSince1970 ?? .max
-            let overlaps = (0..<layout.blockCount).map { k in
-                let block = block(k)
-                return block.maxTime >= low && block.minTime <= high
-            }
-            if let current = result {
-                result = current.filter { overlaps[Int(($0 - 1) / Self.blockSize)] }
-            } else {
-                var seqs: [UInt64] = []
-                for k in 0..<layout.blockCount where overlaps[k] {
-                    let first = UInt64(k) * Self.blockSize + 1
-                    seqs.append(contentsOf: first...min(first + Self.blockSize - 1, coveredSeq))
-                }
-                result = seqs
-            }
+        // The parts' seqs are disjoint and ascending: their candidates follow one another.
+        for part in parts {
+            guard let seqs = try part.candidates(labels: labels, actors: actors, since: since, until: until) else { return nil }
+            result = (result ?? []) + seqs
         }
         return result
+    }
+
+    /// Where record `seq`'s frame starts, and the frame before it, from the
+    /// record offsets of the part that covers it (``HistoryIndexPart/recordOffsets(of:)``).
+    ///
+    /// - Precondition: `1 <= seq <= coveredSeq`.
+    func recordOffsets(of seq: UInt64) throws(HistoryIndexFile.Problem) -> (offset: Int64, previous: Int64?)? {
+        try part(covering: seq)!.recordOffsets(of: seq)
     }
 
     /// The seqs in any of `lists` (each ascending), ascending, each once.
@@ -230,33 +233,9 @@ public struct HistoryIndex: Sendable, Hashable {
         return out
     }
 
-    /// A little-endian value at byte `offset` of the file.
-    @inline(__always)
-    func load<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
-        T(littleEndian: bytes.raw.loadUnaligned(fromByteOffset: offset, as: T.self))
-    }
+    /// Whether both index the same log up to the same record with the same parts and bytes.
+    public static func == (a: HistoryIndex, b: HistoryIndex) -> Bool { a.parts == b.parts }
 
-    /// Label entry `k` of the sorted directory: the id and its seq list (read as is: check its chunk first).
-    func labelEntry(_ k: Int) -> (id: LabelID, list: ListRef) {
-        let at = layout.labelsStart + k * Self.labelEntryLength
-        let id = LabelID(UUID(uuid: bytes.raw.loadUnaligned(fromByteOffset: at, as: uuid_t.self)))
-        return (id, ListRef(offset: load(UInt64.self, at + 16), length: load(UInt32.self, at + 24), checksum: load(UInt32.self, at + 28)))
-    }
-
-    /// Whether both index the same log up to the same record with the same bytes.
-    public static func == (a: HistoryIndex, b: HistoryIndex) -> Bool {
-        a.logID == b.logID && a.covered == b.covered && a.bytes.sameBytes(as: b.bytes)
-    }
-
-    /// Hashes the log id, the covered record and the file's length.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(logID)
-        hasher.combine(covered)
-        hasher.combine(bytes.raw.count)
-    }
-}
-
-extension LabelID {
-    /// The id's 16 bytes, in order (the index's directory sorts by them).
-    var bytes: [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+    /// Hashes the parts (log id, seqs covered, lengths).
+    public func hash(into hasher: inout Hasher) { hasher.combine(parts) }
 }

@@ -1,9 +1,13 @@
-/// Encoding a history index into its file's bytes (docs/INDEX.md, format 2).
+/// Encoding a history index part into its bytes (docs/INDEX.md, format 2):
+/// a base file's whole contents, or one segment of the delta file.
 extension HistoryIndexBuilder {
-    /// The file's bytes: the header, then the blocks, record offsets, label
+    /// The part's bytes: the header, then the blocks, record offsets, label
     /// fences and directory, actors and seq lists, each part with its checksum.
-    /// The same index always has the same bytes.
+    /// The same records always have the same bytes.
+    ///
+    /// - Precondition: a segment covers at least one record.
     func encoded() -> [UInt8] {
+        precondition(!isSegment || recordCount >= 1, "a segment covers at least one record")
         // The seq lists first, in a region of their own; the sections point into it.
         var lists = ByteWriter(capacity: 1 << 16)
         func list(_ seqs: [UInt64]) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
@@ -30,12 +34,15 @@ extension HistoryIndexBuilder {
         let actorLists = actorKeys.map { list(actors[$0]!) }
         let reordersList = list(reorders)
 
-        var blockSection = ByteWriter(capacity: blocks.count * HistoryIndex.blockEntryLength)
+        var blockSection = ByteWriter(capacity: blocks.count * HistoryIndexPart.blockEntryLength)
         var offsetSection = ByteWriter(capacity: recordOffsets.count * 4)
-        for (k, block) in blocks.enumerated() {
+        let firstBlock = Int((firstSeq - 1) / HistoryIndex.blockSize)
+        for (j, block) in blocks.enumerated() {
             let start = offsetSection.bytes.count
-            for offset in recordOffsets[(k * Int(HistoryIndex.blockSize))..<min((k + 1) * Int(HistoryIndex.blockSize), recordOffsets.count)]
-            {
+            // Piece j's records: from its block's first seq (or the part's), to the next block's.
+            let from = j == 0 ? 0 : Int(UInt64(firstBlock + j) * HistoryIndex.blockSize + 1 - firstSeq)
+            let to = min(Int(UInt64(firstBlock + j + 1) * HistoryIndex.blockSize + 1 - firstSeq), recordOffsets.count)
+            for offset in recordOffsets[from..<to] {
                 offsetSection.u32(offset)
             }
             blockSection.u64(UInt64(bitPattern: block.offset))
@@ -44,16 +51,16 @@ extension HistoryIndexBuilder {
             blockSection.u64(UInt64(bitPattern: block.maxTime))
             blockSection.u32(offsetSection.bytes[start...].withUnsafeBytes { CRC32C.checksum($0) })
         }
-        var directory = ByteWriter(capacity: labels.count * HistoryIndex.labelEntryLength)
-        var fences = ByteWriter(capacity: (labels.count / HistoryIndex.chunkSize + 1) * HistoryIndex.fenceEntryLength)
+        var directory = ByteWriter(capacity: labels.count * HistoryIndexPart.labelEntryLength)
+        var fences = ByteWriter(capacity: (labels.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
         for (k, ((_, id), list)) in zip(sortedLabels, labelLists).enumerated() {
             directory.id(id)
             directory.u64(list.offset)
             directory.u32(list.length)
             directory.u32(list.checksum)
-            if k % HistoryIndex.chunkSize == HistoryIndex.chunkSize - 1 || k == sortedLabels.count - 1 {
-                let chunkStart = (k / HistoryIndex.chunkSize) * HistoryIndex.chunkSize * HistoryIndex.labelEntryLength
-                fences.id(sortedLabels[k / HistoryIndex.chunkSize * HistoryIndex.chunkSize].1)
+            if k % HistoryIndexPart.chunkSize == HistoryIndexPart.chunkSize - 1 || k == sortedLabels.count - 1 {
+                let chunkStart = (k / HistoryIndexPart.chunkSize) * HistoryIndexPart.chunkSize * HistoryIndexPart.labelEntryLength
+                fences.id(sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1)
                 fences.u32(directory.bytes[chunkStart...].withUnsafeBytes { CRC32C.checksum($0) })
             }
         }
@@ -73,14 +80,14 @@ extension HistoryIndexBuilder {
         let parts = [blockSection.bytes, offsetSection.bytes, fences.bytes, directory.bytes, actorSection.bytes, lists.bytes]
         var bodyChecksum: UInt32 = 0
         for part in parts { bodyChecksum = part.withUnsafeBytes { CRC32C.update(bodyChecksum, $0) } }
-        let fileLength = HistoryIndex.headerLength + parts.reduce(0) { $0 + $1.count }
+        let fileLength = HistoryIndexPart.headerLength + parts.reduce(0) { $0 + $1.count }
         func checksum(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { CRC32C.checksum($0) } }
 
         var out = ByteWriter(capacity: fileLength)
-        out.bytes.append(contentsOf: HistoryIndex.magic)
-        out.u16(HistoryIndex.formatVersion)
-        out.u16(covered == nil ? 0 : HistoryIndex.coversRecords)
-        out.u32(UInt32(HistoryIndex.headerLength))
+        out.bytes.append(contentsOf: HistoryIndexPart.magic)
+        out.u16(HistoryIndexPart.formatVersion)
+        out.u16((covered == nil ? 0 : HistoryIndexPart.coversRecords) | (isSegment ? HistoryIndexPart.segmentFlag : 0))
+        out.u32(UInt32(HistoryIndexPart.headerLength))
         out.id(logID)
         out.u64(covered?.seq ?? 0)
         out.u64(UInt64(covered?.offset ?? 0))
@@ -97,7 +104,7 @@ extension HistoryIndexBuilder {
         out.u32(checksum(fences.bytes))
         out.u32(checksum(actorSection.bytes))
         out.u32(bodyChecksum)
-        out.u32(0)
+        out.u32(isSegment ? UInt32(recordCount) : 0)
         out.u32(checksum(out.bytes))
         for part in parts { out.bytes.append(contentsOf: part) }
         return out.bytes

@@ -1,35 +1,46 @@
-/// The bytes of a history index file, read in place: a read-only mapping of
-/// the file (an index is only ever replaced by a rename, never rewritten, so
-/// mapping it is safe) or a copy of bytes built in memory.
+/// The bytes of a history index file or of one segment of it, read in place:
+/// a read-only mapping of the file (an index file is only ever replaced by a
+/// rename, and a delta file is only appended to past its complete segments,
+/// so the bytes a reader uses never change under it) or a copy of bytes built
+/// in memory.
 ///
 /// Immutable once made, hence `@unchecked Sendable`: it holds a raw pointer
-/// (and the ``MappedFile`` that owns it) that nothing writes through.
+/// (and the ``MappedFile`` or buffer that owns it) that nothing writes through.
 final class HistoryIndexBytes: @unchecked Sendable {
-    /// The file's bytes, header included.
+    /// The bytes, header included.
     let raw: UnsafeRawBufferPointer
-    private let mapping: MappedFile?
-    private let owned: UnsafeMutableRawBufferPointer?
+    /// What owns them: a ``MappedFile``, an ``OwnedBuffer``, or the bytes this is a slice of.
+    private let owner: AnyObject?
+
+    /// A buffer allocated for a copy, freed with it.
+    private final class OwnedBuffer {
+        let buffer: UnsafeMutableRawBufferPointer
+        init(_ count: Int) { buffer = .allocate(byteCount: max(count, 1), alignment: 16) }
+        deinit { buffer.deallocate() }
+    }
 
     /// The file at `path`, mapped.
     init(mapping path: String) throws(EventLogError) {
         let file = try MappedFile(path: path)
-        mapping = file
-        owned = nil
+        owner = file
         raw = file.bytes
     }
 
     /// A copy of `bytes`.
     init(copying bytes: [UInt8]) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        owned = buffer
-        mapping = nil
-        raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<bytes.count])
+        let owned = OwnedBuffer(bytes.count)
+        bytes.withUnsafeBytes { owned.buffer.copyMemory(from: $0) }
+        owner = owned
+        raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(owned.buffer)[0..<bytes.count])
     }
 
-    deinit { owned?.deallocate() }
+    /// Bytes `range` of `whole`, kept alive with it.
+    init(slicing whole: HistoryIndexBytes, _ range: Range<Int>) {
+        owner = whole
+        raw = whole[range]
+    }
 
-    /// Bytes `range` of the file.
+    /// Bytes `range`.
     subscript(range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[range]) }
 
     /// Whether both hold the same bytes.

@@ -8,6 +8,9 @@ public enum HistoryIndexFile {
     /// Where the index of the log at `logPath` lives.
     public static func path(for logPath: String) -> String { logPath + ".index" }
 
+    /// Where the delta file of the index of the log at `logPath` lives: the segments appended after the base.
+    public static func deltaPath(for logPath: String) -> String { HistoryIndexDelta.path(for: logPath) }
+
     /// Why an index file is not used: what is wrong, in words, and where.
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// The index file's path.
@@ -50,101 +53,93 @@ public enum HistoryIndexFile {
     /// parts are read.
     public static let wholeCheckLimit = 1 << 20
 
-    /// Reads the index of the log `reader` reads and checks that it belongs to
-    /// it: the log id, and a whole frame of the covered record at the recorded
-    /// position with the recorded checksum (in a format 2 log that checksum
-    /// chains back to seq 1). The file is mapped, its header and small sections
-    /// checked; the rest is checked part by part when read (an index of at most
-    /// `wholeCheckLimit` bytes is checked whole now). Never throws: every
-    /// failure is a ``Lookup``.
+    /// Reads the index of the log `reader` reads — its base, `LOG.index`, and
+    /// the segments of its delta file, `LOG.index-delta` — and checks that it
+    /// belongs to it: the log id, and a whole frame of each part's last record
+    /// at the recorded position with the recorded checksum (in a format 2 log
+    /// that checksum chains back to seq 1). The files are mapped, each part's
+    /// header and small sections checked; the rest is checked part by part
+    /// when read (a part of at most `wholeCheckLimit` bytes is checked whole
+    /// now). A delta file that fails, or its segments from the first that
+    /// fails on, are not used (``HistoryIndex/deltaProblem`` says why): the
+    /// index then covers less, and the records after it are scanned. Never
+    /// throws: every failure is a ``Lookup``.
     ///
-    /// - Complexity: O(blocks + labels / 256 + actors) to check the header and the small
-    ///   sections (O(index size) up to `wholeCheckLimit`), plus one read of one frame of the log.
+    /// - Complexity: O(blocks + labels / 256 + actors) to check the headers and the small
+    ///   sections (O(part size) up to `wholeCheckLimit`), plus one read of one frame of the
+    ///   log per part.
     public static func load(for reader: LogReader, wholeCheckLimit: Int = wholeCheckLimit) -> Lookup {
+        loadWithDelta(for: reader, wholeCheckLimit: wholeCheckLimit).lookup
+    }
+
+    /// ``load(for:wholeCheckLimit:)``, with what was read of the delta file (`nil` when the base is not usable).
+    static func loadWithDelta(for reader: LogReader, wholeCheckLimit: Int = wholeCheckLimit)
+        -> (lookup: Lookup, delta: HistoryIndexDelta.Contents?)
+    {
+        var result = loadOnce(for: reader, wholeCheckLimit: wholeCheckLimit)
+        // A merge replaces the base, then the delta file: read between the two, the delta names the old base. Once more.
+        if result.delta?.extendsAnotherBase == true {
+            result = loadOnce(for: reader, wholeCheckLimit: wholeCheckLimit)
+        }
+        return result
+    }
+
+    private static func loadOnce(for reader: LogReader, wholeCheckLimit: Int) -> (lookup: Lookup, delta: HistoryIndexDelta.Contents?) {
+        switch loadBase(for: reader, wholeCheckLimit: wholeCheckLimit) {
+        case .failure(let failure):
+            return (failure.lookup, nil)
+        case .success(let base):
+            let delta = HistoryIndexDelta.read(
+                path: HistoryIndexDelta.path(for: reader.path), base: base, reader: reader, wholeCheckLimit: wholeCheckLimit)
+            return (.usable(HistoryIndex(parts: [base] + delta.segments, deltaProblem: delta.problem)), delta)
+        }
+    }
+
+    /// The base, once it proves it belongs to the log; else the lookup that says why not.
+    private static func loadBase(for reader: LogReader, wholeCheckLimit: Int) -> Result<HistoryIndexPart, LookupFailure> {
         let path = path(for: reader.path)
         let bytes: HistoryIndexBytes
         do throws(EventLogError) { bytes = try HistoryIndexBytes(mapping: path) } catch {
-            if error.code == .fileNotFound { return .missing }
-            return .ignored(Problem(path: path, reason: "cannot be read: \(error.message)"))
+            if error.code == .fileNotFound { return .failure(.init(.missing)) }
+            return .failure(.init(.ignored(Problem(path: path, reason: "cannot be read: \(error.message)"))))
         }
-        let index: HistoryIndex
+        let base: HistoryIndexPart
         do throws(Problem) {
-            index = try HistoryIndex.decode(bytes, path: path, checkingWholeBody: bytes.raw.count <= wholeCheckLimit)
+            base = try HistoryIndexPart.decode(bytes, path: path, checkingWholeBody: bytes.raw.count <= wholeCheckLimit)
         } catch {
-            return .ignored(error)
+            return .failure(.init(.ignored(error)))
         }
-        guard index.logID == reader.header.logID else {
-            return .ignored(Problem(path: path, reason: "it indexes another log (\(index.logID), not \(reader.header.logID))", offset: 16))
+        guard base.logID == reader.header.logID else {
+            return .failure(
+                .init(
+                    .ignored(Problem(path: path, reason: "it indexes another log (\(base.logID), not \(reader.header.logID))", offset: 16)))
+            )
         }
-        guard let covered = index.covered else { return .usable(index) }
+        guard let covered = base.covered else { return .success(base) }
         do throws(EventLogError) {
             switch try reader.keeps(covered) {
             case .kept:
-                break
+                return .success(base)
             case .notHeld:
-                return .ignored(
-                    Problem(
-                        path: path,
-                        reason:
-                            "the log does not hold the history it indexes: record \(covered.seq) is not at byte offset \(covered.offset) with its checksum (the log was cut or rewritten)"
-                    ))
+                return .failure(
+                    .init(
+                        .ignored(
+                            Problem(
+                                path: path,
+                                reason:
+                                    "the log does not hold the history it indexes: record \(covered.seq) is not at byte offset \(covered.offset) with its checksum (the log was cut or rewritten)"
+                            ))))
             case .notKept:
-                return .ignored(
-                    Problem(path: path, reason: RecordKeeping.notKeptReason(covered.seq)))
+                return .failure(.init(.ignored(Problem(path: path, reason: RecordKeeping.notKeptReason(covered.seq)))))
             }
         } catch {
-            return .ignored(Problem(path: path, reason: "the log could not be read to check it: \(error.message)"))
+            return .failure(.init(.ignored(Problem(path: path, reason: "the log could not be read to check it: \(error.message)"))))
         }
-        return .usable(index)
     }
 
-    /// What ``HistoryIndexFile/update(logPath:rebuild:progress:)`` did.
-    public struct Update: Sendable {
-        /// The index as written.
-        public var index: HistoryIndex
-        /// What was there before (a usable index was extended; otherwise it was rebuilt from seq 1).
-        public var previous: Lookup
-        /// How many records were added to it.
-        public var added: UInt64
-    }
-
-    /// Brings the index of the log at `logPath` up to date and writes it
-    /// (atomically and durably): a usable index is extended with the records
-    /// after the ones it covers; otherwise (missing, ignored, or `rebuild`)
-    /// it is built from seq 1. Reads the log without locking it, so it works
-    /// beside a writer (it indexes the records complete when it reads them).
-    /// `progress` is called now and then with the last seq indexed.
-    ///
-    /// - Throws: ``EventLogError``: what ``LogReader/init(path:fileSystem:)`` throws for the
-    ///   log; ``EventLogError/Code/corruptRecord`` or ``EventLogError/Code/seqGap`` for damage
-    ///   in it (nothing is written then); ``EventLogError/Code/ioError`` when writing the
-    ///   index fails (the old one, if any, is unchanged).
-    /// - Complexity: O(records added), plus O(index size) to read and write it.
-    @discardableResult
-    public static func update(logPath: String, rebuild: Bool = false, progress: ((UInt64) -> Void)? = nil) throws(EventLogError)
-        -> Update
-    {
-        let reader = try LogReader(path: logPath)
-        var builder = HistoryIndexBuilder(logID: reader.header.logID)
-        var previous = load(for: reader)
-        if !rebuild, let usable = previous.index, let covered = usable.covered {
-            do throws(Problem) {
-                builder = try HistoryIndexBuilder(usable)
-            } catch {
-                previous = .ignored(error)  // a damaged part: rebuilt from seq 1
-            }
-            if builder.covered != nil {
-                try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
-            }
-        }
-        let before = builder.coveredSeq
-        while let next = try reader.nextPositionedView() {
-            builder.add(next.view, at: next.position)
-            if next.view.seq % 4_096 == 0 { progress?(next.view.seq) }
-        }
-        let bytes = builder.encoded()
-        try SystemFile.writeAtomically(bytes, to: path(for: logPath))
-        let index = HistoryIndexBuilder.index(from: bytes, path: path(for: logPath))
-        return Update(index: index, previous: previous, added: index.coveredSeq - before)
+    /// A lookup that found no usable base, as an error for `Result`.
+    private struct LookupFailure: Error {
+        let lookup: Lookup
+        init(_ lookup: Lookup) { self.lookup = lookup }
     }
 }

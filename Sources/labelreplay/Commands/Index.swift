@@ -68,22 +68,42 @@ enum Index: Command {
         case .usable: previous = "usable"
         case .ignored(let problem): previous = problem.reason
         }
-        let rebuilt = update.index.coveredSeq == update.added
+        let rebuilt = update.change == .rebuilt
+        let deltaPath = HistoryIndexFile.deltaPath(for: path)
+        let deltaBytes = (try? FileManager.default.attributesOfItem(atPath: deltaPath)[.size] as? Int) ?? 0
+        let labels = (try? update.index.labelCount) ?? 0
+        let change: String
+        switch update.change {
+        case .unchanged: change = "unchanged"
+        case .appendedSegment: change = "appended-segment"
+        case .merged: change = "merged"
+        case .rebuilt: change = "rebuilt"
+        }
         if arguments.flag("json") {
             console.line(
                 try JSONLines().line(
                     IndexResult(
-                        path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt,
-                        labels: update.index.labelCount, actors: update.index.actors.count, bytes: bytes, previous: previous,
+                        path: indexPath, covered: update.index.coveredSeq, added: update.added, rebuilt: rebuilt, change: change,
+                        segments: update.index.segmentCount, deltaPath: deltaPath, deltaBytes: deltaBytes,
+                        labels: labels, actors: update.index.actors.count, bytes: bytes, previous: previous,
                         checkpoints: CheckpointsResult(path, checkpoints),
                         tree: .init(path: HistoryTreeFile.path(for: path), leaves: tree.leaves, added: tree.added, rebuilt: tree.rebuilt))))
             return ExitStatus.success
         }
-        let how = rebuilt ? "built from seq 1" : "extended by \(update.added) record\(update.added == 1 ? "" : "s")"
+        let records = "\(update.added) record\(update.added == 1 ? "" : "s")"
+        let how: String
+        switch update.change {
+        case .unchanged: how = "already up to date"
+        case .appendedSegment: how = "extended by \(records): a segment appended to \(deltaPath)"
+        case .merged: how = "extended by \(records), merged with its segments into a new base"
+        case .rebuilt: how = "built from seq 1"
+        }
+        let segments = update.index.segmentCount
+        let parts = segments == 0 ? "" : " and \(segments) segment\(segments == 1 ? "" : "s") of \(deltaBytes) bytes"
         console.line(
             Escape.text(
-                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(update.index.labelCount) labels, "
-                    + "\(update.index.actors.count) actors, \(bytes) bytes (\(how))"))
+                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(labels) labels, "
+                    + "\(update.index.actors.count) actors, \(bytes) bytes\(parts) (\(how))"))
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))
         }
@@ -135,6 +155,10 @@ struct IndexResult: Encodable {
     let covered: UInt64
     let added: UInt64
     let rebuilt: Bool
+    let change: String
+    let segments: Int
+    let deltaPath: String
+    let deltaBytes: Int
     let labels: Int
     let actors: Int
     let bytes: Int

@@ -46,7 +46,7 @@ final class HistoryFixture {
 
     var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
     /// The history files a scan peer moves away.
-    var historyFiles: [String] { [HistoryIndexFile.path(for: logPath), logPath + ".checkpoints"] }
+    var historyFiles: [String] { [HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), logPath + ".checkpoints"] }
 
     /// `1m`, `200k`, `10m`: the size in workload ids.
     static func sizeName(_ count: Int) -> String {

@@ -6,13 +6,15 @@ import Foundation
 /// offsets against the block's checksum. Each check runs every time the part
 /// is read (it is small), so the index holds no state and nothing unchecked
 /// is used.
-extension HistoryIndex {
+extension HistoryIndexPart {
     /// Label directory entries per chunk (one fence each).
     static let chunkSize = 256
 
-    /// A problem at byte `offset` of the index file.
+    /// A problem at byte `offset` of this part (reported as the offset in its file).
     func problem(_ reason: String, at offset: Int?) -> HistoryIndexFile.Problem {
-        HistoryIndexFile.Problem(path: path, reason: reason, offset: offset)
+        HistoryIndexFile.Problem(
+            path: path, reason: (firstSeq > 1 ? "the segment of seqs \(firstSeq)…\(coveredSeq): " : "") + reason,
+            offset: offset.map { $0 + fileOffset })
     }
 
     /// The directory entries of chunk `c`, once its bytes match the fence's
@@ -75,7 +77,7 @@ extension HistoryIndex {
 
     /// The seqs of the list `list` (`what` names it in problems), once its bytes
     /// lie in the seq-list region, match its checksum, and decode to a strictly
-    /// ascending list of covered seqs that fills them exactly.
+    /// ascending list of this part's seqs that fills them exactly.
     func seqList(_ list: ListRef, what: String) throws(HistoryIndexFile.Problem) -> [UInt64] {
         guard list.offset <= UInt64(layout.listsLength), UInt64(list.length) <= UInt64(layout.listsLength) - list.offset else {
             throw problem("\(what) runs past the seq lists", at: nil)
@@ -88,13 +90,14 @@ extension HistoryIndex {
         var seqs: [UInt64] = []
         do throws(DecodeFailure) {
             let count = try reader.varint()
-            guard count <= last, count <= UInt64(raw.count) else { throw DecodeFailure("\(count) seqs for \(last) records") }
+            guard count <= recordCount, count <= UInt64(raw.count) else { throw DecodeFailure("\(count) seqs for \(recordCount) records") }
             seqs.reserveCapacity(Int(count))
             var seq: UInt64 = 0
             for _ in 0..<count {
                 let delta = try reader.varint()
                 guard delta >= 1, delta <= last - seq else { throw DecodeFailure("a seq is out of order or past \(last)") }
                 seq += delta
+                guard seq >= firstSeq else { throw DecodeFailure("seq \(seq) is before the part's first, \(firstSeq)") }
                 seqs.append(seq)
             }
             guard reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes are left over") }
@@ -108,35 +111,44 @@ extension HistoryIndex {
     /// after its block's first (then it is reached by reading from the block's start).
     static let farRecord = UInt32.max
 
-    /// Where record `seq`'s frame starts, and the frame before it (`nil` for
-    /// the block's first record, which starts at the block's offset after a
-    /// frame whose checksum the block records), from the block's record
-    /// offsets once they match the block's checksum and ascend from 0; `nil`
-    /// when the record is too far from its block's start to be recorded.
-    ///
-    /// - Precondition: `1 <= seq <= coveredSeq`.
-    func recordOffsets(of seq: UInt64) throws(HistoryIndexFile.Problem) -> (offset: Int64, previous: Int64?)? {
-        let k = Int((seq - 1) / Self.blockSize)
-        let first = UInt64(k) * Self.blockSize + 1
-        let count = Int(min(Self.blockSize, coveredSeq - first + 1))
-        let start = layout.offsetsStart + Int(first - 1) * 4
+    /// The record offsets of piece `j` (relative to its first frame,
+    /// ``farRecord`` when too far), once they match the piece's checksum and
+    /// ascend from 0.
+    func pieceOffsets(_ j: Int) throws(HistoryIndexFile.Problem) -> [UInt32] {
+        let seqs = self.seqs(ofPiece: j)
+        let count = Int(seqs.upperBound - seqs.lowerBound + 1)
+        let start = layout.offsetsStart + Int(seqs.lowerBound - firstSeq) * 4
         let raw = bytes[start..<start + count * 4]
-        let entry = layout.blocksStart + k * Self.blockEntryLength
+        let entry = layout.blocksStart + j * Self.blockEntryLength
+        let k = firstBlock + j
         guard CRC32C.checksum(raw) == load(UInt32.self, entry + 28) else {
             throw problem("the record offsets of block \(k) do not match their checksum", at: start)
         }
-        func relative(_ j: Int) -> UInt32 { load(UInt32.self, start + j * 4) }
+        let relative = (0..<count).map { load(UInt32.self, start + $0 * 4) }
         // Ascending from 0; once one is too far, the rest are too.
-        guard relative(0) == 0,
+        guard relative[0] == 0,
             (1..<count).allSatisfy({
-                relative($0) > relative($0 - 1) || relative($0) == Self.farRecord && relative($0 - 1) == Self.farRecord
+                relative[$0] > relative[$0 - 1] || relative[$0] == Self.farRecord && relative[$0 - 1] == Self.farRecord
             })
         else {
             throw problem("the record offsets of block \(k) do not ascend from 0", at: start)
         }
-        let i = Int(seq - first)
-        guard relative(i) != Self.farRecord else { return nil }
-        let block = block(k).offset
-        return (block + Int64(relative(i)), i == 0 ? nil : block + Int64(relative(i - 1)))
+        return relative
+    }
+
+    /// Where record `seq`'s frame starts, and the frame before it (`nil` for
+    /// the piece's first record, which starts at the piece's offset after a
+    /// frame whose checksum the piece records), from the piece's record
+    /// offsets (``pieceOffsets(_:)``); `nil` when the record is too far from
+    /// its piece's start to be recorded.
+    ///
+    /// - Precondition: `covers(seq)`.
+    func recordOffsets(of seq: UInt64) throws(HistoryIndexFile.Problem) -> (offset: Int64, previous: Int64?)? {
+        let j = piece(of: seq)
+        let relative = try pieceOffsets(j)
+        let i = Int(seq - seqs(ofPiece: j).lowerBound)
+        guard relative[i] != Self.farRecord else { return nil }
+        let block = block(j).offset
+        return (block + Int64(relative[i]), i == 0 ? nil : block + Int64(relative[i - 1]))
     }
 }

@@ -1,16 +1,20 @@
 import Foundation
 
-/// The byte layout of a history index file (docs/INDEX.md), format version 2:
-/// a checksummed 128-byte header naming the log, the last record covered and
-/// the sections' checksums; then the blocks, the records' offsets, the label
-/// fences and directory, the actors, and the seq lists — read in place by
-/// ``HistoryIndex``, each part checked against its own checksum before it is used.
-extension HistoryIndex {
+/// The byte layout of a history index's base file and of each segment of its
+/// delta file (docs/INDEX.md), format version 2: a checksummed 128-byte header
+/// naming the log, the last record covered (and, in a segment, how many
+/// records it covers) and the sections' checksums; then the blocks, the
+/// records' offsets, the label fences and directory, the actors, and the seq
+/// lists — read in place, each part checked against its own checksum before
+/// it is used.
+extension HistoryIndexPart {
     static let magic = Array("LABELIDX".utf8)
     static let formatVersion: UInt16 = 2
     static let headerLength = 128
     /// Header flag bit 0: the index covers at least one record (`covered` is set).
     static let coversRecords: UInt16 = 1
+    /// Header flag bit 1: a segment of the delta file (its record count is in bytes 120–123).
+    static let segmentFlag: UInt16 = 2
     /// A block entry: offset `u64`, previous checksum `u32`, min and max time `i64`, record offsets' checksum `u32`.
     static let blockEntryLength = 32
     /// A label fence: the first id of a chunk of the directory (16 bytes), the chunk's checksum `u32`.
@@ -18,24 +22,26 @@ extension HistoryIndex {
     /// A label directory entry: id (16 bytes), seq list offset `u64`, length `u32`, checksum `u32`.
     static let labelEntryLength = 32
 
-    /// Checks a history index file's header and its small sections (blocks,
-    /// fences, actors) and returns the index read in place from `bytes`;
-    /// `path` names the file in problems. The label directory's chunks, the
+    /// Checks a part's header and its small sections (blocks, fences, actors)
+    /// and returns the part read in place from `bytes` (a whole base file, or
+    /// one segment that starts at byte `fileOffset` of the delta file; a base
+    /// must not have the segment flag, a segment must); `path` names the file
+    /// in problems. The label directory's chunks, the
     /// seq lists and the records' offsets are checked when they are read; with
     /// `checkingWholeBody`, the checksum of everything after the header is
     /// checked too (then damage anywhere is found now).
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` saying what is wrong and at which byte offset.
     /// - Complexity: O(blocks + labels / 256 + actors), or O(file size) when checking the whole body.
-    static func decode(_ bytes: HistoryIndexBytes, path: String, checkingWholeBody: Bool) throws(HistoryIndexFile.Problem)
-        -> HistoryIndex
-    {
+    static func decode(
+        _ bytes: HistoryIndexBytes, path: String, fileOffset: Int = 0, segment: Bool = false, checkingWholeBody: Bool
+    ) throws(HistoryIndexFile.Problem) -> HistoryIndexPart {
         let raw = bytes.raw
         guard raw.count >= 16 else {
-            throw HistoryIndexFile.Problem(path: path, reason: "shorter than a header (\(raw.count) bytes)", offset: 0)
+            throw HistoryIndexFile.Problem(path: path, reason: "shorter than a header (\(raw.count) bytes)", offset: fileOffset)
         }
         guard Array(raw[0..<8]) == magic else {
-            throw HistoryIndexFile.Problem(path: path, reason: "not a history index (no LABELIDX magic)", offset: 0)
+            throw HistoryIndexFile.Problem(path: path, reason: "not a history index (no LABELIDX magic)", offset: fileOffset)
         }
         do throws(DecodeFailure) {
             var header = ByteReader(raw, position: 8)
@@ -49,7 +55,11 @@ extension HistoryIndex {
                 throw DecodeFailure("the header's checksum does not match", at: headerLength - 4)
             }
             let flags = try header.u16()
-            guard flags & ~coversRecords == 0 else { throw DecodeFailure("unknown flags \(flags)", at: 10) }
+            guard flags & ~(coversRecords | segmentFlag) == 0 else { throw DecodeFailure("unknown flags \(flags)", at: 10) }
+            guard (flags & segmentFlag != 0) == segment else {
+                throw DecodeFailure(
+                    segment ? "a base index where a segment belongs" : "a segment of a delta file, not a base index", at: 10)
+            }
             guard try header.u32() == UInt32(headerLength) else { throw DecodeFailure("header length is not \(headerLength)", at: 12) }
             let logID = try header.id()
             let seq = try header.u64()
@@ -65,7 +75,8 @@ extension HistoryIndex {
             let fencesChecksum = try header.u32()
             let actorsChecksum = try header.u32()
             let bodyChecksum = try header.u32()
-            guard try header.u32() == 0 else { throw DecodeFailure("the reserved word is not 0", at: 120) }
+            let segmentRecords = try header.u32()
+            guard segment || segmentRecords == 0 else { throw DecodeFailure("the reserved word is not 0", at: 120) }
             guard fileLength == UInt64(raw.count) else {
                 throw DecodeFailure("the file is \(raw.count) bytes, the header says \(fileLength)", at: 56)
             }
@@ -73,18 +84,24 @@ extension HistoryIndex {
             if flags & coversRecords != 0 {
                 guard seq >= 1, offset <= UInt64(Int64.max) else { throw DecodeFailure("covered seq \(seq) at offset \(offset)", at: 32) }
                 covered = LogPosition(seq: seq, offset: Int64(offset), length: Int64(length), checksum: checksum)
-            } else if seq != 0 {
+            } else if seq != 0 || segment {
                 throw DecodeFailure("covered seq \(seq) without the flag that says it covers records", at: 32)
             }
+            // A segment covers its last `segmentRecords` seqs; the base from seq 1.
+            guard !segment || (segmentRecords >= 1 && UInt64(segmentRecords) < seq) else {
+                throw DecodeFailure("a segment of \(segmentRecords) records up to seq \(seq)", at: 120)
+            }
+            let firstSeq = segment ? seq - UInt64(segmentRecords) + 1 : 1
+            let records = seq + 1 - firstSeq
             // The sections' sizes follow from the counts; together they must be the file.
-            guard seq <= fileLength / 4 else { throw DecodeFailure("covered seq \(seq) in a file of \(fileLength) bytes", at: 32) }
-            let blockCount = (seq + blockSize - 1) / blockSize
-            guard labelCount <= seq, actorsLength <= fileLength, listsLength <= fileLength else {
-                throw DecodeFailure("\(labelCount) labels for \(seq) records", at: 64)
+            guard records <= fileLength / 4 else { throw DecodeFailure("\(records) records in \(fileLength) bytes", at: 32) }
+            let blockCount = records == 0 ? 0 : (seq - 1) / blockSize - (firstSeq - 1) / blockSize + 1
+            guard labelCount <= records, actorsLength <= fileLength, listsLength <= fileLength else {
+                throw DecodeFailure("\(labelCount) labels for \(records) records", at: 64)
             }
             let fenceCount = (Int(labelCount) + chunkSize - 1) / chunkSize
             let sizes = [
-                Int(blockCount) * blockEntryLength, Int(seq) * 4, fenceCount * fenceEntryLength, Int(labelCount) * labelEntryLength
+                Int(blockCount) * blockEntryLength, Int(records) * 4, fenceCount * fenceEntryLength, Int(labelCount) * labelEntryLength
             ]
             var starts = [headerLength]
             for size in sizes { starts.append(starts.last! + size) }
@@ -104,11 +121,13 @@ extension HistoryIndex {
             try checkFences(raw, layout, checksum: fencesChecksum)
             let actors = try decodeActors(
                 UnsafeRawBufferPointer(rebasing: raw[starts[4]..<layout.listsStart]), at: starts[4], checksum: actorsChecksum,
-                coveredSeq: seq)
-            return HistoryIndex(
-                logID: logID, covered: covered, path: path, bytes: bytes, layout: layout, actorLists: actors, reordersList: reorders)
+                records: records)
+            return HistoryIndexPart(
+                logID: logID, firstSeq: firstSeq, covered: covered, path: path, bytes: bytes, fileOffset: fileOffset, layout: layout,
+                actorLists: actors, reordersList: reorders)
         } catch {
-            throw HistoryIndexFile.Problem(path: path, reason: error.reason, offset: error.offset)
+            let reason = segment ? "the segment at byte offset \(fileOffset): \(error.reason)" : error.reason
+            throw HistoryIndexFile.Problem(path: path, reason: reason, offset: error.offset.map { $0 + fileOffset })
         }
     }
 
@@ -152,13 +171,13 @@ extension HistoryIndex {
     }
 
     /// The actors section: its checksum, then each actor once (none first, then ascending) with its seq list.
-    private static func decodeActors(_ section: UnsafeRawBufferPointer, at start: Int, checksum: UInt32, coveredSeq last: UInt64)
+    private static func decodeActors(_ section: UnsafeRawBufferPointer, at start: Int, checksum: UInt32, records: UInt64)
         throws(DecodeFailure) -> [String?: ListRef]
     {
         guard CRC32C.checksum(section) == checksum else { throw DecodeFailure("the actors' checksum does not match", at: start) }
         var reader = ByteReader(section)
         let count = try reader.varint()
-        guard count <= last else { throw DecodeFailure("\(count) actors for \(last) records", at: start) }
+        guard count <= records else { throw DecodeFailure("\(count) actors for \(records) records", at: start) }
         var actors: [String?: ListRef] = [:]
         for _ in 0..<count {
             let entry = start + reader.position
