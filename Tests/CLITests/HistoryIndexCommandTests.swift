@@ -108,6 +108,53 @@ import Testing
         #expect(extended["added"] as? Int == 10)
         #expect(extended["previous"] as? String == "usable")
         #expect(extended["rebuilt"] as? Bool == false)
+        #expect(extended["change"] as? String == "appended-segment" && extended["segments"] as? Int == 1, "\(extended)")
+    }
+
+    @Test func aSegmentedIndexAnswersAsAFullReadAndADamagedSegmentIsReported() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        let ids = try Self.makeHistory(at: path, seed: 8, writes: 2_000)
+        #expect(try await CLI.run(["index", path]).status == 0)
+        var last = 2_000
+        for round in 0..<3 {
+            try makeLog(at: path) { store in
+                for i in 0..<40 {
+                    let id = try store.add("round \(round) \(i)", options: stamped(Int64(last + i), actor: "alice"))
+                    if i % 3 == 0 { try store.rename(id, to: "renamed \(round) \(i)", options: stamped(Int64(last + i), actor: "bob")) }
+                }
+            }
+            last += 40
+            let text = try await CLI.run(["index", path])
+            #expect(text.stdout.contains("a segment appended to \(HistoryIndexFile.deltaPath(for: path))"), "\(text)")
+            #expect(text.stdout.contains("and \(round + 1) segment"), "\(text)")
+        }
+        let queries = Self.queries(ids)
+        let segmented = try await Self.logOutputs(path, queries, throughIndex: true)
+        let deltaPath = HistoryIndexFile.deltaPath(for: path)
+        try FileManager.default.moveItem(atPath: deltaPath, toPath: deltaPath + ".kept")
+        let plain = try await Self.logOutputs(path, queries)
+        #expect(plain.contains { $0.lines.count > 5 }, "the queries select nothing: the test proves nothing")
+        for (query, (a, b)) in zip(queries, zip(plain, segmented)) {
+            #expect(a.stdout == b.stdout && a.stderr == Self.stderrWithoutIndexNote(b), "log \(query): through the segments")
+        }
+
+        // A damaged segment: reported, and the answer is still the full read's.
+        var damaged = try bytes(deltaPath + ".kept")
+        damaged[damaged.count - 30] ^= 0x10
+        try write(damaged, to: deltaPath)
+        let result = try await CLI.run(["log", path, "--no-pager"] + queries[0], environment: ["LABELREPLAY_TEST_INDEX": "always"])
+        #expect(result.stdout == plain[0].stdout)
+        #expect(result.stderr.contains("warning: \(deltaPath): the segment"), "\(result.stderr)")
+        #expect(result.stderr.contains("are read from the log instead"), "\(result.stderr)")
+
+        // index rewrites the delta file; --merge folds the segments into a new base.
+        #expect(try await CLI.run(["index", path]).status == 0)
+        let merged = try await CLI.run(["index", path, "--merge", "--json"]).json()
+        #expect(merged["change"] as? String == "merged" && merged["segments"] as? Int == 0, "\(merged)")
+        let after = try await Self.logOutputs(path, queries, throughIndex: true)
+        #expect(after.map(\.stdout) == plain.map(\.stdout))
+        #expect(after.allSatisfy { !$0.stderr.contains("warning") })
     }
 
     @Test func aDamagedOrForeignIndexIsReportedAndTheWholeLogRead() async throws {

@@ -35,7 +35,8 @@ extension HistoryIndexFile {
     /// entry); when the segments would hold more than a quarter of the base's
     /// records, or more than ``maxSegments`` of them, the base and segments
     /// are merged into a new base instead (written atomically and durably,
-    /// then an empty delta file naming it). Otherwise (missing, ignored, or
+    /// then an empty delta file naming it), and so they are whenever `merge`
+    /// is set and the index has segments or records to add. Otherwise (missing, ignored, or
     /// `rebuild`) the base is built from seq 1. Updates of one log run one at
     /// a time (an exclusive lock on the delta file, in this process or
     /// another). Reads the log without locking it, so it works beside a
@@ -49,9 +50,9 @@ extension HistoryIndexFile {
     ///   index fails (what was there stays usable).
     /// - Complexity: O(records added) to append a segment; O(index size) to merge or rebuild.
     @discardableResult
-    public static func update(logPath: String, rebuild: Bool = false, progress: ((UInt64) -> Void)? = nil) throws(EventLogError)
-        -> Update
-    {
+    public static func update(
+        logPath: String, rebuild: Bool = false, merge: Bool = false, progress: ((UInt64) -> Void)? = nil
+    ) throws(EventLogError) -> Update {
         _ = try LogReader(path: logPath)  // a log is there: no delta file is created beside anything else
         let deltaPath = HistoryIndexDelta.path(for: logPath)
         let lock = try SystemFile.openLockedReplaceable(deltaPath)
@@ -70,6 +71,17 @@ extension HistoryIndexFile {
             let written = try writeBase(builder, logPath: logPath)
             return Update(index: written, previous: previous, added: written.coveredSeq, change: .rebuilt)
         }
+        func merged(_ index: HistoryIndex, added: UInt64) throws(EventLogError) -> Update {
+            let builder: HistoryIndexBuilder
+            do throws(Problem) {
+                builder = try HistoryIndexBuilder(index)
+            } catch {
+                // A damaged part of the index: built again from seq 1.
+                return try rebuilt(after: .ignored(error))
+            }
+            let written = try writeBase(builder, logPath: logPath)
+            return Update(index: written, previous: previous, added: added, change: .merged)
+        }
         guard !rebuild, let index = previous.index, let covered = index.covered else { return try rebuilt(after: previous) }
         try reader.seek(toSeq: covered.seq + 1, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
         var segment = HistoryIndexBuilder(logID: reader.header.logID, after: covered)
@@ -79,6 +91,9 @@ extension HistoryIndexFile {
         }
         let added = segment.recordCount
         let appendable = delta?.appendable == true
+        if merge, added == 0, index.segmentCount > 0 {
+            return try merged(index, added: 0)
+        }
         if added == 0 {
             // Nothing to add; a delta file that is not used as a whole is written again without what it cannot use.
             if !appendable {
@@ -88,17 +103,8 @@ extension HistoryIndexFile {
         }
         let bytes = segment.encoded()
         let segmentRecords = index.coveredSeq - index.baseCoveredSeq + added
-        if segmentRecords > index.baseCoveredSeq / 4 || index.segmentCount + 1 > maxSegments || added > UInt64(UInt32.max) {
-            let merged = HistoryIndex(parts: index.parts + [HistoryIndexBuilder.part(from: bytes, segment: true)])
-            let builder: HistoryIndexBuilder
-            do throws(Problem) {
-                builder = try HistoryIndexBuilder(merged)
-            } catch {
-                // A damaged part of the index: built again from seq 1.
-                return try rebuilt(after: .ignored(error))
-            }
-            let written = try writeBase(builder, logPath: logPath)
-            return Update(index: written, previous: previous, added: added, change: .merged)
+        if merge || segmentRecords > index.baseCoveredSeq / 4 || index.segmentCount + 1 > maxSegments || added > UInt64(UInt32.max) {
+            return try merged(HistoryIndex(parts: index.parts + [HistoryIndexBuilder.part(from: bytes, segment: true)]), added: added)
         }
         let written: HistoryIndex
         if appendable, let end = delta?.end {

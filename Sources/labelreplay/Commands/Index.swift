@@ -17,9 +17,12 @@ enum Index: Command {
             appended after it, and prints exactly what reading the whole log would print. A missing, damaged, \
             foreign or stale index is never trusted: 'log' says so on standard error and reads the whole log.
 
-            This command reads the log without locking it (it works beside a writer), extends a usable index with \
-            the records appended since it was written, or builds it from seq 1 (always, with --rebuild), and \
-            writes LOG.index atomically.
+            This command reads the log without locking it (it works beside a writer) and extends a usable index \
+            with the records appended since it was written: it appends one segment of them to LOG.index-delta, so \
+            an update costs those records and not the whole history. When the segments hold more than a quarter \
+            of the base's records, or there would be more than 16 (or with --merge), it merges them instead: a \
+            new LOG.index, written atomically. Without a usable index (or with --rebuild) it builds LOG.index \
+            from seq 1. Updates of one log run one at a time (a lock on LOG.index-delta).
 
             It also writes LOG.checkpoints (docs/SNAPSHOTS.md): the list after every 65,536th record, so 'show \
             --at', 'diff' and 'trace' fold only the records after the nearest checkpoint at or before the seq they \
@@ -41,13 +44,15 @@ enum Index: Command {
             head authenticates it (the root of its leaves is that head); it is extended with the records \
             appended since, or written again from seq 1 when it no longer matches the log.
 
-            JSON (--json): {"path", "covered", "added", "rebuilt", "labels", "actors", "bytes", "previous", \
+            JSON (--json): {"path", "covered", "added", "rebuilt", "change", "segments", "deltaPath", "deltaBytes", \
+            "labels", "actors", "bytes", "previous", \
             "checkpoints", "tree": {"path", "leaves", "added", "rebuilt"}} where previous says what was there before ("missing", "usable" or the reason it was \
-            ignored) and checkpoints is {"path", "seqs", "interval", "bytes", "extendedFrom", "previous"}.
+            ignored), change is "unchanged", "appended-segment", "merged" or "rebuilt", and checkpoints is {"path", "seqs", "interval", "bytes", "extendedFrom", "previous"}.
             """,
         arguments: [
             .positional("log", "The label log file."),
             .flag("rebuild", "Build the index from seq 1 even if the one there is usable."),
+            .flag("merge", "Merge the index's segments (LOG.index-delta) into a new LOG.index now."),
             .flag("json", "Print one JSON object instead of text.")
         ],
         examples: ["index labels.labellog", "index labels.labellog --rebuild"])
@@ -58,7 +63,7 @@ enum Index: Command {
         guard FileManager.default.fileExists(atPath: path) else {
             throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
         }
-        let written = try HistoryCaches.update(path, rebuild: arguments.flag("rebuild"), console: console)
+        let written = try HistoryCaches.update(path, rebuild: arguments.flag("rebuild"), merge: arguments.flag("merge"), console: console)
         let (update, checkpoints, tree) = (written.index, written.checkpoints, written.tree)
         let indexPath = HistoryIndexFile.path(for: path)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
@@ -102,7 +107,7 @@ enum Index: Command {
         let parts = segments == 0 ? "" : " and \(segments) segment\(segments == 1 ? "" : "s") of \(deltaBytes) bytes"
         console.line(
             Escape.text(
-                "wrote \(indexPath): records 1 to \(update.index.coveredSeq), \(labels) labels, "
+                (update.change == .unchanged ? "" : "wrote ") + "\(indexPath): records 1 to \(update.index.coveredSeq), \(labels) labels, "
                     + "\(update.index.actors.count) actors, \(bytes) bytes\(parts) (\(how))"))
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))

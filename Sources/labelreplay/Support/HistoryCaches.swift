@@ -23,7 +23,7 @@ enum HistoryCaches {
     /// The caches are brought up to date when they miss at least this many
     /// bytes of the log, half of ``worthwhileBytes`` (a few tens of thousands
     /// of records): a small tail is read after the index at little cost, and
-    /// extending the index rewrites it.
+    /// each update appends a segment to the index (16 of them are merged).
     static var behindBytes: Int64 { worthwhileBytes / 2 }
 
     /// When the caches are kept.
@@ -75,10 +75,11 @@ enum HistoryCaches {
         let tree: HistoryTreeFile.Update
     }
 
-    /// Extends (or, with `rebuild`, rebuilds) the three caches of the log at `path`, with progress.
-    static func update(_ path: String, rebuild: Bool, console: Console) throws -> Written {
+    /// Extends (or, with `rebuild`, rebuilds) the three caches of the log at `path`, with progress;
+    /// `merge` merges the index's segments into a new base.
+    static func update(_ path: String, rebuild: Bool, merge: Bool = false, console: Console) throws -> Written {
         let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
-        let index = try HistoryIndexFile.update(logPath: path, rebuild: rebuild) { seq in progress.update(Int64(seq)) }
+        let index = try HistoryIndexFile.update(logPath: path, rebuild: rebuild, merge: merge) { seq in progress.update(Int64(seq)) }
         progress.finish()
         let checkpointProgress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
         let checkpoints = try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in

@@ -72,6 +72,11 @@ final class IndexedHistory {
             console.warning("\(problem); reading the whole log instead ('\(Tool.name) index \(path)' rebuilds it)")
             return nil
         case .usable(let index):
+            if let problem = index.deltaProblem {
+                console.warning(
+                    "\(problem); the records after seq \(index.coveredSeq) are read from the log instead ('\(Tool.name) index \(path)' rewrites it)"
+                )
+            }
             let history = IndexedHistory(path: path, index: index, console: console)
             // The records after the index, once: their ids and stated titles.
             try reader.forEachRecord(matching: HistoryQuery(), using: index, from: index.coveredSeq + 1) { record in
