@@ -2,7 +2,7 @@
 /// written since (an update costs them, not the history), merging the
 /// segments into a new base now and then, or building the base from seq 1.
 extension HistoryIndexFile {
-    /// What ``update(logPath:rebuild:progress:)`` did.
+    /// What ``update(logPath:rebuild:merge:progress:)`` did.
     public struct Update: Sendable {
         /// How the files changed.
         public enum Change: Sendable, Hashable {
