@@ -70,7 +70,8 @@ import Testing
             writer.close()
             let printed = try await Printed.capture {
                 // snippet: history-index
-                try HistoryIndexFile.update(logPath: path)  // build, or extend with the records appended since
+                let update = try HistoryIndexFile.update(logPath: path)  // build, or extend with the records appended since
+                print(update.change)  // .appendedSegment, .merged, .rebuilt or .unchanged
 
                 let reader = try LogReader(path: path)
                 let index = HistoryIndexFile.load(for: reader).index  // nil: missing or ignored (read everything)
@@ -82,7 +83,7 @@ import Testing
                 // end snippet
                 #expect(index?.coveredSeq == 4)
             }
-            #expect(printed == ["1 added", "4 renamed"])
+            #expect(printed == ["rebuilt", "1 added", "4 renamed"])
         }
     }
 }
