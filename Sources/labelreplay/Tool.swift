@@ -23,7 +23,7 @@ enum Tool {
             Head.self, Prove.self, CheckProof.self,
             Export.self, Import.self, Copy.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self,
             Reverse.self, Revert.self,
-            Snapshot.self, Index.self, Upgrade.self, Help.self, Complete.self
+            Snapshot.self, Index.self, Archive.self, Upgrade.self, Help.self, Complete.self
         ]
     }
 

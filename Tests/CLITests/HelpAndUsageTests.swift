@@ -7,7 +7,7 @@ import Testing
     static let commands = [
         "demo", "init", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "head", "prove", "check-proof",
         "export", "import", "copy", "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot",
-        "index", "upgrade", "help"
+        "index", "archive", "upgrade", "help"
     ]
 
     @Test func toolHelpListsEveryCommand() async throws {

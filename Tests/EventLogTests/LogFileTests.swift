@@ -134,15 +134,45 @@ struct LogFileTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         var header = LogHeader(createdAt: .now())
-        header.version = LogFormat.currentVersion + 1
+        header.version = LogFormat.basedVersion + 1
         writeBytes(path, header.encoded())
         do {
             _ = try LogWriter.open(path: path)
             Issue.record("opened a newer version")
         } catch let error as EventLogError {
             #expect(error.code == .unsupportedVersion)
-            #expect(error.message.contains("version \(LogFormat.currentVersion + 1)"))
+            #expect(error.message.contains("version \(LogFormat.basedVersion + 1)"))
         }
+    }
+
+    @Test func aDamagedBaseBlockIsACorruptHeaderNamingItsOffset() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let base = LogBase(
+            cut: 1...3, timeRange: EventTimestamp(millisecondsSince1970: 5)...EventTimestamp(millisecondsSince1970: 9),
+            cutAt: EventTimestamp(millisecondsSince1970: 10), disposition: .archived(file: "a.labellog"),
+            frontier: [HistoryHash.leaf(payload: [1]), HistoryHash.leaf(payload: [2])], image: [1, 2, 3])
+        let good = LogHeader(logID: LabelID(), createdAt: .now(), base: base, previousChecksum: 0x1234_5678).encoded()
+        writeBytes(path, good)
+        let reader = try LogReader(path: path)
+        #expect(reader.header.base == base && reader.header.firstSeq == 4 && reader.header.previousChecksum == 0x1234_5678)
+        #expect(reader.header.length == good.count && reader.nextSeq == 4)
+        #expect(try reader.next() == nil)
+        // Every byte of the base block is covered: a flip anywhere is a corrupt header at or after byte 64.
+        for byte in stride(from: LogFormat.headerLength, to: good.count, by: 3) {
+            var bytes = good
+            bytes[byte] ^= 0x10
+            writeBytes(path, bytes)
+            do {
+                _ = try LogReader(path: path)
+                Issue.record("a flip at byte \(byte) of the base block was not detected")
+            } catch {
+                #expect(error.code == .corruptHeader && (error.offset ?? 0) >= Int64(LogFormat.headerLength), "byte \(byte): \(error)")
+            }
+        }
+        // A base block cut short.
+        writeBytes(path, Array(good.dropLast(10)))
+        #expect(throws: EventLogError.self) { _ = try LogReader(path: path) }
     }
 
     @Test func anEntryOverTheLimitsRejectsTheWholeAppend() throws {

@@ -86,4 +86,28 @@ import Testing
             #expect(printed == ["rebuilt", "1 added", "4 renamed"])
         }
     }
+
+    // The ```swift block of EventLog.docc/ArchivingOldRecords.md.
+    @Test func plansACutWithoutChangingTheLog() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/labels.labellog"
+            let writer = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+            for k in 0..<5 { try writer.append(LogEntry(.added(id: LabelID(), title: "L\(k)", isEnabled: true, index: k))) }
+            writer.close()
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let printed = try await Printed.capture {
+                func run(_ path: String) throws {
+                    // snippet: log-cut-plan
+                    let plan = try LogCut.plan(logPath: path, through: 120_000)  // what would move; changes nothing
+                    print(plan.cut, plan.cutBytes, plan.keptRecords)
+                    // end snippet
+                }
+                #expect(throws: EventLogError.self) { try run(path) }  // the log ends at seq 5
+                let plan = try LogCut.plan(logPath: path, through: 3)
+                print(plan.cut, plan.keptRecords)
+            }
+            #expect(printed == ["1...3 2"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
 }

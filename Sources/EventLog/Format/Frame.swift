@@ -18,6 +18,12 @@ struct FrameFormat: Sendable, Hashable {
     let seed: UInt32
     /// The frame header's size: 8 bytes in version 1, 12 in version 2.
     let headerLength: Int
+    /// The first record's seq (1 unless the log is based: format version 3).
+    var firstSeq: UInt64 = 1
+    /// Where the first record's frame starts (after the header and a based log's base block).
+    var firstOffset = Int64(LogFormat.headerLength)
+    /// The chained checksum the first record's frame continues (0 before seq 1).
+    var firstPrevious: UInt32 = 0
 
     /// Bit 31 of a version 2 length word: the continuation flag.
     static let continuationFlag: UInt32 = 1 << 31
@@ -43,7 +49,12 @@ struct FrameFormat: Sendable, Hashable {
     }
 
     /// The frames of the log that `header` heads.
-    init(header: LogHeader) { self.init(version: header.version, logID: header.logID) }
+    init(header: LogHeader) {
+        self.init(version: header.version, logID: header.logID)
+        firstSeq = header.firstSeq
+        firstOffset = Int64(header.length)
+        firstPrevious = header.previousChecksum
+    }
 
     /// Whether frames carry the continuation flag and the previous frame's checksum.
     var chainsRecords: Bool { version >= 2 }

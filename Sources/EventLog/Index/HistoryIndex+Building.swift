@@ -10,6 +10,8 @@ struct HistoryIndexBuilder {
     let isSegment: Bool
     /// The last record added (for a segment with none added yet: the previous part's last).
     private(set) var covered: LogPosition?
+    /// The chained checksum before the first record (a based log's), for the first piece while nothing is added.
+    private var startChecksum: UInt32 = 0
     /// The pieces of blocks covered: piece `j` is the history's block `firstBlock + j`.
     var blocks: [HistoryIndex.Block] = []
     /// Every record's frame offset, relative to its piece's first frame (``HistoryIndexPart/farRecord``: 4 GiB or more).
@@ -18,11 +20,13 @@ struct HistoryIndexBuilder {
     private(set) var actors: [String?: [UInt64]] = [:]
     private(set) var reorders: [UInt64] = []
 
-    /// An empty base of the log whose id is `logID`.
-    init(logID: LabelID) {
+    /// An empty base of the log whose id is `logID`, from its first seq
+    /// (above 1 in a based log, whose first record continues `previousChecksum`).
+    init(logID: LabelID, firstSeq: UInt64 = 1, previousChecksum: UInt32 = 0) {
         self.logID = logID
-        firstSeq = 1
+        self.firstSeq = firstSeq
         isSegment = false
+        startChecksum = previousChecksum
     }
 
     /// An empty segment of the log whose id is `logID`, to cover the records after `previous`.
@@ -39,8 +43,8 @@ struct HistoryIndexBuilder {
     /// - Throws: ``HistoryIndexFile/Problem`` for a damaged part.
     /// - Complexity: O(index size).
     init(_ index: HistoryIndex) throws(HistoryIndexFile.Problem) {
-        self.init(logID: index.logID)
-        recordOffsets.reserveCapacity(Int(index.coveredSeq))
+        self.init(logID: index.logID, firstSeq: index.parts[0].firstSeq)
+        recordOffsets.reserveCapacity(Int(index.coveredSeq + 1 - firstSeq))
         for part in index.parts {
             for j in 0..<part.layout.blockCount {
                 let piece = part.block(j)
@@ -73,7 +77,7 @@ struct HistoryIndexBuilder {
         }
     }
 
-    var coveredSeq: UInt64 { covered?.seq ?? 0 }
+    var coveredSeq: UInt64 { covered?.seq ?? firstSeq - 1 }
 
     /// The number of records added.
     var recordCount: UInt64 { coveredSeq + 1 - firstSeq }
@@ -86,7 +90,8 @@ struct HistoryIndexBuilder {
         let seq = view.seq
         let time = view.timestamp.millisecondsSince1970
         if (seq - 1) % HistoryIndex.blockSize == 0 || blocks.isEmpty {
-            blocks.append(.init(offset: position.offset, previousChecksum: covered?.checksum ?? 0, minTime: time, maxTime: time))
+            blocks.append(
+                .init(offset: position.offset, previousChecksum: covered?.checksum ?? startChecksum, minTime: time, maxTime: time))
         } else {
             blocks[blocks.count - 1].minTime = min(blocks[blocks.count - 1].minTime, time)
             blocks[blocks.count - 1].maxTime = max(blocks[blocks.count - 1].maxTime, time)

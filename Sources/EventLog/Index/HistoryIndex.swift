@@ -65,6 +65,9 @@ public struct HistoryIndex: Sendable, Hashable {
     /// The last seq covered (0 when none).
     public var coveredSeq: UInt64 { covered?.seq ?? 0 }
 
+    /// The first seq the index covers: 1, or a based log's first seq.
+    public var firstSeq: UInt64 { parts[0].firstSeq }
+
     /// The number of segments used after the base (0: the base covers everything).
     public var segmentCount: Int { parts.count - 1 }
 

@@ -86,10 +86,13 @@ extension HistoryIndexBuilder {
         var out = ByteWriter(capacity: fileLength)
         out.bytes.append(contentsOf: HistoryIndexPart.magic)
         out.u16(HistoryIndexPart.formatVersion)
-        out.u16((covered == nil ? 0 : HistoryIndexPart.coversRecords) | (isSegment ? HistoryIndexPart.segmentFlag : 0))
+        let based = !isSegment && firstSeq > 1
+        out.u16(
+            (covered == nil ? 0 : HistoryIndexPart.coversRecords) | (isSegment ? HistoryIndexPart.segmentFlag : 0)
+                | (based ? HistoryIndexPart.basedFlag : 0))
         out.u32(UInt32(HistoryIndexPart.headerLength))
         out.id(logID)
-        out.u64(covered?.seq ?? 0)
+        out.u64(covered?.seq ?? firstSeq - 1)
         out.u64(UInt64(covered?.offset ?? 0))
         out.u32(UInt32(covered?.length ?? 0))
         out.u32(covered?.checksum ?? 0)
@@ -104,7 +107,7 @@ extension HistoryIndexBuilder {
         out.u32(checksum(fences.bytes))
         out.u32(checksum(actorSection.bytes))
         out.u32(bodyChecksum)
-        out.u32(isSegment ? UInt32(recordCount) : 0)
+        out.u32(isSegment || based ? UInt32(recordCount) : 0)
         out.u32(checksum(out.bytes))
         for part in parts { out.bytes.append(contentsOf: part) }
         return out.bytes

@@ -62,8 +62,9 @@ extension HistoryIndexFile {
         let (previous, delta) = loadWithDelta(for: reader)
         func report(_ seq: UInt64) { if seq % 4_096 == 0 { progress?(seq) } }
         func rebuilt(after previous: Lookup) throws(EventLogError) -> Update {
-            try reader.seek(toSeq: 1, atOffset: Int64(LogFormat.headerLength), previousChecksum: 0)
-            var builder = HistoryIndexBuilder(logID: reader.header.logID)
+            try reader.rewind()
+            var builder = HistoryIndexBuilder(
+                logID: reader.header.logID, firstSeq: reader.header.firstSeq, previousChecksum: reader.header.previousChecksum)
             while let next = try reader.nextPositionedView() {
                 builder.add(next.view, at: next.position)
                 report(next.view.seq)

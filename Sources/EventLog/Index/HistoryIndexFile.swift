@@ -115,6 +115,15 @@ public enum HistoryIndexFile {
                     .ignored(Problem(path: path, reason: "it indexes another log (\(base.logID), not \(reader.header.logID))", offset: 16)))
             )
         }
+        guard base.firstSeq == reader.header.firstSeq else {
+            return .failure(
+                .init(
+                    .ignored(
+                        Problem(
+                            path: path,
+                            reason: "it indexes the log from seq \(base.firstSeq), but the log starts at seq \(reader.header.firstSeq)",
+                            offset: 32))))
+        }
         guard let covered = base.covered else { return .success(base) }
         do throws(EventLogError) {
             switch try reader.keeps(covered) {

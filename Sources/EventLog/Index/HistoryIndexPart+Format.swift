@@ -15,6 +15,8 @@ extension HistoryIndexPart {
     static let coversRecords: UInt16 = 1
     /// Header flag bit 1: a segment of the delta file (its record count is in bytes 120–123).
     static let segmentFlag: UInt16 = 2
+    /// Header flag bit 2: the base of a based log's index, from its first seq (the record count is in bytes 120–123).
+    static let basedFlag: UInt16 = 4
     /// A block entry: offset `u64`, previous checksum `u32`, min and max time `i64`, record offsets' checksum `u32`.
     static let blockEntryLength = 32
     /// A label fence: the first id of a chunk of the directory (16 bytes), the chunk's checksum `u32`.
@@ -55,7 +57,10 @@ extension HistoryIndexPart {
                 throw DecodeFailure("the header's checksum does not match", at: headerLength - 4)
             }
             let flags = try header.u16()
-            guard flags & ~(coversRecords | segmentFlag) == 0 else { throw DecodeFailure("unknown flags \(flags)", at: 10) }
+            guard flags & ~(coversRecords | segmentFlag | basedFlag) == 0, flags & segmentFlag == 0 || flags & basedFlag == 0 else {
+                throw DecodeFailure("unknown flags \(flags)", at: 10)
+            }
+            let based = flags & basedFlag != 0
             guard (flags & segmentFlag != 0) == segment else {
                 throw DecodeFailure(
                     segment ? "a base index where a segment belongs" : "a segment of a delta file, not a base index", at: 10)
@@ -76,7 +81,7 @@ extension HistoryIndexPart {
             let actorsChecksum = try header.u32()
             let bodyChecksum = try header.u32()
             let segmentRecords = try header.u32()
-            guard segment || segmentRecords == 0 else { throw DecodeFailure("the reserved word is not 0", at: 120) }
+            guard segment || based || segmentRecords == 0 else { throw DecodeFailure("the reserved word is not 0", at: 120) }
             guard fileLength == UInt64(raw.count) else {
                 throw DecodeFailure("the file is \(raw.count) bytes, the header says \(fileLength)", at: 56)
             }
@@ -84,14 +89,16 @@ extension HistoryIndexPart {
             if flags & coversRecords != 0 {
                 guard seq >= 1, offset <= UInt64(Int64.max) else { throw DecodeFailure("covered seq \(seq) at offset \(offset)", at: 32) }
                 covered = LogPosition(seq: seq, offset: Int64(offset), length: Int64(length), checksum: checksum)
-            } else if seq != 0 || segment {
+            } else if (seq != 0 && !based) || segment || segmentRecords != 0 {
                 throw DecodeFailure("covered seq \(seq) without the flag that says it covers records", at: 32)
             }
-            // A segment covers its last `segmentRecords` seqs; the base from seq 1.
-            guard !segment || (segmentRecords >= 1 && UInt64(segmentRecords) < seq) else {
-                throw DecodeFailure("a segment of \(segmentRecords) records up to seq \(seq)", at: 120)
+            // A segment, or a based log's base, covers its last `segmentRecords` seqs (an empty based
+            // base none: its covered seq is the one before the log's first); a base from seq 1.
+            let counted = covered != nil && (segmentRecords >= 1 && UInt64(segmentRecords) < seq)
+            guard !segment || counted, !based || counted || (covered == nil && seq >= 1) else {
+                throw DecodeFailure("a part of \(segmentRecords) records up to seq \(seq)", at: 120)
             }
-            let firstSeq = segment ? seq - UInt64(segmentRecords) + 1 : 1
+            let firstSeq = segment || based ? seq - UInt64(segmentRecords) + 1 : 1
             let records = seq + 1 - firstSeq
             // The sections' sizes follow from the counts; together they must be the file.
             guard records <= fileLength / 4 else { throw DecodeFailure("\(records) records in \(fileLength) bytes", at: 32) }

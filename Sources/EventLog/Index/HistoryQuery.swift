@@ -136,7 +136,7 @@ extension LogReader {
         } else if let covered = index?.covered, seq == covered.seq + 1 {
             try seek(toSeq: seq, atOffset: covered.end, previousChecksum: covered.checksum ?? 0)
         } else if seq < nextSeq {
-            try seek(toSeq: 1, atOffset: Int64(LogFormat.headerLength), previousChecksum: 0)
+            try rewind()
         }
         try skip(toSeq: seq)
     }

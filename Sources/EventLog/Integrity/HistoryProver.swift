@@ -12,6 +12,14 @@ public enum HistoryProver {
     /// - Throws: ``EventLogError``: what reading throws; ``EventLogError/Code/historyDiverged``
     ///   when the history ends before `seq`.
     public static func head(of source: HistoryRecords, atSeq seq: UInt64? = nil) throws(EventLogError) -> HistoryHead {
+        if let start = source.start {
+            // A based log: the tree continues from its base's frontier.
+            guard seq.map({ $0 >= start.count }) ?? true else { throw archived(seq!, source) }
+            var builder = start
+            try source.forEachLeaf(through: seq ?? .max) { _, leaf in builder.append(leaf: leaf) }
+            try requireLength(builder.count, seq, source)
+            return builder.head
+        }
         var hasher = HistoryRangeHasher(ranges: [])
         try source.forEachLeaf(through: seq ?? .max) { _, leaf in hasher.add(leaf: leaf) }
         try requireLength(hasher.nextLeaf, seq, source)
@@ -27,6 +35,7 @@ public enum HistoryProver {
     public static func inclusionProof(
         ofSeq seq: UInt64, underHeadAt headSeq: UInt64? = nil, in source: HistoryRecords
     ) throws(EventLogError) -> (proof: InclusionProof, payload: [UInt8]) {
+        try requireFromSeqOne(source)
         let size: UInt64
         if let headSeq { size = headSeq } else { size = try source.lastSeq() }
         guard seq >= 1, seq <= size else {
@@ -53,6 +62,7 @@ public enum HistoryProver {
     public static func consistencyProof(
         from oldSeq: UInt64, to newSeq: UInt64? = nil, in source: HistoryRecords
     ) throws(EventLogError) -> ConsistencyProof {
+        try requireFromSeqOne(source)
         let size: UInt64
         if let newSeq { size = newSeq } else { size = try source.lastSeq() }
         guard oldSeq <= size else {
@@ -91,14 +101,15 @@ public enum HistoryProver {
     public static func check(
         _ source: HistoryRecords, against heads: [HistoryHead]
     ) throws(EventLogError) -> (now: HistoryHead, failures: [EventLogError?]) {
-        var builder = HistoryTreeBuilder()
-        var found: [UInt64: HistoryHash] = [0: builder.root]
+        var builder = source.start ?? HistoryTreeBuilder()
+        var found: [UInt64: HistoryHash] = [builder.count: builder.root]
         let wanted = Set(heads.map(\.seq))
         try source.forEachLeaf(through: .max) { _, leaf in
             builder.append(leaf: leaf)
             if wanted.contains(builder.count) { found[builder.count] = builder.root }
         }
         let failures = heads.map { head -> EventLogError? in
+            if head.seq < source.startSeq { return archived(head.seq, source) }
             guard let hash = found[head.seq] else {
                 return EventLogError(
                     .historyDiverged,
@@ -113,6 +124,24 @@ public enum HistoryProver {
                     + "them was changed, removed, inserted or reordered since that head was taken")
         }
         return (builder.head, failures)
+    }
+
+    /// The error for a seq before a based log's first record.
+    private static func archived(_ seq: UInt64, _ source: HistoryRecords) -> EventLogError {
+        EventLogError(
+            .invalidProof,
+            "\(source.name) starts after seq \(source.startSeq) (its earlier records were archived or dropped): seq \(seq) can be checked only against the archive that holds it"
+        )
+    }
+
+    /// Proofs need every leaf from seq 1: a based log has only its base's frontier before its first record.
+    private static func requireFromSeqOne(_ source: HistoryRecords) throws(EventLogError) {
+        guard source.start == nil else {
+            throw EventLogError(
+                .invalidProof,
+                "\(source.name) starts after seq \(source.startSeq) (its earlier records were archived or dropped): proofs over it are computed from its archive, not yet from the log alone"
+            )
+        }
     }
 
     private static func requireLength(_ count: UInt64, _ wanted: UInt64?, _ source: HistoryRecords) throws(EventLogError) {

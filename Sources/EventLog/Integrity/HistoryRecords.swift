@@ -26,12 +26,21 @@ public final class HistoryRecords {
         self.init(reader: try LogReader(path: path), name: path)
     }
 
-    /// The records `reader` reads from its next seq, which must be 1.
+    /// The records `reader` reads from its next seq, which must be its log's
+    /// first (1, or a based log's first seq: the tree then continues from the
+    /// frontier its base block holds, ``LogBase/frontier``).
     public init(reader: LogReader, name: String) {
-        precondition(reader.nextSeq == 1, "a history is hashed from seq 1")
+        precondition(reader.nextSeq == reader.header.firstSeq, "a history is hashed from its first record")
         source = .file(reader)
         self.name = name
+        if let base = reader.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
     }
+
+    /// The tree over the records before the first one read: empty, or a based log's base frontier.
+    package private(set) var start: HistoryTreeBuilder?
+
+    /// The seq of the last record before the first one read (0, or the last one a based log's base cut).
+    package var startSeq: UInt64 { start?.count ?? 0 }
 
     /// The records `storage` holds, read from seq 1.
     public init(storage: any EventStorage, name: String) {
@@ -48,7 +57,7 @@ public final class HistoryRecords {
         case .file(let reader):
             // A second reader of the same file, so the pass still starts at seq 1.
             let counter = try LogReader(path: reader.path)
-            var last: UInt64 = 0
+            var last = reader.header.firstSeq - 1
             do {
                 try counter.forEachView { last = $0.seq }
             } catch let error as EventLogError {

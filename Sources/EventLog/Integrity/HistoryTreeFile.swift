@@ -101,6 +101,8 @@ public enum HistoryTreeFile {
     /// - Throws: ``EventLogError`` when the log cannot be read or the file written.
     public static func update(logPath: String, progress: ((UInt64) -> Void)? = nil) throws(EventLogError) -> Update {
         let reader = try LogReader(path: logPath)
+        // A based log's leaves before its first record are gone: it has no tree cache (heads come from its base's frontier).
+        if reader.header.base != nil { return Update(leaves: 0, added: 0, rebuilt: false) }
         var leaves: [HistoryHash] = []
         var rebuilt = true
         if let cached = read(logPath: logPath, logID: reader.header.logID), let covered = cached.covered,

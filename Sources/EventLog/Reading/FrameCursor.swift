@@ -50,6 +50,13 @@ struct FrameCursor {
     /// zeros (recovery) or simply taken as the end for now (a follower).
     let verifiesZeroTail: Bool
 
+    /// A cursor at the log's first record.
+    init(file: any LogFile, atFirstRecordOf format: FrameFormat, verifiesZeroTail: Bool = true) {
+        self.init(
+            file: file, format: format, offset: format.firstOffset, expectedSeq: format.firstSeq, previousChecksum: format.firstPrevious,
+            verifiesZeroTail: verifiesZeroTail)
+    }
+
     /// A cursor at `offset`, where record `expectedSeq` must start.
     /// `previousChecksum` is the checksum of the frame before it, if known
     /// (0 before seq 1, which the cursor assumes when `expectedSeq` is 1).

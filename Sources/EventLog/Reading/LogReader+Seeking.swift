@@ -19,6 +19,14 @@ extension LogReader {
         try seek(toSeq: seq, atOffset: offset, knownPreviousChecksum: previousChecksum)
     }
 
+    /// Moves back to the log's first record (seq 1, or a based log's first seq).
+    ///
+    /// - Throws: ``EventLogError/Code/readerBusy`` inside a ``forEachView(from:_:)`` closure.
+    package func rewind() throws(EventLogError) {
+        try checkNotVisiting()
+        cursor = FrameCursor(file: file, atFirstRecordOf: cursor.format, verifiesZeroTail: false)
+    }
+
     /// ``seek(toSeq:atOffset:previousChecksum:)``, where `nil` takes the first
     /// frame read as it is (its checksum and seq are checked, its link to the
     /// frame before it is not: use it to read that frame only to learn its
@@ -26,7 +34,7 @@ extension LogReader {
     /// grows as the reader reads on.
     func seek(toSeq seq: UInt64, atOffset offset: Int64, knownPreviousChecksum previousChecksum: UInt32?) throws(EventLogError) {
         try checkNotVisiting()
-        guard seq >= 1, offset >= Int64(LogFormat.headerLength) else {
+        guard seq >= cursor.format.firstSeq, offset >= cursor.format.firstOffset else {
             throw EventLogError(.corruptRecord, "no record \(seq) can start at byte offset \(offset)", path: path, offset: offset)
         }
         cursor = FrameCursor(
@@ -37,7 +45,7 @@ extension LogReader {
     /// The next whole record, decoded in place (valid until the reader is next
     /// used), with its position (offset, frame length, frame checksum); `nil`
     /// as ``next()`` returns `nil`.
-    func nextPositionedView() throws(EventLogError) -> (view: EventRecordView, position: LogPosition)? {
+    package func nextPositionedView() throws(EventLogError) -> (view: EventRecordView, position: LogPosition)? {
         let start = cursor.offset
         guard let view = try nextView() else { return nil }
         return (view, LogPosition(seq: view.seq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum))

@@ -31,17 +31,14 @@ public final class LogReader {
     public init(path: String, fileSystem: any LogFileSystem = SystemFileSystem()) throws(EventLogError) {
         let file = try fileSystem.open(path, .readOnly)
         do {
-            let size = try file.size()
-            header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+            header = try LogHeader.read(from: file, path: path)
         } catch {
             file.close()
             throw error
         }
         self.path = path
         self.file = file
-        self.cursor = FrameCursor(
-            file: file, format: FrameFormat(header: header), offset: Int64(LogFormat.headerLength), expectedSeq: 1,
-            verifiesZeroTail: false)
+        self.cursor = FrameCursor(file: file, atFirstRecordOf: FrameFormat(header: header), verifiesZeroTail: false)
     }
 
     deinit { file.close() }
@@ -317,8 +314,7 @@ public final class LogReader {
     ) throws -> (header: LogHeader, report: RecoveryReport) {
         let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }
-        let size = try file.size()
-        let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+        let header = try LogHeader.read(from: file, path: path)
         let result = try Recovery.scan(file: file, format: FrameFormat(header: header), mode: mode) { try visit($0.record) }
         return (header, result.report)
     }

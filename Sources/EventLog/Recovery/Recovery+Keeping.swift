@@ -74,9 +74,10 @@ extension Recovery {
     private static func checkForward(_ file: any LogFile, format: FrameFormat, from anchor: LogPosition?, through position: LogPosition)
         throws(EventLogError) -> Bool
     {
-        var cursor = FrameCursor(
-            file: file, format: format, offset: anchor?.end ?? Int64(LogFormat.headerLength), expectedSeq: (anchor?.seq ?? 0) + 1,
-            previousChecksum: anchor?.checksum ?? 0)
+        var cursor =
+            anchor.map {
+                FrameCursor(file: file, format: format, offset: $0.end, expectedSeq: $0.seq + 1, previousChecksum: $0.checksum ?? 0)
+            } ?? FrameCursor(file: file, atFirstRecordOf: format)
         cursor.decodeFrom = .max
         while true {
             let start = cursor.offset
@@ -130,7 +131,7 @@ struct BackwardFrames {
             guard frame.seq == seq - 1 else { return .broken }
             seq -= 1
             start = frame.offset
-            if !frame.continues || seq == 1 || (known?.seq == seq && known?.checksum == previous) { return .reached }
+            if !frame.continues || seq == format.firstSeq || (known?.seq == seq && known?.checksum == previous) { return .reached }
             previous = frame.previous
         }
         return .tooLong
@@ -141,7 +142,7 @@ struct BackwardFrames {
         -> (offset: Int64, seq: UInt64?, continues: Bool, previous: UInt32)?
     {
         let header = format.headerLength
-        let lowest = max(Int64(LogFormat.headerLength), end - Int64(header + LogLimits.maxPayloadBytes))
+        let lowest = max(format.firstOffset, end - Int64(header + LogLimits.maxPayloadBytes))
         var start = end - Int64(header + LogFormat.minPayloadLength)
         while start >= lowest {
             if start < bufferStart || end > bufferStart + Int64(buffer.count) {

@@ -29,9 +29,9 @@ enum Recovery {
             result.report.resumedAfter = resumeAt
             return result
         }
-        var cursor = FrameCursor(file: file, format: format, offset: Int64(LogFormat.headerLength), expectedSeq: 1)
+        var cursor = FrameCursor(file: file, atFirstRecordOf: format)
         cursor.decodeFrom = decodeFrom
-        return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: 0, visit: visit)
+        return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: format.firstSeq - 1, visit: visit)
     }
 
     /// Whether exactly `position`'s bytes are one whole, checksummed frame
@@ -51,6 +51,7 @@ enum Recovery {
     ) throws -> ScanResult {
         var cursor = cursor
         var index = SparseIndex()
+        index.first = (cursor.format.firstSeq, cursor.format.firstOffset)
         var lastSeq = lastSeq
         var lastPosition: LogPosition?
         while true {

@@ -7,6 +7,8 @@ struct SparseIndex: Sendable {
     static let stride: UInt64 = 1024
     /// `offsets[k]` is the offset of seq `k * stride + 1`, or -1 if unknown.
     private(set) var offsets: [Int64] = []
+    /// The log's first record: its seq and offset (seq 1 after the header, unless the log is based).
+    var first: (seq: UInt64, offset: Int64) = (1, Int64(LogFormat.headerLength))
 
     mutating func note(seq: UInt64, offset: Int64) {
         guard (seq - 1) % Self.stride == 0 else { return }
@@ -22,10 +24,10 @@ struct SparseIndex: Sendable {
     /// The closest known (seq, offset) at or before `seq`: an indexed one, or
     /// else the first record's (`nil` only for seq 0).
     func start(for seq: UInt64) -> (seq: UInt64, offset: Int64)? {
-        guard seq >= 1 else { return nil }
+        guard seq >= first.seq else { return nil }
         var k = min(Int((seq - 1) / Self.stride), offsets.count - 1)
         while k >= 0 && offsets[k] < 0 { k -= 1 }
-        guard k >= 0 else { return (1, Int64(LogFormat.headerLength)) }
+        guard k >= 0, UInt64(k) * Self.stride + 1 >= first.seq else { return first }
         return (UInt64(k) * Self.stride + 1, offsets[k])
     }
 

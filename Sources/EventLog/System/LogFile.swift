@@ -40,6 +40,13 @@ public protocol LogFile: Sendable {
 }
 
 extension LogFile {
+    /// Whether this open file is still the one at `path`: not replaced since
+    /// it was opened (a log's earlier records cut off to an archive replace
+    /// it with a rename). A writer that took the lock of a replaced file
+    /// opens the file now at the path instead. Only a real file can be
+    /// replaced; any other (a test's) is always still there.
+    func isStill(at path: String) -> Bool { (self as? SystemFile)?.isStill(at: path) ?? true }
+
     /// Reads up to `count` bytes at `offset`; fewer only at end of file.
     ///
     /// - Throws: What ``read(at:into:)`` throws (``EventLogError/Code/ioError``).

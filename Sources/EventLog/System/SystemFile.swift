@@ -89,6 +89,14 @@ package struct SystemFile: LogFile {
         EventLogError(.notARegularFile, "not a regular file: this is \(kind); a log or snapshot must be a regular file", path: path)
     }
 
+    /// Whether the descriptor is still the file at `path` (same device and inode); `false` when nothing is there.
+    package func isStill(at path: String) -> Bool {
+        var held = stat()
+        var named = stat()
+        guard fstat(descriptor, &held) == 0, stat(path, &named) == 0 else { return false }
+        return held.st_ino == named.st_ino && held.st_dev == named.st_dev
+    }
+
     /// Closes the descriptor (errors are ignored: nothing can be done about them).
     package func close() { _ = Glue.close(descriptor) }
 

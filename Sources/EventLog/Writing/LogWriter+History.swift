@@ -25,7 +25,8 @@ extension LogWriter {
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             return (file, s.index.start(for: max(seq, 1)), s.lastSeq)
         }
-        guard seq >= 1, seq <= lastSeq, let start else {
+        if seq + 1 == format.firstSeq, seq >= 1 { return format.firstPrevious }  // the last record a based log's base cut
+        guard seq >= format.firstSeq, seq <= lastSeq, let start else {
             throw EventLogError(.invalidEvent, "the log has no record \(seq): it ends at seq \(lastSeq)", path: path, lastGoodSeq: lastSeq)
         }
         var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)

@@ -34,9 +34,14 @@ extension LogWriter {
                 }
                 return 0
             }
-            var cut = Int64(LogFormat.headerLength)
+            guard seq + 1 >= format.firstSeq else {
+                throw EventLogError(
+                    .invalidEvent, "cannot keep records through seq \(seq): the log starts at seq \(format.firstSeq)", path: path,
+                    lastGoodSeq: s.lastSeq)
+            }
+            var cut = format.firstOffset
             var position: LogPosition?
-            if seq > 0 {
+            if seq >= format.firstSeq {
                 guard let start = s.index.start(for: seq) else { return 0 }
                 var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
                 while cursor.expectedSeq <= seq {
@@ -65,7 +70,7 @@ extension LogWriter {
             s.allocated = cut
             s.lastSeq = seq
             s.lastPosition = position
-            s.lastChecksum = position?.checksum ?? 0
+            s.lastChecksum = position?.checksum ?? format.firstPrevious
             s.generation += 1
             s.index.truncate(after: seq)
             return removed

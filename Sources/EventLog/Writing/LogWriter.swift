@@ -169,15 +169,25 @@ public final class LogWriter: EventStorage, Sendable {
             }
             created = try LogCreation.createAtomically(path: path, createdAt: options.clock(), fileSystem: fs)
         }
-        let file = try fs.open(path, .readWrite)
+        var file = try fs.open(path, .readWrite)
         do {
             guard try lockWaiting(file, upTo: options.lockWait) else {
                 throw EventLogError(
                     .logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead", path: path
                 )
             }
-            let size = try file.size()
-            let header = try LogHeader.decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
+            // The file may have been replaced while this one waited for its lock (its
+            // earlier records cut off to an archive): write to the file now at the path.
+            while !file.isStill(at: path) {
+                file.close()
+                file = try fs.open(path, .readWrite)
+                guard try lockWaiting(file, upTo: options.lockWait) else {
+                    throw EventLogError(
+                        .logInUse, "the log is in use by another writer (it holds the file lock); close it or open a reader instead",
+                        path: path)
+                }
+            }
+            let header = try LogHeader.read(from: file, path: path)
             let format = FrameFormat(header: header)
             var scan = try Recovery.scan(
                 file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt,
@@ -228,7 +238,7 @@ public final class LogWriter: EventStorage, Sendable {
         self.state = Locked(
             State(
                 file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
-                lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? 0,
+                lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? format.firstPrevious,
                 index: scan.index))
         self.syncs = SyncCoordinator(durableSeq: scan.report.lastSeq)
     }
@@ -414,6 +424,9 @@ public final class LogWriter: EventStorage, Sendable {
     /// open did not scan (it resumed at a snapshot's position) are indexed
     /// as reads pass them, so only the first read of that region is long.
     ///
+    /// In a based log (format version 3) the records before ``LogHeader/firstSeq``
+    /// were archived or dropped: a read from an earlier seq starts at the first.
+    ///
     /// A read may race ``close()``: it either completes (the file stays open
     /// until it returns, see `ReadLeases`) or, if the writer closed first,
     /// fails with ``EventLogError/Code/closed``.
@@ -430,10 +443,11 @@ public final class LogWriter: EventStorage, Sendable {
         let (file, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
-            return (file, s.index.start(for: max(seq, 1)), s.end, s.lastSeq, s.generation)
+            return (file, s.index.start(for: max(seq, format.firstSeq)), s.end, s.lastSeq, s.generation)
         }
         defer { ReadLeases.release(self) }
-        let first = max(seq, 1)
+        // A based log has no records before its first: a read from an earlier seq starts there.
+        let first = max(seq, format.firstSeq)
         guard first <= lastSeq, maxCount > 0, let start else { return [] }
         var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
         var result: [EventRecord] = []

@@ -44,7 +44,11 @@ extension CheckpointFile {
         logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, progress: ((UInt64) -> Void)? = nil
     ) throws -> Update {
         let path = path(for: logPath)
-        _ = try LogReader(path: logPath)  // a log is there: no checkpoint file is created beside anything else
+        // A log is there: no checkpoint file is created beside anything else. A based log has none (yet):
+        // its folds start from its base's image.
+        guard try LogReader(path: logPath).header.base == nil else {
+            return Update(seqs: [], byteCount: 0, previous: .missing, extendedFrom: nil, dropped: [], foldFailure: nil)
+        }
         SystemFile.removeStaleTemporaries(of: path)
         let (file, created) = try SystemFile.openCreating(path)
         defer { file.close() }

@@ -110,6 +110,7 @@ package enum CheckpointFile {
     /// durable).
     package static func load(for reader: LogReader) -> Lookup {
         let path = path(for: reader.path)
+        if reader.header.base != nil { return .missing }  // a based log folds from its base, not from checkpoints
         let file: SystemFile
         do throws(EventLogError) { file = try SystemFile.open(path, .readOnly) } catch {
             if error.code == .fileNotFound { return .missing }

@@ -11,12 +11,14 @@ struct HistoryFrontiers {
     var kept: [HistoryTreeBuilder] = []
     /// The frontier after the furthest record hashed.
     var newest = HistoryTreeBuilder()
+    /// The frontier before the log's first record: empty, or a based log's base frontier.
+    var origin = HistoryTreeBuilder()
 
     /// The frontier to continue from for a head at `seq`: the newest when it
     /// is at or before `seq`, else the kept one nearest before.
     func start(for seq: UInt64) -> HistoryTreeBuilder {
         if newest.count <= seq { return newest }
-        return kept.last { $0.count <= seq } ?? HistoryTreeBuilder()
+        return kept.last { $0.count <= seq && $0.count >= origin.count } ?? origin
     }
 
     /// Keeps what hashing up to `builder.count` found.
@@ -54,6 +56,7 @@ extension LabelStore {
     ///   store kept (the newest, or one every 65,536 records) at or before `seq`.
     public func historyHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
         try checkInRange(seq)
+        guard seq >= origin.lastSeq else { throw archived(seq) }
         var builder = historyFrontiers.withLock { $0.start(for: seq) }
         guard builder.count < seq else { return builder.head }
         let records = try historyRecords()

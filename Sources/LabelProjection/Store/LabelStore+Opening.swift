@@ -13,8 +13,10 @@ extension LabelStore {
     /// record when the snapshot says where it is and the policy and recovery
     /// mode allow it (``SnapshotPolicy/scanCoveredRecordsOnOpen``); otherwise
     /// records up to its seq are read and checksummed, but not folded.
-    static func openFolding(path: String, options: Options) throws(StoreError) -> (LogWriter, LabelList, SnapshotState) {
+    static func openFolding(path: String, options: Options) throws(StoreError) -> (LogWriter, LabelList, SnapshotState, origin: LabelList) {
         var snapshots = SnapshotState()
+        // A based log folds on from its base's image (empty for a log that starts at seq 1).
+        let origin = try LabelList.origin(ofLogAt: path)
         var base: (entry: SnapshotFiles.Entry, header: SnapshotHeader)?
         var baseList: LabelList?
         if options.snapshots.useOnOpen {
@@ -36,6 +38,11 @@ extension LabelStore {
                     }
                     guard header.seq == entry.seq else {
                         throw SnapshotError(.invalidContent, "the file name says seq \(entry.seq) but the snapshot is at seq \(header.seq)")
+                    }
+                    guard header.seq >= origin.lastSeq else {
+                        SnapshotFiles.remove(entry.path)  // of records the log no longer holds
+                        throw SnapshotError(
+                            .stale, "the snapshot is at seq \(header.seq), before the log's first record (seq \(origin.lastSeq + 1))")
                     }
                     base = (entry, header)
                     baseList = list
@@ -103,16 +110,16 @@ extension LabelStore {
                     snapshots.report.usedSeq = skip
                     snapshots.report.replayedRecords = replayed
                     snapshots.report.resumedScan = writer.recoveryReport.resumedAfter != nil
-                    return (writer, list, snapshots)
+                    return (writer, list, snapshots, origin)
                 }
                 snapshots.report.ignored.append(.init(path: candidate.entry.path, error: problem))
-                var full = LabelList()
+                var full = origin
                 try forEachRecord(in: writer, from: 1, through: nil) { (record) throws(StoreError) in
                     do throws(ProjectionError) { try full.replay(record) } catch { throw StoreError.inconsistent(error) }
                     return true
                 }
-                snapshots.report.replayedRecords = full.lastSeq
-                return (writer, full, snapshots)
+                snapshots.report.replayedRecords = full.lastSeq - origin.lastSeq
+                return (writer, full, snapshots, origin)
             } catch  where error.isInconsistentEvent {
                 // The records after the snapshot do not fit it: fall through to a full replay,
                 // which reports the inconsistency itself if the log is at fault.
@@ -124,12 +131,12 @@ extension LabelStore {
                 misfit = candidate.entry.path
             }
         }
-        var list = LabelList()
+        var list = origin
         let writer = try openWriter(path: path, options: options) { view in try list.replay(view) }
         // The whole log folds, so the snapshot whose tail did not fit is of another history: retire it.
         if let misfit { SnapshotFiles.remove(misfit) }
-        snapshots.report.replayedRecords = list.lastSeq
-        return (writer, list, snapshots)
+        snapshots.report.replayedRecords = list.lastSeq - origin.lastSeq
+        return (writer, list, snapshots, origin)
     }
 
     /// `LogWriter.openWithViews` with the store's options (records decoded in

@@ -38,7 +38,7 @@ extension LabelStore {
     ///   `reordered` O(n). The log is read in batches of 4,096 records, so up to 4,095 more
     ///   are read but not folded.
     public func state(atTime time: EventTimestamp) throws(StoreError) -> LabelList {
-        var list = LabelList()
+        var list = origin
         try forEachStoredRecord(from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
             guard record.timestamp <= time else { return false }
             do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
@@ -51,8 +51,20 @@ extension LabelStore {
     /// trusted snapshot or usable checkpoint at or before `seq` when there is one.
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
-        var list = nearestList(atOrBefore: seq) ?? LabelList()
+        guard seq >= origin.lastSeq else { throw archived(seq) }
+        var list = nearestList(atOrBefore: seq) ?? origin
         try log.fold(&list, through: seq, via: storage)
         return list
+    }
+}
+
+extension LabelStore {
+    /// The error for a seq before a based log's base: its records were archived or dropped.
+    func archived(_ seq: UInt64) -> StoreError {
+        let firstSeq = origin.lastSeq + 1
+        return StoreError(
+            .seqOutOfRange(seq: seq, lastSeq: lastSeq),
+            "Seq \(seq) is before the log's first record (seq \(firstSeq)): the records before it were cut off to an archive or dropped, and the log keeps the list at seq \(origin.lastSeq) only.",
+            seq: seq)
     }
 }

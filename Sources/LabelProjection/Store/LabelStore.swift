@@ -99,6 +99,8 @@ public final class LabelStore: Sendable {
     public let options: Options
     /// The file log, when the store opened it itself (``close()`` closes it).
     let ownedWriter: LogWriter?
+    /// The list before the log's first record: empty, or a based log's base image (its earlier records were archived or dropped).
+    let origin: LabelList
     /// How the store and its streams read the log (also after close, and streams after release).
     let log: StoreLog
     let state: Locked<State>
@@ -136,8 +138,8 @@ public final class LabelStore: Sendable {
     /// - Complexity: O(records after the snapshot used), or O(records) from
     ///   seq 1 without one; plus reading the snapshot, O(labels ever known).
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
-        let (writer, list, snapshots) = try openFolding(path: path, options: options)
-        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots)
+        let (writer, list, snapshots, origin) = try openFolding(path: path, options: options)
+        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots, origin: origin)
     }
 
     /// Opens a store over any storage (e.g. an `InMemoryEventLog`), folding
@@ -156,13 +158,23 @@ public final class LabelStore: Sendable {
         self.init(storage: storage, ownedWriter: nil, list: list, options: options)
     }
 
-    init(storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState())
-    {
+    init(
+        storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState(),
+        origin: LabelList = LabelList()
+    ) {
+        self.origin = origin
         self.storage = storage
         self.ownedWriter = ownedWriter
-        self.log = StoreLog(storage: storage, ownsStorage: ownedWriter != nil, appliedSeq: list.lastSeq)
+        self.log = StoreLog(storage: storage, ownsStorage: ownedWriter != nil, appliedSeq: list.lastSeq, origin: origin)
         self.options = options
         self.state = Locked(State(list: list, snapshots: snapshots))
+        // A based log's tree continues from its base's frontier.
+        if let base = ownedWriter?.header.base, let start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) {
+            historyFrontiers.withLock {
+                $0.newest = start
+                $0.origin = start
+            }
+        }
     }
 
     /// Releasing the store ends its subscriptions. An async stream first

@@ -34,7 +34,11 @@ final class StoreLog: Sendable {
     /// How many readers of the closed file were opened (for tests and diagnostics).
     let readersOpened = Atomic<Int>(0)
 
-    init(storage: any EventStorage, ownsStorage: Bool, appliedSeq: UInt64) {
+    /// The list before the log's first record (a based log's base image; else empty).
+    let origin: LabelList
+
+    init(storage: any EventStorage, ownsStorage: Bool, appliedSeq: UInt64, origin: LabelList = LabelList()) {
+        self.origin = origin
         retained = ownsStorage ? nil : storage
         path = (storage as? LogWriter)?.path
         applied = Atomic(appliedSeq)

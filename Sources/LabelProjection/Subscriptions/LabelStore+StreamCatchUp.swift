@@ -59,7 +59,7 @@ extension LabelStore {
             if let resumed {
                 fold = resumed
             } else {
-                var list = LabelList()
+                var list = log.origin
                 try log.fold(&list, through: consumed, via: nil)
                 fold = NotificationFold(dependency: dependency, list: list)
             }

@@ -62,6 +62,11 @@ enum Copy: Command {
         let destinationText = try arguments.logPath("destination")
         let follow = arguments.flag("follow")
         Platform.deferInterrupts()
+        if case .file(let path) = LogLocation.resolve(sourceText), let base = try? LogReader(path: path).header.base {
+            throw Failure(
+                "\(sourceText): it starts at seq \(base.lastCutSeq + 1) (its records before were cut off to an archive or dropped); copy copies whole histories, and copying a based log is not built yet"
+            )
+        }
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
         defer {

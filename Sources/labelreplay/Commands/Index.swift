@@ -107,12 +107,17 @@ enum Index: Command {
         let parts = segments == 0 ? "" : " and \(segments) segment\(segments == 1 ? "" : "s") of \(deltaBytes) bytes"
         console.line(
             Escape.text(
-                (update.change == .unchanged ? "" : "wrote ") + "\(indexPath): records 1 to \(update.index.coveredSeq), \(labels) labels, "
+                (update.change == .unchanged ? "" : "wrote ")
+                    + "\(indexPath): records \(update.index.firstSeq) to \(update.index.coveredSeq), \(labels) labels, "
                     + "\(update.index.actors.count) actors, \(bytes) bytes\(parts) (\(how))"))
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))
         }
-        let how2 = checkpoints.extendedFrom.map { "extended from seq \($0)" } ?? "built from seq 1"
+        let based = (try? LogReader(path: path).header.base) != nil
+        let how2 =
+            based
+            ? "none for a log that starts from a base: its folds start there"
+            : checkpoints.extendedFrom.map { "extended from seq \($0)" } ?? "built from seq 1"
         console.line(
             Escape.text(
                 "wrote \(CheckpointFile.path(for: path)): \(checkpoints.seqs.count) checkpoint\(checkpoints.seqs.count == 1 ? "" : "s")"

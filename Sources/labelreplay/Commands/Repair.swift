@@ -32,7 +32,8 @@ enum Repair: Command {
         let salvage = arguments.flag("salvage")
         guard SystemFile.exists(path) else { throw Failure("\(path): no such file") }
         // Frames first, then what the events mean: the first record the fold cannot apply.
-        var list = LabelList()
+        // A based log folds on from its base.
+        var list = try LabelList.origin(of: LogReader(path: path).header, path: path)
         var inconsistent: ProjectionError?
         let found = try LogReader.scan(path: path, mode: .pointInTime) { record in
             guard inconsistent == nil else { return }

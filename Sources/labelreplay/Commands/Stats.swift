@@ -35,9 +35,9 @@ enum Stats: Command {
         let tail = try replay.tail()
         let server = replay.isServer
         let size = server ? 0 : try replay.fileSize()
-        let records = list.lastSeq
-        // Record bytes only: not the header, a torn tail, or space the writer preallocated.
-        let recordBytes = server ? 0 : replay.recordsEnd - Int64(LogFormat.headerLength)
+        let records = list.lastSeq - (replay.header.firstSeq - 1)
+        // Record bytes only: not the header (with a based log's base block), a torn tail, or space the writer preallocated.
+        let recordBytes = server ? 0 : replay.recordsEnd - Int64(replay.header.length)
         let stats = LogStats(
             path: path, fileSize: size, records: records,
             bytesPerEvent: records == 0 ? 0 : (Double(recordBytes) / Double(records) * 10).rounded() / 10,
@@ -56,7 +56,7 @@ enum Stats: Command {
         } else {
             table.append([
                 "file",
-                "\(size) bytes: header \(LogFormat.headerLength), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
+                "\(size) bytes: header \(replay.header.length), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
                     + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
             ])
         }

@@ -60,8 +60,9 @@ enum Timeline: Command {
 
         let replay = try NotifyingReplay(path: path, query: query, console: console, progress: "reading \(path)")
         var data = TimelineData()
-        var began = from == 1
-        if began { data.begin(with: LabelList()) }
+        // A based log begins at its base's list (the seq before its first record).
+        var began = from <= replay.list.lastSeq + 1
+        if began { data.begin(with: replay.list) }
         while let step = try replay.nextStep() {
             let seq = step.record.seq
             if seq < from {

@@ -25,12 +25,18 @@ enum Verify: Command {
             change and its leaves give the head, the first record that differs is named (problem.seq); a log that \
             ends before the head's seq names the first missing one.
 
-            JSON (--json): {"path", "ok", "records", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
+            A based log (one whose earlier records 'archive' cut off) is checked from its base: its first record must \
+            continue the base's chained checksum, and its records fold on from the base's list. When the archive the \
+            base names is there, verify also checks that the two join: the archive is of this log, ends at the last \
+            seq cut with the chained checksum the log's first record continues, its records hash to the history \
+            tree frontier the base holds, and its list there is the base's (problem.kind join when not).
+
+            JSON (--json): {"path", "ok", "records", "firstSeq", "lastSeq", "fileSize", "validLength", "count", "enabledCount", \
             "header": {"version", "logID", "createdAt"}, "tornTail": {"offset", "bytes", "reason"}, "heads": [{"head", \
             "ok", "message", "firstDifferentSeq"}], "historyHead", "problem": {"kind", "code", "offset", "seq", "message"}, \
-            "serverChecks"} where tornTail \
+            "serverChecks", "base": {"first", "last", "archive", "dropped", "joined"}} where tornTail \
             and problem are present only when found, heads and historyHead only with --head, and problem.kind is file, \
-            header, frame, seq, event or head.
+            header, frame, seq, event, join or head; base is present for a based log.
 
             A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
             checked by the same parser, the seqs checked to be gapless up to the list's head row (every row up to it \
@@ -81,7 +87,17 @@ enum Verify: Command {
         result.fileSize = (try? reader.fileSize()) ?? 0
         let progress = Progress("verifying \(path)", total: result.fileSize, console: console)
         defer { progress.finish() }
-        var list = LabelList()
+        var list: LabelList
+        do {
+            // A based log folds on from its base; the join with its archive is checked below.
+            list = try LabelList.origin(of: reader.header, path: path)
+        } catch {
+            result.problem = .init(
+                kind: "header", code: EventLogError.Code.corruptHeader.rawValue, offset: Int64(LogFormat.headerLength), seq: nil,
+                message: error.message)
+            return result
+        }
+        let origin = list
         while true {
             let offset = reader.offset
             let record: EventRecord
@@ -103,11 +119,15 @@ enum Verify: Command {
             }
             progress.update(reader.offset, detail: "seq \(record.seq)")
         }
-        result.records = list.lastSeq
+        result.records = list.lastSeq - origin.lastSeq
+        result.firstSeq = reader.header.firstSeq
         result.lastSeq = list.lastSeq
         result.validLength = reader.offset
         result.count = list.count
         result.enabledCount = list.enabledCount
+        if let base = reader.header.base, result.problem == nil {
+            checkJoin(base, of: reader.header, origin: origin, path: path, into: &result, console: console)
+        }
         if result.problem == nil {
             do {
                 // What follows the last record: nothing, preallocated zeros, a torn tail, or damage before good records.
@@ -161,9 +181,10 @@ enum Verify: Command {
             reportServer(result, console: console)
         } else if let header = result.header {
             console.line("  header   format \(header.version), log id \(header.logID), created \(header.createdAt)")
-            let range = result.lastSeq > 0 ? " (seq 1…\(result.lastSeq))" : ""
+            let range = result.records > 0 ? " (seq \(result.firstSeq)…\(result.lastSeq))" : ""
             console.line("  records  \(result.records)\(range) in \(result.validLength) of \(result.fileSize) bytes")
             console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
+            if let base = result.base { reportBase(base, console: console) }
         }
         if let tail = result.tornTail {
             console.warning(
@@ -239,7 +260,11 @@ struct VerifyResult: Encodable {
     var ok: Bool { problem == nil }
     var header: Header?
     var records: UInt64 = 0
+    /// The first seq the log holds (above 1 when it is based).
+    var firstSeq: UInt64 = 1
     var lastSeq: UInt64 = 0
+    /// A based log's base, and what checking its join with its archive found.
+    var base: BaseCheck?
     var fileSize: Int64 = 0
     var validLength: Int64 = 0
     var count = 0
@@ -255,7 +280,7 @@ struct VerifyResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case path, ok, header, records, lastSeq, fileSize, validLength, count, enabledCount, tornTail, heads, historyHead, problem
-        case serverChecks
+        case serverChecks, firstSeq, base
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -264,6 +289,7 @@ struct VerifyResult: Encodable {
         try c.encode(ok, forKey: .ok)
         try c.encodeIfPresent(header, forKey: .header)
         try c.encode(records, forKey: .records)
+        try c.encode(firstSeq, forKey: .firstSeq)
         try c.encode(lastSeq, forKey: .lastSeq)
         try c.encode(fileSize, forKey: .fileSize)
         try c.encode(validLength, forKey: .validLength)
@@ -274,5 +300,6 @@ struct VerifyResult: Encodable {
         try c.encodeIfPresent(historyHead, forKey: .historyHead)
         try c.encodeIfPresent(problem, forKey: .problem)
         try c.encodeIfPresent(serverChecks, forKey: .serverChecks)
+        try c.encodeIfPresent(base, forKey: .base)
     }
 }

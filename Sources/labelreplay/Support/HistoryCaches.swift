@@ -58,7 +58,7 @@ enum HistoryCaches {
             }
             return reader
         }
-        let why = covered <= LogFormat.headerLength ? "the log has none yet" : "\(megabytes(missing)) of the log is not covered yet"
+        let why = covered <= Int64(reader.header.length) ? "the log has none yet" : "\(megabytes(missing)) of the log is not covered yet"
         console.errorLine(Escape.text("note: updating \(names) (\(why)); later commands read through them"))
         do {
             _ = try update(path, rebuild: false, console: console)
@@ -100,7 +100,7 @@ enum HistoryCaches {
         if case .usable(let index) = HistoryIndexFile.load(for: reader), let covered = index.covered {
             return covered.offset + covered.length
         }
-        return Int64(LogFormat.headerLength)
+        return Int64(reader.header.length)
     }
 
     private static func fileSize(_ path: String) -> Int64? {

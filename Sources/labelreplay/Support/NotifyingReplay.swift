@@ -59,6 +59,10 @@ final class NotifyingReplay {
             list = start.list
             lastTitles = start.removed.mapValues(\.title)
             store = LabelStore(resuming: start.list, over: InMemoryEventLog(after: start.list.lastSeq))
+        } else if replay.list.lastSeq > 0 {
+            // A based log: from its base's list.
+            list = replay.list
+            store = LabelStore(resuming: replay.list, over: InMemoryEventLog(after: replay.list.lastSeq))
         } else {
             list = LabelList()
             store = try LabelStore(storage: InMemoryEventLog())

@@ -54,6 +54,10 @@ final class Replay {
         }
         self.path = location.display
         self.header = reader.header
+        // A based log folds on from its base: the list after the records it cut.
+        list = try LabelList.origin(of: reader.header, path: location.display)
+        lastSeq = reader.header.firstSeq - 1
+        for label in list.labels { titles[label.id] = label.title }
         self.strict = strict
         self.folds = folds
         self.console = console
@@ -149,6 +153,7 @@ final class Replay {
     /// Reads through record `seq` (0: nothing), showing each step to `visit`, and
     /// returns the state right after it. A seq past the end is an error, never the latest state.
     func fold(through seq: UInt64, visit: (Step) -> Void = { _ in }) throws -> LabelList {
+        try requireHeld(seq)
         while list.lastSeq < seq {
             guard let step = try next() else {
                 throw Failure("\(path): there is no seq \(seq): the log ends at seq \(list.lastSeq)")
@@ -163,7 +168,7 @@ final class Replay {
     /// checkpoint's and the next record read is the one after it (checked, as
     /// every read is, to follow it in the log's chain). Before anything is read.
     func start(from checkpoint: ListCheckpoint) throws {
-        precondition(lastSeq == 0, "a replay starts from a checkpoint before it reads")
+        precondition(lastSeq == header.firstSeq - 1, "a replay starts from a checkpoint before it reads")
         let position = checkpoint.position
         try reader.seek(toSeq: position.seq + 1, atOffset: position.end, previousChecksum: position.checksum ?? 0)
         list = checkpoint.list
@@ -176,6 +181,7 @@ final class Replay {
     /// the state right after it: what ``fold(through:visit:)`` returns, faster.
     func foldQuickly(through seq: UInt64, visit: ((EventRecordView) -> Void)? = nil) throws -> LabelList {
         struct Reached: Error {}
+        try requireHeld(seq)
         if list.lastSeq < seq {
             do {
                 try reader.forEachView(from: reader.nextSeq) { view in

@@ -1,0 +1,192 @@
+import Foundation
+
+/// Cutting a log's earliest records off: they move to an archive file (or
+/// are dropped), and the log starts after them from a *base* (format
+/// version 3, docs/FORMAT.md, "Based logs") that carries the state and the
+/// history tree's frontier at the cut, so the log stays verifiable and the
+/// archive and the log are proven to join.
+///
+/// The cut runs under the log's writer lock (a writer elsewhere makes it
+/// fail with ``EventLogError/Code/logInUse``) and never changes the log in
+/// place: the archive is written to a temporary file, synced and linked to
+/// its name (never replacing a file there); then the new log is written to a
+/// temporary file, synced and renamed over the log, and the directories are
+/// synced. A crash at any step leaves the old log (with, at worst, a complete
+/// archive beside it, which a second run refuses to overwrite) or the new
+/// layout — never a log that does not open. Both copy frames byte for byte,
+/// so the archive's records and the log's are the records as written, and
+/// every chained checksum still holds.
+public enum LogCut {
+    /// What a cut does (``plan(logPath:through:)``) or did (``cut(logPath:through:archiveTo:now:lockWait:image:)``).
+    public struct Report: Sendable, Hashable {
+        /// The log's path.
+        public var logPath: String
+        /// The seqs cut: from the log's first record through the cut.
+        public var cut: ClosedRange<UInt64>
+        /// The smallest and largest timestamps among them.
+        public var timeRange: ClosedRange<EventTimestamp>
+        /// The records left in the log, and its first seq after the cut.
+        public var keptRecords: UInt64
+        /// The log's first seq after the cut.
+        public var firstSeq: UInt64 { cut.upperBound + 1 }
+        /// The bytes of the frames cut, and of the frames kept.
+        public var cutBytes: Int64
+        /// The bytes of the frames kept.
+        public var keptBytes: Int64
+        /// The history tree's frontier after the last record cut (the base keeps it).
+        public var frontier: [HistoryHash]
+        /// The chained checksum of the last record cut (the first kept frame continues it).
+        public var chainValue: UInt32
+    }
+
+    /// Reads the log at `logPath` and says what cutting the records through
+    /// `lastCutSeq` would do; changes nothing and takes no lock.
+    ///
+    /// - Throws: ``EventLogError``: what ``LogReader`` throws; ``EventLogError/Code/invalidEvent``
+    ///   when `lastCutSeq` is before the log's first record or after its last.
+    /// - Complexity: O(records cut): each is read and hashed.
+    public static func plan(logPath: String, through lastCutSeq: UInt64) throws(EventLogError) -> Report {
+        let reader = try LogReader(path: logPath)
+        let header = reader.header
+        guard lastCutSeq >= header.firstSeq else {
+            throw EventLogError(
+                .invalidEvent,
+                "nothing to cut through seq \(lastCutSeq): the log starts at seq \(header.firstSeq)", path: logPath)
+        }
+        var tree =
+            header.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) } ?? HistoryTreeBuilder()
+        var low = Int64.max
+        var high = Int64.min
+        var cutEnd: LogPosition?
+        var last: LogPosition?
+        var kept: UInt64 = 0
+        while let (view, position) = try reader.nextPositionedView() {
+            last = position
+            if view.seq <= lastCutSeq {
+                tree.append(payload: view.payload)
+                low = min(low, view.timestamp.millisecondsSince1970)
+                high = max(high, view.timestamp.millisecondsSince1970)
+                cutEnd = position
+            } else {
+                kept += 1
+            }
+        }
+        guard let cutEnd, let last, cutEnd.seq == lastCutSeq else {
+            throw EventLogError(
+                .invalidEvent, "cannot cut through seq \(lastCutSeq): the log ends at seq \(last?.seq ?? header.firstSeq - 1)",
+                path: logPath)
+        }
+        return Report(
+            logPath: logPath, cut: header.firstSeq...lastCutSeq,
+            timeRange: EventTimestamp(millisecondsSince1970: low)...EventTimestamp(millisecondsSince1970: high), keptRecords: kept,
+            cutBytes: cutEnd.end - Int64(header.length), keptBytes: last.end - cutEnd.end, frontier: tree.frontier,
+            chainValue: cutEnd.checksum ?? 0)
+    }
+
+    /// Cuts the records through `lastCutSeq` off the log at `logPath`: with
+    /// `archiveTo`, they move to a new log file at that path (the log's
+    /// header and frames up to the cut, byte for byte: a log of its own that
+    /// `verify` checks alone); without, they are dropped. The log then starts
+    /// at `lastCutSeq + 1` from a base holding what `image` returns (the state
+    /// after the cut, as the projection encodes it; called once the log's
+    /// lock is held, with the log's header), the tree's frontier, and what was
+    /// cut (``LogBase``). Caches beside the log (`LOG.index`,
+    /// `LOG.index-delta`, `LOG.tree`) are removed: they describe the old file.
+    ///
+    /// - Throws: ``EventLogError``: ``EventLogError/Code/logInUse`` when another writer
+    ///   holds the log; ``EventLogError/Code/fileExists`` when a file is at `archiveTo`;
+    ///   ``EventLogError/Code/invalidEvent`` for a seq outside the log; what reading and
+    ///   writing throw. Nothing is changed when it throws before the rename.
+    /// - Complexity: O(log size): the frames are copied once.
+    @discardableResult
+    public static func cut(
+        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
+        image: (LogHeader) throws(EventLogError) -> [UInt8]
+    ) throws(EventLogError) -> Report {
+        if let archivePath, SystemFile.exists(archivePath) {
+            throw EventLogError(.fileExists, "an archive is already there; choose another --to or remove it", path: archivePath)
+        }
+        let writer: LogWriter
+        do {
+            writer = try LogWriter.open(path: logPath, options: LogWriter.Options(lockWait: lockWait))
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw EventLogError(.ioError, "the log could not be opened: \(error)", path: logPath)
+        }
+        defer { writer.close() }
+        let report = try plan(logPath: logPath, through: lastCutSeq)
+        let image = try image(writer.header)
+        let old = try SystemFile.open(logPath, .readOnly)
+        defer { old.close() }
+        let header = writer.header
+        let cutEnd = Int64(header.length) + report.cutBytes
+        let dataEnd = cutEnd + report.keptBytes
+        let disposition: LogBase.Disposition
+        if let archivePath {
+            try copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false)
+            CutCrashPoint.reached(.archiveWritten)
+            disposition = .archived(file: relativeName(of: archivePath, from: logPath))
+        } else {
+            disposition = .dropped
+        }
+        let base = LogBase(
+            cut: report.cut.lowerBound...(report.cut.upperBound), timeRange: report.timeRange, cutAt: now, disposition: disposition,
+            frontier: report.frontier, image: image)
+        var newHeader = LogHeader(logID: header.logID, createdAt: header.createdAt, base: base, previousChecksum: report.chainValue)
+        newHeader.version = LogFormat.basedVersion
+        try copy(from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true)
+        CutCrashPoint.reached(.logReplaced)
+        for cache in [HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath)] {
+            SystemFile.unlink(cache)
+        }
+        return report
+    }
+
+    /// Writes `header` (if any) and bytes `range` of `source` to a temporary
+    /// file beside `path`, syncs it, then links it to `path` (failing if a file
+    /// is there) or renames it over `path`, and syncs the directory.
+    private static func copy(
+        from source: SystemFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool
+    ) throws(EventLogError) {
+        let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let file = try SystemFile.open(temporary, .createExclusive)
+        do throws(EventLogError) {
+            var at: Int64 = 0
+            if let header {
+                try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
+                at = Int64(header.count)
+            }
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let chunk = try source.read(at: offset, count: Int(min(4 << 20, range.upperBound - offset)))
+                guard !chunk.isEmpty else {
+                    throw EventLogError(.corruptRecord, "the log ended at byte \(offset) while it was copied", path: source.path)
+                }
+                try chunk.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: at) } }.get()
+                at += Int64(chunk.count)
+                offset += Int64(chunk.count)
+            }
+            try file.syncAll()
+            file.close()
+            if replacing {
+                try SystemFile.rename(temporary, to: path)
+            } else {
+                try SystemFile.link(temporary, to: path)
+                SystemFile.unlink(temporary)
+            }
+        } catch {
+            file.close()
+            SystemFile.unlink(temporary)
+            throw error
+        }
+        try SystemFile.syncDirectory(containing: path)
+    }
+
+    /// `path` relative to the directory of `logPath` when it is in it, else as given.
+    static func relativeName(of path: String, from logPath: String) -> String {
+        let directory = SystemFile.directoryName(of: logPath)
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") ? String(path.dropFirst(prefix.count)) : path
+    }
+}

@@ -1,0 +1,57 @@
+import EventLog
+
+/// Cutting a log's earliest records off to an archive (or dropping them),
+/// so the log starts from a base: the list after the cut (docs/FORMAT.md,
+/// "Based logs"; docs/SNAPSHOTS.md, "Based logs").
+extension LabelStore {
+    /// Cuts the records through `lastCutSeq` off the log at `path`
+    /// (`LogCut.cut(logPath:through:archiveTo:now:lockWait:image:)`): with
+    /// `archiveTo`, they move to a new log file there, which `labelreplay
+    /// verify` checks alone and against the log; without, they are dropped.
+    /// The log then starts at `lastCutSeq + 1` from a base holding the list
+    /// after the cut (every slot, removed labels included), folded from the
+    /// log's records under its lock. A store opens it from that base; its
+    /// records, heads and answers from the cut on are the same as before.
+    /// The caches beside the log (snapshots, checkpoints, the history index
+    /// and tree) describe the old file and are removed; the next update
+    /// writes them again.
+    ///
+    /// No store or writer may have the log open (``StoreError/Code/storage(_:)`` with
+    /// `EventLogError.Code.logInUse` otherwise). A crash at any step leaves the
+    /// old log or the new layout (see `LogCut` in EventLog).
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of
+    ///   `LogCut.cut(logPath:through:archiveTo:now:lockWait:image:)`;
+    ///   ``StoreError/Code/inconsistentEvent(_:)`` if a record before the cut does not fold.
+    /// - Complexity: O(records): the records before the cut are folded and hashed, and the file copied once.
+    @discardableResult
+    public static func cutHistory(
+        path: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp = .now()
+    ) throws(StoreError) -> LogCut.Report {
+        var inconsistency: ProjectionError?
+        let report: LogCut.Report
+        do throws(EventLogError) {
+            report = try LogCut.cut(logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now) {
+                (header) throws(EventLogError) -> [UInt8] in
+                var list: LabelList
+                do throws(StoreError) { list = try LabelList.origin(of: header, path: path) } catch {
+                    throw EventLogError(.corruptHeader, error.message, path: path)
+                }
+                let reader = try LogReader(path: path)
+                while reader.nextSeq <= lastCutSeq, let record = try reader.next() {
+                    do throws(ProjectionError) { try list.replay(record) } catch {
+                        inconsistency = error
+                        throw EventLogError(.corruptRecord, "record \(record.seq) does not fold: \(error.message)", path: path)
+                    }
+                }
+                return list.baseImageBytes(logID: header.logID)
+            }
+        } catch {
+            if let inconsistency { throw StoreError.inconsistent(inconsistency) }
+            throw StoreError.storage(error)
+        }
+        for entry in SnapshotFiles.list(for: path).snapshots { SnapshotFiles.remove(entry.path) }
+        SystemFile.unlink(CheckpointFile.path(for: path))
+        return report
+    }
+}

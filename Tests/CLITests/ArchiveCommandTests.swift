@@ -1,0 +1,123 @@
+import EventLog
+import Foundation
+import LabelProjection
+import LabelStoreTestSupport
+import Testing
+
+/// `labelreplay archive`: the records before a cut move to an archive file
+/// (or are dropped); every command answers for the seqs from the cut on as
+/// before, says where an earlier seq went, `verify` proves the archive joins
+/// the log, and a crash at any step leaves the old log or the new layout.
+@Suite struct ArchiveCommandTests {
+    /// The outputs compared before and after a cut at `cut` of a log of `last` records.
+    static func answers(_ path: String, cut: UInt64, last: UInt64) async throws -> [String] {
+        var outputs: [String] = []
+        for arguments in [
+            ["show", path, "--json"], ["show", path, "--at", String(cut), "--json"], ["show", path, "--at", String(last - 3)],
+            ["diff", path, String(cut + 2), String(last), "--json"], ["head", path], ["head", path, "--at", String(cut + 1)]
+        ] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 0, "\(result)")
+            outputs.append(result.stdout)
+        }
+        return outputs
+    }
+
+    @Test func anArchivedLogAnswersAsBeforeAndItsArchiveJoinsIt() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        _ = try HistoryIndexCommandTests.makeHistory(at: path, seed: 21, writes: 1_200)
+        let (records, _) = try LogReader.readAll(path: path)
+        let last = UInt64(records.count)
+        let cut = last / 2
+        let before = try await Self.answers(path, cut: cut, last: last)
+        let logBefore = try bytes(path)
+
+        let dry = try await CLI.run(["archive", path, "--before", String(cut + 1), "--dry-run"])
+        #expect(dry.status == 0 && dry.stdout.contains("would archive seqs 1…\(cut)"), "\(dry)")
+        #expect(try bytes(path) == logBefore, "a dry run changed the log")
+
+        let done = try await CLI.run(["archive", path, "--before", String(cut + 1), "--json"]).json()
+        let archive = scratch.path("h.1-\(cut).labellog")
+        #expect(done["archive"] as? String == archive && done["first"] as? Int == 1 && done["last"] as? Int == Int(cut), "\(done)")
+        #expect(done["firstSeq"] as? Int == Int(cut) + 1 && done["keptRecords"] as? Int == Int(last - cut))
+        #expect(try await Self.answers(path, cut: cut, last: last) == before, "an answer from the cut on changed")
+
+        let earlier = try await CLI.run(["show", path, "--at", String(cut - 5)])
+        #expect(earlier.status == 1 && earlier.stderr.contains("seq \(cut - 5) is archived in \(archive)"), "\(earlier)")
+        let verified = try await CLI.run(["verify", path, "--json"]).json()
+        #expect(verified["ok"] as? Bool == true && (verified["base"] as? [String: Any])?["joined"] as? Bool == true, "\(verified)")
+        #expect(try await CLI.run(["verify", archive]).status == 0)
+        // The archive answers for the seqs it holds, as the log did.
+        #expect(try await CLI.run(["show", archive, "--at", String(cut - 5), "--json"]).status == 0)
+
+        // An archive that is not the one the log was cut from does not join it.
+        let other = scratch.path("other.labellog")
+        _ = try HistoryIndexCommandTests.makeHistory(at: other, seed: 22, writes: 1_200)
+        try FileManager.default.removeItem(atPath: archive)
+        try FileManager.default.copyItem(atPath: other, toPath: archive)
+        let mismatch = try await CLI.run(["verify", path])
+        #expect(mismatch.status == 1 && mismatch.stderr.contains("\(archive): it is not an archive of this log"), "\(mismatch)")
+        try FileManager.default.removeItem(atPath: archive)
+        let missing = try await CLI.run(["verify", path])
+        #expect(missing.status == 0 && missing.stdout.contains("the archive is not there"), "\(missing)")
+
+        // Writing goes on; a second cut drops records.
+        #expect(try await CLI.run(["add", path, "after the cut"]).status == 0)
+        let dropped = try await CLI.run(["archive", path, "--before", String(cut + 10), "--delete"])
+        #expect(dropped.status == 0 && dropped.stdout.contains("dropped seqs \(cut + 1)…\(cut + 9)"), "\(dropped)")
+        let gone = try await CLI.run(["show", path, "--at", String(cut + 3)])
+        #expect(gone.status == 1 && gone.stderr.contains("was dropped"), "\(gone)")
+        #expect(try await CLI.run(["head", path]).stdout != before[4], "the added record is not in the head")
+    }
+
+    /// A store holding the log at `path` (a writer: it holds the log's lock).
+    static func openStore(_ path: String) throws -> LabelStore { try LabelStore.open(path: path) }
+
+    @Test func badArgumentsAndAWriterAreRefusedAndChangeNothing() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        _ = try HistoryIndexCommandTests.makeHistory(at: path, seed: 23, writes: 200)
+        let logBefore = try bytes(path)
+        #expect(try await CLI.run(["archive", path]).status == 64)
+        #expect(try await CLI.run(["archive", path, "--before", "1"]).status == 1)
+        #expect(try await CLI.run(["archive", path, "--before", "99999999"]).status == 1)
+        #expect(try await CLI.run(["archive", path, "--before", "yesterday-ish"]).status == 64)
+        #expect(try await CLI.run(["archive", path, "--before", "10", "--delete", "--to", scratch.path("")]).status == 64)
+        #expect(try await CLI.run(["archive", path, "--before", "10", "--to", scratch.path("nowhere")]).status == 1)
+        let store = try Self.openStore(path)
+        let busy = try await CLI.run(["archive", path, "--before", "10"])
+        await store.close()
+        #expect(busy.status == 1 && busy.stderr.contains("in use"), "\(busy)")
+        #expect(try bytes(path) == logBefore)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("h.1-9.labellog")))
+    }
+
+    @Test(arguments: ["archive-written", "log-replaced"])
+    func aCrashAtAStepLeavesTheOldLogOrTheNewLayout(step: String) async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("h.labellog")
+        _ = try HistoryIndexCommandTests.makeHistory(at: path, seed: 24, writes: 600)
+        let (records, _) = try LogReader.readAll(path: path)
+        let last = UInt64(records.count)
+        let before = try await Self.answers(path, cut: 100, last: last)
+        let logBefore = try bytes(path)
+        let crashed = try await CLI.run(["archive", path, "--before", "101"], environment: ["LABELSTORE_TEST_CUT_CRASH": step])
+        #expect(crashed.status == 99, "\(crashed)")
+        let archive = scratch.path("h.1-100.labellog")
+        #expect(try await CLI.run(["verify", archive]).status == 0, "the archive is not whole after the crash")
+        if step == "archive-written" {
+            #expect(try bytes(path) == logBefore, "the log changed before it was replaced")
+            let again = try await CLI.run(["archive", path, "--before", "101"])
+            #expect(again.status == 1 && again.stderr.contains("already there"), "\(again)")
+            try FileManager.default.removeItem(atPath: archive)
+            #expect(try await CLI.run(["archive", path, "--before", "101"]).status == 0)
+        }
+        let verified = try await CLI.run(["verify", path])
+        #expect(verified.status == 0 && verified.stdout.contains("the archive joins the log"), "\(verified)")
+        #expect(try await Self.answers(path, cut: 100, last: last) == before)
+        // A store opens it and writes on.
+        try makeLog(at: path) { store in _ = try store.add("after the crash") }
+        #expect(try await CLI.run(["verify", path]).status == 0)
+    }
+}
