@@ -130,4 +130,33 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: dir + "/a") && !FileManager.default.fileExists(atPath: dir + "/b"))
         }
     }
+
+    @Test func aTornTailOfABasedLogIsCutOnOpenAndTheBaseStays() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            _ = try history(300, at: path, seed: 11)
+            try LabelStore.cutHistory(path: path, through: 250, archiveTo: nil)
+            let store = try LabelStore.open(path: path, options: helpers.options(create: false))
+            let kept = store.snapshot
+            _ = try store.add("torn away")
+            store.close()
+            // The last frame cut short, as a crash mid-write leaves it.
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.truncate(atOffset: UInt64(size - 5))
+            try handle.close()
+            let reopened = try LabelStore.open(path: path, options: helpers.options(create: false))
+            #expect(reopened.snapshot == kept && reopened.lastSeq == kept.lastSeq)
+            _ = try reopened.add("written again")
+            reopened.close()
+            let (records, report) = try LogReader.readAll(path: path)
+            #expect(report.damage == nil && records.first?.seq == 251 && records.last?.seq == kept.lastSeq + 1)
+            // Every record cut from a based log with nothing after its base opens too.
+            try LabelStore.cutHistory(path: path, through: kept.lastSeq + 1, archiveTo: nil)
+            let empty = try LabelStore.open(path: path, options: helpers.options(create: false))
+            #expect(empty.lastSeq == kept.lastSeq + 1 && empty.snapshot.count == kept.count + 1)
+            _ = try empty.add("first after an empty base")
+            empty.close()
+        }
+    }
 }
