@@ -77,12 +77,14 @@ enum Index: Command {
         let deltaPath = HistoryIndexFile.deltaPath(for: path)
         let deltaBytes = (try? FileManager.default.attributesOfItem(atPath: deltaPath)[.size] as? Int) ?? 0
         let labels = (try? update.index.labelCount) ?? 0
-        let change: String
+        let records = "\(update.added) record\(update.added == 1 ? "" : "s")"
+        // How the files changed: its JSON name, and in words.
+        let (change, how): (String, String)
         switch update.change {
-        case .unchanged: change = "unchanged"
-        case .appendedSegment: change = "appended-segment"
-        case .merged: change = "merged"
-        case .rebuilt: change = "rebuilt"
+        case .unchanged: (change, how) = ("unchanged", "already up to date")
+        case .appendedSegment: (change, how) = ("appended-segment", "extended by \(records): a segment appended to \(deltaPath)")
+        case .merged: (change, how) = ("merged", "extended by \(records), merged with its segments into a new base")
+        case .rebuilt: (change, how) = ("rebuilt", "built from seq \(update.index.firstSeq)")
         }
         if arguments.flag("json") {
             console.line(
@@ -94,14 +96,6 @@ enum Index: Command {
                         checkpoints: CheckpointsResult(path, checkpoints),
                         tree: .init(path: HistoryTreeFile.path(for: path), leaves: tree.leaves, added: tree.added, rebuilt: tree.rebuilt))))
             return ExitStatus.success
-        }
-        let records = "\(update.added) record\(update.added == 1 ? "" : "s")"
-        let how: String
-        switch update.change {
-        case .unchanged: how = "already up to date"
-        case .appendedSegment: how = "extended by \(records): a segment appended to \(deltaPath)"
-        case .merged: how = "extended by \(records), merged with its segments into a new base"
-        case .rebuilt: how = "built from seq 1"
         }
         let segments = update.index.segmentCount
         let parts = segments == 0 ? "" : " and \(segments) segment\(segments == 1 ? "" : "s") of \(deltaBytes) bytes"

@@ -26,6 +26,14 @@ enum Fixtures {
     /// does after a `labelreplay import` of that size: RELIABILITY.md, issue 25).
     static func writeLog(count: Int, stream: EventStream, path: String) throws {
         var stream = stream
+        try appendLog(count: count, stream: &stream, path: path)
+    }
+
+    /// Appends `count` more events of `stream` (which goes on from where it
+    /// stops) to the log at `path`, created when missing, as ``writeLog(count:stream:path:)``
+    /// writes them. Returns the log's last seq.
+    @discardableResult
+    static func appendLog(count: Int, stream: inout EventStream, path: String) throws -> UInt64 {
         let log = try LogWriter.open(path: path, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
         defer { log.close() }
         var written = 0
@@ -35,6 +43,7 @@ enum Fixtures {
             try log.sync()
             written += entries.count
         }
+        return log.lastSeq
     }
 
     /// Writes the same `count` events of the stream for `seed` into a new log

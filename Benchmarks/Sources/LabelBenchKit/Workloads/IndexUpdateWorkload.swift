@@ -63,16 +63,7 @@ final class IndexUpdateWorkload: Workload {
     }
 
     func measure(_ side: Side, repetition: Int, context: BenchContext) throws -> Double {
-        let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync))
-        var written = 0
-        while written < appended {
-            let entries = stream.next(min(10_000, appended - written))
-            try log.append(entries)
-            try log.sync()
-            written += entries.count
-        }
-        let last = log.lastSeq
-        log.close()
+        let last = try Fixtures.appendLog(count: appended, stream: &stream, path: logPath)
         ScratchSpace.flushFileSystems()
         var update: HistoryIndexFile.Update?
         let elapsed = try Statistics.time { update = try HistoryIndexFile.update(logPath: logPath, merge: side == .sqlite) }
