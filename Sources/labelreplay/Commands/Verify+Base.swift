@@ -32,16 +32,15 @@ extension Verify {
             var list = try LabelList.origin(of: reader.header, path: archive)
             let progress = Progress("checking \(archive)", total: try reader.fileSize(), console: console)
             defer { progress.finish() }
-            let records = HistoryRecords(reader: reader, name: archive)
-            var tree = records.start ?? HistoryTreeBuilder()
+            // One pass: each record hashed into the tree (continued from the archive's own base, if any) and folded.
+            var tree =
+                reader.header.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) } ?? HistoryTreeBuilder()
             var lastChecksum: UInt32?
-            try records.forEachLeaf(through: .max) { _, leaf in tree.append(leaf: leaf) }
-            // A second pass folds it (the first one hashed it).
-            let folder = try LogReader(path: archive)
-            while let (view, position) = try folder.nextPositionedView() {
+            while let (view, position) = try reader.nextPositionedView() {
+                tree.append(payload: view.payload)
                 try list.replay(view)
                 lastChecksum = position.checksum
-                progress.update(folder.offset, detail: "seq \(view.seq)")
+                progress.update(reader.offset, detail: "seq \(view.seq)")
             }
             guard tree.count == base.lastCutSeq, list.lastSeq == base.lastCutSeq else {
                 return fail("it ends at seq \(tree.count), not at seq \(base.lastCutSeq), the last one the log's base cut")
