@@ -76,8 +76,8 @@ enum Archive: Command {
         }
         let header = try LogReader(path: path).header
         let lastCut = try lastCutSeq(before: before, arguments: arguments, path: path, firstSeq: header.firstSeq)
-        let plan = try LogCut.plan(logPath: path, through: lastCut)
-        let archive = arguments.flag("delete") ? nil : archivePath(for: path, directory: arguments.option("to"), cut: plan.cut)
+        let archive =
+            arguments.flag("delete") ? nil : archivePath(for: path, directory: arguments.option("to"), cut: header.firstSeq...lastCut)
         if let directory = arguments.option("to") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -85,7 +85,8 @@ enum Archive: Command {
             }
         }
         let dryRun = arguments.flag("dry-run")
-        let report = dryRun ? plan : try cut(path, through: lastCut, archive: archive)
+        // The cut plans itself (reading and hashing the records it cuts): a dry run only plans.
+        let report = dryRun ? try LogCut.plan(logPath: path, through: lastCut) : try cut(path, through: lastCut, archive: archive)
         let result = Result(
             path: path, archive: archive, dropped: archive == nil, dryRun: dryRun, first: report.cut.lowerBound,
             last: report.cut.upperBound,
