@@ -53,6 +53,7 @@ extension PostgresEventLog {
         var sentSeqs: ClosedRange<UInt64>?
         var transactionRetries = 0
         var chainRetries = 0
+        var conflicted = false
         while true {
             let outcome: AppendOutcome
             do {
@@ -69,16 +70,20 @@ extension PostgresEventLog {
                                 prepared: "append", statements.append, parameters,
                                 wait: .milliseconds(self.faults.dropAfterMilliseconds.load(ordering: .relaxed)))
                         }
-                        let result = try connection.execute(prepared: "append", statements.append, parameters)
+                        let outcomes = connection.pipeline(
+                            self.appendPipeline(parameters, head: expected + UInt64(entries.count)))
+                        let result = try Self.result(of: outcomes[0])
                         guard let head = result.integer(0, 0) else {
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
                             if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
-                            // The head as the statement's snapshot saw it: past `expected` when the
-                            // winner committed before this statement began (else unknown).
-                            if let id = result.uuid(0, 4) { try self.checkSameList(id) }
-                            let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
-                            if let seen, let crc = result.integer(0, 5) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
+                            // The head as the pipeline's next transaction saw it, after the winner's commit.
+                            guard case .done(let after) = outcomes[1], after.rowCount == 1, let id = after.uuid(0, 0) else {
+                                return .conflict(seen: nil)
+                            }
+                            try self.checkSameList(id)
+                            let seen = after.integer(0, 1).map { UInt64(max(0, $0)) }
+                            if let seen, let crc = after.integer(0, 2) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
                             return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
                         }
                         let inserted = result.integer(0, 1) ?? -1
@@ -89,7 +94,6 @@ extension PostgresEventLog {
                                     "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
                                     path: location.description))
                         }
-                        self.notifyFollowers(on: connection, seq: UInt64(head))
                         return .appended
                     } catch let failure as PostgresFailure {
                         if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
@@ -117,6 +121,7 @@ extension PostgresEventLog {
             }
             switch outcome {
             case .appended:
+                if !conflicted { noteCleanAppend() }
                 noteChain(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
@@ -124,6 +129,10 @@ extension PostgresEventLog {
                 return try records(ofCommitted: batch, at: range)
             case .conflict(let seen):
                 statistics.conflicts.add(1, ordering: .relaxed)
+                if !conflicted {
+                    conflicted = true
+                    noteConflictedAppend()
+                }
                 let last: UInt64
                 if let seen {
                     last = seen
@@ -160,11 +169,33 @@ extension PostgresEventLog {
         case found(ClosedRange<UInt64>)
     }
 
-    /// Sends the list's notification (with ``Options-swift.struct/notify``) after an
-    /// append committed, without waiting for it: a hint, lost harmlessly (followers poll).
-    func notifyFollowers(on connection: PostgresConnection, seq: UInt64) {
-        guard options.notify else { return }
-        connection.send(statements.notify, [.text(channel), .text(String(seq))])
+    /// The statements of an append's one round trip: the append (its own
+    /// transaction), then ``PostgresStatements/afterAppend`` (another), which
+    /// reads the head and, with ``Options-swift.struct/notify``, sends the
+    /// list's notification if the head reached `head`: a hint, lost harmlessly
+    /// (followers poll).
+    func appendPipeline(_ parameters: [PostgresValue], head: UInt64) -> [PostgresConnection.PipelineStatement] {
+        [
+            .init(name: "append", sql: statements.append, parameters: parameters, endsSegment: true),
+            afterAppend(head: head)
+        ]
+    }
+
+    /// ``PostgresStatements/afterAppend`` for an append that moves the head to `head`.
+    func afterAppend(head: UInt64) -> PostgresConnection.PipelineStatement {
+        .init(
+            name: "after-append", sql: statements.afterAppend,
+            parameters: [.text(location.list), .text(channel), .int8(Int64(head)), .bool(options.notify)], endsSegment: true)
+    }
+
+    /// The result of a statement of a pipeline, or its failure.
+    static func result(of outcome: PostgresConnection.PipelineOutcome) throws(PostgresFailure) -> PostgresResult {
+        switch outcome {
+        case .done(let result): return result
+        case .failed(let failure): throw failure
+        case .skipped:
+            throw PostgresFailure(sqlState: nil, message: "the statement was skipped after an earlier one failed", connectionLost: false)
+        }
     }
 
     /// The records the server holds for `batch`, which an earlier try of an append

@@ -20,12 +20,13 @@ struct PostgresStatements {
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var head: String { "SELECT log_id, last_seq, \(lastCRC) FROM \(schema).lists WHERE list = $1" }
 
-    /// Pessimistic mode's opening, one round trip: a transaction with `lock_timeout`
-    /// that locks the list's head row (`list` already an escaped literal) →
-    /// `last_seq`, `last_crc`, `log_id` as text.
-    func lockHead(list literal: String, timeoutMilliseconds: Int64) -> String {
-        "BEGIN; SET LOCAL lock_timeout = \(timeoutMilliseconds); SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = \(literal) FOR UPDATE"
-    }
+    /// `$1` milliseconds as text: the transaction's `lock_timeout` (pessimistic
+    /// mode's opening, after `BEGIN` and before ``lockHead``, in one round trip).
+    var setLockTimeout: String { "SELECT set_config('lock_timeout', $1, true)" }
+
+    /// `$1` list → `last_seq`, `last_crc`, `log_id`, locking the list's head row
+    /// until the transaction ends (pessimistic mode).
+    var lockHead: String { "SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = $1 FOR UPDATE" }
 
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var openList: String { head }
@@ -40,9 +41,8 @@ struct PostgresStatements {
     /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
     /// given), records the batch `$4`, and inserts the records (`$5`…`$10`,
     /// `$14`: arrays). Returns the new head (NULL when nothing was written), the
-    /// rows inserted, the batch rows, and the head row as the statement's
-    /// snapshot saw it: `last_seq`, `log_id`, `last_crc` (the winner's when a
-    /// conflict was committed before the statement began).
+    /// rows inserted and the batch rows. Sent in a pipeline with
+    /// ``afterAppend``, which reads the head once the append's transaction ended.
     var append: String {
         """
         WITH head AS (
@@ -59,18 +59,26 @@ struct PostgresStatements {
             FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
                 AS r(seq, time_ms, kind, label_id, actor, crc, payload)
             RETURNING seq
-        ), seen AS (
-            SELECT last_seq, log_id, last_crc FROM \(schema).lists WHERE list = $1
         )
-        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch),
-            (SELECT last_seq FROM seen), (SELECT log_id FROM seen), (SELECT last_crc FROM seen)
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch)
         """
     }
 
-    /// `$1` channel, `$2` seq: the wake-up hint, sent after an append committed, in a
-    /// transaction of its own that does not wait for a WAL flush (so the lock
+    /// `$1` list, `$2` channel, `$3` the head the append moved to, `$4` whether
+    /// to notify → `log_id`, `last_seq`, `last_crc` of the head row, read in a
+    /// transaction of its own right after the append's (the same pipeline), so
+    /// a losing append learns the winner's head without another round trip.
+    /// With `$4`, and only if the head reached `$3`, it sends the wake-up hint in
+    /// that transaction, which does not wait for a WAL flush (so the lock
     /// PostgreSQL takes to queue a notification is held only briefly).
-    var notify: String { "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)" }
+    var afterAppend: String {
+        """
+        SELECT log_id, last_seq, \(lastCRC),
+            CASE WHEN $4 AND last_seq >= $3 THEN set_config('synchronous_commit', 'off', true) END,
+            CASE WHEN $4 AND last_seq >= $3 THEN pg_notify($2, $3::text) END
+        FROM \(schema).lists WHERE list = $1
+        """
+    }
 
     /// `$1` list, `$2` seq → that record's `crc` (version 2).
     var crcAt: String { "SELECT crc FROM \(schema).records WHERE list = $1 AND seq = $2" }
