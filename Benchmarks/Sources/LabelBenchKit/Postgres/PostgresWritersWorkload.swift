@@ -140,6 +140,12 @@ final class PostgresWritersWorkload: Workload {
                 var expected = log.lastSeq
                 for entry in slices[thread] {
                     while true {
+                        // As a `LabelStore` does: through the head row lock while the log prefers it
+                        // (adaptive locking, after repeated conflicts), else with the expected seq.
+                        if log.prefersExclusiveAppends {
+                            expected = try log.appendExclusively { _ in [entry] }.last!.seq
+                            break
+                        }
                         do {
                             expected = try log.append([entry], expectedLastSeq: expected).last!.seq
                             break
