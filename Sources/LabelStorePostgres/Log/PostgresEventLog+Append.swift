@@ -51,6 +51,7 @@ extension PostgresEventLog {
         var uncertain = false  // an earlier try may have committed
         var sentPID: Int32 = 0  // the backend that received the last try
         var sentSeqs: ClosedRange<UInt64>?
+        var tries = SentBatch(id: batch, count: entries.count)  // every seq it was sent at
         var transactionRetries = 0
         var chainRetries = 0
         var conflicted = false
@@ -59,11 +60,12 @@ extension PostgresEventLog {
             do {
                 outcome = try withSession(retrying: true, doing: "append to the list") {
                     (connection) throws(PostgresStepFailure) -> AppendOutcome in
-                    if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                    if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
                     do {
                         let parameters = prepared.parameters(list: location.list, batch: batch)
                         sentPID = connection.backendPID
                         sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
+                        tries.sent(at: expected + 1)
                         if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
                             self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
                             try connection.sendAndDrop(
@@ -76,7 +78,7 @@ extension PostgresEventLog {
                         guard let head = result.integer(0, 0) else {
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
-                            if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                            if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
                             // The head as the pipeline's next transaction saw it, after the winner's commit.
                             guard case .done(let after) = outcomes[1], after.rowCount == 1, let id = after.uuid(0, 0) else {
                                 return .conflict(seen: nil)
@@ -96,7 +98,7 @@ extension PostgresEventLog {
                         }
                         return .appended
                     } catch let failure as PostgresFailure {
-                        if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
+                        if failure.isUniqueViolation, let found = try self.findBatch(tries, connection) { return .found(found) }
                         if failure.isServerGone { uncertain = true }
                         throw .server(failure)
                     } catch let failure as PostgresStepFailure {
@@ -117,7 +119,7 @@ extension PostgresEventLog {
             } catch {
                 // An earlier try's reply was lost: it may have committed, or commit yet. Find out first.
                 guard uncertain, let seqs = sentSeqs else { throw error }
-                return try recordsOrFailure(of: batch, sentOn: sentPID, seqs: seqs, failure: error)
+                return try recordsOrFailure(of: tries, sentOn: sentPID, seqs: seqs, failure: error)
             }
             switch outcome {
             case .appended:
@@ -156,6 +158,24 @@ extension PostgresEventLog {
                 expected = last
                 prepared = try encode(entries, after: expected, previous: try chainValue(at: expected), now: now)
             }
+        }
+    }
+
+    /// An append's batch id, its size, and the first seqs its tries were sent
+    /// at: where its records are if one of them committed.
+    struct SentBatch {
+        let id: UUID
+        let count: Int
+        private(set) var firstSeqs: [UInt64] = []
+
+        init(id: UUID, count: Int) {
+            self.id = id
+            self.count = count
+        }
+
+        /// Notes a try sent with its first record at `seq`.
+        mutating func sent(at seq: UInt64) {
+            if !firstSeqs.contains(seq) { firstSeqs.append(seq) }
         }
     }
 
@@ -211,15 +231,21 @@ extension PostgresEventLog {
         return records
     }
 
-    /// The seqs a committed batch got, or `nil` if it was not committed.
-    func findBatch(_ batch: UUID, _ connection: PostgresConnection) throws(PostgresStepFailure) -> ClosedRange<UInt64>? {
+    /// The seqs a committed batch got, or `nil` if it was not committed: the
+    /// record at one of the first seqs it was sent at holds its batch id.
+    func findBatch(_ tries: SentBatch, _ connection: PostgresConnection) throws(PostgresStepFailure) -> ClosedRange<UInt64>? {
+        guard !tries.firstSeqs.isEmpty else { return nil }
+        let seqs = tries.firstSeqs.map { PostgresValue.bigEndian(Int64($0)) }
         let result = try run { () throws(PostgresFailure) in
-            try connection.execute(prepared: "find-batch", statements.findBatch, [.text(location.list), .uuid(batch)])
+            try connection.execute(
+                prepared: "find-batch", statements.findBatch,
+                [
+                    .text(location.list), .array(of: PostgresValue.OID.int8, arrayType: PostgresValue.OID.int8Array, seqs),
+                    .uuid(tries.id)
+                ])
         }
-        guard result.rowCount == 1, let first = result.integer(0, 0), let count = result.integer(0, 1), first >= 1, count >= 1 else {
-            return nil
-        }
-        return UInt64(first)...UInt64(first + count - 1)
+        guard result.rowCount == 1, let first = result.integer(0, 0), first >= 1 else { return nil }
+        return UInt64(first)...(UInt64(first) + UInt64(tries.count) - 1)
     }
 
     func conflict(expected: UInt64, found last: UInt64) -> EventLogError {

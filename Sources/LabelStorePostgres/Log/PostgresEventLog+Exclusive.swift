@@ -108,7 +108,9 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         case .failure(let error):
             // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
             if let sent, error.code == .connectionFailed {
-                return try recordsOrFailure(of: batch, sentOn: sent.pid, seqs: sent.seqs, failure: error)
+                var tries = SentBatch(id: batch, count: sent.seqs.count)
+                tries.sent(at: sent.seqs.lowerBound)
+                return try recordsOrFailure(of: tries, sentOn: sent.pid, seqs: sent.seqs, failure: error)
             }
             throw error
         }

@@ -36,31 +36,27 @@ struct PostgresStatements {
         "INSERT INTO \(schema).lists (list, log_id) VALUES ($1, $2) ON CONFLICT (list) DO NOTHING"
     }
 
-    /// The append, one statement (version 2 only): moves the head from `$2` to
+    /// The append, one statement (version 3 only): moves the head from `$2` to
     /// `$2 + $3` and its chain value from `$12` to `$13` only if the list is still
     /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
-    /// given), records the batch `$4`, and inserts the records (`$5`…`$10`,
-    /// `$14`: arrays). Returns the new head (NULL when nothing was written), the
-    /// rows inserted and the batch rows. Sent in a pipeline with
-    /// ``afterAppend``, which reads the head once the append's transaction ended.
+    /// given), and inserts the records (`$5`…`$10`, `$14`: arrays), the first
+    /// with the batch id `$4`. Returns the new head (NULL when nothing was
+    /// written) and the rows inserted. Sent in a pipeline with ``afterAppend``,
+    /// which reads the head once the append's transaction ended.
     var append: String {
         """
         WITH head AS (
             UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
             WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND cardinality($5::bigint[]) = $3
             RETURNING last_seq
-        ), batch AS (
-            INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
-            SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
-            RETURNING first_seq
         ), inserted AS (
-            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload)
-            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
+            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload, CASE WHEN r.seq = $2 + 1 THEN $4::uuid END
             FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
                 AS r(seq, time_ms, kind, label_id, actor, crc, payload)
             RETURNING seq
         )
-        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch)
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
         """
     }
 
@@ -83,8 +79,12 @@ struct PostgresStatements {
     /// `$1` list, `$2` seq → that record's `crc` (version 2).
     var crcAt: String { "SELECT crc FROM \(schema).records WHERE list = $1 AND seq = $2" }
 
-    /// `$1` list, `$2` batch id → `first_seq`, `count` of a committed batch.
-    var findBatch: String { "SELECT first_seq, count FROM \(schema).batches WHERE list = $1 AND batch_id = $2" }
+    /// `$1` list, `$2` the first seqs an append was sent at, `$3` its batch id →
+    /// the first seq of the append that committed (no row: none did). The
+    /// records' key finds each candidate; the batch id says whose it is.
+    var findBatch: String {
+        "SELECT seq FROM \(schema).records WHERE list = $1 AND seq = ANY($2::bigint[]) AND batch_id = $3"
+    }
 
     /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
     /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the
