@@ -74,7 +74,7 @@ extension PostgresEventLog {
         let s = schema.identifier
         try run { () throws(PostgresFailure) in
             _ = try connection.execute("BEGIN")
-            _ = try connection.execute("LOCK TABLE \(s).schema_info, \(s).lists, \(s).records, \(s).batches IN ACCESS EXCLUSIVE MODE")
+            _ = try connection.execute("LOCK TABLE \(s).schema_info, \(s).lists, \(s).records IN ACCESS EXCLUSIVE MODE")
         }
         let current = try run { () throws(PostgresFailure) in try connection.execute("SELECT version FROM \(s).schema_info") }
         let from = current.integer(0, 0) ?? 0
@@ -83,6 +83,8 @@ extension PostgresEventLog {
             _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
             return UpgradeReport(fromVersion: Int(from), toVersion: Int(from), lists: 0, records: 0)
         }
+        // Versions 1 and 2 have it; locked only now, since an upgrade that committed meanwhile dropped it.
+        _ = try run { () throws(PostgresFailure) in try connection.execute("LOCK TABLE \(s).batches IN ACCESS EXCLUSIVE MODE") }
         let listRows = try run { () throws(PostgresFailure) in
             try connection.execute("SELECT list, log_id, last_seq FROM \(s).lists ORDER BY list")
         }
