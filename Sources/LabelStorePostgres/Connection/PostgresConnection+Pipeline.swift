@@ -32,14 +32,20 @@ extension PostgresConnection {
         case skipped
     }
 
-    /// Sends `statements` in one pipeline and reads every outcome, in order.
+    /// Sends `statements` in one pipeline and reads the outcomes of the first
+    /// `count` (all by default), in order; the others' are read by
+    /// ``finishPipeline()``, which any later use of the connection calls first.
+    /// So a caller can go on once the segments it needs have ended, while the
+    /// server runs the rest.
     ///
     /// Never throws: a failure before anything was sent is every statement's
     /// outcome; a connection lost midway is the outcome of every statement
     /// whose segment had not ended, and the connection is not used again.
-    /// The last statement must end its segment.
-    func pipeline(_ statements: [PipelineStatement]) -> [PipelineOutcome] {
+    /// The last statement, and the `count`th, must end their segments.
+    func pipeline(_ statements: [PipelineStatement], readingFirst count: Int? = nil) -> [PipelineOutcome] {
+        let count = count ?? statements.count
         precondition(statements.last?.endsSegment == true, "a pipeline ends with a Sync")
+        precondition(count >= 1 && count <= statements.count && statements[count - 1].endsSegment, "read whole segments")
         let handle: OpaquePointer
         do {
             handle = try open()
@@ -47,11 +53,11 @@ extension PostgresConnection {
                 _ = try preparedHandle(statement.name, statement.sql, statement.parameters)
             }
         } catch {
-            return statements.map { _ in .failed(error) }
+            return statements.prefix(count).map { _ in .failed(error) }
         }
         guard PQenterPipelineMode(handle) == 1 else {
             let failure = PostgresFailure(sqlState: nil, message: Self.errorMessage(handle), connectionLost: false)
-            return statements.map { _ in .failed(failure) }
+            return statements.prefix(count).map { _ in .failed(failure) }
         }
         var sent = 0
         for statement in statements {
@@ -65,8 +71,32 @@ extension PostgresConnection {
         }
         if sent < statements.count || PQflush(handle) != 0 {
             // Not all of it reached the server; a segment sent before may still commit.
-            return lose(handle, statements, from: 0)
+            return Array(lose(handle, Array(statements.prefix(count)), from: 0).prefix(count))
         }
+        let outcomes = read(Array(statements.prefix(count)), handle)
+        if count < statements.count && !broken {
+            pendingStatements = Array(statements[count...])
+        } else if !broken, PQexitPipelineMode(handle) != 1 {
+            // Every result was read, so this cannot fail; if it did, the connection is not used again.
+            broken = true
+        }
+        return outcomes
+    }
+
+    /// Reads the outcomes of the statements of the last pipeline that
+    /// ``pipeline(_:readingFirst:)`` left unread, and leaves pipeline mode.
+    @discardableResult
+    func finishPipeline() -> [PipelineOutcome] {
+        guard !pendingStatements.isEmpty, let handle = handleIfOpen else { return [] }
+        let statements = pendingStatements
+        pendingStatements = []
+        let outcomes = read(statements, handle)
+        if !broken, PQexitPipelineMode(handle) != 1 { broken = true }
+        return outcomes
+    }
+
+    /// Reads the outcomes of `statements`, sent in pipeline mode, in order.
+    private func read(_ statements: [PipelineStatement], _ handle: OpaquePointer) -> [PipelineOutcome] {
         var outcomes: [PipelineOutcome] = []
         outcomes.reserveCapacity(statements.count)
         var segmentStart = 0
@@ -85,8 +115,6 @@ extension PostgresConnection {
             }
             segmentStart = index + 1
         }
-        // Every result was read, so this cannot fail; if it did, the connection is not used again.
-        if PQexitPipelineMode(handle) != 1 { broken = true }
         return outcomes
     }
 
@@ -162,6 +190,7 @@ extension PostgresConnection {
     ) -> [PipelineOutcome] {
         broken = true
         prepared.removeAll()
+        pendingStatements = []
         let failure = PostgresFailure(
             sqlState: nil, message: "the connection was lost during a pipeline: \(Self.errorMessage(handle))", connectionLost: true)
         var result = Array(outcomes.prefix(first))

@@ -12,6 +12,8 @@ final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Names of the statements prepared on this connection.
     var prepared: Set<String> = []
+    /// The statements of the last pipeline whose outcomes are not read yet (``finishPipeline()``).
+    var pendingStatements: [PipelineStatement] = []
     /// Set when a statement failed without the server's answer (no SQLSTATE:
     /// the server closed the connection, a send failed): libpq may still call
     /// such a connection `CONNECTION_OK`, but it is not used again.
@@ -33,10 +35,12 @@ final class PostgresConnection: @unchecked Sendable {
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        pendingStatements = []
     }
 
     /// Whether the connection is open and libpq considers it good.
     var isUsable: Bool {
+        finishPipeline()
         guard let handle, !broken else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }
@@ -130,12 +134,17 @@ final class PostgresConnection: @unchecked Sendable {
         return channels
     }
 
+    /// The open connection, with the results of an earlier pipeline read (``finishPipeline()``).
     func open() throws(PostgresFailure) -> OpaquePointer {
+        if !pendingStatements.isEmpty { finishPipeline() }
         guard let handle else {
             throw PostgresFailure(sqlState: nil, message: "the connection is closed", connectionLost: true)
         }
         return handle
     }
+
+    /// The connection's handle, or `nil` once closed.
+    var handleIfOpen: OpaquePointer? { handle }
 
     /// Turns a `PGresult` into a ``PostgresResult`` or a failure (and frees it then).
     func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws(PostgresFailure) -> PostgresResult {

@@ -72,15 +72,18 @@ extension PostgresEventLog {
                                 prepared: "append", statements.append, parameters,
                                 wait: .milliseconds(self.faults.dropAfterMilliseconds.load(ordering: .relaxed)))
                         }
+                        // Acknowledged once the append's segment ended; the head read and the
+                        // notification are read later, unless a conflict needs the head now.
                         let outcomes = connection.pipeline(
-                            self.appendPipeline(parameters, head: expected + UInt64(entries.count)))
+                            self.appendPipeline(parameters, head: expected + UInt64(entries.count)), readingFirst: 1)
                         let result = try Self.result(of: outcomes[0])
                         guard let head = result.integer(0, 0) else {
+                            // The head as the pipeline's next transaction saw it, after the winner's commit.
+                            let next = connection.finishPipeline().first
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
                             if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
-                            // The head as the pipeline's next transaction saw it, after the winner's commit.
-                            guard case .done(let after) = outcomes[1], after.rowCount == 1, let id = after.uuid(0, 0) else {
+                            guard case .done(let after)? = next, after.rowCount == 1, let id = after.uuid(0, 0) else {
                                 return .conflict(seen: nil)
                             }
                             try self.checkSameList(id)

@@ -79,7 +79,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                     .init(name: "commit", sql: "COMMIT", parameters: [], endsSegment: true)
                 ]
                 if options.notify { steps.append(afterAppend(head: newHead)) }
-                let outcomes = connection.pipeline(steps)
+                let outcomes = connection.pipeline(steps, readingFirst: 2)
                 let result = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[0]) }
                 _ = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[1]) }
                 guard result.integer(0, 0) == Int64(newHead), result.integer(0, 1) == Int64(entries.count) else {
