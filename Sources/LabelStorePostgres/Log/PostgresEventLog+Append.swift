@@ -62,20 +62,20 @@ extension PostgresEventLog {
                     (connection) throws(PostgresStepFailure) -> AppendOutcome in
                     if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
                     do {
-                        let parameters = prepared.parameters(list: location.list, batch: batch)
+                        let statement = self.appendStatement(prepared, batch: batch, endsSegment: true)
                         sentPID = connection.backendPID
                         sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
                         tries.sent(at: expected + 1)
                         if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
                             self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
                             try connection.sendAndDrop(
-                                prepared: "append", statements.append, parameters,
+                                prepared: statement.name, statement.sql, statement.parameters,
                                 wait: .milliseconds(self.faults.dropAfterMilliseconds.load(ordering: .relaxed)))
                         }
                         // Acknowledged once the append's segment ended; the head read and the
                         // notification are read later, unless a conflict needs the head now.
                         let outcomes = connection.pipeline(
-                            self.appendPipeline(parameters, head: expected + UInt64(entries.count)), readingFirst: 1)
+                            [statement, self.afterAppend(head: expected + UInt64(entries.count))], readingFirst: 1)
                         let result = try Self.result(of: outcomes[0])
                         guard let head = result.integer(0, 0) else {
                             // The head as the pipeline's next transaction saw it, after the winner's commit.
@@ -192,18 +192,6 @@ extension PostgresEventLog {
         case found(ClosedRange<UInt64>)
     }
 
-    /// The statements of an append's one round trip: the append (its own
-    /// transaction), then ``PostgresStatements/afterAppend`` (another), which
-    /// reads the head and, with ``Options-swift.struct/notify``, sends the
-    /// list's notification if the head reached `head`: a hint, lost harmlessly
-    /// (followers poll).
-    func appendPipeline(_ parameters: [PostgresValue], head: UInt64) -> [PostgresConnection.PipelineStatement] {
-        [
-            .init(name: "append", sql: statements.append, parameters: parameters, endsSegment: true),
-            afterAppend(head: head)
-        ]
-    }
-
     /// ``PostgresStatements/afterAppend`` for an append that moves the head to `head`.
     func afterAppend(head: UInt64) -> PostgresConnection.PipelineStatement {
         .init(
@@ -272,70 +260,6 @@ extension PostgresEventLog {
                 return 0
             }
             return UInt32(truncatingIfNeeded: crc)
-        }
-    }
-
-    /// The entries as records at seqs `after + 1…`, encoded, with their envelope
-    /// columns and chained checksums (`previous`: the checksum of seq `after`).
-    func encode(_ entries: [LogEntry], after last: UInt64, previous: UInt32, now: EventTimestamp) throws(EventLogError) -> EncodedBatch {
-        var batch = EncodedBatch()
-        batch.logID = logID
-        batch.previousCRC = previous
-        var crc = previous
-        batch.records.reserveCapacity(entries.count)
-        for (i, entry) in entries.enumerated() {
-            let record = entry.record(seq: last + 1 + UInt64(i), now: now)
-            let payload: [UInt8]
-            do {
-                payload = try record.encodedPayload()
-            } catch {
-                var error = error
-                error.message = "\(location): entry \(i) of the append cannot be stored: \(error.message)"
-                throw error
-            }
-            batch.records.append(record)
-            batch.seqs.append(PostgresValue.bigEndian(Int64(record.seq)))
-            batch.times.append(PostgresValue.bigEndian(record.timestamp.millisecondsSince1970))
-            batch.kinds.append(PostgresValue.bigEndian(Int16(record.event.kind.code)))
-            batch.labels.append(record.event.labelID.map { PostgresValue.uuidBytes($0.uuid) })
-            batch.actors.append(record.actor.map { Array($0.utf8) })
-            crc = checksums.next(after: crc, payload: payload)
-            batch.crcs.append(PostgresValue.bigEndian(Int64(crc)))
-            batch.payloads.append(payload)
-        }
-        batch.expected = last
-        batch.lastCRC = crc
-        return batch
-    }
-
-    /// An append's records and its statement's column arrays.
-    struct EncodedBatch {
-        var expected: UInt64 = 0
-        var logID = UUID()
-        var previousCRC: UInt32 = 0
-        var lastCRC: UInt32 = 0
-        var crcs: [[UInt8]?] = []
-        var records: [EventRecord] = []
-        var seqs: [[UInt8]?] = []
-        var times: [[UInt8]?] = []
-        var kinds: [[UInt8]?] = []
-        var labels: [[UInt8]?] = []
-        var actors: [[UInt8]?] = []
-        var payloads: [[UInt8]?] = []
-
-        func parameters(list: String, batch: UUID) -> [PostgresValue] {
-            typealias OID = PostgresValue.OID
-            return [
-                .text(list), .int8(Int64(expected)), .int8(Int64(records.count)), .uuid(batch),
-                .array(of: OID.int8, arrayType: OID.int8Array, seqs),
-                .array(of: OID.int8, arrayType: OID.int8Array, times),
-                .array(of: OID.int2, arrayType: OID.int2Array, kinds),
-                .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
-                .array(of: OID.text, arrayType: OID.textArray, actors),
-                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
-                .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)),
-                .array(of: OID.int8, arrayType: OID.int8Array, crcs)
-            ]
         }
     }
 }

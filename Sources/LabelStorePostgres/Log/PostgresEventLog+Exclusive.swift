@@ -73,9 +73,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 // The append and its COMMIT in one round trip, then the notification in a transaction of its own.
                 let newHead = head + UInt64(entries.count)
                 var steps: [PostgresConnection.PipelineStatement] = [
-                    .init(
-                        name: "append", sql: statements.append, parameters: prepared.parameters(list: location.list, batch: batch),
-                        endsSegment: false),
+                    appendStatement(prepared, batch: batch, endsSegment: false),
                     .init(name: "commit", sql: "COMMIT", parameters: [], endsSegment: true)
                 ]
                 if options.notify { steps.append(afterAppend(head: newHead)) }

@@ -60,6 +60,23 @@ struct PostgresStatements {
         """
     }
 
+    /// ``append`` for one record: the same parameters, `$5`…`$10` and `$14`
+    /// single values instead of arrays (`$3` is 1 and `$5` must be `$2 + 1`).
+    var appendOne: String {
+        """
+        WITH head AS (
+            UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
+            WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND $3 = 1 AND $5 = $2 + 1
+            RETURNING last_seq
+        ), inserted AS (
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
+            SELECT $1, $5, $6, $7, $8, $9, $14, $10, $4 FROM head
+            RETURNING seq
+        )
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
+        """
+    }
+
     /// `$1` list, `$2` channel, `$3` the head the append moved to, `$4` whether
     /// to notify → `log_id`, `last_seq`, `last_crc` of the head row, read in a
     /// transaction of its own right after the append's (the same pipeline), so
