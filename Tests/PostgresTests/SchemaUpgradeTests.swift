@@ -14,6 +14,19 @@ import Testing
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 1 build made (its columns and version); returns the schema and the checksums version 2 gave.
     func versionOneSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try versionTwoSchema(count: count)
+        try server.psql(
+            """
+            ALTER TABLE \(schema).records DROP COLUMN crc;
+            ALTER TABLE \(schema).lists DROP COLUMN last_crc;
+            UPDATE \(schema).schema_info SET version = 1
+            """)
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 2 build made (a `batches` table, B-tree envelope indexes); returns the schema and the records' checksums.
+    func versionTwoSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
         let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
         for (list, n) in [("a", count), ("b", 2)] {
             let log = try server.open(server.location(list: list, schema: schema))
@@ -23,9 +36,19 @@ import Testing
         let crcs = try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records")
         try server.psql(
             """
-            ALTER TABLE \(schema).records DROP COLUMN crc;
-            ALTER TABLE \(schema).lists DROP COLUMN last_crc;
-            UPDATE \(schema).schema_info SET version = 1
+            CREATE TABLE \(schema).batches (
+                list text NOT NULL, batch_id uuid NOT NULL, first_seq bigint NOT NULL, count integer NOT NULL CHECK (count >= 1),
+                PRIMARY KEY (list, batch_id));
+            INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
+                SELECT r.list, r.batch_id, r.seq,
+                    coalesce(lead(r.seq) OVER (PARTITION BY r.list ORDER BY r.seq), l.last_seq + 1) - r.seq
+                FROM \(schema).records r JOIN \(schema).lists l USING (list) WHERE r.batch_id IS NOT NULL;
+            ALTER TABLE \(schema).records DROP COLUMN batch_id;
+            CREATE INDEX records_by_actor ON \(schema).records (list, actor, seq) WHERE actor IS NOT NULL;
+            DROP INDEX \(schema).records_by_label;
+            CREATE INDEX records_by_label ON \(schema).records (list, label_id, seq) WHERE label_id IS NOT NULL;
+            ALTER TABLE \(schema).lists RESET (fillfactor);
+            UPDATE \(schema).schema_info SET version = 2
             """)
         return (schema, crcs)
     }
@@ -52,12 +75,12 @@ import Testing
         #expect(written.status == 1 && written.errors.contains("upgrade"), "\(written)")
     }
 
-    @Test func upgradeGivesEveryRowTheChecksumVersionTwoWritesAndTheListIsWritable() throws {
+    @Test func upgradeGivesEveryRowTheChecksumVersionTwoWroteAndTheListIsWritable() throws {
         let (schema, crcs) = try versionOneSchema()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(upgraded.status == 0, "\(upgraded)")
         #expect(
-            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":2"#)
+            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":3"#)
                 && upgraded.output.contains(#""lists":2"#) && upgraded.output.contains(#""records":7"#), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let log = try server.open(server.location(list: "a", schema: schema), create: false)
@@ -66,7 +89,45 @@ import Testing
         try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try log.read(from: 1, maxCount: 10).count == 6)
         let again = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(again.status == 0 && again.output.contains("already at version 2; nothing changed"), "\(again)")
+        #expect(again.status == 0 && again.output.contains("already at version 3; nothing changed"), "\(again)")
+    }
+
+    @Test func aVersionTwoListIsReadOnlyAndUpgradeMovesEachBatchIDOntoItsFirstRecord() throws {
+        let (schema, crcs) = try versionTwoSchema()
+        let batches = try server.psql(
+            "SELECT string_agg(list || first_seq || ':' || batch_id, ',' ORDER BY list, first_seq) FROM \(schema).batches")
+        let log = try server.open(server.location(list: "a", schema: schema), create: false)
+        #expect(log.isReadOnly && log.schemaVersion == 2)
+        #expect(try log.read(from: 1, maxCount: 10).count == 5)
+        do {
+            try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+            Issue.record("a version 2 list was written")
+        } catch {
+            #expect(error.code == .unsupportedVersion && error.message.contains("labelreplay upgrade"), "\(error)")
+        }
+        log.close()
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":3"#),
+            "\(upgraded)")
+        #expect(
+            try server.psql(
+                "SELECT string_agg(list || seq || ':' || batch_id, ',' ORDER BY list, seq) FROM \(schema).records WHERE batch_id IS NOT NULL"
+            )
+                == batches)
+        #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
+        #expect(
+            try server.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)' AND table_name = 'batches'")
+                == "0")
+        #expect(
+            try server.psql(
+                "SELECT string_agg(indexname || ' ' || split_part(indexdef, ' USING ', 2), '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '\(schema)' AND tablename = 'records'"
+            ) == "records_by_label hash (label_id) WHERE (label_id IS NOT NULL); records_pkey btree (list, seq)")
+        let reopened = try server.open(server.location(list: "a", schema: schema), create: false)
+        defer { reopened.close() }
+        #expect(!reopened.isReadOnly)
+        try reopened.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+        #expect(try reopened.read(from: 1, maxCount: 10).count == 6)
     }
 
     @Test func aDamagedListStopsTheUpgradeNamingItAndNothingChangesUntilItIsRunAgain() throws {
@@ -88,7 +149,7 @@ import Testing
             "INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, payload) VALUES ('a', 3, \(parts[0]), \(parts[1]), '\(parts[2])', decode('\(saved)', 'hex'))"
         )
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 2"), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 3"), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
     }
 }

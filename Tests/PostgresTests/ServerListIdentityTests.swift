@@ -17,7 +17,6 @@ import Testing
         try server.psql(
             """
             DELETE FROM labelstore.records WHERE list = '\(location.list)';
-            DELETE FROM labelstore.batches WHERE list = '\(location.list)';
             DELETE FROM labelstore.lists WHERE list = '\(location.list)'
             """)
         let fresh = try server.open(location)

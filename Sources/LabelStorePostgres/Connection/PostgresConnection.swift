@@ -11,13 +11,13 @@ import Foundation
 final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Names of the statements prepared on this connection.
-    private var prepared: Set<String> = []
-    /// Whether a statement sent with ``send(_:_:)`` may still have results to read.
-    private var pending = false
+    var prepared: Set<String> = []
+    /// The statements of the last pipeline whose outcomes are not read yet (``finishPipeline()``).
+    var pendingStatements: [PipelineStatement] = []
     /// Set when a statement failed without the server's answer (no SQLSTATE:
     /// the server closed the connection, a send failed): libpq may still call
     /// such a connection `CONNECTION_OK`, but it is not used again.
-    private var broken = false
+    var broken = false
 
     /// Opens a connection with the libpq connection string `conninfo` (key=value
     /// or URL). The connection string is never part of an error.
@@ -35,12 +35,13 @@ final class PostgresConnection: @unchecked Sendable {
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        pendingStatements = []
     }
 
     /// Whether the connection is open and libpq considers it good.
     var isUsable: Bool {
+        finishPipeline()
         guard let handle, !broken else { return false }
-        if pending { discardPending(handle) }
         return PQstatus(handle) == CONNECTION_OK
     }
 
@@ -49,18 +50,6 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// The socket's file descriptor, or -1 when closed.
     var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
-
-    /// Sends `sql` without waiting for its result (read and dropped before the
-    /// connection's next statement). For statements whose outcome does not
-    /// matter, like a notification that is only a hint.
-    func send(_ sql: String, _ parameters: [PostgresValue]) {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
-        discardPending(handle)
-        let sent = try? withParameters(parameters) { (types, values, lengths, formats) throws(PostgresFailure) -> Int32 in
-            PQsendQueryParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
-        }
-        if sent == 1 { pending = true }
-    }
 
     /// Sends the prepared statement `name` and closes the connection without
     /// reading its result, after `wait`: the server runs (and commits) the
@@ -78,20 +67,12 @@ final class PostgresConnection: @unchecked Sendable {
             sqlState: nil, message: "the connection was dropped after the statement was sent (fault injection)", connectionLost: true)
     }
 
-    /// Reads and drops the results of a statement sent with ``send(_:_:)``.
-    private func discardPending(_ handle: OpaquePointer) {
-        guard pending else { return }
-        pending = false
-        while let result = PQgetResult(handle) { PQclear(result) }
-    }
-
     /// Runs `script`, one or more statements separated by `;`, in one round trip
     /// (the simple query protocol: no parameters, text results; the result is the
     /// last statement's).
     @discardableResult
     func executeScript(_ script: String) throws(PostgresFailure) -> PostgresResult {
         let handle = try open()
-        discardPending(handle)
         return try check(PQexec(handle, script), handle)
     }
 
@@ -109,18 +90,15 @@ final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresFailure) -> PostgresResult {
         let handle = try open()
-        discardPending(handle)
         return try withParameters(parameters) { (types, values, lengths, formats) throws(PostgresFailure) in
             let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
             return try check(result, handle)
         }
     }
 
-    /// The open connection, with the statement `name` (`sql`) prepared on it (on first use)
-    /// and any result of a statement sent before dropped.
-    private func preparedHandle(_ name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> OpaquePointer {
+    /// The open connection, with the statement `name` (`sql`) prepared on it (on first use).
+    func preparedHandle(_ name: String, _ sql: String, _ parameters: [PostgresValue]) throws(PostgresFailure) -> OpaquePointer {
         let handle = try open()
-        discardPending(handle)
         if !prepared.contains(name) {
             let types = parameters.map(\.type)
             let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
@@ -144,7 +122,6 @@ final class PostgresConnection: @unchecked Sendable {
     /// received so far (channel names). Notifications arrive only between transactions.
     func drainNotifications() throws(PostgresFailure) -> [String] {
         let handle = try open()
-        discardPending(handle)
         if PQconsumeInput(handle) == 0 {
             let message = Self.errorMessage(handle)
             throw PostgresFailure(sqlState: nil, message: message, connectionLost: PQstatus(handle) != CONNECTION_OK)
@@ -157,15 +134,20 @@ final class PostgresConnection: @unchecked Sendable {
         return channels
     }
 
-    private func open() throws(PostgresFailure) -> OpaquePointer {
+    /// The open connection, with the results of an earlier pipeline read (``finishPipeline()``).
+    func open() throws(PostgresFailure) -> OpaquePointer {
+        if !pendingStatements.isEmpty { finishPipeline() }
         guard let handle else {
             throw PostgresFailure(sqlState: nil, message: "the connection is closed", connectionLost: true)
         }
         return handle
     }
 
+    /// The connection's handle, or `nil` once closed.
+    var handleIfOpen: OpaquePointer? { handle }
+
     /// Turns a `PGresult` into a ``PostgresResult`` or a failure (and frees it then).
-    private func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws(PostgresFailure) -> PostgresResult {
+    func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws(PostgresFailure) -> PostgresResult {
         guard let result else {
             // No result at all: libpq could not send or read; the connection is not to be trusted.
             broken = true
@@ -191,7 +173,7 @@ final class PostgresConnection: @unchecked Sendable {
             sqlState: sqlState, message: Self.oneLine(message ?? "unknown error"), connectionLost: lost)
     }
 
-    private func withParameters<R>(
+    func withParameters<R>(
         _ parameters: [PostgresValue],
         _ body: (UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?)
             throws(PostgresFailure) -> R

@@ -51,34 +51,44 @@ extension PostgresEventLog {
         var uncertain = false  // an earlier try may have committed
         var sentPID: Int32 = 0  // the backend that received the last try
         var sentSeqs: ClosedRange<UInt64>?
+        var tries = SentBatch(id: batch, count: entries.count)  // every seq it was sent at
         var transactionRetries = 0
         var chainRetries = 0
+        var conflicted = false
         while true {
             let outcome: AppendOutcome
             do {
                 outcome = try withSession(retrying: true, doing: "append to the list") {
                     (connection) throws(PostgresStepFailure) -> AppendOutcome in
-                    if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
+                    if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
                     do {
-                        let parameters = prepared.parameters(list: location.list, batch: batch)
+                        let statement = self.appendStatement(prepared, batch: batch, endsSegment: true)
                         sentPID = connection.backendPID
                         sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
+                        tries.sent(at: expected + 1)
                         if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
                             self.faults.dropAfterSendingAppends.subtract(1, ordering: .relaxed)
                             try connection.sendAndDrop(
-                                prepared: "append", statements.append, parameters,
+                                prepared: statement.name, statement.sql, statement.parameters,
                                 wait: .milliseconds(self.faults.dropAfterMilliseconds.load(ordering: .relaxed)))
                         }
-                        let result = try connection.execute(prepared: "append", statements.append, parameters)
+                        // Acknowledged once the append's segment ended; the head read and the
+                        // notification are read later, unless a conflict needs the head now.
+                        let outcomes = connection.pipeline(
+                            [statement, self.afterAppend(head: expected + UInt64(entries.count))], readingFirst: 1)
+                        let result = try Self.result(of: outcomes[0])
                         guard let head = result.integer(0, 0) else {
+                            // The head as the pipeline's next transaction saw it, after the winner's commit.
+                            let next = connection.finishPipeline().first
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
-                            if uncertain, let found = try self.findBatch(batch, connection) { return .found(found) }
-                            // The head as the statement's snapshot saw it: past `expected` when the
-                            // winner committed before this statement began (else unknown).
-                            if let id = result.uuid(0, 4) { try self.checkSameList(id) }
-                            let seen = result.integer(0, 3).map { UInt64(max(0, $0)) }
-                            if let seen, let crc = result.integer(0, 5) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
+                            if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
+                            guard case .done(let after)? = next, after.rowCount == 1, let id = after.uuid(0, 0) else {
+                                return .conflict(seen: nil)
+                            }
+                            try self.checkSameList(id)
+                            let seen = after.integer(0, 1).map { UInt64(max(0, $0)) }
+                            if let seen, let crc = after.integer(0, 2) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
                             return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
                         }
                         let inserted = result.integer(0, 1) ?? -1
@@ -89,10 +99,9 @@ extension PostgresEventLog {
                                     "\(location): the append of seqs \(expected + 1)…\(expected + UInt64(entries.count)) inserted \(inserted) rows and moved the head to \(head)",
                                     path: location.description))
                         }
-                        self.notifyFollowers(on: connection, seq: UInt64(head))
                         return .appended
                     } catch let failure as PostgresFailure {
-                        if failure.isUniqueViolation, let found = try self.findBatch(batch, connection) { return .found(found) }
+                        if failure.isUniqueViolation, let found = try self.findBatch(tries, connection) { return .found(found) }
                         if failure.isServerGone { uncertain = true }
                         throw .server(failure)
                     } catch let failure as PostgresStepFailure {
@@ -113,10 +122,11 @@ extension PostgresEventLog {
             } catch {
                 // An earlier try's reply was lost: it may have committed, or commit yet. Find out first.
                 guard uncertain, let seqs = sentSeqs else { throw error }
-                return try recordsOrFailure(of: batch, sentOn: sentPID, seqs: seqs, failure: error)
+                return try recordsOrFailure(of: tries, sentOn: sentPID, seqs: seqs, failure: error)
             }
             switch outcome {
             case .appended:
+                if !conflicted { noteCleanAppend() }
                 noteChain(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
@@ -124,6 +134,10 @@ extension PostgresEventLog {
                 return try records(ofCommitted: batch, at: range)
             case .conflict(let seen):
                 statistics.conflicts.add(1, ordering: .relaxed)
+                if !conflicted {
+                    conflicted = true
+                    noteConflictedAppend()
+                }
                 let last: UInt64
                 if let seen {
                     last = seen
@@ -150,6 +164,24 @@ extension PostgresEventLog {
         }
     }
 
+    /// An append's batch id, its size, and the first seqs its tries were sent
+    /// at: where its records are if one of them committed.
+    struct SentBatch {
+        let id: UUID
+        let count: Int
+        private(set) var firstSeqs: [UInt64] = []
+
+        init(id: UUID, count: Int) {
+            self.id = id
+            self.count = count
+        }
+
+        /// Notes a try sent with its first record at `seq`.
+        mutating func sent(at seq: UInt64) {
+            if !firstSeqs.contains(seq) { firstSeqs.append(seq) }
+        }
+    }
+
     /// What one try of an append came to.
     enum AppendOutcome {
         case appended
@@ -160,11 +192,21 @@ extension PostgresEventLog {
         case found(ClosedRange<UInt64>)
     }
 
-    /// Sends the list's notification (with ``Options-swift.struct/notify``) after an
-    /// append committed, without waiting for it: a hint, lost harmlessly (followers poll).
-    func notifyFollowers(on connection: PostgresConnection, seq: UInt64) {
-        guard options.notify else { return }
-        connection.send(statements.notify, [.text(channel), .text(String(seq))])
+    /// ``PostgresStatements/afterAppend`` for an append that moves the head to `head`.
+    func afterAppend(head: UInt64) -> PostgresConnection.PipelineStatement {
+        .init(
+            name: "after-append", sql: statements.afterAppend,
+            parameters: [.text(location.list), .text(channel), .int8(Int64(head)), .bool(options.notify)], endsSegment: true)
+    }
+
+    /// The result of a statement of a pipeline, or its failure.
+    static func result(of outcome: PostgresConnection.PipelineOutcome) throws(PostgresFailure) -> PostgresResult {
+        switch outcome {
+        case .done(let result): return result
+        case .failed(let failure): throw failure
+        case .skipped:
+            throw PostgresFailure(sqlState: nil, message: "the statement was skipped after an earlier one failed", connectionLost: false)
+        }
     }
 
     /// The records the server holds for `batch`, which an earlier try of an append
@@ -180,15 +222,21 @@ extension PostgresEventLog {
         return records
     }
 
-    /// The seqs a committed batch got, or `nil` if it was not committed.
-    func findBatch(_ batch: UUID, _ connection: PostgresConnection) throws(PostgresStepFailure) -> ClosedRange<UInt64>? {
+    /// The seqs a committed batch got, or `nil` if it was not committed: the
+    /// record at one of the first seqs it was sent at holds its batch id.
+    func findBatch(_ tries: SentBatch, _ connection: PostgresConnection) throws(PostgresStepFailure) -> ClosedRange<UInt64>? {
+        guard !tries.firstSeqs.isEmpty else { return nil }
+        let seqs = tries.firstSeqs.map { PostgresValue.bigEndian(Int64($0)) }
         let result = try run { () throws(PostgresFailure) in
-            try connection.execute(prepared: "find-batch", statements.findBatch, [.text(location.list), .uuid(batch)])
+            try connection.execute(
+                prepared: "find-batch", statements.findBatch,
+                [
+                    .text(location.list), .array(of: PostgresValue.OID.int8, arrayType: PostgresValue.OID.int8Array, seqs),
+                    .uuid(tries.id)
+                ])
         }
-        guard result.rowCount == 1, let first = result.integer(0, 0), let count = result.integer(0, 1), first >= 1, count >= 1 else {
-            return nil
-        }
-        return UInt64(first)...UInt64(first + count - 1)
+        guard result.rowCount == 1, let first = result.integer(0, 0), first >= 1 else { return nil }
+        return UInt64(first)...(UInt64(first) + UInt64(tries.count) - 1)
     }
 
     func conflict(expected: UInt64, found last: UInt64) -> EventLogError {
@@ -212,70 +260,6 @@ extension PostgresEventLog {
                 return 0
             }
             return UInt32(truncatingIfNeeded: crc)
-        }
-    }
-
-    /// The entries as records at seqs `after + 1…`, encoded, with their envelope
-    /// columns and chained checksums (`previous`: the checksum of seq `after`).
-    func encode(_ entries: [LogEntry], after last: UInt64, previous: UInt32, now: EventTimestamp) throws(EventLogError) -> EncodedBatch {
-        var batch = EncodedBatch()
-        batch.logID = logID
-        batch.previousCRC = previous
-        var crc = previous
-        batch.records.reserveCapacity(entries.count)
-        for (i, entry) in entries.enumerated() {
-            let record = entry.record(seq: last + 1 + UInt64(i), now: now)
-            let payload: [UInt8]
-            do {
-                payload = try record.encodedPayload()
-            } catch {
-                var error = error
-                error.message = "\(location): entry \(i) of the append cannot be stored: \(error.message)"
-                throw error
-            }
-            batch.records.append(record)
-            batch.seqs.append(PostgresValue.bigEndian(Int64(record.seq)))
-            batch.times.append(PostgresValue.bigEndian(record.timestamp.millisecondsSince1970))
-            batch.kinds.append(PostgresValue.bigEndian(Int16(record.event.kind.code)))
-            batch.labels.append(record.event.labelID.map { PostgresValue.uuidBytes($0.uuid) })
-            batch.actors.append(record.actor.map { Array($0.utf8) })
-            crc = checksums.next(after: crc, payload: payload)
-            batch.crcs.append(PostgresValue.bigEndian(Int64(crc)))
-            batch.payloads.append(payload)
-        }
-        batch.expected = last
-        batch.lastCRC = crc
-        return batch
-    }
-
-    /// An append's records and its statement's column arrays.
-    struct EncodedBatch {
-        var expected: UInt64 = 0
-        var logID = UUID()
-        var previousCRC: UInt32 = 0
-        var lastCRC: UInt32 = 0
-        var crcs: [[UInt8]?] = []
-        var records: [EventRecord] = []
-        var seqs: [[UInt8]?] = []
-        var times: [[UInt8]?] = []
-        var kinds: [[UInt8]?] = []
-        var labels: [[UInt8]?] = []
-        var actors: [[UInt8]?] = []
-        var payloads: [[UInt8]?] = []
-
-        func parameters(list: String, batch: UUID) -> [PostgresValue] {
-            typealias OID = PostgresValue.OID
-            return [
-                .text(list), .int8(Int64(expected)), .int8(Int64(records.count)), .uuid(batch),
-                .array(of: OID.int8, arrayType: OID.int8Array, seqs),
-                .array(of: OID.int8, arrayType: OID.int8Array, times),
-                .array(of: OID.int2, arrayType: OID.int2Array, kinds),
-                .array(of: OID.uuid, arrayType: OID.uuidArray, labels),
-                .array(of: OID.text, arrayType: OID.textArray, actors),
-                .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
-                .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)),
-                .array(of: OID.int8, arrayType: OID.int8Array, crcs)
-            ]
         }
     }
 }

@@ -112,7 +112,7 @@ extension PostgresEventLog {
     static func readOnly(_ location: PostgresLocation, version: Int64, doing what: String) -> EventLogError {
         EventLogError(
             .unsupportedVersion,
-            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (its records have no checksums); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
+            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : "its appends keep a row per batch in a table of their own")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
             path: location.description)
     }
 

@@ -6,9 +6,6 @@ import Foundation
 /// lock, taken with `SELECT … FOR UPDATE` under a `lock_timeout`, on a
 /// connection of its own (reads to catch up go through the session connection).
 extension PostgresEventLog: ExclusiveAppendStorage {
-    /// ``Options-swift.struct/pessimistic``.
-    public var prefersExclusiveAppends: Bool { options.pessimistic }
-
     /// Locks the head row (waiting at most ``Options-swift.struct/lockTimeout``),
     /// calls `decide` with the list's last seq, appends what it returns after
     /// that seq with the same statement as ``append(_:expectedLastSeq:)``, and
@@ -38,12 +35,20 @@ extension PostgresEventLog: ExclusiveAppendStorage {
             }
             let connection = slot!
             do throws(PostgresStepFailure) {
+                // BEGIN, the lock timeout and the head row's lock in one round trip.
+                let opened = connection.pipeline([
+                    .init(name: "begin", sql: "BEGIN", parameters: [], endsSegment: false),
+                    .init(
+                        name: "lock-timeout", sql: statements.setLockTimeout, parameters: [.text(String(lockMilliseconds))],
+                        endsSegment: false),
+                    .init(name: "lock-head", sql: statements.lockHead, parameters: [.text(location.list)], endsSegment: true)
+                ])
                 let locked = try run { () throws(PostgresFailure) in
-                    try connection.executeScript(
-                        statements.lockHead(list: try connection.literal(location.list), timeoutMilliseconds: lockMilliseconds))
+                    for step in opened.dropLast() { _ = try Self.result(of: step) }
+                    return try Self.result(of: opened[2])
                 }
-                guard locked.rowCount == 1, let value = locked.text(0, 0).flatMap({ Int64($0) }), value >= 0,
-                    let crcValue = locked.text(0, 1).flatMap({ Int64($0) }), let id = locked.text(0, 2).flatMap({ UUID(uuidString: $0) })
+                guard locked.rowCount == 1, let value = locked.integer(0, 0), value >= 0, let crcValue = locked.integer(0, 1),
+                    let id = locked.uuid(0, 2)
                 else {
                     throw PostgresStepFailure.log(
                         EventLogError(
@@ -65,21 +70,25 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                     throw PostgresStepFailure.log(error)
                 }
                 sent = (connection.backendPID, (head + 1)...(head + UInt64(entries.count)))
-                let result = try run { () throws(PostgresFailure) in
-                    try connection.execute(
-                        prepared: "append", statements.append,
-                        prepared.parameters(list: location.list, batch: batch))
-                }
-                guard result.integer(0, 0) == Int64(head) + Int64(entries.count), result.integer(0, 1) == Int64(entries.count) else {
+                // The append and its COMMIT in one round trip, then the notification in a transaction of its own.
+                let newHead = head + UInt64(entries.count)
+                var steps: [PostgresConnection.PipelineStatement] = [
+                    appendStatement(prepared, batch: batch, endsSegment: false),
+                    .init(name: "commit", sql: "COMMIT", parameters: [], endsSegment: true)
+                ]
+                if options.notify { steps.append(afterAppend(head: newHead)) }
+                let outcomes = connection.pipeline(steps, readingFirst: 2)
+                let result = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[0]) }
+                _ = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[1]) }
+                guard result.integer(0, 0) == Int64(newHead), result.integer(0, 1) == Int64(entries.count) else {
                     throw PostgresStepFailure.log(
                         EventLogError(
                             .serverError, "\(location): the locked append after seq \(head) did not move the head",
                             path: location.description))
                 }
-                _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
-                noteChain(seq: head + UInt64(entries.count), crc: prepared.lastCRC)
-                noteLastSeq(head + UInt64(entries.count))
-                notifyFollowers(on: connection, seq: head + UInt64(entries.count))
+                noteChain(seq: newHead, crc: prepared.lastCRC)
+                noteLastSeq(newHead)
+                noteLockedTurn(head: head, newHead: newHead)
                 return .success(prepared.records)
             } catch {
                 if case .server(let failure) = error, failure.isServerGone {
@@ -97,7 +106,9 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         case .failure(let error):
             // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
             if let sent, error.code == .connectionFailed {
-                return try recordsOrFailure(of: batch, sentOn: sent.pid, seqs: sent.seqs, failure: error)
+                var tries = SentBatch(id: batch, count: sent.seqs.count)
+                tries.sent(at: sent.seqs.lowerBound)
+                return try recordsOrFailure(of: tries, sentOn: sent.pid, seqs: sent.seqs, failure: error)
             }
             throw error
         }

@@ -25,35 +25,35 @@ extension PostgresEventLog {
     ///
     /// - Throws: `outcomeUnknown` naming the batch when the server cannot be
     ///   reached, or the sending session does not end, within that time.
-    func settle(_ batch: UUID, sentOn pid: Int32, seqs: ClosedRange<UInt64>, cause: EventLogError) throws(EventLogError) -> Settled {
+    func settle(_ batch: SentBatch, sentOn pid: Int32, seqs: ClosedRange<UInt64>, cause: EventLogError) throws(EventLogError) -> Settled {
         let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
         do {
             return try withSession(retrying: true, doing: "find out whether the append committed") {
                 (connection) throws(PostgresStepFailure) -> Settled in
                 if pid != 0 && pid != connection.backendPID {
-                    try self.end(backend: pid, on: connection, before: deadline, batch: batch, seqs: seqs)
+                    try self.end(backend: pid, on: connection, before: deadline, batch: batch.id, seqs: seqs)
                 }
                 if let found = try self.findBatch(batch, connection) { return .committed(found) }
                 return .notCommitted
             }
         } catch {
             if error.code == .outcomeUnknown { throw error }
-            throw outcomeUnknown(batch, seqs: seqs, because: "\(cause.message); then \(error.message)")
+            throw outcomeUnknown(batch.id, seqs: seqs, because: "\(cause.message); then \(error.message)")
         }
     }
 
     /// Settles the lost append of `batch` that then failed with `failure`: its
     /// records if it committed, else `failure` saying that nothing is committed.
     func recordsOrFailure(
-        of batch: UUID, sentOn pid: Int32, seqs: ClosedRange<UInt64>, failure: EventLogError
+        of batch: SentBatch, sentOn pid: Int32, seqs: ClosedRange<UInt64>, failure: EventLogError
     ) throws(EventLogError) -> [EventRecord] {
         switch try settle(batch, sentOn: pid, seqs: seqs, cause: failure) {
         case .committed(let range):
-            return try records(ofCommitted: batch, at: range)
+            return try records(ofCommitted: batch.id, at: range)
         case .notCommitted:
             var failure = failure
             failure.message +=
-                "; nothing of the append is committed: the session that sent it has ended and batch \(batch) is not in the list"
+                "; nothing of the append is committed: the session that sent it has ended and batch \(batch.id) is not in the list"
             throw failure
         }
     }
@@ -89,7 +89,7 @@ extension PostgresEventLog {
     func outcomeUnknown(_ batch: UUID, seqs: ClosedRange<UInt64>, because reason: String) -> EventLogError {
         EventLogError(
             .outcomeUnknown,
-            "\(location): the reply to the append of seqs \(seqs.lowerBound)…\(seqs.upperBound) (batch \(batch)) was lost, and whether it committed cannot be found out: \(reason). Do not append the same entries again blindly: once the server is back, the batch's row in '\(location.schema).batches' (list '\(location.list)', batch_id '\(batch)') exists exactly when it committed, and a store that catches up shows its records if it did",
+            "\(location): the reply to the append of seqs \(seqs.lowerBound)…\(seqs.upperBound) (batch \(batch)) was lost, and whether it committed cannot be found out: \(reason). Do not append the same entries again blindly: once the server is back, the row of '\(location.schema).records' of list '\(location.list)' at seq \(seqs.lowerBound) holds batch_id '\(batch)' exactly when it committed there, and a store that catches up shows its records if it did",
             path: location.description)
     }
 }

@@ -51,6 +51,14 @@ public final class PostgresEventLog: EventStorage, Sendable {
         /// (``appendExclusively(_:)``), so writers queue instead of losing the
         /// race and retrying. Default: `false` (optimistic: expected-seq appends).
         public var pessimistic: Bool
+        /// Adaptive locking, when ``pessimistic`` is off: the log turns to head
+        /// row locking by itself when its appends keep losing the race (two in a
+        /// row met a seq conflict), and back to optimistic appends once no other
+        /// writer appended between four of its locked turns in a row (or after
+        /// 256 locked turns, to look again); ``prefersExclusiveAppends`` says
+        /// which, so a `LabelStore` over the log follows it
+        /// (docs/POSTGRES.md, "Adaptive locking"). Default: `true`.
+        public var adaptiveLocking: Bool
         /// How long a pessimistic append waits for the head row lock before it
         /// fails with `EventLogError.Code.timedOut`. Default: 5 s.
         public var lockTimeout: Duration
@@ -65,12 +73,13 @@ public final class PostgresEventLog: EventStorage, Sendable {
         public init(
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
-            pessimistic: Bool = false, lockTimeout: Duration = .seconds(5),
+            pessimistic: Bool = false, adaptiveLocking: Bool = true, lockTimeout: Duration = .seconds(5),
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
             onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
         ) {
             self.onConnectionEvent = onConnectionEvent
             self.pessimistic = pessimistic
+            self.adaptiveLocking = adaptiveLocking
             self.lockTimeout = lockTimeout
             self.createIfMissing = createIfMissing
             self.notify = notify
@@ -131,6 +140,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
     let closed = Atomic<Bool>(false)
     /// Since when the server has been out of reach (`nil`: it is reachable).
     let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Whether adaptive locking has turned to the head row lock, and why (``Options-swift.struct/adaptiveLocking``).
+    let contention = Mutex(Contention())
 
     /// Connects, checks the schema (creating it and the list with
     /// ``Options-swift.struct/createIfMissing``) and reads the list's head.
@@ -289,6 +300,10 @@ package final class PostgresLogStatistics: Sendable {
     package let batchesFound = Atomic<Int>(0)
     /// Appends retried after a serialization failure or deadlock.
     package let transactionRetries = Atomic<Int>(0)
+    /// Times adaptive locking turned to the head row lock.
+    package let switchesToLocking = Atomic<Int>(0)
+    /// Times adaptive locking turned back to optimistic appends.
+    package let switchesToOptimistic = Atomic<Int>(0)
 }
 
 /// Runs one libpq step, as a ``PostgresStepFailure``.

@@ -13,21 +13,24 @@ extension PostgresEventLog {
         public let toVersion: Int
         /// The lists migrated (every list of the schema).
         public let lists: Int
-        /// The records checked and given their chained checksums.
+        /// The records checked and given their chained checksums (0 from version 2, whose records have them).
         public let records: Int
         /// Whether anything changed (`false`: the schema was already current).
         public var changed: Bool { fromVersion != toVersion }
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1 to ``currentSchemaVersion``: every
-    /// record is decoded and checked (seqs gapless from 1 up to each list's
-    /// head), given its keyed, chained checksum, and each head row its chain
-    /// value; the version is set last.
+    /// only `location.list`) from version 1 or 2 to ``currentSchemaVersion``.
+    /// From version 1 every record is decoded and checked (seqs gapless from 1
+    /// up to each list's head), given its keyed, chained checksum, and each head
+    /// row its chain value. From version 2 (and then from 1), each batch's id
+    /// moves from the `batches` table onto its first record, `batches` and the
+    /// actor index are dropped, the label index becomes a hash index, and the
+    /// head rows' table gets its fill factor. The version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
-    /// lost connection, an interrupt) leaves version 1 as it was: run it again.
+    /// lost connection, an interrupt) leaves the old version as it was: run it again.
     /// A schema already current is left as it is. Hosts of an older build are
     /// refused by the new version once it commits.
     ///
@@ -62,7 +65,8 @@ extension PostgresEventLog {
         }
     }
 
-    /// Version 1 → 2 in one transaction on `connection`.
+    /// The migration to this build's version in one transaction on `connection`:
+    /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -70,7 +74,7 @@ extension PostgresEventLog {
         let s = schema.identifier
         try run { () throws(PostgresFailure) in
             _ = try connection.execute("BEGIN")
-            _ = try connection.execute("LOCK TABLE \(s).schema_info, \(s).lists, \(s).records, \(s).batches IN ACCESS EXCLUSIVE MODE")
+            _ = try connection.execute("LOCK TABLE \(s).schema_info, \(s).lists, \(s).records IN ACCESS EXCLUSIVE MODE")
         }
         let current = try run { () throws(PostgresFailure) in try connection.execute("SELECT version FROM \(s).schema_info") }
         let from = current.integer(0, 0) ?? 0
@@ -79,13 +83,43 @@ extension PostgresEventLog {
             _ = try run { () throws(PostgresFailure) in try connection.execute("COMMIT") }
             return UpgradeReport(fromVersion: Int(from), toVersion: Int(from), lists: 0, records: 0)
         }
+        // Versions 1 and 2 have it; locked only now, since an upgrade that committed meanwhile dropped it.
+        _ = try run { () throws(PostgresFailure) in try connection.execute("LOCK TABLE \(s).batches IN ACCESS EXCLUSIVE MODE") }
+        let listRows = try run { () throws(PostgresFailure) in
+            try connection.execute("SELECT list, log_id, last_seq FROM \(s).lists ORDER BY list")
+        }
+        var records = 0
+        if from < 2 {
+            records = try chain(connection, lists: listRows, schema: s, location: location, progress: progress)
+        }
+        try run { () throws(PostgresFailure) in
+            // 2 → 3: each append's batch id on its first record, instead of a row of its own; the
+            // label index a hash index; no actor index; room on the head rows' pages for their updates.
+            _ = try connection.execute("ALTER TABLE \(s).records ADD COLUMN batch_id uuid")
+            _ = try connection.execute(
+                "UPDATE \(s).records r SET batch_id = b.batch_id FROM \(s).batches b WHERE r.list = b.list AND r.seq = b.first_seq")
+            _ = try connection.execute("DROP TABLE \(s).batches")
+            _ = try connection.execute("DROP INDEX IF EXISTS \(s).records_by_actor")
+            _ = try connection.execute("DROP INDEX IF EXISTS \(s).records_by_label")
+            _ = try connection.execute(PostgresSchema.labelIndex(s))
+            _ = try connection.execute("ALTER TABLE \(s).lists SET (fillfactor = \(PostgresSchema.listsFillFactor))")
+            _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
+            _ = try connection.execute("COMMIT")
+        }
+        return UpgradeReport(
+            fromVersion: Int(from), toVersion: Int(PostgresSchema.version), lists: listRows.rowCount, records: records)
+    }
+
+    /// Version 1 → 2: gives every record of every list its chained checksum
+    /// (checking each list first) and makes `crc` required; returns the records.
+    private static func chain(
+        _ connection: PostgresConnection, lists: PostgresResult, schema s: String, location: PostgresLocation,
+        progress: ((String, UInt64) -> Void)?
+    ) throws(PostgresStepFailure) -> Int {
         try run { () throws(PostgresFailure) in
             _ = try connection.execute(
                 "ALTER TABLE \(s).lists ADD COLUMN last_crc bigint NOT NULL DEFAULT 0 CHECK (last_crc BETWEEN 0 AND 4294967295)")
             _ = try connection.execute("ALTER TABLE \(s).records ADD COLUMN crc bigint CHECK (crc BETWEEN 0 AND 4294967295)")
-        }
-        let lists = try run { () throws(PostgresFailure) in
-            try connection.execute("SELECT list, log_id, last_seq FROM \(s).lists ORDER BY list")
         }
         var records = 0
         for row in 0..<lists.rowCount {
@@ -95,10 +129,8 @@ extension PostgresEventLog {
         }
         try run { () throws(PostgresFailure) in
             _ = try connection.execute("ALTER TABLE \(s).records ALTER COLUMN crc SET NOT NULL")
-            _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
-            _ = try connection.execute("COMMIT")
         }
-        return UpgradeReport(fromVersion: Int(from), toVersion: Int(PostgresSchema.version), lists: lists.rowCount, records: records)
+        return records
     }
 
     /// Checks and chains one list's records; returns how many there were.

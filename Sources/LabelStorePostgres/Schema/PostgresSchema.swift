@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 2
+    static let version: Int64 = 3
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
@@ -34,6 +34,7 @@ struct PostgresSchema {
                 last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
                 last_crc bigint NOT NULL DEFAULT 0 CHECK (last_crc BETWEEN 0 AND 4294967295),
                 created_at timestamptz NOT NULL DEFAULT now())
+            WITH (fillfactor = \(Self.listsFillFactor))
             """,
             """
             CREATE TABLE \(name).records (
@@ -45,32 +46,45 @@ struct PostgresSchema {
                 actor text,
                 crc bigint NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
                 payload bytea NOT NULL,
+                batch_id uuid,
                 PRIMARY KEY (list, seq))
             """,
-            "CREATE INDEX records_by_label ON \(name).records (list, label_id, seq) WHERE label_id IS NOT NULL",
-            "CREATE INDEX records_by_actor ON \(name).records (list, actor, seq) WHERE actor IS NOT NULL",
-            """
-            CREATE TABLE \(name).batches (
-                list text NOT NULL,
-                batch_id uuid NOT NULL,
-                first_seq bigint NOT NULL,
-                count integer NOT NULL CHECK (count >= 1),
-                PRIMARY KEY (list, batch_id))
-            """
+            Self.labelIndex(name)
         ]
     }
 
-    /// Each table's columns as version 1 defines them, to recognize a foreign
-    /// table of the same name (later versions add columns: ``addedColumns``).
+    /// The head rows' table keeps 90% of each page free, so the updates of a
+    /// list's head row stay on its page (HOT) and are pruned while the page is
+    /// still nearly empty: an append reads few dead versions of its head row.
+    static let listsFillFactor = 10
+
+    /// The records' one envelope index (version 3): a hash index on the label
+    /// id, for the records of one label. A hash index puts each entry in its
+    /// bucket without a search among keys, where a B-tree over random UUIDs
+    /// made each record's insert touch a page of its own.
+    static func labelIndex(_ schema: String) -> String {
+        "CREATE INDEX records_by_label ON \(schema).records USING hash (label_id) WHERE label_id IS NOT NULL"
+    }
+
+    /// The tables every version has, with their columns as version 1 defines
+    /// them, to recognize a foreign table of the same name (later versions add
+    /// columns: ``addedColumns``).
     static let columns: [String: Set<String>] = [
         "schema_info": ["singleton", "version", "created_at"],
         "lists": ["list", "log_id", "last_seq", "created_at"],
-        "records": ["list", "seq", "time_ms", "kind", "label_id", "actor", "payload"],
-        "batches": ["list", "batch_id", "first_seq", "count"]
+        "records": ["list", "seq", "time_ms", "kind", "label_id", "actor", "payload"]
     ]
 
-    /// The columns version 2 adds: the records' chained checksums and the head row's chain value.
-    static let addedColumns: [String: Set<String>] = ["lists": ["last_crc"], "records": ["crc"]]
+    /// The batches table of versions 1 and 2 (one row per append; version 3
+    /// keeps the batch id on the append's first record instead).
+    static let batchesColumns: Set<String> = ["list", "batch_id", "first_seq", "count"]
+
+    /// The columns each version adds: 2 the records' chained checksums and the
+    /// head row's chain value, 3 the batch id on an append's first record.
+    static let addedColumns: [Int64: [String: Set<String>]] = [
+        2: ["lists": ["last_crc"], "records": ["crc"]],
+        3: ["records": ["batch_id"]]
+    ]
 
     /// What a database holds of the schema.
     enum State: Equatable {
@@ -100,7 +114,7 @@ struct PostgresSchema {
             guard let table = found.text(row, 0), let column = found.text(row, 1) else { continue }
             tables[table, default: []].insert(column)
         }
-        let ours = tables.filter { Self.columns[$0.key] != nil }
+        let ours = tables.filter { Self.columns[$0.key] != nil || $0.key == "batches" }
         if ours.isEmpty { return .missing }
         for (table, expected) in Self.columns.sorted(by: { $0.key < $1.key }) {
             guard let columns = tables[table] else {
@@ -144,16 +158,20 @@ struct PostgresSchema {
         if version < 1 {
             throw .log(EventLogError(.notALog, "\(location): '\(name).schema_info' holds version \(version), which no build wrote"))
         }
-        if version >= 2 {
-            for (table, added) in Self.addedColumns.sorted(by: { $0.key < $1.key }) {
-                let missing = added.subtracting(tables[table] ?? [])
-                if !missing.isEmpty {
-                    throw .log(
-                        EventLogError(
-                            .notALog,
-                            "\(location): the table '\(name).\(table)' of a version \(version) schema has no column \(missing.sorted().joined(separator: ", "))"
-                        ))
-                }
+        var expected: [String: Set<String>] = version < 3 ? ["batches": Self.batchesColumns] : [:]
+        for (added, tablesAdded) in Self.addedColumns where added <= version {
+            for (table, columns) in tablesAdded { expected[table, default: []].formUnion(columns) }
+        }
+        for (table, columns) in expected.sorted(by: { $0.key < $1.key }) {
+            let missing = columns.subtracting(tables[table] ?? [])
+            if !missing.isEmpty {
+                throw .log(
+                    EventLogError(
+                        .notALog,
+                        tables[table] == nil
+                            ? "\(location): the schema '\(name)' at version \(version) has no table '\(table)'"
+                            : "\(location): the table '\(name).\(table)' of a version \(version) schema has no column \(missing.sorted().joined(separator: ", "))"
+                    ))
             }
         }
         return .present(version: version)

@@ -20,12 +20,13 @@ struct PostgresStatements {
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var head: String { "SELECT log_id, last_seq, \(lastCRC) FROM \(schema).lists WHERE list = $1" }
 
-    /// Pessimistic mode's opening, one round trip: a transaction with `lock_timeout`
-    /// that locks the list's head row (`list` already an escaped literal) →
-    /// `last_seq`, `last_crc`, `log_id` as text.
-    func lockHead(list literal: String, timeoutMilliseconds: Int64) -> String {
-        "BEGIN; SET LOCAL lock_timeout = \(timeoutMilliseconds); SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = \(literal) FOR UPDATE"
-    }
+    /// `$1` milliseconds as text: the transaction's `lock_timeout` (pessimistic
+    /// mode's opening, after `BEGIN` and before ``lockHead``, in one round trip).
+    var setLockTimeout: String { "SELECT set_config('lock_timeout', $1, true)" }
+
+    /// `$1` list → `last_seq`, `last_crc`, `log_id`, locking the list's head row
+    /// until the transaction ends (pessimistic mode).
+    var lockHead: String { "SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = $1 FOR UPDATE" }
 
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var openList: String { head }
@@ -35,48 +36,72 @@ struct PostgresStatements {
         "INSERT INTO \(schema).lists (list, log_id) VALUES ($1, $2) ON CONFLICT (list) DO NOTHING"
     }
 
-    /// The append, one statement (version 2 only): moves the head from `$2` to
+    /// The append, one statement (version 3 only): moves the head from `$2` to
     /// `$2 + $3` and its chain value from `$12` to `$13` only if the list is still
     /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
-    /// given), records the batch `$4`, and inserts the records (`$5`…`$10`,
-    /// `$14`: arrays). Returns the new head (NULL when nothing was written), the
-    /// rows inserted, the batch rows, and the head row as the statement's
-    /// snapshot saw it: `last_seq`, `log_id`, `last_crc` (the winner's when a
-    /// conflict was committed before the statement began).
+    /// given), and inserts the records (`$5`…`$10`, `$14`: arrays), the first
+    /// with the batch id `$4`. Returns the new head (NULL when nothing was
+    /// written) and the rows inserted. Sent in a pipeline with ``afterAppend``,
+    /// which reads the head once the append's transaction ended.
     var append: String {
         """
         WITH head AS (
             UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
             WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND cardinality($5::bigint[]) = $3
             RETURNING last_seq
-        ), batch AS (
-            INSERT INTO \(schema).batches (list, batch_id, first_seq, count)
-            SELECT $1, $4, last_seq - $3 + 1, $3 FROM head
-            RETURNING first_seq
         ), inserted AS (
-            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload)
-            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
+            SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload, CASE WHEN r.seq = $2 + 1 THEN $4::uuid END
             FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
                 AS r(seq, time_ms, kind, label_id, actor, crc, payload)
             RETURNING seq
-        ), seen AS (
-            SELECT last_seq, log_id, last_crc FROM \(schema).lists WHERE list = $1
         )
-        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted), (SELECT count(*) FROM batch),
-            (SELECT last_seq FROM seen), (SELECT log_id FROM seen), (SELECT last_crc FROM seen)
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
         """
     }
 
-    /// `$1` channel, `$2` seq: the wake-up hint, sent after an append committed, in a
-    /// transaction of its own that does not wait for a WAL flush (so the lock
+    /// ``append`` for one record: the same parameters, `$5`…`$10` and `$14`
+    /// single values instead of arrays (`$3` is 1 and `$5` must be `$2 + 1`).
+    var appendOne: String {
+        """
+        WITH head AS (
+            UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
+            WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND $3 = 1 AND $5 = $2 + 1
+            RETURNING last_seq
+        ), inserted AS (
+            INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
+            SELECT $1, $5, $6, $7, $8, $9, $14, $10, $4 FROM head
+            RETURNING seq
+        )
+        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
+        """
+    }
+
+    /// `$1` list, `$2` channel, `$3` the head the append moved to, `$4` whether
+    /// to notify → `log_id`, `last_seq`, `last_crc` of the head row, read in a
+    /// transaction of its own right after the append's (the same pipeline), so
+    /// a losing append learns the winner's head without another round trip.
+    /// With `$4`, and only if the head reached `$3`, it sends the wake-up hint in
+    /// that transaction, which does not wait for a WAL flush (so the lock
     /// PostgreSQL takes to queue a notification is held only briefly).
-    var notify: String { "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)" }
+    var afterAppend: String {
+        """
+        SELECT log_id, last_seq, \(lastCRC),
+            CASE WHEN $4 AND last_seq >= $3 THEN set_config('synchronous_commit', 'off', true) END,
+            CASE WHEN $4 AND last_seq >= $3 THEN pg_notify($2, $3::text) END
+        FROM \(schema).lists WHERE list = $1
+        """
+    }
 
     /// `$1` list, `$2` seq → that record's `crc` (version 2).
     var crcAt: String { "SELECT crc FROM \(schema).records WHERE list = $1 AND seq = $2" }
 
-    /// `$1` list, `$2` batch id → `first_seq`, `count` of a committed batch.
-    var findBatch: String { "SELECT first_seq, count FROM \(schema).batches WHERE list = $1 AND batch_id = $2" }
+    /// `$1` list, `$2` the first seqs an append was sent at, `$3` its batch id →
+    /// the first seq of the append that committed (no row: none did). The
+    /// records' key finds each candidate; the batch id says whose it is.
+    var findBatch: String {
+        "SELECT seq FROM \(schema).records WHERE list = $1 AND seq = ANY($2::bigint[]) AND batch_id = $3"
+    }
 
     /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
     /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the

@@ -52,7 +52,7 @@ enum ServerStorage {
         opened.withLock { $0.append(log) }
         if log.isReadOnly {
             warn(
-                "\(display): the schema '\(log.location.schema)' is at version \(log.schemaVersion), which this build reads without checksums and does not write; 'labelreplay upgrade' migrates it in place"
+                "\(display): the schema '\(log.location.schema)' is at version \(log.schemaVersion), which this build reads\(log.schemaVersion < 2 ? " without checksums" : "") and does not write; 'labelreplay upgrade' migrates it in place"
             )
         }
         return Opened(

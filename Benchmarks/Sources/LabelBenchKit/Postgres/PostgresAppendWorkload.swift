@@ -6,8 +6,9 @@ import LabelStorePostgres
 ///
 /// Ours: `PostgresEventLog.append(_:expectedLastSeq:)` of `batchSize` records
 /// (with the expectation, as a `LabelStore` appends): one statement that moves
-/// the list's head row, records the batch id and inserts the records, plus the
-/// default `NOTIFY`; acknowledged after `COMMIT`. The peer: a prepared plain
+/// the list's head row and inserts the records (the batch id on the first),
+/// and in the same round trip the head read and the default `NOTIFY`;
+/// acknowledged after `COMMIT`. The peer: a prepared plain
 /// `INSERT` of `batchSize` rows (`VALUES (…), (…)`) into a table whose only
 /// index is its `bigserial` key, autocommit: the upper bound of any append.
 /// Both encode each record the same way inside the timed region. Timed: the
@@ -33,8 +34,9 @@ final class PostgresAppendWorkload: Workload {
 
     var notes: [String] {
         [
-            "the plain table keeps one index (its key); ours also keeps the records' two partial indexes (by label, by actor), "
-                + "the list's head row and a batch row in the append's one statement, then sends a NOTIFY after the commit"
+            "the plain table keeps one index (its key); ours also moves the list's head row and keeps the records' hash index "
+                + "by label in the append's statement, and in the same round trip reads the head and sends a NOTIFY in a "
+                + "transaction of their own"
         ]
     }
 
