@@ -25,7 +25,7 @@ import Testing
     }
 
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
-    /// version 2 build made (a `batches` table, B-tree envelope indexes); returns the schema and the records' checksums.
+    /// version 2 build made (a `batches` table, B-tree envelope indexes, no checkpoints table); returns the schema and the records' checksums.
     func versionTwoSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
         let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
         for (list, n) in [("a", count), ("b", 2)] {
@@ -48,6 +48,7 @@ import Testing
             DROP INDEX \(schema).records_by_label;
             CREATE INDEX records_by_label ON \(schema).records (list, label_id, seq) WHERE label_id IS NOT NULL;
             ALTER TABLE \(schema).lists RESET (fillfactor);
+            DROP TABLE \(schema).checkpoints;
             UPDATE \(schema).schema_info SET version = 2
             """)
         return (schema, crcs)
@@ -119,6 +120,10 @@ import Testing
         #expect(
             try server.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)' AND table_name = 'batches'")
                 == "0")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)' AND table_name = 'checkpoints'") == "1",
+            "the upgrade creates the checkpoints table")
         #expect(
             try server.psql(
                 "SELECT string_agg(indexname || ' ' || split_part(indexdef, ' USING ', 2), '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '\(schema)' AND tablename = 'records'"

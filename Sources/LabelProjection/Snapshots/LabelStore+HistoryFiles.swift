@@ -113,10 +113,14 @@ extension LabelStore {
     /// The list at the newest usable point at or before `seq` to fold on from:
     /// the newest trusted snapshot, or the newest checkpoint of `LOG.checkpoints`
     /// that belongs to the log (``CheckpointFile/checkpoint(atOrBefore:in:reader:)``),
-    /// whichever is nearer; `nil` when there is neither (fold from seq 1).
+    /// whichever is nearer; for a ``CheckpointStorage``, its newest usable
+    /// checkpoint; `nil` when there is none (fold from seq 1).
     /// Only the one chosen is decoded (a snapshot is chosen by its seq, before
     /// it is read; one that then fails to load falls back to older snapshots).
     func nearestList(atOrBefore seq: UInt64) -> LabelList? {
+        if ownedWriter == nil, let checkpoints = storage as? any CheckpointStorage {
+            return (try? Self.storageCheckpoint(of: checkpoints, atOrBefore: seq))?.list
+        }
         let snapshotSeq = state.withLock { $0.snapshots.trusted.lazy.filter { $0.seq <= seq }.map(\.seq).max() } ?? 0
         if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
             let directory = CheckpointFile.load(for: reader).directory,

@@ -17,6 +17,9 @@ extension LabelStore {
         var report = SnapshotReport()
         /// The history index and checkpoints kept alongside.
         var historyFiles = HistoryFilesState()
+        /// Whether one of this store's own appends crossed a multiple of its
+        /// ``CheckpointStorage``'s interval since the last checkpoint it wrote.
+        var checkpointCrossed = false
     }
 
     /// One snapshot file that was written.
@@ -73,7 +76,8 @@ extension LabelStore {
 
     /// Under the lock: the state to snapshot if the policy says one is due now (and marks it in progress).
     func snapshotDue(_ s: inout State) -> PendingSnapshot? {
-        guard let writer = ownedWriter, !s.snapshots.writing, s.broken == nil,
+        guard let writer = ownedWriter else { return storageCheckpointDue(&s) }
+        guard !s.snapshots.writing, s.broken == nil,
             options.snapshots.isDue(
                 records: s.list.lastSeq - min(s.list.lastSeq, s.snapshots.seq),
                 bytes: writer.byteLength - s.snapshots.bytes)
@@ -96,6 +100,7 @@ extension LabelStore {
     /// report, never thrown, and the next attempt waits for another interval
     /// (so a failing disk does not make every write retry).
     func writeAutomaticSnapshot(_ pending: PendingSnapshot) {
+        guard ownedWriter != nil else { return writeStorageCheckpoint(pending) }
         defer { maintainHistoryFiles() }
         do throws(StoreError) {
             try persistSnapshot(pending)

@@ -113,6 +113,7 @@ extension LabelStore {
 
     /// Applies the appended `records` and returns each request's outcome, in order.
     private func applied(_ group: [WriteRequest], _ plans: [Plan], _ records: [EventRecord], _ s: inout State) -> [WriteRequest.Outcome] {
+        noteOwnAppend(records, &s)
         for record in records {
             do throws(StoreError) { try applyStored(record, &s) } catch { return group.map { _ in .failure(error) } }
         }

@@ -142,19 +142,23 @@ public final class LabelStore: Sendable {
         return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots, origin: origin)
     }
 
-    /// Opens a store over any storage (e.g. an `InMemoryEventLog`), folding
-    /// its records. The caller keeps ownership of `storage`.
+    /// Opens a store over any storage (e.g. an `InMemoryEventLog`, a
+    /// PostgreSQL list), folding its records. The caller keeps ownership of
+    /// `storage`.
+    ///
+    /// A storage that keeps checkpoints (`CheckpointStorage`, such as a
+    /// PostgreSQL list) is opened from its newest usable checkpoint, and only
+    /// the records after it are folded; the store then writes the next
+    /// checkpoint whenever one of its own appends crosses the storage's
+    /// interval, on a background thread (a failure shows in
+    /// ``snapshotReport``, never in a write).
     ///
     /// - Throws: ``StoreError``: ``StoreError/Code/storage(_:)`` when reading
     ///   fails, ``StoreError/Code/inconsistentEvent(_:)`` if a record
     ///   contradicts the records before it.
-    /// - Complexity: O(records in `storage`).
+    /// - Complexity: O(records in `storage`), or O(the checkpoint's size + the records after it).
     public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
-        var list = LabelList()
-        try Self.forEachRecord(in: storage, from: 1, through: nil) { (record) throws(StoreError) in
-            do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
-            return true
-        }
+        let list = try Self.openingList(over: storage)
         self.init(storage: storage, ownedWriter: nil, list: list, options: options)
     }
 

@@ -131,18 +131,19 @@ extension PostgresEventLog {
         }
     }
 
-    /// Runs `body` on the session connection, reconnecting first if it was lost.
+    /// Runs `body` on the session connection (or the one in `slot`), reconnecting first if it was lost.
     /// With `retrying`, a lost connection is reconnected and `body` run again
     /// until ``Options-swift.struct/reconnectTimeout`` passes (only for steps
     /// that may run twice: reads, and appends through their batch check).
     func withSession<R>(
-        retrying: Bool, doing what: String = "read the list", _ body: (PostgresConnection) throws(PostgresStepFailure) -> R,
+        on slot: Locked<PostgresConnection?>? = nil, retrying: Bool, doing what: String = "read the list",
+        _ body: (PostgresConnection) throws(PostgresStepFailure) -> R,
         retryIf: (PostgresStepFailure) -> Bool = { _ in false }
     ) throws(EventLogError) -> R {
         let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
         var delay = Duration.milliseconds(20)
         while true {
-            let outcome = try session.withLock { (connection) throws(EventLogError) -> Result<R, PostgresStepFailure>? in
+            let outcome = try (slot ?? session).withLock { (connection) throws(EventLogError) -> Result<R, PostgresStepFailure>? in
                 if closed.load(ordering: .acquiring) {
                     throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
                 }

@@ -62,6 +62,15 @@ public final class PostgresEventLog: EventStorage, Sendable {
         /// How long a pessimistic append waits for the head row lock before it
         /// fails with `EventLogError.Code.timedOut`. Default: 5 s.
         public var lockTimeout: Duration
+        /// Records between the list's checkpoints (docs/POSTGRES.md,
+        /// "Checkpoints"): a `LabelStore` whose own append crosses a multiple of
+        /// it writes the list there, off its write path. 0 writes none (they are
+        /// still read). Default: 65,536.
+        public var checkpointInterval: UInt64
+        /// How many checkpoints a list keeps: a writer that adds one past it
+        /// drops older ones, keeping the newest, the oldest and the rest spread
+        /// over the history. Default: 16.
+        public var checkpointsKept: Int
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
         /// Called when the log finds the server out of reach and when it reaches
@@ -74,6 +83,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
             pessimistic: Bool = false, adaptiveLocking: Bool = true, lockTimeout: Duration = .seconds(5),
+            checkpointInterval: UInt64 = 65_536, checkpointsKept: Int = 16,
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
             onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
         ) {
@@ -81,6 +91,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
             self.pessimistic = pessimistic
             self.adaptiveLocking = adaptiveLocking
             self.lockTimeout = lockTimeout
+            self.checkpointInterval = checkpointInterval
+            self.checkpointsKept = checkpointsKept
             self.createIfMissing = createIfMissing
             self.notify = notify
             self.pollInterval = pollInterval
@@ -128,6 +140,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
     let session: Locked<PostgresConnection?>
     /// The connection that holds the head row lock in pessimistic mode.
     let lockSession = Locked<PostgresConnection?>(nil)
+    /// The connection that writes checkpoints (opened on first use), so a large image never holds up appends.
+    let checkpointSession = Locked<PostgresConnection?>(nil)
     /// The connection that listens for the list's notifications.
     let listener: Locked<PostgresListener>
     let cachedLastSeq: Atomic<UInt64>
@@ -177,16 +191,18 @@ public final class PostgresEventLog: EventStorage, Sendable {
         try self.init(location: PostgresLocation(url: url), options: options)
     }
 
-    /// Closes both connections. Later calls fail with `EventLogError.Code.closed`. Idempotent.
+    /// Closes the log's connections. Later calls fail with `EventLogError.Code.closed`. Idempotent.
     public func close() {
         closed.store(true, ordering: .releasing)
         session.withLock { connection in
             connection?.close()
             connection = nil
         }
-        lockSession.withLock { connection in
-            connection?.close()
-            connection = nil
+        for slot in [lockSession, checkpointSession] {
+            slot.withLock { connection in
+                connection?.close()
+                connection = nil
+            }
         }
         listener.withLock { $0.close() }
     }

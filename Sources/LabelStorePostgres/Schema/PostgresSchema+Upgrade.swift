@@ -66,7 +66,7 @@ extension PostgresEventLog {
     }
 
     /// The migration to this build's version in one transaction on `connection`:
-    /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index).
+    /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -103,6 +103,8 @@ extension PostgresEventLog {
             _ = try connection.execute("DROP INDEX IF EXISTS \(s).records_by_label")
             _ = try connection.execute(PostgresSchema.labelIndex(s))
             _ = try connection.execute("ALTER TABLE \(s).lists SET (fillfactor = \(PostgresSchema.listsFillFactor))")
+            _ = try connection.execute(PostgresSchema.checkpointsTable(s))
+            _ = try connection.execute("ALTER TABLE \(s).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL")
             _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
             _ = try connection.execute("COMMIT")
         }

@@ -49,8 +49,27 @@ struct PostgresSchema {
                 batch_id uuid,
                 PRIMARY KEY (list, seq))
             """,
-            Self.labelIndex(name)
+            Self.labelIndex(name),
+            Self.checkpointsTable(name),
+            "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL"
         ]
+    }
+
+    /// The checkpoints table (version 3): the list after some seqs, as a
+    /// snapshot image (docs/POSTGRES.md, "Checkpoints"), each bound to the
+    /// chained checksum of the record it follows. A cache: never trusted
+    /// over the records. Its images are stored uncompressed (`EXTERNAL`):
+    /// they are mostly random ids, which compression would only spend time on.
+    static func checkpointsTable(_ schema: String) -> String {
+        """
+        CREATE TABLE \(schema).checkpoints (
+            list text NOT NULL,
+            seq bigint NOT NULL CHECK (seq >= 1),
+            crc bigint NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
+            image bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (list, seq))
+        """
     }
 
     /// The head rows' table keeps 90% of each page free, so the updates of a
@@ -80,10 +99,11 @@ struct PostgresSchema {
     static let batchesColumns: Set<String> = ["list", "batch_id", "first_seq", "count"]
 
     /// The columns each version adds: 2 the records' chained checksums and the
-    /// head row's chain value, 3 the batch id on an append's first record.
+    /// head row's chain value, 3 the batch id on an append's first record and
+    /// the checkpoints table.
     static let addedColumns: [Int64: [String: Set<String>]] = [
         2: ["lists": ["last_crc"], "records": ["crc"]],
-        3: ["records": ["batch_id"]]
+        3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]]
     ]
 
     /// What a database holds of the schema.
@@ -114,7 +134,7 @@ struct PostgresSchema {
             guard let table = found.text(row, 0), let column = found.text(row, 1) else { continue }
             tables[table, default: []].insert(column)
         }
-        let ours = tables.filter { Self.columns[$0.key] != nil || $0.key == "batches" }
+        let ours = tables.filter { Self.columns[$0.key] != nil || $0.key == "batches" || $0.key == "checkpoints" }
         if ours.isEmpty { return .missing }
         for (table, expected) in Self.columns.sorted(by: { $0.key < $1.key }) {
             guard let columns = tables[table] else {

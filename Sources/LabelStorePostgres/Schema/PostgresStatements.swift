@@ -103,6 +103,39 @@ struct PostgresStatements {
         "SELECT seq FROM \(schema).records WHERE list = $1 AND seq = ANY($2::bigint[]) AND batch_id = $3"
     }
 
+    /// `$1` list, `$2` seq → the list's checkpoints at or before `$2`, newest
+    /// first: `seq`, `crc` (as written), and the `crc` its record has now
+    /// (NULL when the record is gone). Version 3.
+    var checkpoints: String {
+        """
+        SELECT c.seq, c.crc, r.crc FROM \(schema).checkpoints c
+        LEFT JOIN \(schema).records r ON r.list = c.list AND r.seq = c.seq
+        WHERE c.list = $1 AND c.seq <= $2 ORDER BY c.seq DESC
+        """
+    }
+
+    /// `$1` list, `$2` seq, `$3` crc → that checkpoint's image (no row: it is gone, or another).
+    var checkpointImage: String {
+        "SELECT image FROM \(schema).checkpoints WHERE list = $1 AND seq = $2 AND crc = $3"
+    }
+
+    /// `$1` list, `$2` seq, `$3` image → inserts the checkpoint with its
+    /// record's `crc`; no row when the record is missing or a checkpoint at
+    /// that seq exists.
+    var storeCheckpoint: String {
+        """
+        INSERT INTO \(schema).checkpoints (list, seq, crc, image)
+        SELECT list, seq, crc, $3 FROM \(schema).records WHERE list = $1 AND seq = $2
+        ON CONFLICT (list, seq) DO NOTHING
+        """
+    }
+
+    /// `$1` list → its checkpoints' seqs, ascending.
+    var checkpointSeqs: String { "SELECT seq FROM \(schema).checkpoints WHERE list = $1 ORDER BY seq" }
+
+    /// `$1` list, `$2` seqs → deletes those checkpoints.
+    var dropCheckpoints: String { "DELETE FROM \(schema).checkpoints WHERE list = $1 AND seq = ANY($2::bigint[])" }
+
     /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
     /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the
     /// record's `seq`, `crc`, `payload`), or one row with the head and NULLs

@@ -47,10 +47,7 @@ enum Import: Command {
         Platform.deferInterrupts()
         // The log first, so that a log that cannot be written fails before a long input is read.
         let store = try Writing.open(log, create: true, console: console)
-        defer {
-            store.close()
-            HistoryCaches.keep(log, console: console, occasion: .write)
-        }
+        defer { Writing.finish(store, path: log, console: console) }
         let created = store.createdLog
         let before = store.lastSeq
         var name = source == "-" ? "standard input" : source

@@ -12,21 +12,36 @@ import LabelProjection
 /// checkpoint or from seq 1, with the same answer. (A tail that is an append
 /// not finished — its entry still zero — is not reported: the next update
 /// cuts or finishes it.)
+///
+/// A server list's checkpoints are the server's own (its `checkpoints`
+/// table, ``ServerCheckpoints``); they hold no removed labels' titles, so
+/// they serve only the folds that do not print removed labels.
 final class Checkpoints {
-    private let reader: LogReader
-    private let directory: CheckpointFile.Directory
+    private let reader: LogReader?
+    private let directory: CheckpointFile.Directory?
+    private let server: ServerCheckpoints?
     private let console: Console
     private var reported = Set<String>()
 
     private init(reader: LogReader, directory: CheckpointFile.Directory, console: Console) {
         self.reader = reader
         self.directory = directory
+        self.server = nil
+        self.console = console
+    }
+
+    private init(server: ServerCheckpoints, console: Console) {
+        self.reader = nil
+        self.directory = nil
+        self.server = server
         self.console = console
     }
 
     /// The checkpoints of the log at `path`, or `nil` when there are none to use (a warning says why when a file is there).
     static func open(_ path: String, console: Console) throws -> Checkpoints? {
-        if LogLocation.isServer(path) { return nil }  // a server list has no checkpoint file
+        if LogLocation.isServer(path) {
+            return try ServerCheckpoints.open(LogLocation.resolve(path)).map { Checkpoints(server: $0, console: console) }
+        }
         // The reader that checked the caches: it remembers how far it verified the log.
         let reader = try HistoryCaches.keep(path, console: console, occasion: .read) ?? Replay.openReader(path)
         switch CheckpointFile.load(for: reader) {
@@ -43,8 +58,8 @@ final class Checkpoints {
         }
     }
 
-    /// The seqs of the checkpoints in the file (not yet checked against the log).
-    var seqs: [UInt64] { directory.entries.map(\.seq) }
+    /// The seqs of the checkpoints in the file (not yet checked against the log); none for a server list's.
+    var seqs: [UInt64] { directory?.entries.map(\.seq) ?? [] }
 
     /// The newest checkpoint at or before `seq` that belongs to the log, if
     /// any; its ``ListCheckpoint/removed`` is empty unless `withRemovedLabels`
@@ -52,6 +67,16 @@ final class Checkpoints {
     /// and holds only the labels in `removedAmong` when that is given.
     func checkpoint(atOrBefore seq: UInt64, withRemovedLabels: Bool = true, removedAmong: Set<LabelID>? = nil) -> ListCheckpoint? {
         guard seq > 0 else { return nil }
+        if let server {
+            guard !withRemovedLabels || removedAmong?.isEmpty == true else { return nil }
+            let (checkpoint, problems) = server.checkpoint(atOrBefore: seq)
+            for problem in problems where reported.insert(problem).inserted {
+                console.warning("\(problem); it is not used")
+            }
+            if let checkpoint, TestHooks.alwaysUsesIndex { console.errorLine("(from the checkpoint at seq \(checkpoint.position.seq))") }
+            return checkpoint
+        }
+        guard let reader, let directory else { return nil }
         let (checkpoint, problems) = CheckpointFile.checkpoint(
             atOrBefore: seq, in: directory, reader: reader, decodingRemoved: withRemovedLabels, removedAmong: removedAmong)
         for problem in problems where reported.insert(problem.description).inserted {

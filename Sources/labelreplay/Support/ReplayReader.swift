@@ -81,9 +81,16 @@ final class ReplayReader {
         }
     }
 
-    /// Positions a file reader after a checkpoint (never used for a server list, which has none).
+    /// Positions the reader after a checkpoint: a file reader at the frame
+    /// after it (checked to chain on from `previousChecksum`); a server list's
+    /// at `seq` (the server checks the chain from the record before it).
     func seek(toSeq seq: UInt64, atOffset offset: Int64, previousChecksum: UInt32) throws {
-        guard let file else { preconditionFailure("a server list has no checkpoints") }
+        guard let file else {
+            storageNext = seq
+            buffer = []
+            index = 0
+            return
+        }
         try file.seek(toSeq: seq, atOffset: offset, previousChecksum: previousChecksum)
     }
 

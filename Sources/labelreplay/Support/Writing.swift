@@ -50,10 +50,7 @@ enum Writing {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
         }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
-        defer {
-            store.close()
-            HistoryCaches.keep(path, console: console, occasion: .write)
-        }
+        defer { finish(store, path: path, console: console) }
         let created = store.createdLog
         let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
         let outcome: (records: [EventRecord], unchanged: String)
@@ -121,6 +118,16 @@ enum Writing {
         if let given = arguments.option("actor") { return given.isEmpty ? nil : given }
         if let variable = ProcessInfo.processInfo.environment["LABELREPLAY_ACTOR"] { return variable.isEmpty ? nil : variable }
         return Platform.loginName
+    }
+
+    /// Closes the store a write command opened and keeps the history caches
+    /// current: a file log's `LOG.index` and `LOG.checkpoints` (``HistoryCaches``);
+    /// for a server list, the checkpoint the store may be writing in the
+    /// background is waited for, so the command's exit does not cut it off.
+    static func finish(_ store: LabelStore, path: String, console: Console) {
+        store.close()
+        if LogLocation.isServer(path) { store.waitForHistoryFiles() }
+        HistoryCaches.keep(path, console: console, occasion: .write)
     }
 
     /// Closes and deletes a log this command just created, if nothing was written to it,

@@ -1,0 +1,30 @@
+import EventLog
+import LabelProjection
+
+/// A server list's checkpoints (its schema's `checkpoints` table, docs/POSTGRES.md,
+/// "Checkpoints") as ``Checkpoints`` hands them to a ``Replay``: the list at
+/// the newest usable one at or before a seq, checked as a store checks it
+/// (``LabelStore/storageCheckpoint(of:atOrBefore:)``).
+struct ServerCheckpoints {
+    private let storage: any CheckpointStorage
+
+    /// The checkpoints of the list at `location`; `nil` when its storage keeps none.
+    static func open(_ location: LogLocation) throws -> ServerCheckpoints? {
+        guard let storage = try ServerStorage.open(location).storage as? any CheckpointStorage else { return nil }
+        return ServerCheckpoints(storage: storage)
+    }
+
+    /// The newest usable checkpoint at or before `seq` (no removed labels'
+    /// titles: the server's images do not keep them), and why newer ones were not used.
+    func checkpoint(atOrBefore seq: UInt64) -> (ListCheckpoint?, [String]) {
+        let found: (list: LabelList?, skipped: [String])
+        do {
+            found = try LabelStore.storageCheckpoint(of: storage, atOrBefore: seq)
+        } catch {
+            return (nil, ["the list's checkpoints cannot be read: \(error.message)"])
+        }
+        guard let list = found.list else { return (nil, found.skipped) }
+        let position = LogPosition(seq: list.lastSeq, offset: 0, length: 0)
+        return (ListCheckpoint(list: list, position: position, removed: [:]), found.skipped)
+    }
+}

@@ -1,0 +1,199 @@
+#if Postgres
+import EventLog
+import Foundation
+import LabelProjection
+import LabelStorePostgres
+import LabelStoreTestSupport
+import Testing
+
+/// Server-side checkpoints (issue 29, item 2): a store whose own append
+/// crosses the interval writes the list to the `checkpoints` table; a host
+/// that opens later, and time travel, start from the newest usable one; a
+/// checkpoint whose record changed, or whose image does not decode, is
+/// skipped and named; the table keeps a bounded number of them.
+@Suite struct ServerCheckpointTests {
+    let server = PostgresTestServer.shared
+
+    func open(_ location: PostgresLocation, interval: UInt64 = 64, kept: Int = 16) throws -> PostgresEventLog {
+        try PostgresEventLog(
+            location: location,
+            options: .init(
+                createIfMissing: true, pollInterval: .milliseconds(50), checkpointInterval: interval, checkpointsKept: kept))
+    }
+
+    /// Writes `count` random commands through `store` (adds, renames, toggles, removes, moves), seeded.
+    func write(_ count: Int, to store: LabelStore, seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        for i in 0..<count {
+            let ids = store.snapshot.ids
+            let choice = ids.count < 4 ? 0 : Int.random(in: 0..<10, using: &rng)
+            let id = ids.isEmpty ? nil : ids[Int.random(in: 0..<ids.count, using: &rng)]
+            switch (choice, id) {
+            case (0...2, _), (_, nil): try store.add("label \(seed)-\(i)")
+            case (3...4, let id?): try store.rename(id, to: "renamed \(i)")
+            case (5...6, let id?): try store.toggle(id)
+            case (7, let id?): try store.remove(id)
+            case (_, let id?): try store.move(id, to: Int.random(in: 0..<ids.count, using: &rng))
+            }
+        }
+    }
+
+    /// The list after `seq`, folded from seq 1 straight from the records.
+    func reference(_ log: PostgresEventLog, through seq: UInt64) throws -> LabelList {
+        var list = LabelList()
+        try log.forEachRecord(from: 1, through: seq) { record in
+            try list.replay(record)
+            return true
+        }
+        return list
+    }
+
+    func checkpointSeqs(_ location: PostgresLocation) throws -> [UInt64] {
+        try server.psql("SELECT seq FROM labelstore.checkpoints WHERE list = '\(location.list)' ORDER BY seq")
+            .split(separator: "\n").compactMap { UInt64($0) }
+    }
+
+    @Test func aStoreWhoseAppendsCrossTheIntervalWritesCheckpointsAndAJoiningHostOpensFromThem() throws {
+        let location = server.location()
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(300, to: store, seed: 7)
+        store.waitForHistoryFiles()
+        let seqs = try checkpointSeqs(location)
+        #expect(!seqs.isEmpty, "300 single writes cross the interval of 64 four times")
+        #expect(seqs.first == 64, "the first write to cross is the one at seq 64: \(seqs)")
+        #expect(store.snapshotReport.lastWriteError == nil)
+
+        // A record before the newest checkpoint is made unreadable: a host that
+        // opens from the checkpoint never reads it, one that folds from seq 1 would fail.
+        try server.psql("UPDATE labelstore.records SET payload = '\\x00'::bytea WHERE list = '\(location.list)' AND seq = 5")
+        let joining = try open(location)
+        defer { joining.close() }
+        let joined = try LabelStore(storage: joining)
+        #expect(joined.snapshot == store.snapshot, "the joining host's list is the writer's")
+        #expect(throws: StoreError.self, "a fold from seq 1 meets the damaged record") {
+            try joined.state(atSeq: 6)
+        }
+    }
+
+    @Test func timeTravelOverAServerListEqualsTheFoldFromSeqOneAtEverySeq() throws {
+        let location = server.location()
+        let log = try open(location, interval: 32)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(200, to: store, seed: 11)
+        store.waitForHistoryFiles()
+        #expect(try checkpointSeqs(location).count >= 3)
+        let last = store.lastSeq
+        var rng = SeededGenerator(seed: 3)
+        for seq in [1, 31, 32, 33, 64, 65, last - 1] + (0..<20).map({ _ in UInt64.random(in: 1...last, using: &rng) }) {
+            #expect(try store.state(atSeq: seq) == reference(log, through: seq), "seq \(seq)")
+        }
+    }
+
+    @Test func aCheckpointWhoseRecordChangedOrWhoseImageIsDamagedIsSkippedAndNamed() throws {
+        let location = server.location()
+        let log = try open(location, interval: 16)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(100, to: store, seed: 5)
+        store.waitForHistoryFiles()
+        let seqs = try checkpointSeqs(location)
+        try #require(seqs.count >= 3, "\(seqs)")
+        let newest = seqs[seqs.count - 1], second = seqs[seqs.count - 2]
+        // The newest was written for another chain value (as if its record had been replaced since).
+        try server.psql(
+            "UPDATE labelstore.checkpoints SET crc = (crc + 1) % 4294967296 WHERE list = '\(location.list)' AND seq = \(newest)")
+        // The one before it holds bytes that are not an image.
+        try server.psql("UPDATE labelstore.checkpoints SET image = '\\x0102'::bytea WHERE list = '\(location.list)' AND seq = \(second)")
+        let found = try LabelStore.storageCheckpoint(of: log, atOrBefore: store.lastSeq)
+        #expect(found.list?.lastSeq == seqs[seqs.count - 3], "the newest usable one is the third newest")
+        #expect(found.skipped.count == 2, "\(found.skipped)")
+        #expect(
+            found.skipped.first?.contains("checkpoint at seq \(newest) was written for a record whose checksum") == true, "\(found.skipped)"
+        )
+        #expect(found.skipped.last?.contains("checkpoint at seq \(second) does not decode") == true, "\(found.skipped)")
+        // The answers stay the fold's.
+        let joining = try open(location)
+        defer { joining.close() }
+        #expect(try LabelStore(storage: joining).snapshot == store.snapshot)
+        #expect(try store.state(atSeq: newest) == reference(log, through: newest))
+    }
+
+    @Test func aCheckpointOfAListDeletedAndCreatedAgainIsNotUsed() throws {
+        let location = server.location()
+        let first = try open(location, interval: 16)
+        let store = try LabelStore(storage: first)
+        try write(40, to: store, seed: 9)
+        store.waitForHistoryFiles()
+        first.close()
+        try #require(try checkpointSeqs(location).count >= 1)
+        try server.psql(
+            """
+            DELETE FROM labelstore.records WHERE list = '\(location.list)';
+            DELETE FROM labelstore.lists WHERE list = '\(location.list)'
+            """)
+        let again = try open(location, interval: 0)
+        defer { again.close() }
+        let other = try LabelStore(storage: again)
+        for i in 0..<40 { try other.add("other \(i)") }
+        let found = try LabelStore.storageCheckpoint(of: again, atOrBefore: again.lastSeq)
+        #expect(found.list == nil, "the old history's checkpoints do not bind to the new records")
+        #expect(!found.skipped.isEmpty)
+        let reopened = try open(location)
+        defer { reopened.close() }
+        #expect(try LabelStore(storage: reopened).snapshot == other.snapshot)
+    }
+
+    @Test func aListKeepsAtMostTheConfiguredCheckpointsSpreadOverItsHistory() throws {
+        let location = server.location()
+        let log = try open(location, interval: 8, kept: 4)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        for round in 0..<12 {
+            try write(10, to: store, seed: UInt64(round))
+            store.waitForHistoryFiles()
+        }
+        let seqs = try checkpointSeqs(location)
+        #expect(seqs.count == 4, "\(seqs)")
+        #expect(seqs.last.map { store.lastSeq - $0 < 10 } == true, "the newest is kept: \(seqs) at \(store.lastSeq)")
+        #expect(seqs.first == 8, "the oldest is kept: \(seqs)")
+    }
+
+    @Test func showAndDiffOverAServerStartFromItsCheckpointsWithTheSameOutput() throws {
+        let list = "ckpt-\(UUID().uuidString.prefix(8))"
+        let location = server.location(list: list)
+        let log = try open(location, interval: 16)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(120, to: store, seed: 13)
+        store.waitForHistoryFiles()
+        try #require(try checkpointSeqs(location).count >= 3)
+        let url = CLIOverServerTests.url(list: list)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LABELREPLAY_TEST_INDEX"] = "always"
+        let commands = [["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"]]
+        var withCheckpoints: [(status: Int32, output: String, errors: String)] = []
+        for arguments in commands {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
+            #expect(run.status == 0, "\(arguments): \(run)")
+            #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) starts from a checkpoint: \(run.errors)")
+            withCheckpoints.append(run)
+        }
+        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
+        for (arguments, before) in zip(commands, withCheckpoints) {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
+            #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
+            #expect(run.output == before.output, "\(arguments): the same output with and without checkpoints")
+        }
+    }
+
+    @Test func thinningDropsTheCheckpointWhoseNeighboursAreNearest() {
+        #expect(PostgresEventLog.checkpointsToDrop([10, 20, 30, 40], keeping: 4) == [])
+        #expect(PostgresEventLog.checkpointsToDrop([10, 20, 25, 40], keeping: 3) == [20])
+        #expect(PostgresEventLog.checkpointsToDrop([8, 16, 24, 32, 40, 48], keeping: 4) == [16, 32])
+        #expect(PostgresEventLog.checkpointsToDrop([1, 2, 3], keeping: 1) == [2], "the oldest and the newest always stay")
+    }
+}
+#endif
