@@ -181,6 +181,14 @@ import Testing
             #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) starts from a checkpoint: \(run.errors)")
             withCheckpoints.append(run)
         }
+        // stats shows what the server holds: the list's checkpoints and payloads, the schema's tables.
+        let stats = try runCommand(try CLIOverServerTests.executable(), ["stats", url, "--json"])
+        #expect(stats.status == 0, "\(stats)")
+        let object = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any]
+        let sizes = object?["server"] as? [String: Any]
+        #expect(sizes?["listCheckpoints"] as? Int == (try checkpointSeqs(location).count), "\(stats.output)")
+        #expect((sizes?["listPayloads"] as? Int ?? 0) > 0 && (sizes?["recordsTable"] as? Int ?? 0) > 0, "\(stats.output)")
+        #expect((sizes?["listCheckpointImages"] as? Int ?? 0) > 0, "\(stats.output)")
         try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
         for (arguments, before) in zip(commands, withCheckpoints) {
             let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)

@@ -110,4 +110,18 @@ import Testing
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
+
+    @Test func aStorageWithoutCheckpointsHasNoNewestCheckpoint() throws {
+        // snippet: checkpoint-storage-newest
+        func newestCheckpointSeq(of storage: some EventStorage) throws -> UInt64? {
+            guard let checkpoints = storage as? any CheckpointStorage else { return nil }
+            let lookup = try checkpoints.checkpoint(atOrBefore: storage.refreshLastSeq())
+            for problem in lookup.skipped { print("not used: \(problem)") }
+            return lookup.checkpoint?.seq
+        }
+        // end snippet
+        let memory = InMemoryEventLog()
+        try memory.append([LogEntry(.added(id: LabelID(), title: "Ring", isEnabled: true, index: 0))], expectedLastSeq: 0)
+        #expect(try newestCheckpointSeq(of: memory) == nil, "an in-memory log keeps no checkpoints")
+    }
 }

@@ -5,7 +5,8 @@ extension LabelStore {
     /// The list as it was right after record `seq` (0 gives the empty list),
     /// folded from the log with the same fold as the live projection: from
     /// the newest trusted snapshot or usable checkpoint (`LOG.checkpoints`) at
-    /// or before `seq` when there is one (file logs), else from seq 1. The current seq returns the projection itself.
+    /// or before `seq` when there is one (file logs), or the storage's nearest
+    /// checkpoint (a `CheckpointStorage`, such as a PostgreSQL list), else from seq 1. The current seq returns the projection itself.
     /// It works on a closed store too (a closed file log is read with a `LogReader`).
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;

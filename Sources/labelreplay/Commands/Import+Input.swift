@@ -105,7 +105,7 @@ final class ImportInput {
             do {
                 entries.append(try JSONLine.decode(line, decoder: decoder))
             } catch let error as DecodingError {
-                throw Failure("\(name) line \(lineNumber): \(Import.describe(error)); nothing was imported")
+                throw Failure("\(name) line \(lineNumber): \(Import.describe(error))")
             }
             if blankRun > 0 {
                 lines.noteBlankLines(blankRun, before: entryCount)

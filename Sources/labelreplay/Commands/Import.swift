@@ -27,6 +27,11 @@ enum Import: Command {
             Ctrl-C before the records are committed leaves the log as it was (a log this import created is removed \
             again) and says so; after the commit it says how many records were committed and at which seqs. Either \
             way the exit status is 130.
+
+            Into a server list the records go in all-or-nothing batches of 10,000 (a server list has no staged \
+            append): a bad line, a server out of reach or Ctrl-C stops the import between batches; the batches \
+            before it stay committed and are named with their seqs, none of the batch in flight is, and the same \
+            import with --resume appends the rest and nothing twice.
             """,
         arguments: [
             .positional("log", "The label log file (created if missing)."),
@@ -74,11 +79,20 @@ enum Import: Command {
                 matcher = resume
                 next = resume.next
             }
-            seqs = try appendStreamed(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
-                TestHooks.pause(at: "import-before-commit", console: console)
-                try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
-                progress.message("committing")
+            if LogLocation.isServer(log) {
+                seqs = try appendInBatches(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
+                    TestHooks.pause(at: "import-before-commit", console: console)
+                    try Platform.checkInterrupt()  // the last point where stopping leaves the list as it was
+                }
+            } else {
+                seqs = try appendStreamed(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
+                    TestHooks.pause(at: "import-before-commit", console: console)
+                    try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
+                    progress.message("committing")
+                }
             }
+        } catch let partial as PartialImport {
+            return try report(partial, log: log, console: console)
         } catch {
             if created { Writing.discardNewLog(store, path: log) }
             if let interrupted = error as? Interrupted {
@@ -131,6 +145,9 @@ enum Import: Command {
             pipeline.stop()  // the reading thread is done with the input's line numbers
             let line = input.lines.line(ofEntry: (matcher?.skipped ?? 0) + index)
             throw Failure("\(input.name) line \(line): \(reason); nothing was imported")
+        } catch let failure as Failure {
+            // A line that does not decode (from the reading thread): the staged append is abandoned.
+            throw Failure(failure.message + "; nothing was imported", details: failure.details)
         }
     }
 

@@ -12,7 +12,9 @@ enum Stats: Command {
             "withoutActor", "tailBytes"} where bytesPerEvent is the record bytes (file minus header, tail and preallocated zeros) per \
             record, firstTime/lastTime are absent for an empty log, and tailBytes counts bytes after the last complete \
             record (a torn tail). For a list on a server (a postgres:// LOG) fileSize, bytesPerEvent and tailBytes are 0: \
-            the server stores the records, not a file.
+            the server stores the records, not a file; "server" then holds what the server reports, in bytes: \
+            {"recordsTable", "recordsIndexes", "checkpointsTable"} (the schema's tables, every list) and \
+            {"listPayloads", "listCheckpoints", "listCheckpointImages"} (this list's rows).
             """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["stats labels.labellog"])
@@ -44,7 +46,8 @@ enum Stats: Command {
             kinds: kinds, labels: .init(live: list.count, enabled: list.enabledCount, removed: list.knownIDs.count - list.count),
             firstTime: first?.iso8601, lastTime: last?.iso8601,
             spanSeconds: Double((last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)) / 1000,
-            actors: actors, withoutActor: withoutActor, tailBytes: tail?.bytes ?? 0)
+            actors: actors, withoutActor: withoutActor, tailBytes: tail?.bytes ?? 0,
+            server: try replay.serverStorage.flatMap { try ServerStorage.sizes(of: $0) })
         if arguments.flag("json") {
             console.line(try JSONLines().line(stats))
             return ExitStatus.success
@@ -53,6 +56,12 @@ enum Stats: Command {
         var table = Table()
         if server {
             table.append(["list", "a list on a PostgreSQL server, \(Import.count(Int(records)))"])
+            if let sizes = stats.server {
+                table.append([
+                    "server",
+                    "this list: \(HistoryCaches.megabytes(sizes.listPayloads)) of payloads, \(sizes.listCheckpoints) checkpoint\(sizes.listCheckpoints == 1 ? "" : "s") (\(HistoryCaches.megabytes(sizes.listCheckpointImages))); the schema's tables, every list: records \(HistoryCaches.megabytes(sizes.recordsTable)) + \(HistoryCaches.megabytes(sizes.recordsIndexes)) of indexes, checkpoints \(HistoryCaches.megabytes(sizes.checkpointsTable))"
+                ])
+            }
         } else {
             table.append([
                 "file",
@@ -116,4 +125,6 @@ struct LogStats: Encodable {
     let actors: [String: Int]
     let withoutActor: Int
     let tailBytes: Int64
+    /// What the server reports, for a server list (absent for a file).
+    let server: ServerStorage.Sizes?
 }

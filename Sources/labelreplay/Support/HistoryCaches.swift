@@ -107,7 +107,8 @@ enum HistoryCaches {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 
-    private static func megabytes(_ bytes: Int64) -> String {
+    /// `14.2 MB` (decimal megabytes, one decimal).
+    static func megabytes(_ bytes: Int64) -> String {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 

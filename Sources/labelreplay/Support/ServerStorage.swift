@@ -78,6 +78,35 @@ enum ServerStorage {
         return Creation(opened: try open(location, create: true), createdSchema: createdSchema, createdList: createdList)
     }
 
+    /// What a server list takes on its server (``sizes(of:)``), in bytes, as `stats` shows it.
+    struct Sizes: Encodable {
+        /// The records table of the schema (every list), without indexes.
+        let recordsTable: Int64
+        /// Its indexes.
+        let recordsIndexes: Int64
+        /// The checkpoints table of the schema (every list).
+        let checkpointsTable: Int64
+        /// This list's record payloads.
+        let listPayloads: Int64
+        /// This list's checkpoints, and their images' bytes.
+        let listCheckpoints: Int
+        let listCheckpointImages: Int64
+    }
+
+    /// The sizes the server reports for the list `storage` reads (`nil` for another storage).
+    static func sizes(of storage: any EventStorage) throws -> Sizes? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        let s = try log.storageSizes()
+        return Sizes(
+            recordsTable: s.recordsTable, recordsIndexes: s.recordsIndexes, checkpointsTable: s.checkpointsTable,
+            listPayloads: s.listPayloads, listCheckpoints: s.listCheckpoints, listCheckpointImages: s.listCheckpointImages)
+        #else
+        _ = storage
+        return nil
+        #endif
+    }
+
     /// Closes every list this run opened.
     static func closeAll() {
         #if Postgres

@@ -54,7 +54,8 @@ enum Arguments {
         cli-import-memory; with the Postgres trait and a server:
         pg-single-append, pg-batch-append, pg-writers-1-list, pg-writers-8-lists,
         pg-writers-8-lists-no-notify, pg-catch-up-1m (pg-catch-up-200k with --quick),
-        pg-latency-notify, pg-latency-poll (--filter pg selects them all)
+        pg-latency-notify, pg-latency-poll, pg-open-1m (pg-open-200k with --quick;
+        pg-open-10m with --big) (--filter pg selects them all)
         """
 
     /// Parses `arguments` (without the program name). Without `--postgres`, the

@@ -26,8 +26,9 @@ enum PostgresCatalog {
         [
             "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
             "pg-writers-8-lists-no-notify",
-            settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll"
-        ]
+            settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll",
+            settings.quick ? "pg-open-200k" : "pg-open-1m"
+        ] + (settings.big ? ["pg-open-10m"] : [])
     }
 
     /// What a run does about the PostgreSQL workloads.
@@ -138,9 +139,23 @@ extension WorkloadCatalog {
             PostgresCatchUpWorkload(server: server, settings: settings),
             PostgresLatencyWorkload(server: server, settings: settings, notify: true),
             PostgresLatencyWorkload(server: server, settings: settings, notify: false)
-        ]
+        ] + openWorkloads(server: server, settings: settings)
         #else
         return []
         #endif
     }
+
+    #if Postgres
+    /// `pg-open-*`: one per size, each on a history fixture of its own (the
+    /// ones of the file workloads are released when those end).
+    private static func openWorkloads(server: PostgresBenchServer, settings: BenchSettings) -> [any Workload] {
+        var sizes = [settings.size(full: 1_000_000, quick: 200_000)]
+        if settings.big { sizes.append(10_000_000) }
+        return sizes.map { size in
+            let fixture = HistoryFixture(eventCount: size, seed: settings.seed, users: 1)
+            return PostgresOpenWorkload(
+                server: server, fixture: fixture, repetitions: size >= 10_000_000 ? settings.repetitionsOverride ?? 3 : nil)
+        }
+    }
+    #endif
 }
