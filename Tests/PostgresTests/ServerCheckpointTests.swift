@@ -179,6 +179,10 @@ import Testing
             let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
             #expect(run.status == 0, "\(arguments): \(run)")
             #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) starts from a checkpoint: \(run.errors)")
+            if arguments[0] == "diff" {
+                // Both lists: the second from a later checkpoint, its removed labels read by label.
+                #expect(run.errors.components(separatedBy: "(from the checkpoint at seq").count == 3, "\(run.errors)")
+            }
             withCheckpoints.append(run)
         }
         // stats shows what the server holds: the list's checkpoints and payloads, the schema's tables.
@@ -195,6 +199,28 @@ import Testing
             #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
             #expect(run.output == before.output, "\(arguments): the same output with and without checkpoints")
         }
+    }
+
+    @Test func aLabelsRecordsAreReadThroughTheIndexAndAnAlteredOneIsNamed() throws {
+        let location = server.location()
+        let log = try open(location, interval: 0)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(150, to: store, seed: 21)
+        let all = try log.read(from: 1, maxCount: 1_000)
+        let id = try #require(all.compactMap(\.event.labelID).first)
+        let expected = all.filter { $0.event.labelID == id }
+        #expect(try log.records(ofLabels: [id], after: 0, through: store.lastSeq) == expected)
+        let later = expected.dropFirst()
+        #expect(try log.records(ofLabels: [id], after: expected[0].seq, through: store.lastSeq) == Array(later))
+        #expect(try log.records(ofLabels: [id], after: 0, through: store.lastSeq, kinds: [.added]) == expected.filter { $0.event.kind == .added })
+        // A payload swapped for another record's (seq and all, checksums left): named by seq.
+        let victim = expected[expected.count - 1].seq
+        try server.psql(
+            "UPDATE labelstore.records SET payload = (SELECT payload FROM labelstore.records WHERE list = '\(location.list)' AND seq = 1) WHERE list = '\(location.list)' AND seq = \(victim)"
+        )
+        let error = #expect(throws: EventLogError.self) { try log.records(ofLabels: [id], after: 0, through: store.lastSeq) }
+        #expect(error?.code == .corruptRecord && error?.message.contains("seq \(victim)") == true, "\(String(describing: error))")
     }
 
     @Test func thinningDropsTheCheckpointWhoseNeighboursAreNearest() {

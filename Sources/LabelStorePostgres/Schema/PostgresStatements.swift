@@ -103,6 +103,19 @@ struct PostgresStatements {
         "SELECT seq FROM \(schema).records WHERE list = $1 AND seq = ANY($2::bigint[]) AND batch_id = $3"
     }
 
+    /// `$1` list, `$2` label ids, `$3` after, `$4` through, `$5` kinds → the
+    /// records naming those labels in that range, in seq order (`seq`, `crc`,
+    /// `payload`, and the `crc` of the row before), through the label index.
+    var labelRecords: String {
+        let crc = version >= 2 ? "crc" : "0::bigint"
+        return """
+            SELECT r.seq, r.\(crc), r.payload, p.\(crc) FROM \(schema).records r
+            LEFT JOIN \(schema).records p ON p.list = r.list AND p.seq = r.seq - 1
+            WHERE r.list = $1 AND r.label_id = ANY($2::uuid[]) AND r.seq > $3 AND r.seq <= $4 AND r.kind = ANY($5::smallint[])
+            ORDER BY r.seq
+            """
+    }
+
     /// `$1` list, `$2` seq → the list's checkpoints at or before `$2`, newest
     /// first: `seq`, `crc` (as written), and the `crc` its record has now
     /// (NULL when the record is gone). Version 3.

@@ -73,7 +73,7 @@ enum Diff: Command {
         let noteRemoval = { (view: EventRecordView) in
             if case .removed(let id, _, let title, let isEnabled) = view.event { removedAs[id] = (title.string, isEnabled) }
         }
-        guard checkpoints?.seqs.contains(where: { $0 > from && $0 <= to }) ?? false,
+        guard checkpoints?.mayHaveCheckpoint(after: from, through: to) ?? false,
             // Only the labels live at `from` can be printed as removed.
             let checkpoint = checkpoints?.checkpoint(atOrBefore: to, removedAmong: Set(before.ids)), checkpoint.position.seq > from
         else {

@@ -44,6 +44,9 @@ extension Import {
                     let records = try appendBatch(part, to: store, sent: sent, log: log, input: input, pipeline: pipeline, matcher: matcher)
                     sent += part.count
                     batch.removeFirst(part.count)
+                    // A checkpoint the batch made due holds the list while it is encoded: waiting for it
+                    // keeps the next batch from copying the whole list (memory: one list, not two).
+                    store.waitForHistoryFiles()
                     let range = records[0].seq...records[records.count - 1].seq
                     committed = committed.map { $0.lowerBound...range.upperBound } ?? range
                 }

@@ -15,7 +15,8 @@ import LabelProjection
 ///
 /// A server list's checkpoints are the server's own (its `checkpoints`
 /// table, ``ServerCheckpoints``); they hold no removed labels' titles, so
-/// they serve only the folds that do not print removed labels.
+/// they serve the folds that print none, and those that name the labels
+/// whose titles they need (read from the labels' removal records).
 final class Checkpoints {
     private let reader: LogReader?
     private let directory: CheckpointFile.Directory?
@@ -61,6 +62,12 @@ final class Checkpoints {
     /// The seqs of the checkpoints in the file (not yet checked against the log); none for a server list's.
     var seqs: [UInt64] { directory?.entries.map(\.seq) ?? [] }
 
+    /// Whether there may be a checkpoint after `from` and at or before `to`
+    /// (the file's entries say; a server list's are asked when one is wanted).
+    func mayHaveCheckpoint(after from: UInt64, through to: UInt64) -> Bool {
+        server != nil || seqs.contains { $0 > from && $0 <= to }
+    }
+
     /// The newest checkpoint at or before `seq` that belongs to the log, if
     /// any; its ``ListCheckpoint/removed`` is empty unless `withRemovedLabels`
     /// (what a replay started from it needs only to print removed labels),
@@ -68,8 +75,8 @@ final class Checkpoints {
     func checkpoint(atOrBefore seq: UInt64, withRemovedLabels: Bool = true, removedAmong: Set<LabelID>? = nil) -> ListCheckpoint? {
         guard seq > 0 else { return nil }
         if let server {
-            guard !withRemovedLabels || removedAmong?.isEmpty == true else { return nil }
-            let (checkpoint, problems) = server.checkpoint(atOrBefore: seq)
+            guard !withRemovedLabels || removedAmong != nil else { return nil }
+            let (checkpoint, problems) = server.checkpoint(atOrBefore: seq, removedAmong: withRemovedLabels ? removedAmong : nil)
             for problem in problems where reported.insert(problem).inserted {
                 console.warning("\(problem); it is not used")
             }

@@ -14,9 +14,12 @@ struct ServerCheckpoints {
         return ServerCheckpoints(storage: storage)
     }
 
-    /// The newest usable checkpoint at or before `seq` (no removed labels'
-    /// titles: the server's images do not keep them), and why newer ones were not used.
-    func checkpoint(atOrBefore seq: UInt64) -> (ListCheckpoint?, [String]) {
+    /// The newest usable checkpoint at or before `seq`, and why newer ones
+    /// were not used. The server's images keep no removed label's title: with
+    /// `removedAmong`, those of its labels that the checkpoint's list has
+    /// removed are read from their removal records (through the label index);
+    /// without, ``ListCheckpoint/removed`` is empty.
+    func checkpoint(atOrBefore seq: UInt64, removedAmong: Set<LabelID>? = nil) -> (ListCheckpoint?, [String]) {
         let found: (list: LabelList?, skipped: [String])
         do {
             found = try LabelStore.storageCheckpoint(of: storage, atOrBefore: seq)
@@ -25,6 +28,18 @@ struct ServerCheckpoints {
         }
         guard let list = found.list else { return (nil, found.skipped) }
         let position = LogPosition(seq: list.lastSeq, offset: 0, length: 0)
-        return (ListCheckpoint(list: list, position: position, removed: [:]), found.skipped)
+        var removed: [LabelID: RemovedLabel] = [:]
+        if let wanted = removedAmong {
+            let tombstones = Set(list.removedIDs).intersection(wanted)
+            do {
+                guard let found = try ServerStorage.removals(of: tombstones, through: list.lastSeq, in: storage) else {
+                    return (nil, found.skipped)
+                }
+                removed = found
+            } catch {
+                return (nil, found.skipped + ["the removed labels of the checkpoint at seq \(list.lastSeq) cannot be read: \(error)"])
+            }
+        }
+        return (ListCheckpoint(list: list, position: position, removed: removed), found.skipped)
     }
 }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import LabelProjection
 import Synchronization
 
 #if Postgres
@@ -103,6 +104,25 @@ enum ServerStorage {
             listPayloads: s.listPayloads, listCheckpoints: s.listCheckpoints, listCheckpointImages: s.listCheckpointImages)
         #else
         _ = storage
+        return nil
+        #endif
+    }
+
+    /// The title and state each of `ids` had at its last removal at or before
+    /// `seq`, read from the list's removal records only (`nil`: the storage
+    /// cannot read records by label).
+    static func removals(of ids: Set<LabelID>, through seq: UInt64, in storage: any EventStorage) throws -> [LabelID: RemovedLabel]? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        var removed: [LabelID: RemovedLabel] = [:]
+        for record in try log.records(ofLabels: ids, after: 0, through: seq, kinds: [.removed]) {
+            if case .removed(let id, _, let title, let isEnabled) = record.event {
+                removed[id] = RemovedLabel(title: title, isEnabled: isEnabled)
+            }
+        }
+        return removed
+        #else
+        _ = (ids, seq, storage)
         return nil
         #endif
     }
