@@ -68,7 +68,8 @@ extension PostgresEventLog: CheckpointStorage {
     /// Inserts the checkpoint at `seq` with the checksum of the list's record
     /// there (nothing when a row for that seq exists, or the record does not),
     /// then drops older rows past ``Options-swift.struct/checkpointsKept``
-    /// (``checkpointsToDrop(_:keeping:)``). On the log's checkpoint
+    /// (the newest and the oldest stay; of the others, the one whose
+    /// neighbours are nearest each other goes first). On the log's checkpoint
     /// connection, not the one appends use.
     ///
     /// - Throws: `EventLogError` naming the location: `unsupportedVersion` for
