@@ -213,7 +213,9 @@ import Testing
         #expect(try log.records(ofLabels: [id], after: 0, through: store.lastSeq) == expected)
         let later = expected.dropFirst()
         #expect(try log.records(ofLabels: [id], after: expected[0].seq, through: store.lastSeq) == Array(later))
-        #expect(try log.records(ofLabels: [id], after: 0, through: store.lastSeq, kinds: [.added]) == expected.filter { $0.event.kind == .added })
+        #expect(
+            try log.records(ofLabels: [id], after: 0, through: store.lastSeq, kinds: [.added])
+                == expected.filter { $0.event.kind == .added })
         // A payload swapped for another record's (seq and all, checksums left): named by seq.
         let victim = expected[expected.count - 1].seq
         try server.psql(
