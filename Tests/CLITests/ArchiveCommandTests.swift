@@ -6,7 +6,8 @@ import Testing
 
 /// `labelreplay archive`: the records before a cut move to an archive file
 /// (or are dropped); every command answers for the seqs from the cut on as
-/// before, says where an earlier seq went, `verify` proves the archive joins
+/// before, `show --at` and `diff` answer for archived seqs from the archive
+/// while it is there, and say where an earlier seq went when it is not, `verify` proves the archive joins
 /// the log, and a crash at any step leaves the old log or the new layout.
 @Suite struct ArchiveCommandTests {
     /// The outputs compared before and after a cut at `cut` of a log of `last` records.
@@ -14,7 +15,10 @@ import Testing
         var outputs: [String] = []
         for arguments in [
             ["show", path, "--json"], ["show", path, "--at", String(cut), "--json"], ["show", path, "--at", String(last - 3)],
-            ["diff", path, String(cut + 2), String(last), "--json"], ["head", path], ["head", path, "--at", String(cut + 1)]
+            ["diff", path, String(cut + 2), String(last), "--json"], ["head", path], ["head", path, "--at", String(cut + 1)],
+            // Seqs the cut archives: answered from the archive, read before the log.
+            ["show", path, "--at", String(cut - 5), "--json"], ["show", path, "--at", "1"],
+            ["diff", path, "3", String(cut - 5), "--json"], ["diff", path, String(cut - 10), String(last), "--json"]
         ] {
             let result = try await CLI.run(arguments)
             #expect(result.status == 0, "\(result)")
@@ -43,8 +47,6 @@ import Testing
         #expect(done["firstSeq"] as? Int == Int(cut) + 1 && done["keptRecords"] as? Int == Int(last - cut))
         #expect(try await Self.answers(path, cut: cut, last: last) == before, "an answer from the cut on changed")
 
-        let earlier = try await CLI.run(["show", path, "--at", String(cut - 5)])
-        #expect(earlier.status == 1 && earlier.stderr.contains("seq \(cut - 5) is archived in \(archive)"), "\(earlier)")
         let verified = try await CLI.run(["verify", path, "--json"]).json()
         #expect(verified["ok"] as? Bool == true && (verified["base"] as? [String: Any])?["joined"] as? Bool == true, "\(verified)")
         #expect(try await CLI.run(["verify", archive]).status == 0)
@@ -58,9 +60,13 @@ import Testing
         try FileManager.default.copyItem(atPath: other, toPath: archive)
         let mismatch = try await CLI.run(["verify", path])
         #expect(mismatch.status == 1 && mismatch.stderr.contains("\(archive): it is not an archive of this log"), "\(mismatch)")
+        let foreign = try await CLI.run(["show", path, "--at", String(cut - 5)])
+        #expect(foreign.status == 1 && foreign.stderr.contains("\(archive): not the archive of \(path)"), "\(foreign)")
         try FileManager.default.removeItem(atPath: archive)
         let missing = try await CLI.run(["verify", path])
         #expect(missing.status == 0 && missing.stdout.contains("the archive is not there"), "\(missing)")
+        let earlier = try await CLI.run(["show", path, "--at", String(cut - 5)])
+        #expect(earlier.status == 1 && earlier.stderr.contains("seq \(cut - 5) is archived in \(archive)"), "\(earlier)")
 
         // Writing goes on; a second cut drops records.
         #expect(try await CLI.run(["add", path, "after the cut"]).status == 0)

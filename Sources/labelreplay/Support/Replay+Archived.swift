@@ -4,11 +4,28 @@ import EventLog
 /// records before its first were cut off to an archive or dropped, and it
 /// keeps only the list after them.
 extension Replay {
-    /// Fails, naming where the records went, when `seq` is before the state
-    /// this log can give: the list after its base (seq `firstSeq − 1`).
+    /// Makes `seq` readable when it is before the state this log can give
+    /// (the list after its base, seq `firstSeq − 1`): before anything is read,
+    /// and when the archive holding the records cut is there and is this
+    /// log's, the archive is read first and the log after it
+    /// (``ReplayReader/readArchiveFirst(_:path:)``, which checks they join).
+    /// Otherwise fails, naming where the records went.
     func requireHeld(_ seq: UInt64) throws {
-        guard let base = header.base, seq < base.lastCutSeq else { return }
-        throw Failure(Self.archivedMessage(path: path, seq: seq, base: base))
+        guard let base = reachableBase, seq < base.lastCutSeq else { return }
+        guard lastSeq == origin, !readsArchive, case .archived(let file) = base.disposition else {
+            throw Failure(Self.archivedMessage(path: readsArchive ? archivePath ?? path : path, seq: seq, base: base))
+        }
+        let archivePath = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+        guard SystemFile.exists(archivePath) else { throw Failure(Self.archivedMessage(path: path, seq: seq, base: base)) }
+        let archive = try LogReader(path: archivePath)
+        guard archive.header.logID == header.logID else {
+            throw Failure(
+                "\(archivePath): not the archive of \(path) (log id \(archive.header.logID), not \(header.logID)); \(Self.archivedMessage(path: path, seq: seq, base: base))"
+            )
+        }
+        try readArchiveFirst(archive, path: archivePath)
+        // The archive may itself start from a base: the seq must be at or after it.
+        try requireHeld(seq)
     }
 
     /// "LOG: seq N is archived in FILE …" or "… was dropped …".

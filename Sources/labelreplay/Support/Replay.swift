@@ -44,6 +44,14 @@ final class Replay {
     private let console: Console
     private var progress: Progress?
     private var startPosition: LogPosition?
+    /// The seq of the list reading starts from (0, or a based log's last cut seq).
+    private(set) var origin: UInt64 = 0
+    /// The base of the file read first: the log's, or its archive's once that is read first.
+    private(set) var reachableBase: LogBase?
+    /// The archive read before the log, if one is (``readArchiveFirst(_:path:)``).
+    private(set) var archivePath: String?
+    /// Whether an archive is read before the log.
+    var readsArchive: Bool { reader.chainsArchive }
 
     /// Opens `path` for reading. `progress` labels a progress line (omit it for streaming output).
     init(path: String, strict: Bool = true, folds: Bool = true, console: Console, progress label: String? = nil) throws {
@@ -57,6 +65,8 @@ final class Replay {
         // A based log folds on from its base: the list after the records it cut.
         list = try LabelList.origin(of: reader.header, path: location.display)
         lastSeq = reader.header.firstSeq - 1
+        origin = lastSeq
+        reachableBase = reader.header.base
         for label in list.labels { titles[label.id] = label.title }
         self.strict = strict
         self.folds = folds
@@ -162,6 +172,19 @@ final class Replay {
         }
         progress?.finish()
         return list
+    }
+
+    /// Reads `archive` (at `archivePath`) before the log: the fold starts
+    /// from the archive's own origin (empty, or its base's list).
+    func readArchiveFirst(_ archive: LogReader, path archivePath: String) throws {
+        list = try LabelList.origin(of: archive.header, path: archivePath)
+        lastSeq = archive.header.firstSeq - 1
+        origin = lastSeq
+        reachableBase = archive.header.base
+        self.archivePath = archivePath
+        titles = [:]
+        for label in list.labels { titles[label.id] = label.title }
+        reader.readArchiveFirst(archive, path: archivePath)
     }
 
     /// Starts the fold from `checkpoint` instead of seq 1: the list is the

@@ -9,8 +9,13 @@ import Foundation
 /// ``fileSize()`` count records (the unit of its progress line), it has no
 /// tail and no positions, and it is never replaced under a reader.
 final class ReplayReader {
-    /// The file's reader, for a log file.
-    let file: LogReader?
+    /// The file's reader, for a log file (the archive's, while an archive is read before its log).
+    private(set) var file: LogReader?
+    /// The based log to read once the archive ``file`` ends (``readArchiveFirst(_:path:)``).
+    private var live: LogReader?
+    /// The archive being read before the log, and the bytes of it done once the log is read.
+    private var archivePath: String?
+    private var archiveBytes: Int64 = 0
     private let storage: (any EventStorage)?
     /// The log's header (for a server list: its id, and the first record's time as its creation).
     private(set) var header: LogHeader
@@ -42,21 +47,27 @@ final class ReplayReader {
     /// The seq of the next record to read.
     var nextSeq: UInt64 { file?.nextSeq ?? storageNext }
 
-    /// Where reading is: a byte offset in a file; the records read of a server list.
-    var offset: Int64 { file?.offset ?? Int64(storageNext - 1) }
+    /// Where reading is: a byte offset in a file (past the archive's bytes, once the log
+    /// after it is read); the records read of a server list.
+    var offset: Int64 { file.map { $0.offset + archiveBytes } ?? Int64(storageNext - 1) }
 
     /// Where the last record read is in the file (never for a server list).
     var lastPosition: LogPosition? { file?.lastPosition }
 
     /// The file's size in bytes; a server list's last seq.
     func fileSize() throws -> Int64 {
-        if let file { return try file.fileSize() }
+        if let live, let file { return try file.fileSize() + live.fileSize() }
+        if let file { return try file.fileSize() + archiveBytes }
         return Int64(try storage!.refreshLastSeq())
     }
 
     /// The next record, or `nil` at the end of the complete records.
     func next() throws -> EventRecord? {
-        if let file { return try file.next() }
+        if let file {
+            if let record = try file.next() { return record }
+            guard try joinLog() else { return nil }
+            return try self.file!.next()
+        }
         if index == buffer.count {
             buffer = try storage!.read(from: storageNext, maxCount: 4096)
             index = 0
@@ -72,6 +83,8 @@ final class ReplayReader {
     func forEachView(from seq: UInt64, _ body: (EventRecordView) throws -> Void) throws {
         if let file {
             try file.forEachView(from: seq, body)
+            guard try joinLog() else { return }
+            try self.file!.forEachView(from: max(seq, self.file!.nextSeq), body)
             return
         }
         while let record = try next() {
@@ -79,6 +92,39 @@ final class ReplayReader {
             let payload = try record.storedPayload()
             try payload.withUnsafeBytes { bytes in try body(try EventRecordView.parse(payload: bytes)) }
         }
+    }
+
+    /// Whether an archive was set to be read before the log (whether or not the log is reached yet).
+    private(set) var chainsArchive = false
+
+    /// Reads `archive` (the archive at `path` holding the records a based log
+    /// cut) before the log: from the archive's first record, then, once it
+    /// ends, the log from its first. Before anything is read.
+    func readArchiveFirst(_ archive: LogReader, path: String) {
+        precondition(live == nil && file != nil, "an archive is read first only before a log file")
+        live = file
+        file = archive
+        archivePath = path
+        chainsArchive = true
+    }
+
+    /// Moves from the archive, at its end, to the log after it, checking that
+    /// they join: the archive's last record is the one before the log's first,
+    /// and the log's first record chains on from its checksum. `false` when
+    /// there is no log to move to.
+    private func joinLog() throws -> Bool {
+        guard let live, let archive = file, let path = archivePath else { return false }
+        let last = archive.lastPosition
+        guard last?.seq == live.header.firstSeq - 1, let checksum = last?.checksum, checksum == live.header.previousChecksum else {
+            throw Failure(
+                "\(path): the archive ends at seq \(last?.seq ?? 0) and does not join the log after it (which starts at seq \(live.header.firstSeq)); run 'labelreplay verify' on the log"
+            )
+        }
+        archiveBytes = try archive.fileSize()
+        file = live
+        self.live = nil
+        archivePath = nil
+        return true
     }
 
     /// Positions the reader after a checkpoint: a file reader at the frame
