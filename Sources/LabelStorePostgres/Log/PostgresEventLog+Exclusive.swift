@@ -24,14 +24,14 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         let batch = UUID()
         let now = options.clock()
         let lockMilliseconds = max(1, options.lockTimeout.wholeMilliseconds)
-        var sent: (pid: Int32, seqs: ClosedRange<UInt64>)?
+        var sent: (backend: PostgresBackend, seqs: ClosedRange<UInt64>)?
         let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
             if closed.load(ordering: .acquiring) {
                 throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
             }
-            if slot?.isUsable != true {
+            if slot?.isUsable != true || slot?.isReadOnlyServer == true {
                 slot?.close()
-                slot = try Self.connect(location, options)
+                slot = try Self.connect(location, options, writable: true)
             }
             let connection = slot!
             do throws(PostgresStepFailure) {
@@ -56,6 +56,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 try checkSameList(id)
                 let head = UInt64(value)
+                try checkNotBehind(head: head, on: connection)
                 let headCRC = UInt32(truncatingIfNeeded: crcValue)
                 noteLastSeq(head)
                 let entries = decide(head)
@@ -69,7 +70,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 } catch {
                     throw PostgresStepFailure.log(error)
                 }
-                sent = (connection.backendPID, (head + 1)...(head + UInt64(entries.count)))
+                sent = (connection.backend, (head + 1)...(head + UInt64(entries.count)))
                 // The append and its COMMIT in one round trip, then the notification in a transaction of its own.
                 let newHead = head + UInt64(entries.count)
                 var steps: [PostgresConnection.PipelineStatement] = [
@@ -87,11 +88,13 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                             path: location.description))
                 }
                 noteChain(seq: newHead, crc: prepared.lastCRC)
+                noteVerified(seq: newHead, crc: prepared.lastCRC)
                 noteLastSeq(newHead)
                 noteLockedTurn(head: head, newHead: newHead)
                 return .success(prepared.records)
             } catch {
-                if case .server(let failure) = error, failure.isServerGone {
+                if case .server(let failure) = error, failure.isServerGone || failure.isReadOnlyTransaction {
+                    // Lost, or a server that no longer accepts writes: the next turn connects to one that does.
                     slot?.close()
                     slot = nil
                 } else {
@@ -108,7 +111,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
             if let sent, error.code == .connectionFailed {
                 var tries = SentBatch(id: batch, count: sent.seqs.count)
                 tries.sent(at: sent.seqs.lowerBound)
-                return try recordsOrFailure(of: tries, sentOn: sent.pid, seqs: sent.seqs, failure: error)
+                return try recordsOrFailure(of: tries, sentOn: sent.backend, seqs: sent.seqs, failure: error)
             }
             throw error
         }
