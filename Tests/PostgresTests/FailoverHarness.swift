@@ -1,0 +1,181 @@
+#if Postgres
+import EventLog
+import Foundation
+import LabelStorePostgres
+import LabelStoreTestSupport
+import Synchronization
+
+/// Writers and followers on a primary and its standby while the primary is
+/// killed and the standby promoted (``FailoverTests``): what each writer had
+/// acknowledged, what each follower read, and how long the writers waited.
+final class FailoverRun: Sendable {
+    /// An acknowledged record, and whether it was acknowledged after the primary was killed.
+    struct Acknowledged: Sendable {
+        var record: EventRecord
+        var writer: Int
+        var afterKill: Bool
+    }
+
+    /// What a follower read, in order, and how it stopped.
+    struct Followed: Sendable {
+        var name: String
+        var records: [EventRecord] = []
+        /// The history changed under it (records it read were lost): it stopped, as it must.
+        var diverged: EventLogError?
+        /// A seq that was not the one after the last (a gap or a repeat).
+        var outOfOrder: [String] = []
+        var transientErrors = 0
+    }
+
+    let pair: PostgresReplicaPair
+    let location: PostgresLocation
+    let acknowledged = Mutex<[Acknowledged]>([])
+    let failures = Mutex<[String]>([])
+    /// Writers that opened their log again after it said the history changed (records lost).
+    let reopened = Atomic<Int>(0)
+    let batchesFound = Atomic<Int>(0)
+    let readOnlyRefusals = Atomic<Int>(0)
+    let killedAt = Mutex<ContinuousClock.Instant?>(nil)
+    let firstAfterKill = Mutex<ContinuousClock.Instant?>(nil)
+    let followed = Mutex<[Followed]>([])
+    private let stopFollowing = Atomic<Bool>(false)
+    private let followTarget = Atomic<Int>(Int.max)
+
+    init(pair: PostgresReplicaPair) throws {
+        self.pair = pair
+        location = try PostgresLocation(connection: pair.failover, list: "failover-\(UUID().uuidString.prefix(8))")
+        try PostgresEventLog(location: location, options: .init(createIfMissing: true)).close()
+    }
+
+    func entry(writer: Int, _ n: Int) -> LogEntry {
+        LogEntry(
+            .added(id: testID(100_000 * (writer + 1) + n), title: "w\(writer) #\(n)", isEnabled: true, index: 0), actor: "w\(writer)",
+            note: "w\(writer)-\(n)")
+    }
+
+    func open(_ connection: String, _ name: String) throws -> PostgresEventLog {
+        try PostgresEventLog(
+            location: PostgresLocation(connection: connection + " application_name=\(name)", list: location.list),
+            options: .init(pollInterval: .milliseconds(50), reconnectTimeout: .seconds(60)))
+    }
+
+    /// Starts `count` writers (one log each: several hosts), each appending
+    /// one record at a time until `perWriter` are acknowledged, and at least
+    /// `afterKill` of them after the primary was killed; returns a group to wait on.
+    func startWriters(_ count: Int, perWriter: Int, afterKill: Int) throws -> DispatchGroup {
+        let done = DispatchGroup()
+        for w in 0..<count {
+            let first = try open(pair.failover, "writer\(w)")
+            done.enter()
+            Thread { [self] in
+                var log = first
+                var n = 0
+                var acknowledgedAfterKill = 0
+                while n < perWriter || acknowledgedAfterKill < afterKill {
+                    do throws(EventLogError) {
+                        let records = try log.append([entry(writer: w, n)])
+                        let now = ContinuousClock.now
+                        let isAfterKill = killedAt.withLock { $0 != nil }
+                        if isAfterKill {
+                            firstAfterKill.withLock { $0 = $0 ?? now }
+                            acknowledgedAfterKill += 1
+                        }
+                        acknowledged.withLock { list in
+                            list += records.map { Acknowledged(record: $0, writer: w, afterKill: isAfterKill) }
+                        }
+                        n += 1
+                    } catch {
+                        if error.code == .listReplaced, let fresh = try? open(pair.failover, "writer\(w)") {
+                            // Records it appended were lost with the old primary: it says so, and a new handle goes on.
+                            tally(log)
+                            log.close()
+                            log = fresh
+                            reopened.add(1, ordering: .relaxed)
+                            continue
+                        }
+                        // Not acknowledged (and settled as not committed): the same entry is appended again.
+                        failures.withLock { $0.append("w\(w)-\(n): \(error)") }
+                        Thread.sleep(forTimeInterval: 0.05)
+                    }
+                }
+                tally(log)
+                log.close()
+                done.leave()
+            }.start()
+        }
+        return done
+    }
+
+    private func tally(_ log: PostgresEventLog) {
+        batchesFound.add(log.statistics.batchesFound.load(ordering: .relaxed), ordering: .relaxed)
+        readOnlyRefusals.add(log.statistics.readOnlyRefusals.load(ordering: .relaxed), ordering: .relaxed)
+    }
+
+    /// Starts a follower reading through `connection`: `read(from: last + 1)`,
+    /// then `waitForAppends(after: last)`, as a store's follower does.
+    func startFollower(_ name: String, _ connection: String) throws -> DispatchGroup {
+        let log = try open(connection, name)
+        let done = DispatchGroup()
+        done.enter()
+        Thread { [self] in
+            var state = Followed(name: name)
+            defer {
+                log.close()
+                followed.withLock { $0.append(state) }
+                done.leave()
+            }
+            var last: UInt64 = 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(120))
+            while ContinuousClock.now < deadline {
+                if stopFollowing.load(ordering: .relaxed) && Int(last) >= followTarget.load(ordering: .relaxed) { return }
+                do throws(EventLogError) {
+                    let records = try log.read(from: last + 1, maxCount: 500)
+                    for record in records {
+                        if record.seq != last + 1 { state.outOfOrder.append("\(record.seq) after \(last)") }
+                        last = record.seq
+                    }
+                    state.records += records
+                    if records.isEmpty { _ = try log.waitForAppends(after: last, timeout: .milliseconds(200)) }
+                } catch {
+                    if error.code == .listReplaced {
+                        state.diverged = error
+                        return
+                    }
+                    state.transientErrors += 1
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+        }.start()
+        return done
+    }
+
+    /// Lets the followers stop once they have read `count` records.
+    func finishFollowing(at count: Int) {
+        followTarget.store(count, ordering: .relaxed)
+        stopFollowing.store(true, ordering: .relaxed)
+    }
+
+    /// Waits until `count` records are acknowledged, then kills the primary,
+    /// waits `pause` (the writers keep trying), and promotes the standby.
+    func killPrimaryAfter(_ count: Int, pause: Duration) throws {
+        while acknowledged.withLock({ $0.count }) < count { Thread.sleep(forTimeInterval: 0.002) }
+        try pair.killPrimary()
+        killedAt.withLock { $0 = .now }
+        Thread.sleep(forTimeInterval: pause.timeInterval)
+        try pair.promote()
+    }
+
+    /// Everything on the new primary, read and checked (gapless, chained) by a new handle.
+    func stored() throws -> [EventRecord] {
+        let reader = try open(pair.failover, "checker")
+        defer { reader.close() }
+        return try reader.read(from: 1, maxCount: 1_000_000)
+    }
+
+    /// How long after the kill the first append was acknowledged (on the new primary).
+    var failoverTime: Duration? {
+        guard let killed = killedAt.withLock({ $0 }), let first = firstAfterKill.withLock({ $0 }) else { return nil }
+        return first - killed
+    }
+}
+#endif
