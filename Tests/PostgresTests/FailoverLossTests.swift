@@ -59,6 +59,48 @@ struct FailoverLossTests {
         #expect(next.map(\.seq) == [3])
     }
 
+    @Test func aLostReplySettledByEndingItsSessionIsReturnedOnlyOnceTheSynchronousStandbyHasIt() throws {
+        let pair = try PostgresReplicaPair.start(synchronous: true)
+        defer { pair.stop() }
+        let run = try FailoverRun(pair: pair)
+        // A short reconnect window: the lost reply is settled (its session ended) at once.
+        let log = try PostgresEventLog(
+            location: PostgresLocation(connection: pair.failover, list: run.location.list),
+            options: .init(reconnectTimeout: .milliseconds(200)))
+        defer { log.close() }
+        try log.append([run.entry(writer: 0, 0)])
+        // Commits now wait for a standby that is not there; the next append's reply is lost
+        // after 600 ms, while its commit waits. Ending that session makes the commit visible
+        // on the primary ("committed locally"), before any standby has it.
+        let setting = try pair.detachStandby()
+        log.faults.dropAfterMilliseconds.store(600, ordering: .relaxed)
+        log.faults.dropAfterSendingAppends.store(1, ordering: .relaxed)
+        let outcome = Mutex<Result<[EventRecord], EventLogError>?>(nil)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            let result = Result { () throws(EventLogError) in try log.append([run.entry(writer: 0, 1)]) }
+            outcome.withLock { $0 = result }
+        }.start()
+        let ended = "SELECT count(*) FROM labelstore.records WHERE list = '\(run.location.list)'"
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while try pair.psql(pair.primary, ended) != "2", ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(try pair.psql(pair.primary, ended) == "2", "the ended session's commit is visible on the primary")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(outcome.withLock { $0 } == nil, "not acknowledged while no standby has it")
+        try pair.attachStandby(setting)
+        done.wait()
+        let returned = try #require(try outcome.withLock { $0 }?.get())
+        #expect(returned.map(\.seq) == [2], "acknowledged once the standby has it")
+        // What was acknowledged survives losing the primary.
+        try pair.killPrimary()
+        try pair.promote()
+        let stored = try run.stored()
+        #expect(stored.map(\.seq) == [1, 2])
+        #expect(stored.last == returned.last)
+    }
+
     @Test func recordsAcknowledgedPastABehindAsynchronousStandbyAreLostAndEveryHandleThatSawThemSaysSo() throws {
         let pair = try PostgresReplicaPair.start(synchronous: false)
         defer { pair.stop() }
@@ -73,11 +115,7 @@ struct FailoverLossTests {
         defer { onStandby.close() }
         #expect(try onStandby.read(from: 1, maxCount: 100).count == 5)
         // The standby stops receiving (its walreceiver stopped); the primary goes on acknowledging alone.
-        try pair.psql(pair.standby, "ALTER SYSTEM SET primary_conninfo = ''")
-        try pair.psql(pair.standby, "SELECT pg_reload_conf()")
-        while try pair.psql(pair.primary, "SELECT count(*) FROM pg_stat_replication") != "0", ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        _ = try pair.detachStandby()
         var acknowledged: [EventRecord] = []
         for n in 5..<10 { acknowledged += try writer.append([run.entry(writer: 0, n)]) }
         #expect(acknowledged.map(\.seq) == Array(6...10))

@@ -70,6 +70,26 @@ package final class PostgresReplicaPair: Sendable {
     package func killPrimary() throws { try PostgresTestServer.script(["crash", directory]) }
     /// Promotes the standby (`pg_ctl promote`), which then accepts writes alone.
     package func promote() throws { try PostgresTestServer.script(["promote", directory]) }
+    /// Stops the standby's streaming (its `primary_conninfo` emptied and
+    /// reloaded: the walreceiver stops) and waits until the primary sees no
+    /// standby; returns the setting, for ``attachStandby(_:)``.
+    package func detachStandby() throws -> String {
+        let setting = try psql(standby, "SHOW primary_conninfo")
+        try psql(standby, "ALTER SYSTEM SET primary_conninfo = ''")
+        try psql(standby, "SELECT pg_reload_conf()")
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while try psql(primary, "SELECT count(*) FROM pg_stat_replication") != "0", ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return setting
+    }
+
+    /// Lets the standby stream again with `setting` (from ``detachStandby()``).
+    package func attachStandby(_ setting: String) throws {
+        try psql(standby, "ALTER SYSTEM SET primary_conninfo = '\(setting.replacingOccurrences(of: "'", with: "''"))'")
+        try psql(standby, "SELECT pg_reload_conf()")
+    }
+
     /// Stops both servers and deletes the directory.
     package func stop() { _ = try? PostgresTestServer.script(["stop", directory]) }
 

@@ -60,7 +60,7 @@ extension PostgresEventLog {
             do {
                 outcome = try withSession(retrying: true, writing: true, doing: "append to the list") {
                     (connection) throws(PostgresStepFailure) -> AppendOutcome in
-                    if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
+                    if uncertain, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                     do {
                         let statement = self.appendStatement(prepared, batch: batch, endsSegment: true)
                         sentTo = connection.backend
@@ -82,7 +82,7 @@ extension PostgresEventLog {
                             let next = connection.finishPipeline().first
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
-                            if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
+                            if uncertain, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                             guard case .done(let after)? = next, after.rowCount == 1, let id = after.uuid(0, 0) else {
                                 return .conflict(seen: nil)
                             }
@@ -101,7 +101,7 @@ extension PostgresEventLog {
                         }
                         return .appended
                     } catch let failure as PostgresFailure {
-                        if failure.isUniqueViolation, let found = try self.findBatch(tries, connection) { return .found(found) }
+                        if failure.isUniqueViolation, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                         if failure.isServerGone { uncertain = true }
                         throw .server(failure)
                     } catch let failure as PostgresStepFailure {

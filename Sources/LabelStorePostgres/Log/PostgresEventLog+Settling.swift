@@ -41,7 +41,7 @@ extension PostgresEventLog {
                 if sent.pid != 0 && sent.server == here.server && sent.pid != here.pid {
                     try self.end(backend: sent.pid, on: connection, before: deadline, batch: batch.id, seqs: seqs)
                 }
-                if let found = try self.findBatch(batch, connection) { return .committed(found) }
+                if let found = try self.findReplicatedBatch(batch, connection) { return .committed(found) }
                 return .notCommitted
             }
         } catch {
@@ -91,6 +91,36 @@ extension PostgresEventLog {
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
+    }
+
+    /// Returns once the server's synchronous standbys (if it has any) hold
+    /// everything committed on it so far.
+    ///
+    /// A session ended while its commit waited for a synchronous standby
+    /// leaves that commit visible on the primary before the standby confirmed
+    /// it ("committed locally, but might not have been replicated"). A batch
+    /// found after ending its session is returned only once it is as durable
+    /// as any acknowledged append: this commits a write of its own (the list's
+    /// head row updated to itself: a commit that writes nothing waits for
+    /// nobody), whose commit waits, as every commit does under
+    /// `synchronous_standby_names`, for the standbys to confirm a WAL position
+    /// after the batch's. Without synchronous standbys it returns at once.
+    func awaitReplication(on connection: PostgresConnection) throws(PostgresStepFailure) {
+        _ = try run { () throws(PostgresFailure) in
+            try connection.execute(statements.touchHead, [.text(location.list)])
+        }
+    }
+
+    /// ``findBatch(_:_:)``, and when the batch is found, returns only once the
+    /// synchronous standbys have it (``awaitReplication(on:)``): a found batch
+    /// may have become visible because its session was ended while its commit
+    /// waited for them.
+    func findReplicatedBatch(_ tries: SentBatch, _ connection: PostgresConnection) throws(PostgresStepFailure)
+        -> ClosedRange<UInt64>?
+    {
+        guard let found = try findBatch(tries, connection) else { return nil }
+        try awaitReplication(on: connection)
+        return found
     }
 
     /// The error of an append whose outcome cannot be found out.
