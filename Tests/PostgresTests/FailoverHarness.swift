@@ -1,6 +1,7 @@
 #if Postgres
 import EventLog
 import Foundation
+import LabelProjection
 import LabelStorePostgres
 import LabelStoreTestSupport
 import Synchronization
@@ -38,6 +39,10 @@ final class FailoverRun: Sendable {
     let killedAt = Mutex<ContinuousClock.Instant?>(nil)
     let firstAfterKill = Mutex<ContinuousClock.Instant?>(nil)
     let followed = Mutex<[Followed]>([])
+    /// The titles a store's adds acknowledged (``startStoreWriter(perWriter:afterKill:)``).
+    let storeAcknowledged = Mutex<[String]>([])
+    /// Why the store writer stopped early: its history changed (records it had were lost).
+    let storeStopped = Mutex<StoreError?>(nil)
     private let stopFollowing = Atomic<Bool>(false)
     private let followTarget = Atomic<Int>(Int.max)
 
@@ -103,6 +108,43 @@ final class FailoverRun: Sendable {
                 done.leave()
             }.start()
         }
+        return done
+    }
+
+    /// Starts a host that writes through a `LabelStore` in pessimistic mode
+    /// (each write holding the head row lock: `appendExclusively`), adding a
+    /// label titled `store #n` at a time until `perWriter` adds are
+    /// acknowledged, and `afterKill` after the kill.
+    func startStoreWriter(perWriter: Int, afterKill: Int) throws -> DispatchGroup {
+        let log = try PostgresEventLog(
+            location: PostgresLocation(connection: pair.failover + " application_name=store-writer", list: location.list),
+            options: .init(pollInterval: .milliseconds(50), reconnectTimeout: .seconds(60), pessimistic: true))
+        let store = try LabelStore(storage: log)
+        let done = DispatchGroup()
+        done.enter()
+        Thread { [self] in
+            var n = 0
+            var acknowledgedAfterKill = 0
+            while n < perWriter || acknowledgedAfterKill < afterKill {
+                do throws(StoreError) {
+                    try store.add("store #\(n)")
+                    if killedAt.withLock({ $0 != nil }) { acknowledgedAfterKill += 1 }
+                    storeAcknowledged.withLock { $0.append("store #\(n)") }
+                    n += 1
+                } catch {
+                    if error.kind == .logNotFound {
+                        storeStopped.withLock { $0 = error }
+                        break
+                    }
+                    // Not acknowledged (settled as not committed): the same title is added again.
+                    failures.withLock { $0.append("store #\(n): \(error)") }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            store.close()
+            log.close()
+            done.leave()
+        }.start()
         return done
     }
 

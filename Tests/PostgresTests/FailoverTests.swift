@@ -34,12 +34,14 @@ struct FailoverTests {
         let onStandby = try run.startFollower("follow-standby", pair.hosts(standbyFirst: true, attributes: "prefer-standby"))
         let switching = try run.startFollower("follow-primary", pair.hosts(standbyFirst: false, attributes: "any"))
         let writing = try run.startWriters(Self.writers, perWriter: Self.perWriter, afterKill: 20)
+        let storeWriting = try run.startStoreWriter(perWriter: 50, afterKill: 10)
         // The standby follower reads the standby: its sessions are there, not on the primary.
         let sessions = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'follow-standby'"
         #expect(try pair.psql(pair.standby, sessions) != "0", "the standby follower reads from the standby")
         #expect(try pair.psql(pair.primary, sessions) == "0")
         try run.killPrimaryAfter(120, pause: .milliseconds(300))
         writing.wait()
+        storeWriting.wait()
         let stored = try run.stored()
         run.finishFollowing(at: stored.count)
         onStandby.wait()
@@ -47,10 +49,20 @@ struct FailoverTests {
         return (run, stored)
     }
 
+    /// The titles of the labels added by the store writer, as stored.
+    func storeTitles(_ stored: [EventRecord]) -> [String] {
+        stored.compactMap { record in
+            guard case .added(_, let title, _, _) = record.event, title.hasPrefix("store #") else { return nil }
+            return title
+        }
+    }
+
     /// No record is stored twice, and writers went on on the new primary.
     func checkNoDoublesAndWritersContinued(_ run: FailoverRun, _ stored: [EventRecord]) {
         let notes = stored.compactMap(\.note)
         #expect(Set(notes).count == notes.count, "an append was stored twice")
+        let titles = storeTitles(stored)
+        #expect(Set(titles).count == titles.count, "a store's add was stored twice")
         #expect(stored.map(\.seq) == Array(1...UInt64(stored.count)), "the stored seqs are gapless from 1")
         let acknowledged = run.acknowledged.withLock { $0 }
         for writer in 0..<Self.writers {
@@ -70,17 +82,20 @@ struct FailoverTests {
             #expect(
                 bySeq[ack.record.seq] == ack.record, "acknowledged seq \(ack.record.seq) (\(ack.record.note ?? "")) is stored unchanged")
         }
+        let storeAcknowledged = run.storeAcknowledged.withLock { $0 }
+        #expect(Set(storeTitles(stored)) == Set(storeAcknowledged), "every add the store acknowledged is stored, once")
         #expect(
-            stored.count == acknowledged.count,
+            stored.count == acknowledged.count + storeAcknowledged.count,
             "every acknowledged append once, and no failed one (\(run.failures.withLock { $0.count }) failures)")
         #expect(run.reopened.load(ordering: .relaxed) == 0, "no writer saw its history change")
+        #expect(run.storeStopped.withLock { $0 } == nil, "the store writer went on")
         for follower in run.followed.withLock({ $0 }) {
             #expect(follower.outOfOrder.isEmpty, "\(follower.name) read no gap or repeat: \(follower.outOfOrder)")
             #expect(follower.diverged == nil, "\(follower.name): \(follower.diverged?.message ?? "")")
             #expect(follower.records == stored, "\(follower.name) read every stored record once, in order, unchanged")
         }
         print(
-            "failover (synchronous): first append acknowledged \(run.failoverTime.map { "\($0)" } ?? "never") after the kill (the promotion came 300 ms after it); \(run.batchesFound.load(ordering: .relaxed)) appends whose reply was lost were found by batch id; \(run.failures.withLock { $0.count }) appends failed and were sent again"
+            "failover (synchronous): first append acknowledged \(run.failoverTime.map { "\($0)" } ?? "never") after the kill (the promotion came 300 ms after it); \(run.batchesFound.load(ordering: .relaxed)) appends whose reply was lost were found by batch id; \(run.failures.withLock { $0.count }) appends failed and were sent again \(run.failures.withLock { $0 })"
         )
     }
 
@@ -110,7 +125,7 @@ struct FailoverTests {
             }
         }
         print(
-            "failover (asynchronous): \(lost.count) of \(acknowledged.count) acknowledged records were lost (seqs \(lost.map(\.seq))); \(run.reopened.load(ordering: .relaxed)) writers were told their history changed and opened it again; followers stopped on a changed history: \(run.followed.withLock { $0.filter { $0.diverged != nil }.map(\.name) }); first append on the new primary \(run.failoverTime.map { "\($0)" } ?? "never") after the kill"
+            "failover (asynchronous): \(lost.count) of \(acknowledged.count) acknowledged records were lost (seqs \(lost.map(\.seq))); \(run.reopened.load(ordering: .relaxed)) writers were told their history changed and opened it again; the store writer \(run.storeStopped.withLock { $0 }.map { "stopped: \($0.message)" } ?? "went on"); followers stopped on a changed history: \(run.followed.withLock { $0.filter { $0.diverged != nil }.map(\.name) }); first append on the new primary \(run.failoverTime.map { "\($0)" } ?? "never") after the kill"
         )
     }
 
