@@ -36,10 +36,15 @@ extension PostgresEventLog {
                 let ms = max(1, timeout.wholeMilliseconds)
                 try connection.execute("SET statement_timeout = \(ms)")
             }
-            // The server's start time names it (with a backend's pid) across restarts and failovers.
-            let setup = try connection.execute(
-                "SELECT set_config('client_min_messages', 'warning', false), pg_postmaster_start_time()::text")
-            connection.serverStartedAt = setup.text(0, 1) ?? ""
+            // The server's start time names it (with a backend's pid) across restarts and failovers;
+            // an engine without the function (42883: CockroachDB) leaves it unknown.
+            do {
+                let setup = try connection.execute(
+                    "SELECT set_config('client_min_messages', 'warning', false), pg_postmaster_start_time()::text")
+                connection.serverStartedAt = setup.text(0, 1) ?? ""
+            } catch  where error.sqlState == "42883" {
+                try connection.execute("SET client_min_messages = warning")
+            }
         } catch {
             throw mapped(error, location: location, doing: "configure the session")
         }
