@@ -50,6 +50,10 @@ final class FailoverRun: Sendable {
         self.pair = pair
         location = try PostgresLocation(connection: pair.failover, list: "failover-\(UUID().uuidString.prefix(8))")
         try PostgresEventLog(location: location, options: .init(createIfMissing: true)).close()
+        // A reader of the standby can open the list once its creation has reached it (and been applied).
+        let created = "SELECT count(*) FROM labelstore.lists WHERE list = '\(location.list)'"
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while (try? pair.psql(pair.standby, created)) != "1", ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
     }
 
     func entry(writer: Int, _ n: Int) -> LogEntry {

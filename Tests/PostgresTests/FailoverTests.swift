@@ -91,6 +91,10 @@ struct FailoverTests {
         #expect(run.storeStopped.withLock { $0 } == nil, "the store writer went on")
         for follower in run.followed.withLock({ $0 }) {
             #expect(follower.outOfOrder.isEmpty, "\(follower.name) read no gap or repeat: \(follower.outOfOrder)")
+            if follower.name == "follow-standby" {
+                // A standby cannot LISTEN: its follower polls, without an error.
+                #expect(follower.transientErrors == 0, "\(follower.name) waited on the standby without an error")
+            }
             #expect(follower.diverged == nil, "\(follower.name): \(follower.diverged?.message ?? "")")
             #expect(follower.records == stored, "\(follower.name) read every stored record once, in order, unchanged")
         }
