@@ -39,6 +39,8 @@ final class FailoverRun: Sendable {
     let killedAt = Mutex<ContinuousClock.Instant?>(nil)
     let firstAfterKill = Mutex<ContinuousClock.Instant?>(nil)
     let followed = Mutex<[Followed]>([])
+    /// How many times each handle (by name) found its server out of reach (`ConnectionEvent.lost`).
+    let lostServer = Mutex<[String: Int]>([:])
     /// The titles a store's adds acknowledged (``startStoreWriter(perWriter:afterKill:)``).
     let storeAcknowledged = Mutex<[String]>([])
     /// Why the store writer stopped early: its history changed (records it had were lost).
@@ -65,7 +67,11 @@ final class FailoverRun: Sendable {
     func open(_ connection: String, _ name: String) throws -> PostgresEventLog {
         try PostgresEventLog(
             location: PostgresLocation(connection: connection + " application_name=\(name)", list: location.list),
-            options: .init(pollInterval: .milliseconds(50), reconnectTimeout: .seconds(60)))
+            options: .init(
+                pollInterval: .milliseconds(50), reconnectTimeout: .seconds(60),
+                onConnectionEvent: { [self] event in
+                    if case .lost = event { lostServer.withLock { $0[name, default: 0] += 1 } }
+                }))
     }
 
     /// Starts `count` writers (one log each: several hosts), each appending

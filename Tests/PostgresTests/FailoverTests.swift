@@ -92,8 +92,10 @@ struct FailoverTests {
         for follower in run.followed.withLock({ $0 }) {
             #expect(follower.outOfOrder.isEmpty, "\(follower.name) read no gap or repeat: \(follower.outOfOrder)")
             if follower.name == "follow-standby" {
-                // A standby cannot LISTEN: its follower polls, without an error.
+                // A standby cannot LISTEN: its follower polls, without an error, and never finds its
+                // server (which stays up throughout) out of reach.
                 #expect(follower.transientErrors == 0, "\(follower.name) waited on the standby without an error")
+                #expect(run.lostServer.withLock { $0[follower.name] } == nil, "\(follower.name) never lost the standby")
             }
             #expect(follower.diverged == nil, "\(follower.name): \(follower.diverged?.message ?? "")")
             #expect(follower.records == stored, "\(follower.name) read every stored record once, in order, unchanged")
