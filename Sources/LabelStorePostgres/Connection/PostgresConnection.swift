@@ -71,6 +71,22 @@ final class PostgresConnection: @unchecked Sendable {
         return false
     }
 
+    /// Whether libpq made this connection with `target_session_attrs=read-write`
+    /// (it checked that the server accepted writes then).
+    var connectedAsWritable = false
+
+    /// Whether the server is known to accept writes (the list's authority in a
+    /// failover): it does not say it is read-only, and either this connection
+    /// was made for writing or the server reports `in_hot_standby = off`. A
+    /// server before version 14 that was reached for reading reports neither:
+    /// it may be a standby, so it is not known to accept writes.
+    var isKnownWritable: Bool {
+        guard let handle, !isReadOnlyServer else { return false }
+        if connectedAsWritable { return true }
+        guard let value = PQparameterStatus(handle, "in_hot_standby") else { return false }
+        return String(cString: value) == "off"
+    }
+
     /// The socket's file descriptor, or -1 when closed.
     var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
 

@@ -27,6 +27,7 @@ extension PostgresEventLog {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection(conninfo: conninfo(location, writable: writable))
+            connection.connectedAsWritable = writable
         } catch {
             throw mapped(error, location: location, doing: "connect")
         }

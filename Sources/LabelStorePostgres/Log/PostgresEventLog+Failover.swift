@@ -23,11 +23,13 @@ extension PostgresEventLog {
     }
 
     /// Throws when `head`, read on `connection`, is below a record this log
-    /// appended or read, and the server accepts writes (a standby's lower
-    /// head is lag: the caller waits for it).
+    /// appended or read, and the server is known to accept writes (a
+    /// standby's lower head is lag: the caller waits for it; so is the head
+    /// of a server that does not say which it is, before version 14, reached
+    /// for reading — there a changed history is found by the row checksums).
     func checkNotBehind(head: UInt64, on connection: PostgresConnection) throws(PostgresStepFailure) {
         let seen = verifiedTip.withLock { $0.seq }
-        guard head < seen, !connection.isReadOnlyServer else { return }
+        guard head < seen, connection.isKnownWritable else { return }
         throw .log(
             diverged(
                 "the server, which accepts writes, says the list ends at seq \(head), but this handle appended or read it up to seq \(seen): seqs \(head + 1)…\(seen) are not on it",

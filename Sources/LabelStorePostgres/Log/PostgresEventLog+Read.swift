@@ -31,6 +31,7 @@ extension PostgresEventLog {
         let from = first - 1 >= 1 ? first - 1 : first
         // One row more when the row before is read too (`maxCount` may be `Int.max`).
         let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
+        var conflicts = 0
         let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
             let result = try run { () throws(PostgresFailure) in
                 try connection.execute(
@@ -38,6 +39,13 @@ extension PostgresEventLog {
                     [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
             }
             return try self.decode(result, from: first, maxCount: maxCount, on: connection)
+        } retryIf: { failure in
+            // On a hot standby a read can be cancelled by a conflict with recovery (40001, 40P01):
+            // nothing was changed; it is sent again, a few times.
+            guard case .server(let failure) = failure, failure.isRetryableTransactionFailure, conflicts < Self.transactionRetries
+            else { return false }
+            conflicts += 1
+            return true
         }
         if let last = records.last { noteLastSeq(last.seq) }
         return records
