@@ -158,6 +158,44 @@ final class FailoverRun: Sendable {
         return done
     }
 
+    /// A read-only host: a `LabelStore` opened through `connection` and
+    /// following (`startFollowing`), its subscriber noting every seq it hears.
+    final class StoreFollower: Sendable {
+        let log: PostgresEventLog
+        let store: LabelStore
+        let heard = Heard()
+        let errors = Tally()
+        let subscription: Subscription
+
+        init(_ log: PostgresEventLog) throws {
+            self.log = log
+            store = try LabelStore(storage: log)
+            let heard = heard
+            subscription = store.subscribe(to: .everything) { note in heard.seqs.withLock { $0.append(note.seq) } }
+            let errors = errors
+            store.startFollowing(wait: .milliseconds(100)) { error in
+                errors.counts.withLock { $0["\(error.kind.rawValue): \(error.message)", default: 0] += 1 }
+            }
+        }
+
+        /// Waits (up to 30 s) until the store has folded `count` records, then
+        /// closes it; returns what its `onError` heard until then.
+        func finish(at count: Int) -> [String: Int] {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+            while store.lastSeq < UInt64(count), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            let reported = errors.counts.withLock { $0 }
+            subscription.cancel()
+            store.close()
+            log.close()
+            return reported
+        }
+    }
+
+    /// Starts a ``StoreFollower`` reading through `connection`.
+    func startStoreFollower(_ name: String, _ connection: String) throws -> StoreFollower {
+        try StoreFollower(try open(connection, name))
+    }
+
     private func tally(_ log: PostgresEventLog) {
         batchesFound.add(log.statistics.batchesFound.load(ordering: .relaxed), ordering: .relaxed)
         readOnlyRefusals.add(log.statistics.readOnlyRefusals.load(ordering: .relaxed), ordering: .relaxed)

@@ -27,12 +27,13 @@ struct FailoverTests {
     /// servers — kills the primary once 120 records are acknowledged, promotes
     /// the standby 300 ms later, and lets everything finish: each writer
     /// appends 100 records, and 20 more after the kill.
-    func failover(synchronous: Bool) throws -> (run: FailoverRun, stored: [EventRecord]) {
+    func failover(synchronous: Bool) throws -> (run: FailoverRun, stored: [EventRecord], storeHeard: [UInt64]) {
         let pair = try PostgresReplicaPair.start(synchronous: synchronous)
         defer { pair.stop() }
         let run = try FailoverRun(pair: pair)
         let onStandby = try run.startFollower("follow-standby", pair.hosts(standbyFirst: true, attributes: "prefer-standby"))
         let switching = try run.startFollower("follow-primary", pair.hosts(standbyFirst: false, attributes: "any"))
+        let storeFollower = try run.startStoreFollower("store-follower", pair.hosts(standbyFirst: true, attributes: "prefer-standby"))
         let writing = try run.startWriters(Self.writers, perWriter: Self.perWriter, afterKill: 20)
         let storeWriting = try run.startStoreWriter(perWriter: 50, afterKill: 10)
         // The standby follower reads the standby: its sessions are there, not on the primary.
@@ -46,7 +47,9 @@ struct FailoverTests {
         run.finishFollowing(at: stored.count)
         onStandby.wait()
         switching.wait()
-        return (run, stored)
+        let errors = storeFollower.finish(at: stored.count)
+        #expect(errors.isEmpty, "the store following the standby reported nothing: \(errors)")
+        return (run, stored, storeFollower.heard.seqs.withLock { $0 })
     }
 
     /// The titles of the labels added by the store writer, as stored.
@@ -74,7 +77,8 @@ struct FailoverTests {
     }
 
     @Test func synchronousStandbyLosesNoAcknowledgedRecordWhenThePrimaryIsKilledAndPromoted() throws {
-        let (run, stored) = try failover(synchronous: true)
+        let (run, stored, storeHeard) = try failover(synchronous: true)
+        #expect(storeHeard == Array(1...UInt64(stored.count)), "the store following the standby heard every seq once, in order")
         checkNoDoublesAndWritersContinued(run, stored)
         let bySeq = Dictionary(uniqueKeysWithValues: stored.map { ($0.seq, $0) })
         let acknowledged = run.acknowledged.withLock { $0 }
@@ -106,7 +110,9 @@ struct FailoverTests {
     }
 
     @Test func asynchronousStandbyMayLoseAcknowledgedRecordsButNeverDoublesOrMixesHistories() throws {
-        let (run, stored) = try failover(synchronous: false)
+        let (run, stored, storeHeard) = try failover(synchronous: false)
+        // It read the standby, which never had the records that may have been lost.
+        #expect(storeHeard == Array(1...UInt64(stored.count)), "the store following the standby heard every seq once, in order")
         checkNoDoublesAndWritersContinued(run, stored)
         let bySeq = Dictionary(uniqueKeysWithValues: stored.map { ($0.seq, $0) })
         let storedNotes = Set(stored.compactMap(\.note))
