@@ -48,6 +48,45 @@ final class PostgresConnection: @unchecked Sendable {
     /// The backend's process id (for `pg_terminate_backend` in tests and diagnostics).
     var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
+    /// When the server this connection reached started (`pg_postmaster_start_time()`,
+    /// read by ``PostgresEventLog``'s session setup; empty until then): with
+    /// ``backendPID``, it names a backend across server restarts and failovers,
+    /// where a process id alone may name another server's backend.
+    var serverStartedAt = ""
+
+    /// The backend this connection talks to, named so that another server's
+    /// (or a restarted server's) backend of the same pid is not taken for it.
+    var backend: PostgresBackend { PostgresBackend(pid: backendPID, server: serverStartedAt) }
+
+    /// Whether the server says it is read-only: a hot standby (`in_hot_standby`)
+    /// or `default_transaction_read_only` on. Both are reported by servers from
+    /// version 14 as they change (a standby promoted says so), so this costs no
+    /// round trip; older servers report neither, and a write there is refused
+    /// with SQLSTATE `25006` instead (``PostgresFailure/isReadOnlyTransaction``).
+    var isReadOnlyServer: Bool {
+        guard let handle else { return false }
+        for name in ["in_hot_standby", "default_transaction_read_only"] {
+            if let value = PQparameterStatus(handle, name), String(cString: value) == "on" { return true }
+        }
+        return false
+    }
+
+    /// Whether libpq made this connection with `target_session_attrs=read-write`
+    /// (it checked that the server accepted writes then).
+    var connectedAsWritable = false
+
+    /// Whether the server is known to accept writes (the list's authority in a
+    /// failover): it does not say it is read-only, and either this connection
+    /// was made for writing or the server reports `in_hot_standby = off`. A
+    /// server before version 14 that was reached for reading reports neither:
+    /// it may be a standby, so it is not known to accept writes.
+    var isKnownWritable: Bool {
+        guard let handle, !isReadOnlyServer else { return false }
+        if connectedAsWritable { return true }
+        guard let value = PQparameterStatus(handle, "in_hot_standby") else { return false }
+        return String(cString: value) == "off"
+    }
+
     /// The socket's file descriptor, or -1 when closed.
     var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
 
@@ -221,6 +260,16 @@ final class PostgresConnection: @unchecked Sendable {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
     }
+}
+
+/// A backend process of one server: its pid and when its server started
+/// (``PostgresConnection/serverStartedAt``). A failover or a restart makes
+/// another server, whose pids say nothing about the old one's.
+struct PostgresBackend: Sendable, Equatable {
+    /// The backend's process id (0: none).
+    var pid: Int32
+    /// When its server started.
+    var server: String
 }
 
 /// A successful statement's rows, read in binary. Frees the `PGresult` when released.

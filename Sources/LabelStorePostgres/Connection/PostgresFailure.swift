@@ -21,6 +21,11 @@ struct PostgresFailure: Error {
     var isRetryableTransactionFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
     /// The relation or schema does not exist (`42P01`, `3F000`).
     var isUndefinedTable: Bool { sqlState == "42P01" || sqlState == "3F000" }
+    /// The server refused a write because it is read-only (`25006`,
+    /// read_only_sql_transaction): a hot standby, or a primary with
+    /// `default_transaction_read_only` on (fenced by a failover tool). Nothing of
+    /// the statement took effect; a writer looks for a server that accepts writes.
+    var isReadOnlyTransaction: Bool { sqlState == "25006" }
     /// A unique constraint was violated (`23505`).
     var isUniqueViolation: Bool { sqlState == "23505" }
     /// The statement was cancelled by `statement_timeout` or a cancel request (`57014`).

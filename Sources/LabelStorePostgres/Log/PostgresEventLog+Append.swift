@@ -49,7 +49,7 @@ extension PostgresEventLog {
         var expected = expectedLastSeq ?? lastSeq
         var prepared = try encode(entries, after: expected, previous: try chainValue(at: expected), now: now)
         var uncertain = false  // an earlier try may have committed
-        var sentPID: Int32 = 0  // the backend that received the last try
+        var sentTo = PostgresBackend(pid: 0, server: "")  // the backend that received the last try
         var sentSeqs: ClosedRange<UInt64>?
         var tries = SentBatch(id: batch, count: entries.count)  // every seq it was sent at
         var transactionRetries = 0
@@ -58,12 +58,12 @@ extension PostgresEventLog {
         while true {
             let outcome: AppendOutcome
             do {
-                outcome = try withSession(retrying: true, doing: "append to the list") {
+                outcome = try withSession(retrying: true, writing: true, doing: "append to the list") {
                     (connection) throws(PostgresStepFailure) -> AppendOutcome in
-                    if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
+                    if uncertain, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                     do {
                         let statement = self.appendStatement(prepared, batch: batch, endsSegment: true)
-                        sentPID = connection.backendPID
+                        sentTo = connection.backend
                         sentSeqs = (expected + 1)...(expected + UInt64(entries.count))
                         tries.sent(at: expected + 1)
                         if self.faults.dropAfterSendingAppends.load(ordering: .relaxed) > 0 {
@@ -82,7 +82,7 @@ extension PostgresEventLog {
                             let next = connection.finishPipeline().first
                             // After a lost connection the winner may be this append's own earlier
                             // try, committed late (it held the head row lock while this one waited).
-                            if uncertain, let found = try self.findBatch(tries, connection) { return .found(found) }
+                            if uncertain, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                             guard case .done(let after)? = next, after.rowCount == 1, let id = after.uuid(0, 0) else {
                                 return .conflict(seen: nil)
                             }
@@ -101,7 +101,7 @@ extension PostgresEventLog {
                         }
                         return .appended
                     } catch let failure as PostgresFailure {
-                        if failure.isUniqueViolation, let found = try self.findBatch(tries, connection) { return .found(found) }
+                        if failure.isUniqueViolation, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                         if failure.isServerGone { uncertain = true }
                         throw .server(failure)
                     } catch let failure as PostgresStepFailure {
@@ -122,12 +122,13 @@ extension PostgresEventLog {
             } catch {
                 // An earlier try's reply was lost: it may have committed, or commit yet. Find out first.
                 guard uncertain, let seqs = sentSeqs else { throw error }
-                return try recordsOrFailure(of: tries, sentOn: sentPID, seqs: seqs, failure: error)
+                return try recordsOrFailure(of: tries, sentOn: sentTo, seqs: seqs, failure: error)
             }
             switch outcome {
             case .appended:
                 if !conflicted { noteCleanAppend() }
                 noteChain(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
+                noteVerified(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
             case .found(let range):

@@ -78,7 +78,7 @@ extension PostgresEventLog: CheckpointStorage {
         if isReadOnly {
             throw Self.readOnly(location, version: Int64(schemaVersion), doing: "write a checkpoint")
         }
-        return try withSession(on: checkpointSession, retrying: true, doing: "write a checkpoint") {
+        return try withSession(on: checkpointSession, retrying: true, writing: true, doing: "write a checkpoint") {
             (connection) throws(PostgresStepFailure) -> Bool in
             let inserted = try run { () throws(PostgresFailure) in
                 try connection.execute(

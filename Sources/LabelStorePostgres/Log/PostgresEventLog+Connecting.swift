@@ -14,10 +14,20 @@ extension PostgresEventLog {
     }
 
     /// A new connection to `location`, with the session settings of `options`.
-    static func connect(_ location: PostgresLocation, _ options: Options) throws(EventLogError) -> PostgresConnection {
+    ///
+    /// With `writable`, only a server that accepts writes is taken: libpq's
+    /// `target_session_attrs=read-write` replaces whatever the location sets
+    /// (`standby`, `prefer-standby`, …), so of a multi-host location
+    /// (`host=a,b`) the first host that is a primary is used, and a location
+    /// whose only hosts are standbys fails as unreachable (and is tried again
+    /// within the reconnect window: a standby being promoted becomes one).
+    static func connect(_ location: PostgresLocation, _ options: Options, writable: Bool = false) throws(EventLogError)
+        -> PostgresConnection
+    {
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection(conninfo: conninfo(location))
+            connection = try PostgresConnection(conninfo: conninfo(location, writable: writable))
+            connection.connectedAsWritable = writable
         } catch {
             throw mapped(error, location: location, doing: "connect")
         }
@@ -27,7 +37,15 @@ extension PostgresEventLog {
                 let ms = max(1, timeout.wholeMilliseconds)
                 try connection.execute("SET statement_timeout = \(ms)")
             }
-            try connection.execute("SET client_min_messages = warning")
+            // The server's start time names it (with a backend's pid) across restarts and failovers;
+            // an engine without the function (42883: CockroachDB) leaves it unknown.
+            do {
+                let setup = try connection.execute(
+                    "SELECT set_config('client_min_messages', 'warning', false), pg_postmaster_start_time()::text")
+                connection.serverStartedAt = setup.text(0, 1) ?? ""
+            } catch  where error.sqlState == "42883" {
+                try connection.execute("SET client_min_messages = warning")
+            }
         } catch {
             throw mapped(error, location: location, doing: "configure the session")
         }
@@ -35,12 +53,15 @@ extension PostgresEventLog {
     }
 
     /// The connection string libpq gets: the location's, with a 10 s connect timeout
-    /// unless it sets one, and the application name `labelstore` unless it sets one.
-    static func conninfo(_ location: PostgresLocation) -> String {
+    /// unless it sets one, and the application name `labelstore` unless it sets one;
+    /// with `writable`, `target_session_attrs=read-write` last (libpq takes the
+    /// last value of a parameter given twice, in a URL's query as in `key=value` pairs).
+    static func conninfo(_ location: PostgresLocation, writable: Bool = false) -> String {
         let text = location.connection
         var extra: [(String, String)] = []
         if !text.contains("connect_timeout") { extra.append(("connect_timeout", "10")) }
         if !text.contains("application_name") { extra.append(("application_name", "labelstore")) }
+        if writable { extra.append(("target_session_attrs", "read-write")) }
         if extra.isEmpty { return text }
         if PostgresLocation.isPostgresURL(text) {
             let query = extra.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
@@ -135,8 +156,16 @@ extension PostgresEventLog {
     /// With `retrying`, a lost connection is reconnected and `body` run again
     /// until ``Options-swift.struct/reconnectTimeout`` passes (only for steps
     /// that may run twice: reads, and appends through their batch check).
+    ///
+    /// With `writing`, the step needs a server that accepts writes (the
+    /// primary): a connection to a server that says it is read-only (a standby
+    /// the location led to, or a primary turned read-only) is dropped first,
+    /// the new one is made with `target_session_attrs=read-write`, and a step
+    /// the server refused as read-only (SQLSTATE `25006`: nothing of it took
+    /// effect) is run again on a new connection, within the same window — so
+    /// after a failover a writer finds the promoted standby.
     func withSession<R>(
-        on slot: Locked<PostgresConnection?>? = nil, retrying: Bool, doing what: String = "read the list",
+        on slot: Locked<PostgresConnection?>? = nil, retrying: Bool, writing: Bool = false, doing what: String = "read the list",
         _ body: (PostgresConnection) throws(PostgresStepFailure) -> R,
         retryIf: (PostgresStepFailure) -> Bool = { _ in false }
     ) throws(EventLogError) -> R {
@@ -147,12 +176,12 @@ extension PostgresEventLog {
                 if closed.load(ordering: .acquiring) {
                     throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
                 }
-                if connection == nil || connection?.isUsable == false {
+                if connection == nil || connection?.isUsable == false || (writing && connection?.isReadOnlyServer == true) {
                     if connection != nil { statistics.reconnects.add(1, ordering: .relaxed) }
                     connection?.close()
                     connection = nil
                     do throws(EventLogError) {
-                        connection = try Self.connect(location, options)
+                        connection = try Self.connect(location, options, writable: writing)
                     } catch {
                         if error.code == .connectionFailed { noteUnreachable(error) }
                         if !retrying || error.code != .connectionFailed || ContinuousClock.now >= deadline { throw error }
@@ -160,13 +189,25 @@ extension PostgresEventLog {
                     }
                     noteReachable()
                 }
-                do throws(PostgresStepFailure) { return .success(try body(connection!)) } catch { return .failure(error) }
+                do throws(PostgresStepFailure) {
+                    return .success(try body(connection!))
+                } catch {
+                    if writing, case .server(let failure) = error, failure.isReadOnlyTransaction {
+                        // Not this server: the next turn connects to one that accepts writes.
+                        statistics.readOnlyRefusals.add(1, ordering: .relaxed)
+                        connection?.close()
+                        connection = nil
+                    }
+                    return .failure(error)
+                }
             }
             switch outcome {
             case .success(let value)?:
                 return value
             case .failure(.server(let failure))? where failure.isServerGone && retrying && ContinuousClock.now < deadline:
                 break  // reconnect and run again
+            case .failure(.server(let failure))? where failure.isReadOnlyTransaction && writing && ContinuousClock.now < deadline:
+                break  // a server that accepts writes is looked for
             case .failure(let failure)? where retryIf(failure):
                 break
             case .failure(let failure)?:

@@ -21,6 +21,12 @@ extension PostgresEventLog {
             return EventLogError(
                 .timedOut, "\(place): could not \(what): the list's head row stayed locked past the lock timeout\(state)", path: place)
         }
+        if failure.isReadOnlyTransaction {
+            return EventLogError(
+                .connectionFailed,
+                "\(place): could not \(what): no server that accepts writes was found: the one reached is read-only (a standby, or default_transaction_read_only is on); nothing was written: \(failure.message)\(state)",
+                path: place)
+        }
         if failure.isServerGone {
             return EventLogError(
                 .connectionFailed,

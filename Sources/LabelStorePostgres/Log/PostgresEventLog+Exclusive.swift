@@ -15,7 +15,10 @@ extension PostgresEventLog: ExclusiveAppendStorage {
     ///   during the commit, the outcome is settled as for any append: the
     ///   session that sent it is ended, then the batch id is looked for.
     /// - Throws: `EventLogError`: `timedOut` when the lock was not granted in
-    ///   time; `connectionFailed` when the server cannot be reached (nothing was
+    ///   time; `connectionFailed` when no server that accepts writes was
+    ///   reached within ``Options-swift.struct/reconnectTimeout`` before the
+    ///   append was sent (a restart or a failover is waited for that long), or
+    ///   when the connection was lost after it was sent (nothing was
     ///   committed: the transaction was not, or the batch was looked for after
     ///   its session ended); `outcomeUnknown` when that could not be found out;
     ///   `invalidEvent`; `serverError`; `closed`.
@@ -24,14 +27,47 @@ extension PostgresEventLog: ExclusiveAppendStorage {
         let batch = UUID()
         let now = options.clock()
         let lockMilliseconds = max(1, options.lockTimeout.wholeMilliseconds)
-        var sent: (pid: Int32, seqs: ClosedRange<UInt64>)?
-        let outcome = try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
+        var sent: (backend: PostgresBackend, seqs: ClosedRange<UInt64>)?
+        let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
+        var delay = Duration.milliseconds(20)
+        while true {
+            switch try lockedTurn(batch: batch, now: now, lockMilliseconds: lockMilliseconds, sent: &sent, decide) {
+            case .success(let records):
+                return records
+            case .failure(let error):
+                // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
+                if let sent, error.code == .connectionFailed {
+                    var tries = SentBatch(id: batch, count: sent.seqs.count)
+                    tries.sent(at: sent.seqs.lowerBound)
+                    return try recordsOrFailure(of: tries, sentOn: sent.backend, seqs: sent.seqs, failure: error)
+                }
+                // Nothing sent but the lock: a server that accepts writes is waited for (a restart, a failover).
+                guard sent == nil, error.code == .connectionFailed, ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: delay.timeInterval * Double.random(in: 0.5...1.0))
+                delay = min(delay * 2, .seconds(1))
+            }
+        }
+    }
+
+    /// One locked turn on the lock connection (connected first, to a server
+    /// that accepts writes): the lock, `decide`, the append and its commit.
+    /// `sent` is set once the append is sent.
+    private func lockedTurn(
+        batch: UUID, now: EventTimestamp, lockMilliseconds: Int64, sent: inout (backend: PostgresBackend, seqs: ClosedRange<UInt64>)?,
+        _ decide: (_ lastSeq: UInt64) -> [LogEntry]
+    ) throws(EventLogError) -> Result<[EventRecord], EventLogError> {
+        try lockSession.withLock { (slot) throws(EventLogError) -> Result<[EventRecord], EventLogError> in
             if closed.load(ordering: .acquiring) {
                 throw EventLogError(.closed, "\(location): the log was closed", path: location.description)
             }
-            if slot?.isUsable != true {
+            if slot?.isUsable != true || slot?.isReadOnlyServer == true {
                 slot?.close()
-                slot = try Self.connect(location, options)
+                slot = nil
+                do throws(EventLogError) {
+                    slot = try Self.connect(location, options, writable: true)
+                } catch {
+                    return .failure(error)
+                }
             }
             let connection = slot!
             do throws(PostgresStepFailure) {
@@ -56,6 +92,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 try checkSameList(id)
                 let head = UInt64(value)
+                try checkNotBehind(head: head, on: connection)
                 let headCRC = UInt32(truncatingIfNeeded: crcValue)
                 noteLastSeq(head)
                 let entries = decide(head)
@@ -69,7 +106,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 } catch {
                     throw PostgresStepFailure.log(error)
                 }
-                sent = (connection.backendPID, (head + 1)...(head + UInt64(entries.count)))
+                sent = (connection.backend, (head + 1)...(head + UInt64(entries.count)))
                 // The append and its COMMIT in one round trip, then the notification in a transaction of its own.
                 let newHead = head + UInt64(entries.count)
                 var steps: [PostgresConnection.PipelineStatement] = [
@@ -87,11 +124,13 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                             path: location.description))
                 }
                 noteChain(seq: newHead, crc: prepared.lastCRC)
+                noteVerified(seq: newHead, crc: prepared.lastCRC)
                 noteLastSeq(newHead)
                 noteLockedTurn(head: head, newHead: newHead)
                 return .success(prepared.records)
             } catch {
-                if case .server(let failure) = error, failure.isServerGone {
+                if case .server(let failure) = error, failure.isServerGone || failure.isReadOnlyTransaction {
+                    // Lost, or a server that no longer accepts writes: the next turn connects to one that does.
                     slot?.close()
                     slot = nil
                 } else {
@@ -99,18 +138,6 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 return .failure(Self.mapped(error, location: location, doing: "append to the list holding its lock"))
             }
-        }
-        switch outcome {
-        case .success(let records):
-            return records
-        case .failure(let error):
-            // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
-            if let sent, error.code == .connectionFailed {
-                var tries = SentBatch(id: batch, count: sent.seqs.count)
-                tries.sent(at: sent.seqs.lowerBound)
-                return try recordsOrFailure(of: tries, sentOn: sent.pid, seqs: sent.seqs, failure: error)
-            }
-            throw error
         }
     }
 }

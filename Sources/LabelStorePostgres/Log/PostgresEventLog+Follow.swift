@@ -4,13 +4,18 @@ import Foundation
 
 /// The listening connection of a ``PostgresEventLog``: `LISTEN` on the list's
 /// channel, never inside a transaction (a listener inside one would hold the
-/// server's notification queue).
+/// server's notification queue). On a hot standby, which cannot `LISTEN`
+/// (nor be notified: notifications are not replicated), it only polls, and
+/// listens once the server is promoted.
 struct PostgresListener {
     var connection: PostgresConnection?
+    /// Whether `connection` has sent its `LISTEN`.
+    var listening = false
 
     mutating func close() {
         connection?.close()
         connection = nil
+        listening = false
     }
 }
 
@@ -72,7 +77,7 @@ extension PostgresEventLog {
                 if now >= deadline { return false }
                 let step = min(options.pollInterval, now.duration(to: deadline))
                 let milliseconds = Int32(clamping: step.wholeMilliseconds)
-                if options.notify, let connection = listener.connection {
+                if options.notify, listener.listening, let connection = listener.connection {
                     // Notifications already read with the head row's result count too.
                     do throws(PostgresFailure) {
                         if try !connection.drainNotifications().isEmpty { continue }
@@ -95,19 +100,23 @@ extension PostgresEventLog {
     private func headWhileListening(_ listener: inout PostgresListener) throws(EventLogError) -> UInt64 {
         if listener.connection?.isUsable != true {
             listener.close()
-            let connection = try Self.connect(location, options)
-            if options.notify {
-                do throws(PostgresFailure) {
-                    try connection.execute("LISTEN \(PostgresStatements.quoted(channel))")
-                } catch {
-                    connection.close()
-                    throw Self.mapped(error, location: location, doing: "listen for appends")
-                }
-            }
-            listener.connection = connection
+            listener.connection = try Self.connect(location, options)
         }
         guard let connection = listener.connection else {
             throw EventLogError(.connectionFailed, "\(location): no listening connection", path: location.description)
+        }
+        // The head is read after the LISTEN: an append notified before it is still seen.
+        if options.notify && !listener.listening && !connection.isReadOnlyServer {
+            do throws(PostgresFailure) {
+                try connection.execute("LISTEN \(PostgresStatements.quoted(channel))")
+                listener.listening = true
+            } catch {
+                // A standby (SQLSTATE 25006, "cannot execute LISTEN during recovery") is polled.
+                if !error.isReadOnlyTransaction {
+                    listener.close()
+                    throw Self.mapped(error, location: location, doing: "listen for appends")
+                }
+            }
         }
         do throws(PostgresStepFailure) {
             return try readHead(connection)

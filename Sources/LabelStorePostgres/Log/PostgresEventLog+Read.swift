@@ -31,21 +31,32 @@ extension PostgresEventLog {
         let from = first - 1 >= 1 ? first - 1 : first
         // One row more when the row before is read too (`maxCount` may be `Int.max`).
         let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
+        var conflicts = 0
         let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
             let result = try run { () throws(PostgresFailure) in
                 try connection.execute(
                     prepared: "read", statements.read,
                     [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
             }
-            return try self.decode(result, from: first, maxCount: maxCount)
+            return try self.decode(result, from: first, maxCount: maxCount, on: connection)
+        } retryIf: { failure in
+            // On a hot standby a read can be cancelled by a conflict with recovery (40001, 40P01):
+            // nothing was changed; it is sent again, a few times.
+            guard case .server(let failure) = failure, failure.isRetryableTransactionFailure, conflicts < Self.transactionRetries
+            else { return false }
+            conflicts += 1
+            return true
         }
         if let last = records.last { noteLastSeq(last.seq) }
         return records
     }
 
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
-    /// `maxCount` records from `first`, which start at `first - 1` when `first > 1`.
-    func decode(_ result: PostgresResult, from first: UInt64, maxCount: Int) throws(PostgresStepFailure) -> [EventRecord] {
+    /// `maxCount` records from `first`, which start at `first - 1` when `first > 1`,
+    /// read on `connection`.
+    func decode(_ result: PostgresResult, from first: UInt64, maxCount: Int, on connection: PostgresConnection)
+        throws(PostgresStepFailure) -> [EventRecord]
+    {
         guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
             let headCRC = result.integer(0, 2)
         else {
@@ -54,6 +65,7 @@ extension PostgresEventLog {
         }
         try checkSameList(id)
         let head = UInt64(headValue)
+        try checkNotBehind(head: head, on: connection)
         let checked = schemaVersion >= 2
         var records: [EventRecord] = []
         records.reserveCapacity(result.rowCount)
@@ -78,7 +90,9 @@ extension PostgresEventLog {
             }
             let stored = UInt32(truncatingIfNeeded: result.integer(row, 4) ?? -1)
             if expected < first {
-                // The row before the read: its checksum starts the chain (its own is checked when it is read).
+                // The row before the read: its checksum starts the chain (its own is checked when it is
+                // read), and it must be the record this log read there, if it did.
+                try checkSameHistory(seq: UInt64(rowSeq), crc: stored)
                 previous = stored
                 expected += 1
                 row += 1
@@ -128,6 +142,7 @@ extension PostgresEventLog {
                         seq: head - 1))
             }
             noteChain(seq: last.seq, crc: previous)
+            if checked { noteVerified(seq: last.seq, crc: previous) }
         }
         return records
     }

@@ -20,20 +20,28 @@ extension PostgresEventLog {
         case notCommitted
     }
 
-    /// Settles the append of `batch` (seqs `seqs`) sent on the backend `pid`
+    /// Settles the append of `batch` (seqs `seqs`) sent on the backend `sent`
     /// whose reply was lost, within a new ``Options-swift.struct/reconnectTimeout``.
+    ///
+    /// It asks a server that accepts writes (the primary: a standby may not
+    /// have received the batch yet). A backend is ended only on the server it
+    /// ran on: after a restart or a failover that server is gone, and with it
+    /// any commit it had not made (a pid there may be another session's).
     ///
     /// - Throws: `outcomeUnknown` naming the batch when the server cannot be
     ///   reached, or the sending session does not end, within that time.
-    func settle(_ batch: SentBatch, sentOn pid: Int32, seqs: ClosedRange<UInt64>, cause: EventLogError) throws(EventLogError) -> Settled {
+    func settle(_ batch: SentBatch, sentOn sent: PostgresBackend, seqs: ClosedRange<UInt64>, cause: EventLogError)
+        throws(EventLogError) -> Settled
+    {
         let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
         do {
-            return try withSession(retrying: true, doing: "find out whether the append committed") {
+            return try withSession(retrying: true, writing: true, doing: "find out whether the append committed") {
                 (connection) throws(PostgresStepFailure) -> Settled in
-                if pid != 0 && pid != connection.backendPID {
-                    try self.end(backend: pid, on: connection, before: deadline, batch: batch.id, seqs: seqs)
+                let here = connection.backend
+                if sent.pid != 0 && sent.server == here.server && sent.pid != here.pid {
+                    try self.end(backend: sent.pid, on: connection, before: deadline, batch: batch.id, seqs: seqs)
                 }
-                if let found = try self.findBatch(batch, connection) { return .committed(found) }
+                if let found = try self.findReplicatedBatch(batch, connection) { return .committed(found) }
                 return .notCommitted
             }
         } catch {
@@ -45,9 +53,9 @@ extension PostgresEventLog {
     /// Settles the lost append of `batch` that then failed with `failure`: its
     /// records if it committed, else `failure` saying that nothing is committed.
     func recordsOrFailure(
-        of batch: SentBatch, sentOn pid: Int32, seqs: ClosedRange<UInt64>, failure: EventLogError
+        of batch: SentBatch, sentOn sent: PostgresBackend, seqs: ClosedRange<UInt64>, failure: EventLogError
     ) throws(EventLogError) -> [EventRecord] {
-        switch try settle(batch, sentOn: pid, seqs: seqs, cause: failure) {
+        switch try settle(batch, sentOn: sent, seqs: seqs, cause: failure) {
         case .committed(let range):
             return try records(ofCommitted: batch.id, at: range)
         case .notCommitted:
@@ -83,6 +91,36 @@ extension PostgresEventLog {
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
+    }
+
+    /// Returns once the server's synchronous standbys (if it has any) hold
+    /// everything committed on it so far.
+    ///
+    /// A session ended while its commit waited for a synchronous standby
+    /// leaves that commit visible on the primary before the standby confirmed
+    /// it ("committed locally, but might not have been replicated"). A batch
+    /// found after ending its session is returned only once it is as durable
+    /// as any acknowledged append: this commits a write of its own (the list's
+    /// head row updated to itself: a commit that writes nothing waits for
+    /// nobody), whose commit waits, as every commit does under
+    /// `synchronous_standby_names`, for the standbys to confirm a WAL position
+    /// after the batch's. Without synchronous standbys it returns at once.
+    func awaitReplication(on connection: PostgresConnection) throws(PostgresStepFailure) {
+        _ = try run { () throws(PostgresFailure) in
+            try connection.execute(statements.touchHead, [.text(location.list)])
+        }
+    }
+
+    /// ``findBatch(_:_:)``, and when the batch is found, returns only once the
+    /// synchronous standbys have it (``awaitReplication(on:)``): a found batch
+    /// may have become visible because its session was ended while its commit
+    /// waited for them.
+    func findReplicatedBatch(_ tries: SentBatch, _ connection: PostgresConnection) throws(PostgresStepFailure)
+        -> ClosedRange<UInt64>?
+    {
+        guard let found = try findBatch(tries, connection) else { return nil }
+        try awaitReplication(on: connection)
+        return found
     }
 
     /// The error of an append whose outcome cannot be found out.

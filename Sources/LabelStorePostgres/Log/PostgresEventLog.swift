@@ -135,6 +135,9 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The last record whose chained checksum this object knows (from a read,
     /// an append or the head row): where the next append's chain starts.
     let chainTip: Mutex<ChainTip>
+    /// The last record this object appended, or read and checked: a server that
+    /// accepts writes must still hold it (``checkNotBehind(head:on:)``).
+    let verifiedTip = Mutex(ChainTip(seq: 0, crc: 0))
     let statements: PostgresStatements
     /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
     let session: Locked<PostgresConnection?>
@@ -276,6 +279,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
                 EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
         }
         try checkSameList(id)
+        try checkNotBehind(head: UInt64(last), on: connection)
         noteChain(seq: UInt64(last), crc: UInt32(truncatingIfNeeded: crc))
         return UInt64(last)
     }
@@ -314,6 +318,9 @@ package final class PostgresLogStatistics: Sendable {
     package let conflicts = Atomic<Int>(0)
     /// Appends retried after a lost connection that found their batch already committed.
     package let batchesFound = Atomic<Int>(0)
+    /// Writes a read-only server refused (SQLSTATE 25006: a standby, or a
+    /// primary turned read-only), each then sent to a server that accepts writes.
+    package let readOnlyRefusals = Atomic<Int>(0)
     /// Appends retried after a serialization failure or deadlock.
     package let transactionRetries = Atomic<Int>(0)
     /// Times adaptive locking turned to the head row lock.

@@ -28,6 +28,11 @@ struct PostgresStatements {
     /// until the transaction ends (pessimistic mode).
     var lockHead: String { "SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = $1 FOR UPDATE" }
 
+    /// The list's head row updated to itself: a write that changes nothing,
+    /// whose commit waits for the synchronous standbys like an append's
+    /// (settling a lost reply, ``PostgresEventLog``'s `awaitReplication`).
+    var touchHead: String { "UPDATE \(schema).lists SET last_seq = last_seq WHERE list = $1" }
+
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var openList: String { head }
 

@@ -26,7 +26,7 @@ enum PostgresCatalog {
         [
             "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
             "pg-writers-8-lists-no-notify",
-            settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll",
+            settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll", "pg-failover",
             settings.quick ? "pg-open-200k" : "pg-open-1m"
         ] + (settings.big ? ["pg-open-10m"] : [])
     }
@@ -138,7 +138,8 @@ extension WorkloadCatalog {
             PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
             PostgresCatchUpWorkload(server: server, settings: settings),
             PostgresLatencyWorkload(server: server, settings: settings, notify: true),
-            PostgresLatencyWorkload(server: server, settings: settings, notify: false)
+            PostgresLatencyWorkload(server: server, settings: settings, notify: false),
+            PostgresFailoverWorkload()
         ] + openWorkloads(server: server, settings: settings)
         #else
         return []
