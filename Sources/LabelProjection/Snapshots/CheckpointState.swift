@@ -29,12 +29,15 @@ struct CheckpointState {
     var liveCount: Int { order.count }
 
     /// Decodes and checks a full image: a live-slots-only snapshot image
-    /// (header flag ``SnapshotFormat/liveSlotsOnlyFlag``).
+    /// (header flag ``SnapshotFormat/liveSlotsOnlyFlag``) whose bytes the
+    /// caller checked against its entry's checksum (the image's own trailer
+    /// is not computed again).
     ///
     /// - Throws: ``SnapshotError`` for bytes that do not check out.
     /// - Complexity: O(b + s) for b image bytes and s slots.
     init(fullImage bytes: UnsafeRawBufferPointer) throws(SnapshotError) {
-        let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.liveSlotsOnlyFlag)
+        let (header, flags, body) = try LabelList.decodeSnapshotHeader(
+            bytes, allowing: SnapshotFormat.liveSlotsOnlyFlag, checksumVerified: true)
         guard flags & SnapshotFormat.liveSlotsOnlyFlag != 0 else {
             throw SnapshotError(.invalidContent, "the image holds every slot, not the live ones only")
         }

@@ -119,14 +119,15 @@ extension LabelList {
 }
 
 extension CheckpointState {
-    /// Applies a delta image (header flag ``SnapshotFormat/deltaFlag``) on
-    /// this state, which must be the list at the delta's previous seq.
+    /// Applies a delta image (header flag ``SnapshotFormat/deltaFlag``), whose
+    /// bytes the caller checked against its entry's checksum, on this state,
+    /// which must be the list at the delta's previous seq.
     ///
     /// - Throws: ``SnapshotError`` for bytes that do not check out, or a delta
     ///   of another previous checkpoint.
     /// - Complexity: O(b + n) for b delta bytes and n live labels (the order is rebuilt).
     mutating func apply(delta bytes: UnsafeRawBufferPointer) throws(SnapshotError) {
-        let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.deltaFlag)
+        let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.deltaFlag, checksumVerified: true)
         guard flags & SnapshotFormat.deltaFlag != 0 else { throw SnapshotError(.invalidContent, "the image is not a delta") }
         var r = body
         let seq = header.seq
@@ -252,7 +253,9 @@ extension CheckpointState {
                 guard !overflow, start >= 0, start <= Int64(order.count) - Int64(n) else {
                     throw SnapshotError(.invalidContent, "order run \(run) copies \(n) labels from position \(start) of \(order.count)")
                 }
-                now.append(contentsOf: order[Int(start)..<Int(start) + Int(n)])
+                order.withUnsafeBufferPointer { previous in
+                    now.append(contentsOf: UnsafeBufferPointer(rebasing: previous[Int(start)..<Int(start) + Int(n)]))
+                }
                 expected = Int(start) + Int(n)
             } else {
                 for k in 0..<Int(n) {
