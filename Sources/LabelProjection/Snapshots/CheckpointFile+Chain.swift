@@ -64,6 +64,7 @@ extension CheckpointFile {
         var frontier: [HistoryHash] = []
         for k in first...index {
             let piece = directory.entries[k]
+            let removedLimit = Int(min(piece.removalCount, UInt64(Int32.max))) + (directory.origin?.slotCount ?? 0)
             let bytes: [UInt8]
             do throws(EventLogError) {
                 bytes = try directory.bytes(at: piece.offset, count: piece.length, of: "the checkpoint at seq \(piece.seq)")
@@ -73,18 +74,20 @@ extension CheckpointFile {
             guard bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == piece.checksum else {
                 throw fail(piece, "does not match its entry's checksum (damaged, or an append that did not reach the disk)", unusable: k)
             }
+            // The state is changed in place (a delta costs what it changed, not a copy of the list).
             let decoded = bytes.withUnsafeBytes { raw in
-                Result { () throws(SnapshotError) -> CheckpointState in
+                Result { () throws(SnapshotError) in
                     let image = UnsafeRawBufferPointer(rebasing: raw[0..<piece.imageLength])
-                    guard var current = state else { return try CheckpointState(fullImage: image) }
-                    state = nil  // applied in place, not copied
-                    try current.apply(delta: image)
-                    return current
+                    if state == nil {
+                        state = try CheckpointState(fullImage: image, removedLimit: removedLimit)
+                        // Room for the deltas' titles, so the titles are not copied as they grow.
+                        state!.titles.reserve(directory.entries[(first + 1)..<(index + 1)].reduce(0) { $0 + $1.length })
+                    } else {
+                        try state!.apply(delta: image, removedLimit: removedLimit)
+                    }
                 }
             }
-            switch decoded {
-            case .success(let value): state = value
-            case .failure(let error):
+            if case .failure(let error) = decoded {
                 throw fail(piece, "does not decode\(piece.isDelta ? " (a delta)" : ""): \(error.message)", unusable: k)
             }
             let header = state!.header
@@ -107,7 +110,7 @@ extension CheckpointFile {
                 directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount, slotCount: decoded.slotCount,
                 liveCount: decoded.liveCount)
             state = nil
-            list = try decoded.list(tombstones: tombstones)
+            list = try decoded.list(tombstones: consume tombstones)
         } catch {
             // A damaged removal block makes every checkpoint after it unusable.
             let unusable = removals.failedBlock.map { block in directory.entries.firstIndex { $0.blocksBefore > block } ?? index }

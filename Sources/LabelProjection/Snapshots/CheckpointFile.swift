@@ -123,7 +123,9 @@ package enum CheckpointFile {
     /// checkpoints themselves are checked when one is taken. Never throws;
     /// needs no lock (an append writes its entries only once its blocks are
     /// durable).
-    package static func load(for reader: LogReader) -> Lookup {
+    /// A based log's base list (`origin`, ``LabelList/origin(of:path:)``)
+    /// is decoded from the log's header unless the caller passes it.
+    package static func load(for reader: LogReader, origin: LabelList? = nil) -> Lookup {
         let path = path(for: reader.path)
         let file: SystemFile
         do throws(EventLogError) { file = try SystemFile.open(path, .readOnly) } catch {
@@ -131,11 +133,11 @@ package enum CheckpointFile {
             return .ignored(.init(path: path, reason: "cannot be read: \(error.message)"))
         }
         defer { file.close() }
-        return lookup(file, path: path, header: reader.header, logPath: reader.path)
+        return lookup(file, path: path, header: reader.header, logPath: reader.path, origin: origin)
     }
 
-    /// ``load(for:)`` of the open file `file`, for the log at `logPath` whose header is `header`.
-    static func lookup(_ file: SystemFile, path: String, header: LogHeader, logPath: String) -> Lookup {
+    /// ``load(for:origin:)`` of the open file `file`, for the log at `logPath` whose header is `header`.
+    static func lookup(_ file: SystemFile, path: String, header: LogHeader, logPath: String, origin: LabelList? = nil) -> Lookup {
         let logID = header.logID
         do throws(HistoryIndexFile.Problem) {
             var directory = try readDirectory(file, path: path)
@@ -151,7 +153,11 @@ package enum CheckpointFile {
                             "it holds checkpoints of the log from seq \(directory.firstSeq), but the log starts at seq \(header.firstSeq)",
                         offset: 40))
             }
-            if header.base != nil {
+            if let base = header.base {
+                if let origin, origin.lastSeq == base.lastCutSeq {
+                    directory.origin = origin
+                    return .usable(directory)
+                }
                 do throws(StoreError) { directory.origin = try LabelList.origin(of: header, path: logPath) } catch {
                     return .ignored(.init(path: path, reason: "cannot be used: \(error.message)"))
                 }

@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 
 /// The live part of the list at one checkpoint of `LOG.checkpoints` format 4
@@ -35,7 +36,10 @@ struct CheckpointState {
     ///
     /// - Throws: ``SnapshotError`` for bytes that do not check out.
     /// - Complexity: O(b + s) for b image bytes and s slots.
-    init(fullImage bytes: UnsafeRawBufferPointer) throws(SnapshotError) {
+    /// At most `removedLimit` slots may be removed ones (the removals the
+    /// checkpoint's entry counts, and a based log's base slots), so a slot
+    /// count beyond that is refused before anything is allocated for it.
+    init(fullImage bytes: UnsafeRawBufferPointer, removedLimit: Int) throws(SnapshotError) {
         let (header, flags, body) = try LabelList.decodeSnapshotHeader(
             bytes, allowing: SnapshotFormat.liveSlotsOnlyFlag, checksumVerified: true)
         guard flags & SnapshotFormat.liveSlotsOnlyFlag != 0 else {
@@ -47,6 +51,10 @@ struct CheckpointState {
         // A live slot takes at least 21 bytes: its number, id, state, seq, title length and place in the order.
         let liveCount = try r.count("the live count", limit: min(slotCount, r.remaining / 21))
         let enabledCount = try r.count("the enabled count", limit: liveCount)
+        guard slotCount - liveCount <= removedLimit else {
+            throw SnapshotError(
+                .invalidContent, "\(slotCount) slots cannot be \(liveCount) live labels and at most \(removedLimit) removed ones")
+        }
         var numbers: [Int] = []
         numbers.reserveCapacity(liveCount)
         var next = 0
@@ -110,9 +118,10 @@ struct CheckpointState {
     ///
     /// - Throws: ``SnapshotError/Code/invalidContent`` when it does not add up.
     /// - Complexity: O(s + n) for s slots and n live ones.
-    consuming func list(tombstones: TombstoneTable) throws(SnapshotError) -> LabelList {
+    consuming func list(tombstones: consuming TombstoneTable) throws(SnapshotError) -> LabelList {
         var list = LabelList()
-        list.slots = tombstones.slots
+        // Moved, not shared: the live slots are written over it in place (a copy would be the whole table).
+        list.slots = (consume tombstones).slots
         guard list.slots.count == slotCount else {
             throw SnapshotError(.invalidContent, "the removed slots cover \(list.slots.count) slots, not \(slotCount)")
         }
@@ -132,25 +141,42 @@ struct CheckpointState {
         guard liveSlots == order.count else {
             throw SnapshotError(.invalidContent, "\(liveSlots) slots are live, but the order holds \(order.count)")
         }
-        for (number, slot) in list.slots.enumerated() where !slot.isLive {
-            guard slot.seq != 0 else { throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)") }
-            guard slot.seq <= seq else {
-                throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(slot.seq), after the image's seq \(seq)")
+        // The id index is built on another thread (a long history's million
+        // ids) while the slots and the order are checked here; both only read
+        // the slots, which stay as they are until the wait.
+        let slots = list.slots
+        let (job, checked) = slots.withUnsafeBufferPointer { buffer in
+            let job = IndexBuildJob(count: buffer.count) { buffer[Int($0)].id }
+            if slotCount >= 50_000 { DispatchQueue.global(qos: .userInitiated).async { job.run() } } else { job.run() }
+            defer { job.finished.wait() }  // the job reads the buffer: never leave before it ends
+            let result = Result { () throws(SnapshotError) in
+                for number in 0..<slotCount where !buffer[number].isLive {
+                    let removal = buffer[number].seq
+                    guard removal != 0 else {
+                        throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)")
+                    }
+                    guard removal <= seq else {
+                        throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(removal), after the image's seq \(seq)")
+                    }
+                }
+                for (position, number) in order.enumerated() {
+                    let bit: UInt64 = 1 << UInt64(number & 63)
+                    guard Int(number) < slotCount, awaitingPlace[Int(number) >> 6] & bit != 0 else {
+                        throw SnapshotError(
+                            .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
+                    }
+                    awaitingPlace[Int(number) >> 6] &= ~bit
+                }
+                list.order.replace(with: order)
             }
+            return (job, result)
         }
-        for (position, number) in order.enumerated() {
-            let bit: UInt64 = 1 << UInt64(number & 63)
-            guard Int(number) < slotCount, awaitingPlace[Int(number) >> 6] & bit != 0 else {
-                throw SnapshotError(
-                    .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
-            }
-            awaitingPlace[Int(number) >> 6] &= ~bit
-        }
-        if let duplicate = list.buildSlotIndex() {
+        try checked.get()
+        if let duplicate = job.duplicate {
             throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
         }
+        list.slotIndex = job.index
         list.titles = titles
-        list.order.replace(with: order)
         list.enabledCount = enabledCount
         list.listVersion = header.listVersion
         list.lastSeq = seq

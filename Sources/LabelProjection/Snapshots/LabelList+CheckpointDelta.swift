@@ -126,7 +126,8 @@ extension CheckpointState {
     /// - Throws: ``SnapshotError`` for bytes that do not check out, or a delta
     ///   of another previous checkpoint.
     /// - Complexity: O(b + n) for b delta bytes and n live labels (the order is rebuilt).
-    mutating func apply(delta bytes: UnsafeRawBufferPointer) throws(SnapshotError) {
+    /// At most `removedLimit` slots may be removed ones (as for ``init(fullImage:removedLimit:)``).
+    mutating func apply(delta bytes: UnsafeRawBufferPointer, removedLimit: Int) throws(SnapshotError) {
         let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.deltaFlag, checksumVerified: true)
         guard flags & SnapshotFormat.deltaFlag != 0 else { throw SnapshotError(.invalidContent, "the image is not a delta") }
         var r = body
@@ -143,6 +144,13 @@ extension CheckpointState {
         let enabledCount = try r.count("the enabled count", limit: liveCount)
         // A change takes at least 2 bytes: its number and its change byte.
         let changeCount = try r.count("the change count", limit: min(slotCount, r.remaining / 2))
+        // Checked before anything is allocated for the slots: only a change makes a slot live.
+        guard liveCount <= self.liveCount + changeCount, slotCount - liveCount <= removedLimit else {
+            throw SnapshotError(
+                .invalidContent,
+                "\(slotCount) slots, \(liveCount) live, cannot follow \(self.liveCount) live labels with \(changeCount) changes and at most \(removedLimit) removed ones"
+            )
+        }
         var numbers: [Int] = []
         numbers.reserveCapacity(changeCount)
         var next = 0
