@@ -166,21 +166,13 @@ extension CheckpointState {
         let changesStart = r.position
         r.position += changeCount
         liveIndex.append(contentsOf: repeatElement(-1, count: slotCount - self.slotCount))
+        // The columns' sizes from the change bytes alone; each change is checked against the slot's state as it is applied.
         var idCount = 0, liveChanges = 0, titleCount = 0
-        for (k, number) in numbers.enumerated() {
+        for k in 0..<changeCount {
             let change = r.base[changesStart + k]
-            let state = change & LabelList.deltaStateMask
-            let wasLive = liveIndex[number] >= 0
-            let hasID = change & LabelList.deltaIDBit != 0, hasTitle = change & LabelList.deltaTitleBit != 0
-            let valid =
-                change & ~(LabelList.deltaStateMask | LabelList.deltaIDBit | LabelList.deltaTitleBit) == 0 && state <= 2
-                && (state == 0 ? wasLive && !hasID && !hasTitle : (wasLive ? !hasID : hasID && hasTitle))
-            guard valid else {
-                throw SnapshotError(.invalidContent, "slot \(number) has change byte \(change), which cannot follow its state before it")
-            }
-            if hasID { idCount += 1 }
-            if state != 0 { liveChanges += 1 }
-            if hasTitle { titleCount += 1 }
+            idCount &+= Int(change >> 3 & 1)
+            titleCount &+= Int(change >> 2 & 1)
+            liveChanges &+= change & LabelList.deltaStateMask != 0 ? 1 : 0
         }
         guard idCount * 16 <= r.remaining else { throw SnapshotError(.invalidContent, "the ids of the delta run past the end") }
         let idsStart = r.position
@@ -200,7 +192,16 @@ extension CheckpointState {
             let change = r.base[changesStart + k]
             let state = change & LabelList.deltaStateMask
             let index = Int(liveIndex[number])
-            let before = index >= 0 ? live[index] : nil
+            let wasLive = index >= 0
+            let hasID = change & LabelList.deltaIDBit != 0, hasTitle = change & LabelList.deltaTitleBit != 0
+            let valid =
+                change & ~(LabelList.deltaStateMask | LabelList.deltaIDBit | LabelList.deltaTitleBit) == 0 && state <= 2
+                && (state == 0 ? wasLive && !hasID && !hasTitle : (wasLive ? !hasID : hasID && hasTitle))
+            guard valid else {
+                // The state is left half changed: a delta that fails makes its checkpoint unusable, and the state is dropped.
+                throw SnapshotError(.invalidContent, "slot \(number) has change byte \(change), which cannot follow its state before it")
+            }
+            let before = wasLive ? live[index] : nil
             if before?.isEnabled == true { enabled -= 1 }
             if let before, state == 0 || change & LabelList.deltaTitleBit != 0 { titles.release(before.title) }
             guard state != 0 else {
