@@ -159,4 +159,52 @@ import Testing
             empty.close()
         }
     }
+
+    @Test(arguments: [(5, true), (6, false)] as [(UInt64, Bool)])
+    func aBasedLogsCheckpointsGiveTheUnarchivedLogsAnswers(seed: UInt64, archived: Bool) throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            _ = try history(700, at: path, seed: seed)
+            let all = try LogReader.readAll(path: path).records
+            let interval: UInt64 = 19
+            let cut: UInt64 = 300
+            try LabelStore.cutHistory(path: path, through: cut, archiveTo: archived ? dir + "/archive" : nil)
+            // The store writes them; the file covers the log from its first seq.
+            let store = try LabelStore.open(path: path, options: helpers.options(create: false))
+            try helpers.write(60, to: store, seed: seed &+ 1)
+            try store.updateHistoryFiles()
+            store.close()
+            let records = try LogReader.readAll(path: path).records
+            let everything = Array(all) + records.drop { $0.seq <= UInt64(all.count) }
+            let update = try CheckpointFile.update(logPath: path, rebuild: true, interval: interval, fullEvery: 4)
+            #expect(
+                update.seqs == Array(stride(from: (cut / interval + 1) * interval, through: UInt64(everything.count), by: Int(interval))))
+            let reader = try LogReader(path: path)
+            let directory = try #require(CheckpointFile.load(for: reader).directory)
+            #expect(directory.firstSeq == cut + 1 && directory.entries.map(\.seq) == update.seqs)
+            #expect(directory.entries.contains { $0.isDelta } && directory.entries.contains { !$0.isDelta })
+            var lastRemoval: [LabelID: RemovedLabel] = [:]
+            for record in everything {
+                if record.seq > cut, case .removed(let id, _, let title, let isEnabled) = record.event {
+                    lastRemoval[id] = RemovedLabel(title: title, isEnabled: isEnabled)
+                }
+                guard directory.entries.contains(where: { $0.seq == record.seq }) else { continue }
+                let fold = try LabelList(replaying: everything.prefix(Int(record.seq)))
+                let taken = CheckpointFile.checkpoint(atOrBefore: record.seq, in: directory, reader: reader)
+                #expect(taken.problems.isEmpty, "seq \(record.seq): \(taken.problems)")
+                let checkpoint = try #require(taken.checkpoint)
+                #expect(checkpoint.list == fold && checkpoint.list.slots.map(\.word) == fold.slots.map(\.word), "seq \(record.seq)")
+                #expect(checkpoint.list.slots.map(\.id) == fold.slots.map(\.id), "seq \(record.seq)")
+                // The titles of the labels removed after the cut (those before it are in the archive only).
+                let removedNow = fold.knownIDs.subtracting(fold.ids)
+                #expect(checkpoint.removed == lastRemoval.filter { removedNow.contains($0.key) }, "seq \(record.seq)")
+            }
+            // A based log's time travel from its checkpoints answers as the unarchived log did.
+            let reopened = try LabelStore.open(path: path, options: helpers.options(create: false))
+            defer { reopened.close() }
+            for seq in stride(from: cut, through: UInt64(everything.count), by: 7) {
+                #expect(try reopened.state(atSeq: seq) == (try LabelList(replaying: everything.prefix(Int(seq)))), "seq \(seq)")
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// A `LOG.checkpoints` of format 3 changed byte by byte — in a checkpoint's
+/// A `LOG.checkpoints` of format 4 changed byte by byte — in a checkpoint's
 /// image, in a removal block, or in an entry's fields — and, for most
 /// changes, resealed with valid checksums so that the content checks run:
 /// reading it never traps, every checkpoint refused comes with a reason, and
@@ -46,6 +46,8 @@ import Testing
         do {
             let path = dir + "/labels.log"
             let store = try LabelStore.open(path: path, options: helpers.options())
+            // A list large enough that the checkpoints after the first are deltas, then writes of every kind.
+            for i in 0..<40 { try store.add("warm-up \(i)") }
             try CheckpointFileRemovalsTests().writeWithReAdds(160, to: store, seed: 31)
             store.close()
             _ = try CheckpointFile.update(logPath: path, interval: 23)
@@ -57,6 +59,7 @@ import Testing
                 directory.entries.map { Block(entry: $0.start, body: $0.offset, length: $0.length, imageLength: $0.imageLength) }
                 + directory.removals.map { Block(entry: $0.start, body: $0.offset, length: $0.length, imageLength: 0) }
             #expect(directory.removals.count >= 3, "the history removes labels between checkpoints")
+            #expect(directory.entries.contains { $0.isDelta }, "some checkpoints are deltas")
             var rng = SeededGenerator(seed: 77)
             var outcomes: [String: Int] = [:]
             for i in 0..<1_500 {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// `LOG.checkpoints` format 3 writes each removed label once, in removal
+/// `LOG.checkpoints` (format 3 on) writes each removed label once, in removal
 /// blocks, instead of in every checkpoint (docs/SNAPSHOTS.md, "Checkpoints"):
 /// on seeded histories where removed ids come back and are removed again,
 /// every checkpoint is still the fold (slots numbered alike, tombstones with

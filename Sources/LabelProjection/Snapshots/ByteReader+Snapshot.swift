@@ -20,9 +20,11 @@ extension ByteReader {
         try field(what) { (r) throws(DecodeFailure) in try r.u64() }
     }
 
-    /// A canonical LEB128 varint of at most 10 bytes.
+    /// A canonical LEB128 varint of at most 10 bytes. (Read without the
+    /// closure of the other fields: checkpoints read millions of them.)
+    @inline(__always)
     mutating func varint(_ what: @autoclosure () -> String) throws(SnapshotError) -> UInt64 {
-        try field(what) { (r) throws(DecodeFailure) in try r.varint() }
+        do throws(DecodeFailure) { return try varint() } catch { throw Self.failure(error, reading: what(), at: position) }
     }
 
     mutating func id(_ what: @autoclosure () -> String) throws(SnapshotError) -> LabelID {
@@ -30,6 +32,7 @@ extension ByteReader {
     }
 
     /// A count that must be at most `limit` (checked before anything is allocated for it).
+    @inline(__always)
     mutating func count(_ what: @autoclosure () -> String, limit: Int) throws(SnapshotError) -> Int {
         let start = position
         let v = try varint(what())
@@ -59,13 +62,18 @@ extension ByteReader {
         do throws(DecodeFailure) {
             return try read(&self)
         } catch {
-            let at = error.offset ?? position
-            switch error.fault {
-            case .truncated: throw SnapshotError(.invalidContent, "the snapshot ends inside \(what()) at byte \(at)")
-            case .varintOverflow: throw SnapshotError(.invalidContent, "\(what()) overflows 64 bits at byte \(at)")
-            case .overlongVarint: throw SnapshotError(.invalidContent, "\(what()) is an overlong varint at byte \(at)")
-            case .invalid: throw SnapshotError(.invalidContent, "\(what()) at byte \(at) is invalid: \(error.reason)")
-            }
+            throw Self.failure(error, reading: what(), at: position)
+        }
+    }
+
+    /// The error for `error`, which reading the field `what` at byte `position` threw.
+    private static func failure(_ error: DecodeFailure, reading what: String, at position: Int) -> SnapshotError {
+        let at = error.offset ?? position
+        switch error.fault {
+        case .truncated: return SnapshotError(.invalidContent, "the snapshot ends inside \(what) at byte \(at)")
+        case .varintOverflow: return SnapshotError(.invalidContent, "\(what) overflows 64 bits at byte \(at)")
+        case .overlongVarint: return SnapshotError(.invalidContent, "\(what) is an overlong varint at byte \(at)")
+        case .invalid: return SnapshotError(.invalidContent, "\(what) at byte \(at) is invalid: \(error.reason)")
         }
     }
 }

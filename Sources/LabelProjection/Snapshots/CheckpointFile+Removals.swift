@@ -63,6 +63,9 @@ struct RemovedLabels {
     /// By slot number: where its last removal's title is (block, offset,
     /// length) and its state then; `block == UInt32.max` where none is kept.
     private var titleAt: [(block: UInt32, offset: UInt32, length: UInt32, isEnabled: Bool)] = []
+    /// While ``read(_:of:count:slotCount:liveCount:)`` runs, the index (in the
+    /// directory's removal blocks) of the block being read: after it threw, the one that failed.
+    private(set) var failedBlock: Int?
 
     init(keepingTitles: Bool, wanted: Set<LabelID>? = nil) {
         self.keepingTitles = keepingTitles
@@ -71,7 +74,10 @@ struct RemovedLabels {
 
     /// Reads and checks `blocks` of the file `directory` describes, which a
     /// checkpoint whose entry counts `count` removals and whose image has
-    /// `slotCount` slots, `liveCount` of them live, takes.
+    /// `slotCount` slots, `liveCount` of them live, takes; in a based log,
+    /// over the removed slots of its base (``CheckpointFile/Directory/origin``).
+    /// A block that fails is named by its index among `blocks` in the error's
+    /// ``failedBlock``.
     ///
     /// - Throws: ``SnapshotError``: `checksumMismatch` for a block that does
     ///   not match its checksum or cannot be read; `invalidContent` for a count
@@ -84,12 +90,19 @@ struct RemovedLabels {
         guard held == count else {
             throw SnapshotError(.invalidContent, "its entry counts \(count) removals, the removal blocks before it \(held)")
         }
-        guard UInt64(slotCount) <= UInt64(liveCount) + count else {
+        let origin = directory.origin
+        guard UInt64(slotCount) <= UInt64(liveCount) + count + UInt64(origin?.slotCount ?? 0) else {
             throw SnapshotError(.invalidContent, "\(slotCount) slots cannot be \(liveCount) live labels and at most \(count) removed ones")
         }
         var table = TombstoneTable(slotCount: slotCount)
+        if let origin {
+            for (number, slot) in origin.slots.prefix(slotCount).enumerated() where !slot.isLive {
+                table.note(slot: number, id: slot.id, seq: slot.seq)
+            }
+        }
         if keepingTitles { titleAt = Array(repeating: (UInt32.max, 0, 0, false), count: slotCount) }
-        for block in blocks {
+        for (index, block) in zip(blocks.indices, blocks) {
+            failedBlock = index
             let bytes: [UInt8]
             do throws(EventLogError) {
                 bytes = try directory.bytes(at: block.offset, count: block.length, of: "the removal block ending at seq \(block.seq)")
@@ -101,6 +114,7 @@ struct RemovedLabels {
             }.get()
             if keepingTitles { blockBytes.append(bytes) }
         }
+        failedBlock = nil
         return table
     }
 

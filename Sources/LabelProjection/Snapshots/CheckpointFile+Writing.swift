@@ -3,7 +3,7 @@ import EventLog
 /// Writing a log's checkpoint file: appending the checkpoints of the records
 /// written since its newest usable checkpoint, or building it from seq 1.
 extension CheckpointFile {
-    /// What ``update(logPath:rebuild:interval:progress:)`` did.
+    /// What ``update(logPath:rebuild:interval:fullEvery:progress:)`` did.
     package struct Update: Sendable {
         /// The checkpoints' seqs, as the file now holds them.
         package var seqs: [UInt64]
@@ -21,14 +21,19 @@ extension CheckpointFile {
 
     /// Brings the checkpoints of the log at `logPath` up to date, in place and
     /// durably, under the file's exclusive lock (a second updater, in this
-    /// process or another, waits for the first). A usable version-3 file with
+    /// process or another, waits for the first). A usable version-4 file with
     /// the same interval is cut after its newest checkpoint that belongs to
-    /// the log — dropping a torn tail and checkpoints of a history the log no
-    /// longer holds — and the blocks of the records after it are appended;
-    /// otherwise (missing, ignored, an older version, another interval, or
-    /// `rebuild`) the file is rewritten from seq 1. A checkpoint is taken
-    /// after every record whose seq is a multiple of `interval`, behind a
-    /// removal block of the labels removed since the checkpoint before it.
+    /// the log — dropping a torn tail, checkpoints of a history the log no
+    /// longer holds and any built on a damaged piece — and the blocks of the
+    /// records after it are appended; otherwise (missing, ignored, an older
+    /// version, another interval, or `rebuild`) the file is rewritten from the
+    /// log's first seq (a based log's fold starts from its base's image). A
+    /// checkpoint is taken after every record whose seq is a multiple of
+    /// `interval`, behind a removal block of the labels removed since the
+    /// checkpoint before it: a delta on the checkpoint before it, or a full
+    /// image when the `fullEvery − 1` checkpoints before it are a full image
+    /// and deltas, or when the delta would be more than half the last full
+    /// image.
     /// The blocks' bytes are synced before their entries are written, so a
     /// crash leaves whole checkpoints and at worst a tail that readers ignore
     /// and the next update cuts. Reads the log without locking it. Removes
@@ -38,17 +43,15 @@ extension CheckpointFile {
     /// - Throws: ``EventLogError`` when the log cannot be read (damage, I/O) or the file
     ///   cannot be written (the checkpoints already durable stay usable).
     /// - Complexity: O(records folded and hashed) plus one checkpoint decoded
-    ///   (with the removal blocks before it) and O(live list) per checkpoint
-    ///   appended; never O(file size).
+    ///   (its full image and deltas, with the removal blocks before it) and
+    ///   O(slots) per checkpoint appended; never O(file size).
     package static func update(
-        logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, progress: ((UInt64) -> Void)? = nil
+        logPath: String, rebuild: Bool = false, interval: UInt64 = defaultInterval, fullEvery: Int = defaultFullEvery,
+        progress: ((UInt64) -> Void)? = nil
     ) throws -> Update {
         let path = path(for: logPath)
-        // A log is there: no checkpoint file is created beside anything else. A based log has none (yet):
-        // its folds start from its base's image.
-        guard try LogReader(path: logPath).header.base == nil else {
-            return Update(seqs: [], byteCount: 0, previous: .missing, extendedFrom: nil, dropped: [], foldFailure: nil)
-        }
+        // A log is there: no checkpoint file is created beside anything else.
+        _ = try LogReader(path: logPath)
         SystemFile.removeStaleTemporaries(of: path)
         let (file, created) = try SystemFile.openCreating(path)
         defer { file.close() }
@@ -58,9 +61,20 @@ extension CheckpointFile {
         let reader = try LogReader(path: logPath)
         // Created here, or by another updater that has not written it yet: there was none.
         let empty = try file.size() == 0
-        let previous: Lookup = created || empty ? .missing : lookup(file, path: path, logID: reader.header.logID)
-        var list = LabelList()
+        let previous: Lookup = created || empty ? .missing : lookup(file, path: path, header: reader.header, logPath: logPath)
+        var list = try LabelList.origin(of: reader.header, path: logPath)
         var tree = HistoryTreeBuilder()
+        if let base = reader.header.base {
+            guard let builder = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) else {
+                throw EventLogError(.corruptHeader, "the base block's history tree frontier is damaged", path: logPath)
+            }
+            tree = builder
+        }
+        // The list at the checkpoint before (a delta is written on it), the
+        // deltas since the last full image, and that image's size.
+        var last: LabelList?
+        var deltas = 0
+        var fullSize = 0
         var removalCount: UInt64 = 0
         var dropped: [HistoryIndexFile.Problem] = []
         var extendedFrom: UInt64?
@@ -74,6 +88,9 @@ extension CheckpointFile {
             {
                 let kept = directory.entries.filter { $0.seq <= entry.seq }
                 seqs = kept.map(\.seq)
+                last = start.list
+                deltas = kept.reversed().prefix { $0.isDelta }.count
+                fullSize = kept.last { !$0.isDelta }?.imageLength ?? 0
                 end = entry.end
                 list = start.list
                 tree = startTree
@@ -85,7 +102,7 @@ extension CheckpointFile {
             if try file.size() != Int64(end) { try file.truncate(to: Int64(end)) }
         } else {
             try file.truncate(to: 0)
-            try encodeHeader(logID: reader.header.logID, interval: interval).withUnsafeBytes { raw in
+            try encodeHeader(logID: reader.header.logID, interval: interval, firstSeq: reader.header.firstSeq).withUnsafeBytes { raw in
                 Result { () throws(EventLogError) in try file.write(raw, at: 0) }
             }.get()
         }
@@ -105,13 +122,25 @@ extension CheckpointFile {
                     pending.append(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled)
                 }
                 if view.seq % interval == 0, let position = reader.lastPosition {
-                    let image = list.checkpointImageBytes(logID: reader.header.logID, logPosition: position)
+                    var delta: [UInt8]?
+                    if let last, deltas + 1 < fullEvery {
+                        let bytes = list.checkpointDeltaBytes(from: last, logID: reader.header.logID, logPosition: position)
+                        if bytes.count <= fullSize / 2 { delta = bytes }
+                    }
+                    let image = delta ?? list.checkpointImageBytes(logID: reader.header.logID, logPosition: position)
+                    if delta == nil {
+                        fullSize = image.count
+                        deltas = 0
+                    } else {
+                        deltas += 1
+                    }
                     removalCount += UInt64(pending.count)
                     end = try append(
-                        seq: view.seq, image: image, frontier: tree.frontier, removals: pending, removalCount: removalCount, to: file,
-                        at: end)
+                        seq: view.seq, image: image, isDelta: delta != nil, frontier: tree.frontier, removals: pending,
+                        removalCount: removalCount, to: file, at: end)
                     pending = PendingRemovals()
                     seqs.append(view.seq)
+                    last = list
                 }
                 if view.seq % 4_096 == 0 { progress?(view.seq) }
             }
@@ -122,19 +151,19 @@ extension CheckpointFile {
             seqs: seqs, byteCount: end, previous: previous, extendedFrom: extendedFrom, dropped: dropped, foldFailure: foldFailure)
     }
 
-    /// Appends one checkpoint at `end`, after the removal block of the labels
+    /// Appends one checkpoint (a delta image when `isDelta`) at `end`, after the removal block of the labels
     /// removed since the checkpoint before it (if any): both bodies behind the
     /// room for their entries, synced, then the entries (until then zero:
     /// readers stop there). Returns the file's new end.
     static func append(
-        seq: UInt64, image: [UInt8], frontier: [HistoryHash], removals: PendingRemovals, removalCount: UInt64,
+        seq: UInt64, image: [UInt8], isDelta: Bool, frontier: [HistoryHash], removals: PendingRemovals, removalCount: UInt64,
         to file: SystemFile, at end: Int
     ) throws(EventLogError) -> Int {
         var entries: [(offset: Int, bytes: [UInt8])] = []
         var at = end
-        func put(_ body: [UInt8], magic: [UInt8], count: UInt64) throws(EventLogError) {
+        func put(_ body: [UInt8], magic: [UInt8], flags: UInt32 = 0, count: UInt64) throws(EventLogError) {
             let checksum = body.withUnsafeBytes { CRC32C.checksum($0) }
-            entries.append((at, encodeEntry(magic: magic, seq: seq, length: body.count, count: count, checksum: checksum)))
+            entries.append((at, encodeEntry(magic: magic, flags: flags, seq: seq, length: body.count, count: count, checksum: checksum)))
             try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(at + entryLength)) } }
                 .get()
             at += entryLength + body.count
@@ -143,7 +172,7 @@ extension CheckpointFile {
         var body = image
         body.reserveCapacity(image.count + hashLength * frontier.count)
         for hash in frontier { body.append(contentsOf: hash.bytes) }
-        try put(body, magic: checkpointMagic, count: removalCount)
+        try put(body, magic: checkpointMagic, flags: isDelta ? deltaFlag : 0, count: removalCount)
         try file.syncData()
         for entry in entries {
             try entry.bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: Int64(entry.offset)) } }

@@ -1,11 +1,12 @@
 import EventLog
 
-/// A checkpoint's image of the list in `LOG.checkpoints` format 3
+/// A checkpoint's full image of the list in `LOG.checkpoints` format 4
 /// (docs/SNAPSHOTS.md, "Checkpoints"): a snapshot image whose body holds the
-/// live slots only (header flag ``SnapshotFormat/liveSlotsOnlyFlag``). The
-/// removed slots (tombstones), which a long history accumulates and every
-/// checkpoint used to repeat, are written once, in the file's removal blocks,
-/// and handed back to the decoder as a ``TombstoneTable``.
+/// live slots only (header flag ``SnapshotFormat/liveSlotsOnlyFlag``); it is
+/// decoded by ``CheckpointState/init(fullImage:)``. The removed slots
+/// (tombstones), which a long history accumulates and every checkpoint used
+/// to repeat, are written once, in the file's removal blocks, and handed back
+/// to the decoder as a ``TombstoneTable``.
 extension LabelList {
     /// The live-slots-only image of this list after the record at `logPosition`:
     /// the snapshot header, the slot, live and enabled counts, the live slots'
@@ -37,81 +38,6 @@ extension LabelList {
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
         return w.bytes
-    }
-
-    /// Decodes and checks a live-slots-only checkpoint image; `tombstones` is
-    /// called with the image's slot and live counts once they are read and
-    /// must return the removed slots (every slot number below the slot count
-    /// that the image does not hold live).
-    ///
-    /// - Throws: ``SnapshotError``, as ``decodeSnapshot(_:)`` throws it, and
-    ///   ``SnapshotError/Code/invalidContent`` when a slot is neither live nor a
-    ///   tombstone, or a tombstone's seq is after the image's.
-    /// - Complexity: O(b + s) for b image bytes and s slots, plus what `tombstones` costs.
-    static func decodeCheckpointImage(
-        _ bytes: UnsafeRawBufferPointer, tombstones: (_ slotCount: Int, _ liveCount: Int) throws(SnapshotError) -> TombstoneTable
-    ) throws(SnapshotError) -> (list: LabelList, header: SnapshotHeader) {
-        let (header, flags, body) = try decodeSnapshotHeader(bytes, allowing: SnapshotFormat.liveSlotsOnlyFlag)
-        guard flags & SnapshotFormat.liveSlotsOnlyFlag != 0 else {
-            throw SnapshotError(.invalidContent, "the image holds every slot, not the live ones only")
-        }
-        var r = body
-        let seq = header.seq
-        let slotCount = try r.count("the slot count", limit: Int(UInt32.max))
-        // A live slot takes at least 21 bytes: its number, id, state, seq, title length and place in the order.
-        let liveCount = try r.count("the live count", limit: min(slotCount, r.remaining / 21))
-        let enabledCount = try r.count("the enabled count", limit: liveCount)
-        var numbers: [Int] = []
-        numbers.reserveCapacity(liveCount)
-        var next = 0
-        for index in 0..<liveCount {
-            let number = next + (try r.count("the number of live slot \(index)", limit: slotCount))
-            guard number < slotCount else {
-                throw SnapshotError(.invalidContent, "live slot \(index) is slot \(number), past the \(slotCount) slots")
-            }
-            numbers.append(number)
-            next = number + 1
-        }
-        guard liveCount * 17 <= r.remaining else {
-            throw SnapshotError(.invalidContent, "\(liveCount) live slots cannot fit in the \(r.remaining) bytes left")
-        }
-        let (idsStart, statesStart, seqs) = try decodeSlotColumns(&r, count: liveCount, seq: seq, naming: "live slot")
-        var list = LabelList()
-        let (lengths, base) = try list.decodeTitles(&r, liveCount: liveCount)
-        // The removed slots, filled in place by slot number; then the live ones over them.
-        list.slots = try tombstones(slotCount, liveCount).slots
-        guard list.slots.count == slotCount else {
-            throw SnapshotError(.invalidContent, "the removed slots cover \(list.slots.count) slots, not \(slotCount)")
-        }
-        var enabled = 0
-        var titleOffset = base
-        for live in 0..<liveCount {
-            let number = numbers[live]
-            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + live * 16, as: UUID16.self))
-            let state = r.base[statesStart + live]
-            guard state == 1 || state == 2 else {
-                throw SnapshotError(.invalidContent, "live slot \(number) (label \(id)) has state \(state)")
-            }
-            let length = lengths[live]
-            let title = length == 0 ? TitleRef.empty : TitleRef(offset: titleOffset, length: length)
-            list.slots[number] = .live(id, title: title, isEnabled: state == 2, version: seqs[live])
-            titleOffset += length
-            if state == 2 { enabled += 1 }
-        }
-        for (number, slot) in list.slots.enumerated() where !slot.isLive {
-            guard slot.seq != 0 else { throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)") }
-            guard slot.seq <= seq else {
-                throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(slot.seq), after the image's seq \(seq)")
-            }
-        }
-        if let duplicate = list.buildSlotIndex() {
-            throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
-        }
-        guard enabled == enabledCount else {
-            throw SnapshotError(.invalidContent, "the header counts \(enabledCount) enabled labels, the slots \(enabled)")
-        }
-        try list.decodeOrder(&r, slotCount: slotCount, liveCount: liveCount, enabledCount: enabledCount, header: header)
-        return (list, header)
     }
 }
 

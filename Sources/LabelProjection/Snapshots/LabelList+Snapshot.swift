@@ -91,10 +91,12 @@ extension LabelList {
     /// Checks a snapshot image's magic, checksum and header fields (flags
     /// beyond the file format's only if in `extraFlags`) and returns the
     /// header, the flags, and a reader at the first byte of the body (the
-    /// trailer excluded).
-    static func decodeSnapshotHeader(_ bytes: UnsafeRawBufferPointer, allowing extraFlags: UInt16) throws(SnapshotError) -> (
-        header: SnapshotHeader, flags: UInt16, body: ByteReader
-    ) {
+    /// trailer excluded). With `checksumVerified` (an image whose bytes,
+    /// trailer included, a checkpoint entry's checksum already matched), the
+    /// trailer is not computed again.
+    static func decodeSnapshotHeader(_ bytes: UnsafeRawBufferPointer, allowing extraFlags: UInt16, checksumVerified: Bool = false)
+        throws(SnapshotError) -> (header: SnapshotHeader, flags: UInt16, body: ByteReader)
+    {
         let minimum = SnapshotFormat.headerLength + SnapshotFormat.trailerLength
         guard bytes.count >= SnapshotFormat.magic.count, bytes.prefix(SnapshotFormat.magic.count).elementsEqual(SnapshotFormat.magic) else {
             throw SnapshotError(.notASnapshot, "the file does not start with the snapshot magic \"LABELSNP\"")
@@ -104,7 +106,7 @@ extension LabelList {
         }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - SnapshotFormat.trailerLength)])
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: body.count, as: UInt32.self))
-        let computed = CRC32C.checksum(body)
+        let computed = checksumVerified ? stored : CRC32C.checksum(body)
         var r = ByteReader(body, position: SnapshotFormat.magic.count)
         let version = try r.u16("the version")
         if version > SnapshotFormat.currentVersion && stored == computed {

@@ -192,27 +192,33 @@ extension LabelList {
 /// The 16 raw bytes of a UUID, as `UUID(uuid:)` takes them.
 typealias UUID16 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
-/// Builds a ``SlotIndex`` from a snapshot's ids column on another thread.
+/// Builds a ``SlotIndex`` from a snapshot's ids column — or a checkpoint's
+/// slots — on another thread.
 ///
 /// `@unchecked Sendable`: the job's results are written only by ``run()``,
 /// which signals ``finished`` when done, and read by the caller only after
-/// waiting on it; `ids` points into the caller's buffer, which the caller
-/// keeps alive until that wait.
-private final class IndexBuildJob: @unchecked Sendable {
-    private let ids: UnsafeRawBufferPointer
+/// waiting on it; `id` reads the caller's buffer, which the caller keeps
+/// alive and unchanged until that wait.
+final class IndexBuildJob: @unchecked Sendable {
+    private let id: (UInt32) -> LabelID
     private let count: Int
     private(set) var index = SlotIndex()
     private(set) var duplicate: UInt32?
     let finished = DispatchSemaphore(value: 0)
 
-    init(ids: UnsafeRawBufferPointer, count: Int) {
-        self.ids = ids
+    /// A job over `count` ids, the `k`th of which is `id(k)`.
+    init(count: Int, id: @escaping (UInt32) -> LabelID) {
+        self.id = id
         self.count = count
     }
 
+    /// A job over an ids column: `count` × 16 bytes.
+    convenience init(ids: UnsafeRawBufferPointer, count: Int) {
+        self.init(count: count) { LabelID(bytes: ids.loadUnaligned(fromByteOffset: Int($0) * 16, as: UUID16.self)) }
+    }
+
     func run() {
-        let ids = self.ids
-        duplicate = index.build(count: count) { LabelID(bytes: ids.loadUnaligned(fromByteOffset: Int($0) * 16, as: UUID16.self)) }
+        duplicate = index.build(count: count, ids: id)
         finished.signal()
     }
 }

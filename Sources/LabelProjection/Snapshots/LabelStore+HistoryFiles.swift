@@ -123,7 +123,7 @@ extension LabelStore {
         }
         let snapshotSeq = state.withLock { $0.snapshots.trusted.lazy.filter { $0.seq <= seq }.map(\.seq).max() } ?? 0
         if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
-            let directory = CheckpointFile.load(for: reader).directory,
+            let directory = CheckpointFile.load(for: reader, origin: origin).directory,
             let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshotSeq,
             let list = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint?.list,
             list.lastSeq > snapshotSeq

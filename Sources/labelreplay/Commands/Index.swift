@@ -107,11 +107,9 @@ enum Index: Command {
         if case .ignored(let problem) = update.previous {
             console.line(Escape.text("  the index there before was not used: \(problem.reason)"))
         }
-        let based = (try? LogReader(path: path).header.base) != nil
-        let how2 =
-            based
-            ? "none for a log that starts from a base: its folds start there"
-            : checkpoints.extendedFrom.map { "extended from seq \($0)" } ?? "built from seq 1"
+        // A based log's are built from its first seq, on its base's list.
+        let firstSeq = (try? LogReader(path: path).header.firstSeq) ?? 1
+        let how2 = checkpoints.extendedFrom.map { "extended from seq \($0)" } ?? "built from seq \(firstSeq)"
         console.line(
             Escape.text(
                 "wrote \(CheckpointFile.path(for: path)): \(checkpoints.seqs.count) checkpoint\(checkpoints.seqs.count == 1 ? "" : "s")"

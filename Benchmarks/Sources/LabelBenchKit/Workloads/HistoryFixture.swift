@@ -24,6 +24,8 @@ final class HistoryFixture {
     private(set) var interval = 0
     /// How many checkpoints the file holds.
     private(set) var checkpointCount = 0
+    /// How many of them are full images (the others are deltas).
+    private(set) var fullCheckpoints = 0
     /// The label of the record at the middle of the history.
     private(set) var label = LabelID()
     /// The timestamp of the record at the middle of the history.
@@ -67,7 +69,7 @@ final class HistoryFixture {
         removedLabels = store.knownIDs.count - liveLabels
         checkpointBytes = Int(ScratchSpace.fileSize(logPath + ".checkpoints"))
         logBytes = Int(ScratchSpace.fileSize(logPath))
-        (interval, checkpointCount) = try Self.checkpointHeader(path: logPath + ".checkpoints")
+        (interval, checkpointCount, fullCheckpoints) = try Self.checkpointHeader(path: logPath + ".checkpoints")
         let reader = try LogReader(path: logPath)
         let middle = try reader.record(atSeq: UInt64(eventCount / 2), using: nil)
         label = middle?.event.labelID ?? LabelID()
@@ -75,30 +77,35 @@ final class HistoryFixture {
         ScratchSpace.flushFileSystems()
     }
 
-    /// The interval and the number of checkpoints of a checkpoint file, format 3
-    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 48-byte header; then
+    /// The interval and the number of checkpoints of a checkpoint file, format 4
+    /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 56-byte header; then
     /// blocks, each behind a 40-byte entry whose magic is `CKPT` for a checkpoint
-    /// or `RMVD` for a removal block and whose `u64` length at byte 16 gives the
-    /// bytes that follow it). Only the header and the entries are read.
-    static func checkpointHeader(path: String) throws -> (interval: Int, count: Int) {
+    /// — full image or delta — or `RMVD` for a removal block and whose `u64`
+    /// length at byte 16 gives the bytes that follow it), and how many of the
+    /// checkpoints are full images. Only the header and the entries are read.
+    static func checkpointHeader(path: String) throws -> (interval: Int, count: Int, full: Int) {
         guard let file = FileHandle(forReadingAtPath: path) else { throw BenchError("\(path): cannot be opened") }
         defer { try? file.close() }
         func int(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        let header = [UInt8](try file.read(upToCount: 48) ?? Data())
-        guard header.count == 48, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 3 else {
-            throw BenchError("\(path): not a checkpoint file of format 3")
+        let header = [UInt8](try file.read(upToCount: 56) ?? Data())
+        guard header.count == 56, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 4 else {
+            throw BenchError("\(path): not a checkpoint file of format 4")
         }
         var count = 0
-        var offset: UInt64 = 48
+        var full = 0
+        var offset: UInt64 = 56
         while true {
             try file.seek(toOffset: offset)
             let entry = [UInt8](try file.read(upToCount: 40) ?? Data())
             let magic = entry.prefix(4)
             guard entry.count == 40, magic == ArraySlice("CKPT".utf8) || magic == ArraySlice("RMVD".utf8) else { break }
-            if magic == ArraySlice("CKPT".utf8) { count += 1 }
+            if magic == ArraySlice("CKPT".utf8) {
+                count += 1
+                if int(entry, 4, 4) & 1 == 0 { full += 1 }
+            }
             offset += 40 + UInt64(int(entry, 16, 8))
         }
-        return (int(header, 32, 8), count)
+        return (int(header, 32, 8), count, full)
     }
 
     /// Moves the history files away while `body` runs (a scan peer), then back.

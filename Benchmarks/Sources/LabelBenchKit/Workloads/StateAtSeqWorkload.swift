@@ -67,7 +67,7 @@ final class StateAtSeqWorkload: Workload {
         let from = seq / interval * interval
         let worstOurs = samples[.ours]?.max() ?? 0, worstPeer = samples[.sqlite]?.max() ?? 0
         return [
-            "seq \(Int(seq).grouped): folds \(Int(seq - from).grouped) records \(from == 0 ? "from seq 1 (no checkpoint before it)" : "from the checkpoint at seq \(Int(from).grouped)") (interval \(fixture.interval.grouped), \(fixture.checkpointCount) checkpoints in \(fixture.checkpointBytes.grouped) bytes, \(fixture.checkpointBytes * 100 / max(1, fixture.logBytes)) % of the log's \(fixture.logBytes.grouped); at the end \(fixture.liveLabels.grouped) labels live, \(fixture.removedLabels.grouped) removed); worst of \(samples[.ours]?.count ?? 0): ours \(Metric.milliseconds.format(worstOurs)), fold from seq 1 \(Metric.milliseconds.format(worstPeer))"
+            "seq \(Int(seq).grouped): folds \(Int(seq - from).grouped) records \(from == 0 ? "from seq 1 (no checkpoint before it)" : "from the checkpoint at seq \(Int(from).grouped)") (interval \(fixture.interval.grouped), \(fixture.checkpointCount) checkpoints (\(fixture.fullCheckpoints) full images) in \(fixture.checkpointBytes.grouped) bytes, \(fixture.checkpointBytes * 100 / max(1, fixture.logBytes)) % of the log's \(fixture.logBytes.grouped); at the end \(fixture.liveLabels.grouped) labels live, \(fixture.removedLabels.grouped) removed); worst of \(samples[.ours]?.count ?? 0): ours \(Metric.milliseconds.format(worstOurs)), fold from seq 1 \(Metric.milliseconds.format(worstPeer))"
         ]
     }
 

@@ -1,0 +1,187 @@
+import Dispatch
+import EventLog
+
+/// The live part of the list at one checkpoint of `LOG.checkpoints` format 4
+/// while it is rebuilt (docs/SNAPSHOTS.md, "Layout"): a full image decoded,
+/// then the deltas after it applied one by one (``apply(delta:)``), then the
+/// removed slots (tombstones) from the removal blocks put under it
+/// (``list(tombstones:)``).
+///
+/// Only the live slots are held — a few hundred thousand at most, against a
+/// long history's million ids — so a delta costs what it changed: a slot's
+/// place in ``live`` is ``liveIndex``'s entry for its number (−1: not live).
+struct CheckpointState {
+    /// The header of the last image applied: its seq, log position, list version and timestamp.
+    var header: SnapshotHeader
+    /// Every id the list has seen by then, live or removed.
+    var slotCount: Int
+    /// By slot number: the index of its entry in ``live``, or −1.
+    var liveIndex: [Int32]
+    /// The live slots (entries of slots no longer live are left behind, unreferenced).
+    var live: [LabelList.Slot]
+    /// The live titles' bytes (and, once a delta renames or removes, some garbage).
+    var titles = TitleArena()
+    /// The live slot numbers in list order.
+    var order: [UInt32]
+    /// The live slots that are enabled.
+    var enabledCount: Int
+
+    /// The number of live slots.
+    var liveCount: Int { order.count }
+
+    /// Decodes and checks a full image: a live-slots-only snapshot image
+    /// (header flag ``SnapshotFormat/liveSlotsOnlyFlag``) whose bytes the
+    /// caller checked against its entry's checksum (the image's own trailer
+    /// is not computed again).
+    ///
+    /// - Throws: ``SnapshotError`` for bytes that do not check out.
+    /// - Complexity: O(b + s) for b image bytes and s slots.
+    /// At most `removedLimit` slots may be removed ones (the removals the
+    /// checkpoint's entry counts, and a based log's base slots), so a slot
+    /// count beyond that is refused before anything is allocated for it.
+    init(fullImage bytes: UnsafeRawBufferPointer, removedLimit: Int) throws(SnapshotError) {
+        let (header, flags, body) = try LabelList.decodeSnapshotHeader(
+            bytes, allowing: SnapshotFormat.liveSlotsOnlyFlag, checksumVerified: true)
+        guard flags & SnapshotFormat.liveSlotsOnlyFlag != 0 else {
+            throw SnapshotError(.invalidContent, "the image holds every slot, not the live ones only")
+        }
+        var r = body
+        let seq = header.seq
+        let slotCount = try r.count("the slot count", limit: Int(UInt32.max))
+        // A live slot takes at least 21 bytes: its number, id, state, seq, title length and place in the order.
+        let liveCount = try r.count("the live count", limit: min(slotCount, r.remaining / 21))
+        let enabledCount = try r.count("the enabled count", limit: liveCount)
+        guard slotCount - liveCount <= removedLimit else {
+            throw SnapshotError(
+                .invalidContent, "\(slotCount) slots cannot be \(liveCount) live labels and at most \(removedLimit) removed ones")
+        }
+        var numbers: [Int] = []
+        numbers.reserveCapacity(liveCount)
+        var next = 0
+        for index in 0..<liveCount {
+            let number = next + (try r.count("the number of live slot \(index)", limit: slotCount))
+            guard number < slotCount else {
+                throw SnapshotError(.invalidContent, "live slot \(index) is slot \(number), past the \(slotCount) slots")
+            }
+            numbers.append(number)
+            next = number + 1
+        }
+        guard liveCount * 17 <= r.remaining else {
+            throw SnapshotError(.invalidContent, "\(liveCount) live slots cannot fit in the \(r.remaining) bytes left")
+        }
+        let (idsStart, statesStart, seqs) = try LabelList.decodeSlotColumns(&r, count: liveCount, seq: seq, naming: "live slot")
+        let (lengths, start) = try LabelList.checkTitles(&r, count: liveCount, naming: "live title")
+        titles.reserve(r.position - start)
+        var titleOffset = titles.append(UnsafeRawBufferPointer(rebasing: r.base[start..<r.position])).offset
+        var live: [LabelList.Slot] = []
+        live.reserveCapacity(liveCount)
+        var liveIndex = [Int32](repeating: -1, count: slotCount)
+        var enabled = 0
+        for index in 0..<liveCount {
+            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + index * 16, as: UUID16.self))
+            let state = r.base[statesStart + index]
+            guard state == 1 || state == 2 else {
+                throw SnapshotError(.invalidContent, "live slot \(numbers[index]) (label \(id)) has state \(state)")
+            }
+            let length = lengths[index]
+            let title = length == 0 ? TitleRef.empty : TitleRef(offset: titleOffset, length: length)
+            titleOffset += length
+            liveIndex[numbers[index]] = Int32(index)
+            live.append(.live(id, title: title, isEnabled: state == 2, version: seqs[index]))
+            if state == 2 { enabled += 1 }
+        }
+        guard enabled == enabledCount else {
+            throw SnapshotError(.invalidContent, "the header counts \(enabledCount) enabled labels, the slots \(enabled)")
+        }
+        guard liveCount <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the order of \(liveCount) labels cannot fit in the \(r.remaining) bytes left")
+        }
+        var order: [UInt32] = []
+        order.reserveCapacity(liveCount)
+        for position in 0..<liveCount {
+            order.append(UInt32(try r.count("the slot at position \(position)", limit: max(0, slotCount - 1))))
+        }
+        guard r.remaining == 0 else { throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the order") }
+        self.header = header
+        self.slotCount = slotCount
+        self.liveIndex = liveIndex
+        self.live = live
+        self.order = order
+        self.enabledCount = enabledCount
+    }
+
+    /// The list: the removed slots of `tombstones` (which covers exactly
+    /// ``slotCount`` slots) with the live ones over them, the titles, the
+    /// order, and the id index; checked as a snapshot is (every slot live or
+    /// removed at or before the seq, no id in two slots, the order naming
+    /// each live slot once).
+    ///
+    /// - Throws: ``SnapshotError/Code/invalidContent`` when it does not add up.
+    /// - Complexity: O(s + n) for s slots and n live ones.
+    consuming func list(tombstones: consuming TombstoneTable) throws(SnapshotError) -> LabelList {
+        var list = LabelList()
+        // Moved, not shared: the live slots are written over it in place (a copy would be the whole table).
+        list.slots = (consume tombstones).slots
+        guard list.slots.count == slotCount else {
+            throw SnapshotError(.invalidContent, "the removed slots cover \(list.slots.count) slots, not \(slotCount)")
+        }
+        let seq = header.seq
+        // One bit per live slot, cleared as the order places it (the order visits slots at random).
+        var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
+        var liveSlots = 0
+        list.slots.withUnsafeMutableBufferPointer { slots in
+            liveIndex.withUnsafeBufferPointer { index in
+                for number in 0..<slotCount where index[number] >= 0 {
+                    slots[number] = live[Int(index[number])]
+                    awaitingPlace[number >> 6] |= 1 << UInt64(number & 63)
+                    liveSlots += 1
+                }
+            }
+        }
+        guard liveSlots == order.count else {
+            throw SnapshotError(.invalidContent, "\(liveSlots) slots are live, but the order holds \(order.count)")
+        }
+        // The id index is built on another thread (a long history's million
+        // ids) while the slots and the order are checked here; both only read
+        // the slots, which stay as they are until the wait.
+        let slots = list.slots
+        let (job, checked) = slots.withUnsafeBufferPointer { buffer in
+            let job = IndexBuildJob(count: buffer.count) { buffer[Int($0)].id }
+            if slotCount >= 50_000 { DispatchQueue.global(qos: .userInitiated).async { job.run() } } else { job.run() }
+            defer { job.finished.wait() }  // the job reads the buffer: never leave before it ends
+            let result = Result { () throws(SnapshotError) in
+                for number in 0..<slotCount where !buffer[number].isLive {
+                    let removal = buffer[number].seq
+                    guard removal != 0 else {
+                        throw SnapshotError(.invalidContent, "slot \(number) is neither live nor removed at seq \(seq)")
+                    }
+                    guard removal <= seq else {
+                        throw SnapshotError(.invalidContent, "slot \(number) was removed at seq \(removal), after the image's seq \(seq)")
+                    }
+                }
+                for (position, number) in order.enumerated() {
+                    let bit: UInt64 = 1 << UInt64(number & 63)
+                    guard Int(number) < slotCount, awaitingPlace[Int(number) >> 6] & bit != 0 else {
+                        throw SnapshotError(
+                            .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
+                    }
+                    awaitingPlace[Int(number) >> 6] &= ~bit
+                }
+                list.order.replace(with: order)
+            }
+            return (job, result)
+        }
+        try checked.get()
+        if let duplicate = job.duplicate {
+            throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
+        }
+        list.slotIndex = job.index
+        list.titles = titles
+        list.enabledCount = enabledCount
+        list.listVersion = header.listVersion
+        list.lastSeq = seq
+        list.lastTimestamp = header.lastTimestamp
+        list.compactTitlesIfNeeded()
+        return list
+    }
+}
