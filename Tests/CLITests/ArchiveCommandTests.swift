@@ -46,6 +46,14 @@ import Testing
         #expect(done["archive"] as? String == archive && done["first"] as? Int == 1 && done["last"] as? Int == Int(cut), "\(done)")
         #expect(done["firstSeq"] as? Int == Int(cut) + 1 && done["keptRecords"] as? Int == Int(last - cut))
         #expect(try await Self.answers(path, cut: cut, last: last) == before, "an answer from the cut on changed")
+        // With the based log's checkpoints (every 16 records), a diff across the cut still names
+        // the labels removed before it by their titles: it folds on through the join.
+        let hook = ["LABELREPLAY_TEST_INDEX": "always"]
+        #expect(try await CLI.run(["index", path], environment: hook).status == 0)
+        let across = try await CLI.run(["diff", path, String(cut - 10), String(last), "--json"], environment: hook)
+        #expect(across.status == 0 && across.stdout == before[9], "a diff across the cut changed with checkpoints")
+        let inside = try await CLI.run(["show", path, "--at", String(cut + 40), "--json"], environment: hook)
+        #expect(inside.stderr.contains("(from the checkpoint at seq"), "the based log's checkpoints are used: \(inside.stderr)")
 
         let verified = try await CLI.run(["verify", path, "--json"]).json()
         #expect(verified["ok"] as? Bool == true && (verified["base"] as? [String: Any])?["joined"] as? Bool == true, "\(verified)")

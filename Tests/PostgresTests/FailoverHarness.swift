@@ -46,6 +46,22 @@ final class FailoverRun: Sendable {
     /// Why the store writer stopped early: its history changed (records it had were lost).
     let storeStopped = Mutex<StoreError?>(nil)
     private let stopFollowing = Atomic<Bool>(false)
+    /// Set when the kill or the promotion failed, or writing ran past ``writingLimit``:
+    /// every writer stops, so a failed step ends the test instead of hanging it.
+    private let abandoned = Atomic<Bool>(false)
+    /// How long writers keep going at most (the whole failover takes seconds).
+    private let writingLimit = Duration.seconds(180)
+
+    /// Whether writers go on: not abandoned, and within ``writingLimit`` of `start` (else it is recorded).
+    private func keepsWriting(since start: ContinuousClock.Instant, _ who: String) -> Bool {
+        if abandoned.load(ordering: .relaxed) { return false }
+        guard ContinuousClock.now - start < writingLimit else {
+            failures.withLock { $0.append("\(who): still writing after \(writingLimit); gave up") }
+            abandoned.store(true, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
     private let followTarget = Atomic<Int>(Int.max)
 
     init(pair: PostgresReplicaPair) throws {
@@ -86,7 +102,14 @@ final class FailoverRun: Sendable {
                 var log = first
                 var n = 0
                 var acknowledgedAfterKill = 0
-                while n < perWriter || acknowledgedAfterKill < afterKill {
+                let start = ContinuousClock.now
+                while (n < perWriter || acknowledgedAfterKill < afterKill) && keepsWriting(since: start, "writer\(w)") {
+                    if n >= perWriter && killedAt.withLock({ $0 == nil }) {
+                        // Its share is written: it waits for the kill instead of growing the history
+                        // (on a busy machine the kill can take a while, and followers must catch up after).
+                        Thread.sleep(forTimeInterval: 0.005)
+                        continue
+                    }
                     do throws(EventLogError) {
                         let records = try log.append([entry(writer: w, n)])
                         let now = ContinuousClock.now
@@ -135,7 +158,12 @@ final class FailoverRun: Sendable {
         Thread { [self] in
             var n = 0
             var acknowledgedAfterKill = 0
-            while n < perWriter || acknowledgedAfterKill < afterKill {
+            let start = ContinuousClock.now
+            while (n < perWriter || acknowledgedAfterKill < afterKill) && keepsWriting(since: start, "store writer") {
+                if n >= perWriter && killedAt.withLock({ $0 == nil }) {
+                    Thread.sleep(forTimeInterval: 0.005)
+                    continue
+                }
                 do throws(StoreError) {
                     try store.add("store #\(n)")
                     if killedAt.withLock({ $0 != nil }) { acknowledgedAfterKill += 1 }
@@ -248,11 +276,18 @@ final class FailoverRun: Sendable {
     /// Waits until `count` records are acknowledged, then kills the primary,
     /// waits `pause` (the writers keep trying), and promotes the standby.
     func killPrimaryAfter(_ count: Int, pause: Duration) throws {
-        while acknowledged.withLock({ $0.count }) < count { Thread.sleep(forTimeInterval: 0.002) }
-        try pair.killPrimary()
-        killedAt.withLock { $0 = .now }
-        Thread.sleep(forTimeInterval: pause.timeInterval)
-        try pair.promote()
+        while acknowledged.withLock({ $0.count }) < count && !abandoned.load(ordering: .relaxed) {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        do {
+            try pair.killPrimary()
+            killedAt.withLock { $0 = .now }
+            Thread.sleep(forTimeInterval: pause.timeInterval)
+            try pair.promote()
+        } catch {
+            abandoned.store(true, ordering: .relaxed)
+            throw error
+        }
     }
 
     /// Everything on the new primary, read and checked (gapless, chained) by a new handle.

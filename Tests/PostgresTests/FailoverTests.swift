@@ -38,6 +38,9 @@ struct FailoverTests {
         let storeWriting = try run.startStoreWriter(perWriter: 50, afterKill: 10)
         // The standby follower reads the standby: its sessions are there, not on the primary.
         let sessions = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'follow-standby'"
+        // Its session may still be connecting on a busy machine: wait for it (at most 30 s).
+        let connected = ContinuousClock.now.advanced(by: .seconds(30))
+        while try pair.psql(pair.standby, sessions) == "0", ContinuousClock.now < connected { Thread.sleep(forTimeInterval: 0.02) }
         #expect(try pair.psql(pair.standby, sessions) != "0", "the standby follower reads from the standby")
         #expect(try pair.psql(pair.primary, sessions) == "0")
         try run.killPrimaryAfter(120, pause: .milliseconds(300))

@@ -112,19 +112,24 @@ import Testing
         let log = try PostgresEventLog(location: location, options: .init(createIfMissing: true, statementTimeout: .milliseconds(300)))
         defer { log.close() }
         try log.append([LogEntry(.added(id: testID(1), title: "one", isEnabled: true, index: 0))])
+        // Another session holds the head row until it is ended; the append starts only once it
+        // holds it (a busy machine must not make the check depend on a clock).
+        let holderName = "timeout-holder-\(location.list)"
         let holder = Thread { [server] in
             _ = try? server.psql(
-                "BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(2); COMMIT")
+                "SET application_name = '\(holderName)'; BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(600); COMMIT"
+            )
         }
         holder.start()
-        Thread.sleep(forTimeInterval: 0.5)
+        let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(holderName)' AND query LIKE '%pg_sleep%'"
+        while try server.psql(holding) != "1" { Thread.sleep(forTimeInterval: 0.02) }
         let error = #expect(throws: EventLogError.self) {
             try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 1)
         }
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("timed out") == true)
         #expect(error?.message.contains(location.list) == true)
-        Thread.sleep(forTimeInterval: 2)
+        _ = try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(holderName)'")
         #expect(try log.refreshLastSeq() == 1)
         #expect(try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 1).map(\.seq) == [2])
     }

@@ -73,7 +73,9 @@ enum Diff: Command {
         let noteRemoval = { (view: EventRecordView) in
             if case .removed(let id, _, let title, let isEnabled) = view.event { removedAs[id] = (title.string, isEnabled) }
         }
-        guard checkpoints?.mayHaveCheckpoint(after: from, through: to) ?? false,
+        // A first list read through the archive folds on across the join: the log's checkpoints
+        // do not hold the titles of labels removed before its base, which the diff may print.
+        guard !replay.readsArchive, checkpoints?.mayHaveCheckpoint(after: from, through: to) ?? false,
             // Only the labels live at `from` can be printed as removed.
             let checkpoint = checkpoints?.checkpoint(atOrBefore: to, removedAmong: Set(before.ids)), checkpoint.position.seq > from
         else {
