@@ -42,6 +42,24 @@ extension ByteReader {
         return Int(v)
     }
 
+    /// `count` slot numbers in ascending order, each written as its gap after
+    /// the one before (the first as itself), each below `slotCount`; `what`
+    /// names them in errors (`live slot`, `changed slot`).
+    mutating func ascendingSlotNumbers(_ count: Int, below slotCount: Int, naming what: String) throws(SnapshotError) -> [Int] {
+        var numbers: [Int] = []
+        numbers.reserveCapacity(count)
+        var next = 0
+        for index in 0..<count {
+            let number = next + (try self.count("the number of \(what) \(index)", limit: slotCount))
+            guard number < slotCount else {
+                throw SnapshotError(.invalidContent, "\(what) \(index) is slot \(number), past the \(slotCount) slots")
+            }
+            numbers.append(number)
+            next = number + 1
+        }
+        return numbers
+    }
+
     /// A string's bytes, checked to be valid UTF-8, borrowed from the input
     /// (no copy, no allocation).
     mutating func utf8(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> UnsafeRawBufferPointer {

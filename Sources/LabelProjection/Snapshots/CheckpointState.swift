@@ -55,17 +55,7 @@ struct CheckpointState {
             throw SnapshotError(
                 .invalidContent, "\(slotCount) slots cannot be \(liveCount) live labels and at most \(removedLimit) removed ones")
         }
-        var numbers: [Int] = []
-        numbers.reserveCapacity(liveCount)
-        var next = 0
-        for index in 0..<liveCount {
-            let number = next + (try r.count("the number of live slot \(index)", limit: slotCount))
-            guard number < slotCount else {
-                throw SnapshotError(.invalidContent, "live slot \(index) is slot \(number), past the \(slotCount) slots")
-            }
-            numbers.append(number)
-            next = number + 1
-        }
+        let numbers = try r.ascendingSlotNumbers(liveCount, below: slotCount, naming: "live slot")
         guard liveCount * 17 <= r.remaining else {
             throw SnapshotError(.invalidContent, "\(liveCount) live slots cannot fit in the \(r.remaining) bytes left")
         }

@@ -151,17 +151,7 @@ extension CheckpointState {
                 "\(slotCount) slots, \(liveCount) live, cannot follow \(self.liveCount) live labels with \(changeCount) changes and at most \(removedLimit) removed ones"
             )
         }
-        var numbers: [Int] = []
-        numbers.reserveCapacity(changeCount)
-        var next = 0
-        for index in 0..<changeCount {
-            let number = next + (try r.count("the number of changed slot \(index)", limit: slotCount))
-            guard number < slotCount else {
-                throw SnapshotError(.invalidContent, "changed slot \(index) is slot \(number), past the \(slotCount) slots")
-            }
-            numbers.append(number)
-            next = number + 1
-        }
+        let numbers = try r.ascendingSlotNumbers(changeCount, below: slotCount, naming: "changed slot")
         guard changeCount <= r.remaining else { throw SnapshotError(.invalidContent, "the change bytes run past the end") }
         let changesStart = r.position
         r.position += changeCount
