@@ -54,4 +54,30 @@ import Testing
             #expect(!shows(result.stderr) && !shows(result.stdout), "\(url): \(result)")
         }
     }
+
+    @Test func aKeyValueConnectionStringIsRefusedWithoutShowingItsValues() async throws {
+        let conninfo = "host=db.example.com dbname=labels user=app password=hunter2 list=x"
+        for arguments in [["show", conninfo], ["log", conninfo], ["copy", conninfo, "/tmp/never-written.log"], ["repair", conninfo]] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result)")
+            #expect(!shows(result.stderr) && !shows(result.stdout), "\(arguments): \(result)")
+            #expect(!result.stderr.contains("db.example.com"), "\(result)")
+            #expect(result.stderr.contains("password=…") && result.stderr.contains("postgres://USER@HOST/DB?list=NAME"), "\(result)")
+        }
+        #expect(LogLocation.connectionStringKeywords("host=a password=b") == ["host", "password"])
+        #expect(LogLocation.connectionStringKeywords("labels.log") == nil)
+        #expect(LogLocation.connectionStringKeywords("notes=1.log") == nil)
+        #expect(LogLocation.connectionStringKeywords("host=a ./b.log") == nil)
+    }
+
+    @Test func aFileNamedLikeAConnectionStringIsStillAFile() async throws {
+        let directory = try Scratch()
+        let here = directory.url
+        let refused = try await CLI.run(["init", "host=a"], in: here)
+        #expect(refused.status == 64 && refused.stderr.contains("./host=…"), "\(refused)")
+        let created = try await CLI.run(["init", "./host=a"], in: here)
+        #expect(created.status == 0, "\(created)")
+        let shown = try await CLI.run(["show", "host=a"], in: here)
+        #expect(shown.status == 0, "\(shown)")
+    }
 }

@@ -62,12 +62,51 @@ enum LogLocation: Equatable {
     /// Notes the URL `text` (when it is one) and returns its display text.
     /// Without PostgreSQL support a URL is refused here (``notBuilt(_:)``).
     static func note(_ text: String) throws -> String {
-        guard isServer(text) else { return text }
+        guard isServer(text) else {
+            if let keywords = connectionStringKeywords(text), !FileManager.default.fileExists(atPath: text) {
+                throw connectionStringRefusal(keywords)
+            }
+            return text
+        }
         guard serverSupport else { throw notBuilt(text) }
         let shown = display(text)
         noted.withLock { $0[shown] = text }
         Secrets.note(url: text)
         return shown
+    }
+
+    /// The keywords of `text` when it reads as a libpq key=value connection
+    /// string (`host=db password=… list=x`): every word is `keyword=value` and
+    /// the first keyword is one libpq knows (or the `list`/`schema` this tool
+    /// reads); nil otherwise.
+    static func connectionStringKeywords(_ text: String) -> [String]? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard !words.isEmpty else { return nil }
+        var keywords: [String] = []
+        for word in words {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { return nil }
+            let keyword = word[..<equals].lowercased()
+            guard keyword.allSatisfy({ $0.isLetter || $0 == "_" }) else { return nil }
+            keywords.append(keyword)
+        }
+        return connectionKeywords.contains(keywords[0]) ? keywords : nil
+    }
+
+    /// The keywords a connection string starts with that make it read as one.
+    private static let connectionKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
+        "sslpassword", "connect_timeout", "application_name", "target_session_attrs", "options", "list", "schema"
+    ]
+
+    /// The refusal of a key=value connection string: it names the keywords
+    /// only (a value may be a password) and shows the URL form to use.
+    static func connectionStringRefusal(_ keywords: [String]) -> UsageError {
+        let shown = keywords.map { "\($0)=…" }.joined(separator: " ")
+        return UsageError(
+            "'\(shown)' reads as a key=value connection string, and no file has that name; \(Tool.name) takes a server list as a URL: "
+                + "postgres://USER@HOST/DB?list=NAME (other parameters go in its query: postgresql:///DB?host=/run/postgresql&list=NAME); "
+                + "a new file of that name is './\(shown)'"
+        )
     }
 
     /// The refusal of a server location by a build without the `Postgres` trait.
