@@ -46,6 +46,7 @@ import Testing
             ALTER TABLE \(schema).records DROP COLUMN batch_id;
             CREATE INDEX records_by_actor ON \(schema).records (list, actor, seq) WHERE actor IS NOT NULL;
             DROP INDEX \(schema).records_by_label;
+            DROP INDEX \(schema).records_unlabelled;
             CREATE INDEX records_by_label ON \(schema).records (list, label_id, seq) WHERE label_id IS NOT NULL;
             ALTER TABLE \(schema).lists RESET (fillfactor);
             DROP TABLE \(schema).checkpoints;
@@ -127,12 +128,33 @@ import Testing
         #expect(
             try server.psql(
                 "SELECT string_agg(indexname || ' ' || split_part(indexdef, ' USING ', 2), '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '\(schema)' AND tablename = 'records'"
-            ) == "records_by_label hash (label_id) WHERE (label_id IS NOT NULL); records_pkey btree (list, seq)")
+            )
+                == "records_by_label hash (label_id) WHERE (label_id IS NOT NULL); records_pkey btree (list, seq); records_unlabelled btree (list, seq) WHERE (label_id IS NULL)"
+        )
         let reopened = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { reopened.close() }
         #expect(!reopened.isReadOnly)
         try reopened.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try reopened.read(from: 1, maxCount: 10).count == 6)
+    }
+
+    @Test func aVersionThreeSchemaWithoutTheUnlabelledIndexGainsItByUpgradeAndReadsReordersEitherWay() throws {
+        let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
+        let log = try server.open(server.location(list: "a", schema: schema))
+        defer { log.close() }
+        for i in 1...4 { try log.append([LogEntry(.added(id: testID(i), title: "a \(i)", isEnabled: true, index: 0))]) }
+        try log.append([LogEntry(.reordered(order: [testID(2), testID(1), testID(4), testID(3)]))])
+        try log.append([LogEntry(.renamed(id: testID(1), oldTitle: "a 1", newTitle: "one"))])
+        try log.append([LogEntry(.reordered(order: [testID(1), testID(2), testID(3), testID(4)]))])
+        try server.psql("DROP INDEX \(schema).records_unlabelled")
+        #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7], "read by the list's key without the index")
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#), "\(upgraded)")
+        #expect(
+            try server.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'records_unlabelled'")
+                == "1")
+        #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7])
+        #expect(try log.reorderSeqs(after: 5, through: 6) == [])
     }
 
     @Test func aDamagedListStopsTheUpgradeNamingItAndNothingChangesUntilItIsRunAgain() throws {

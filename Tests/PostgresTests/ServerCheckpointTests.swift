@@ -201,6 +201,62 @@ import Testing
         }
     }
 
+    @Test func traceOfALabelOverAServerReadsItsRecordsFromCheckpointsWithTheFullReplaysOutput() throws {
+        let list = "trace-\(UUID().uuidString.prefix(8))"
+        let location = server.location(list: list)
+        let log = try open(location, interval: 16)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(90, to: store, seed: 41)
+        try store.reorder(store.snapshot.ids.reversed())
+        try write(90, to: store, seed: 42)
+        var rng = SeededGenerator(seed: 7)
+        try store.reorder(store.snapshot.ids.shuffled(using: &rng))
+        try write(60, to: store, seed: 43)
+        store.waitForHistoryFiles()
+        try #require(try checkpointSeqs(location).count >= 3)
+        // A label removed mid-history, one still live, and an edit refused for a removed label.
+        let records = try log.read(from: 1, maxCount: 1_000)
+        let removed = try #require(
+            records.compactMap { record -> LabelID? in
+                if case .removed(let id, _, _, _) = record.event, record.seq > 60 { return id }
+                return nil
+            }.first)
+        _ = try? store.rename(removed, to: "too late")
+        let live = try #require(store.snapshot.ids.last)
+        let url = CLIOverServerTests.url(list: list)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LABELREPLAY_TEST_INDEX"] = "always"
+        var commands: [[String]] = []
+        for id in [removed, live] {
+            commands.append(["trace", url, "--label", id.description, "--no-pager", "--color", "never"])
+            commands.append(["trace", url, "--label", id.description, "--json", "--query", "e"])
+        }
+        commands.append([
+            "trace", url, "--label", removed.description, "--label", live.description, "--from", "40", "--to", String(store.lastSeq - 3),
+            "--json"
+        ])
+        commands.append(["trace", url, "--label", live.description, "--enabled-only", "--from", "150", "--no-pager", "--color", "never"])
+        var throughCheckpoints: [(status: Int32, output: String, errors: String)] = []
+        for arguments in commands {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
+            #expect(run.status == 0 && !run.output.isEmpty, "\(arguments): \(run)")
+            #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) folds from checkpoints: \(run.errors)")
+            throughCheckpoints.append(run)
+        }
+        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
+        for (arguments, before) in zip(commands, throughCheckpoints) {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments)
+            #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
+            #expect(run.output == before.output, "\(arguments): the same output as the full replay")
+        }
+        // The reorders are found through the unlabelled records' index, as the list holds them.
+        let reorders = records.filter { $0.event.kind == .reordered }.map(\.seq)
+        let found = try log.reorderSeqs(after: 0, through: store.lastSeq)
+        #expect(reorders.count == 2 && found == reorders)
+        #expect(try log.reorderSeqs(after: reorders[0], through: store.lastSeq) == [reorders[1]])
+    }
+
     @Test func aLabelsRecordsAreReadThroughTheIndexAndAnAlteredOneIsNamed() throws {
         let location = server.location()
         let log = try open(location, interval: 0)

@@ -32,6 +32,7 @@ struct PostgresValue {
 
     static func int8(_ value: Int64) -> PostgresValue { PostgresValue(type: OID.int8, bytes: bigEndian(value)) }
     static func int4(_ value: Int32) -> PostgresValue { PostgresValue(type: OID.int4, bytes: bigEndian(value)) }
+    static func int2(_ value: Int16) -> PostgresValue { PostgresValue(type: OID.int2, bytes: bigEndian(value)) }
     static func text(_ value: String) -> PostgresValue { PostgresValue(type: OID.text, bytes: Array(value.utf8)) }
     static func uuid(_ value: UUID) -> PostgresValue { PostgresValue(type: OID.uuid, bytes: uuidBytes(value)) }
     static func bool(_ value: Bool) -> PostgresValue { PostgresValue(type: OID.bool, bytes: [value ? 1 : 0]) }

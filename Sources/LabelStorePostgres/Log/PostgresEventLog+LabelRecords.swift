@@ -65,5 +65,47 @@ extension PostgresEventLog {
             return records
         }
     }
+
+    /// The seqs of the list's reorders (`reordered` records) in `after + 1 …
+    /// through`, ascending: with ``records(ofLabels:after:through:kinds:)``,
+    /// every record that can concern some labels. Read through the index of
+    /// the records that name no label (`records_unlabelled`; a version 3
+    /// schema made without it gains it with `labelreplay upgrade`, and is read
+    /// by the list's key meanwhile). The rows are not checked: the caller
+    /// reads the records it needs by seq.
+    ///
+    /// - Throws: `EventLogError` as a read does.
+    /// - Complexity: one round trip; O(the reorders in the range).
+    public func reorderSeqs(after: UInt64, through: UInt64) throws(EventLogError) -> [UInt64] {
+        guard through > after else { return [] }
+        return try withSession(retrying: true, doing: "read the list's reorders") {
+            (connection) throws(PostgresStepFailure) -> [UInt64] in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "unlabelled-seqs", statements.unlabelledSeqs,
+                    [
+                        .text(location.list), .int2(Int16(LabelEvent.Kind.reordered.code)),
+                        .int8(Int64(clamping: after)), .int8(Int64(clamping: through))
+                    ])
+            }
+            return (0..<result.rowCount).compactMap { result.integer($0, 0) }.map { UInt64($0) }
+        }
+    }
+
+    /// The seqs of the list's checkpoint rows, ascending, as stored: for
+    /// planning a read (how far a fold from the nearest one is), not checked
+    /// against the records (``checkpoint(atOrBefore:)`` does that).
+    ///
+    /// - Throws: `EventLogError` as a read does.
+    public func checkpointSeqs() throws(EventLogError) -> [UInt64] {
+        guard !isReadOnly else { return [] }
+        return try withSession(retrying: true, doing: "read the list's checkpoint seqs") {
+            (connection) throws(PostgresStepFailure) -> [UInt64] in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(prepared: "checkpoint-seqs", statements.checkpointSeqs, [.text(location.list)])
+            }
+            return (0..<result.rowCount).compactMap { result.integer($0, 0) }.map { UInt64($0) }
+        }
+    }
 }
 #endif

@@ -56,6 +56,10 @@ extension PostgresEventLog {
                         path: location.description))
             }
             if version == PostgresSchema.version {
+                // A version 3 schema made before the unlabelled records' index gains it.
+                _ = try run { () throws(PostgresFailure) in
+                    try connection.execute(PostgresSchema.unlabelledIndex(schema.identifier))
+                }
                 return UpgradeReport(fromVersion: Int(version), toVersion: Int(version), lists: 0, records: 0)
             }
             return try migrate(connection, schema: schema, location: location, progress: progress)
@@ -102,6 +106,7 @@ extension PostgresEventLog {
             _ = try connection.execute("DROP INDEX IF EXISTS \(s).records_by_actor")
             _ = try connection.execute("DROP INDEX IF EXISTS \(s).records_by_label")
             _ = try connection.execute(PostgresSchema.labelIndex(s))
+            _ = try connection.execute(PostgresSchema.unlabelledIndex(s))
             _ = try connection.execute("ALTER TABLE \(s).lists SET (fillfactor = \(PostgresSchema.listsFillFactor))")
             _ = try connection.execute(PostgresSchema.checkpointsTable(s))
             _ = try connection.execute("ALTER TABLE \(s).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL")

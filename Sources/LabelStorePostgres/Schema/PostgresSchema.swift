@@ -50,6 +50,7 @@ struct PostgresSchema {
                 PRIMARY KEY (list, seq))
             """,
             Self.labelIndex(name),
+            Self.unlabelledIndex(name),
             Self.checkpointsTable(name),
             "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL"
         ]
@@ -83,6 +84,15 @@ struct PostgresSchema {
     /// made each record's insert touch a page of its own.
     static func labelIndex(_ schema: String) -> String {
         "CREATE INDEX records_by_label ON \(schema).records USING hash (label_id) WHERE label_id IS NOT NULL"
+    }
+
+    /// The index of the records that name no label (reorders; rejections of
+    /// no label), by list and seq (version 3): `trace --label` finds a list's
+    /// reorders through it without reading its other records. It holds an
+    /// entry for those records only, so it costs labelled appends nothing.
+    /// `labelreplay upgrade` adds it to a version 3 schema made without it.
+    static func unlabelledIndex(_ schema: String) -> String {
+        "CREATE INDEX IF NOT EXISTS records_unlabelled ON \(schema).records (list, seq) WHERE label_id IS NULL"
     }
 
     /// The tables every version has, with their columns as version 1 defines

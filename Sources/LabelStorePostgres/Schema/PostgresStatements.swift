@@ -121,6 +121,16 @@ struct PostgresStatements {
             """
     }
 
+    /// `$1` list, `$2` kind, `$3` after, `$4` through → the seqs of the
+    /// records of that kind naming no label (reorders) in that range, in seq
+    /// order, through the unlabelled records' index.
+    var unlabelledSeqs: String {
+        """
+        SELECT seq FROM \(schema).records
+        WHERE list = $1 AND label_id IS NULL AND kind = $2 AND seq > $3 AND seq <= $4 ORDER BY seq
+        """
+    }
+
     /// `$1` list, `$2` seq → the list's checkpoints at or before `$2`, newest
     /// first: `seq`, `crc` (as written), and the `crc` its record has now
     /// (NULL when the record is gone). Version 3.

@@ -15,6 +15,11 @@ extension Trace {
         _ path: String, labels: Set<LabelID>, query: ViewQuery?, from: UInt64, to: UInt64?, checkpoints: Checkpoints,
         printer: TracePrinter, console: Console
     ) throws -> Int? {
+        if let storage = checkpoints.serverStorage {
+            return try traceThroughServerCheckpoints(
+                storage, labels: labels, query: query, from: from, to: to, checkpoints: checkpoints, printer: printer,
+                console: console, path: path)
+        }
         guard let history = try IndexedHistory.open(path, console: console),
             let candidates = history.candidates(labels: labels)
         else { return nil }
@@ -59,6 +64,38 @@ extension Trace {
         return printed
     }
 
+    /// `trace --label` over a server list: the records that can concern the
+    /// labels (their own and the list's reorders, found through the server's
+    /// indexes), each replayed from the list right before it, folded from the
+    /// nearest server checkpoint or on from the previous one. `nil` (nothing
+    /// printed) when replaying everything would read fewer records.
+    private static func traceThroughServerCheckpoints(
+        _ storage: any EventStorage, labels: Set<LabelID>, query: ViewQuery?, from: UInt64, to: UInt64?,
+        checkpoints: Checkpoints, printer: TracePrinter, console: Console, path: String
+    ) throws -> Int? {
+        let last = min(to ?? .max, try storage.refreshLastSeq())
+        guard let candidates = try ServerStorage.candidates(concerning: labels, through: last, in: storage) else { return nil }
+        let wanted = candidates.filter { $0 >= from }
+        let interval = ListCursor.interval(of: checkpoints.seqs, lastSeq: last)
+        let plannedReads = ListCursor.plannedReads(wanted, checkpointSeqs: checkpoints.seqs, interval: interval)
+        if !TestHooks.alwaysUsesIndex && plannedReads >= last { return nil }
+
+        var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console, removedAmong: labels)
+        var printed = 0
+        for seq in wanted {
+            let before = try state.list(through: seq - 1)
+            let step = try NotifyingReplay(path: path, query: query, labels: labels, start: before, through: seq, console: console)
+            guard let next = try step.nextStep() else { break }
+            if let query { printer.resetRows(viewRows(query, before)) }
+            printer.follow(next.notifications)
+            if concerns(next.record, next.notifications, labels) {
+                try printer.print(next.change, notifications: next.notifications, list: step.list) { step.lastTitles[$0] }
+                printed += 1
+            }
+        }
+        return printed
+    }
+
     /// Whether the log still holds no record after `position` (the index's last), without folding
     /// the list up to it; warns about a torn tail there as the replay after it would.
     private static func noRecords(after position: LogPosition, path: String, console: Console) throws -> Bool {
@@ -89,14 +126,44 @@ struct ListCursor {
     let checkpoints: Checkpoints
     let interval: UInt64
     let console: Console
+    /// The removed labels whose titles the lists need (`nil`: all of them); a
+    /// server list's checkpoints give only those named.
+    let removedAmong: Set<LabelID>?
     private var replay: Replay?
     private var removed: [LabelID: RemovedLabel] = [:]
 
-    init(path: String, checkpoints: Checkpoints, interval: UInt64, console: Console) {
+    init(path: String, checkpoints: Checkpoints, interval: UInt64, console: Console, removedAmong: Set<LabelID>? = nil) {
         self.path = path
         self.checkpoints = checkpoints
         self.interval = interval
         self.console = console
+        self.removedAmong = removedAmong
+    }
+
+    /// The distance between checkpoints that `seqs` (ascending) suggest for a
+    /// list of `lastSeq` records: the first gap, or the list's length when
+    /// there are fewer than two.
+    static func interval(of seqs: [UInt64], lastSeq: UInt64) -> UInt64 {
+        seqs.count > 1 ? max(1, seqs[1] - seqs[0]) : max(1, seqs.first ?? lastSeq)
+    }
+
+    /// How many records ``list(through:)`` reads to give the lists right
+    /// before each of `seqs` (ascending), by the rule it follows; each fresh
+    /// start counts as reading an extra 512 records (the checkpoint's image).
+    static func plannedReads(_ seqs: [UInt64], checkpointSeqs: [UInt64], interval: UInt64) -> UInt64 {
+        var reads: UInt64 = 0
+        var folded: UInt64? = nil
+        for seq in seqs where seq > 1 {
+            let target = seq - 1
+            let nearest = checkpointSeqs.last { $0 <= target } ?? 0
+            if let at = folded, at <= target, !(at < nearest && nearest - at > interval / 2) {
+                reads += target - at
+            } else {
+                reads += target - nearest + 512
+            }
+            folded = target
+        }
+        return reads
     }
 
     /// The list right after `seq` (a seq at or after the previous call's), as a checkpoint to start a replay from.
@@ -107,7 +174,7 @@ struct ListCursor {
         if replay == nil || replay!.lastSeq > seq || replay!.lastSeq < nearest && nearest - replay!.lastSeq > interval / 2 {
             let fresh = try Replay(path: path, console: console)
             removed = [:]
-            if let checkpoint = checkpoints.checkpoint(atOrBefore: seq) {
+            if let checkpoint = checkpoints.checkpoint(atOrBefore: seq, removedAmong: removedAmong) {
                 try fresh.start(from: checkpoint)
                 removed = checkpoint.removed
             }

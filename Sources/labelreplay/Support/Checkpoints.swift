@@ -59,8 +59,12 @@ final class Checkpoints {
         }
     }
 
-    /// The seqs of the checkpoints in the file (not yet checked against the log); none for a server list's.
-    var seqs: [UInt64] { directory?.entries.map(\.seq) ?? [] }
+    /// The seqs of the checkpoints in the file, or of a server list's rows
+    /// when opened (not yet checked against the log).
+    var seqs: [UInt64] { directory?.entries.map(\.seq) ?? server?.seqs ?? [] }
+
+    /// The server list these checkpoints belong to (`nil` for a file's).
+    var serverStorage: (any EventStorage)? { server?.storage }
 
     /// Whether there may be a checkpoint after `from` and at or before `to`
     /// (the file's entries say; a server list's are asked when one is wanted).

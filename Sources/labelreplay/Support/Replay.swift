@@ -58,7 +58,7 @@ final class Replay {
         let location = LogLocation.resolve(path)
         switch location {
         case .file: reader = ReplayReader(file: try Self.openReader(path))
-        case .server: reader = try ReplayReader(server: try ServerStorage.open(location))
+        case .server: reader = try ReplayReader(server: try ServerStorage.openForReading(location))
         }
         self.path = location.display
         self.header = reader.header
@@ -288,8 +288,12 @@ final class Replay {
         lastSeq = last
     }
 
-    /// Where the last record read (or the checkpoint started from) is in the log.
-    var lastPosition: LogPosition? { reader.lastPosition ?? startPosition }
+    /// Where the last record read (or the checkpoint started from) is in the
+    /// log; in a server list, its seq alone (a server list has no offsets).
+    var lastPosition: LogPosition? {
+        if reader.isServer { return lastSeq > 0 ? LogPosition(seq: lastSeq, offset: 0, length: 0) : nil }
+        return reader.lastPosition ?? startPosition
+    }
 
     /// The byte offset where the records read so far end.
     var recordsEnd: Int64 { reader.offset }

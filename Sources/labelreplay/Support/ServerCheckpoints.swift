@@ -6,12 +6,15 @@ import LabelProjection
 /// the newest usable one at or before a seq, checked as a store checks it
 /// (``LabelStore/storageCheckpoint(of:atOrBefore:)``).
 struct ServerCheckpoints {
-    private let storage: any CheckpointStorage
+    /// The list read (shared with the command's other readers: ``ServerStorage/openForReading(_:)``).
+    let storage: any CheckpointStorage
+    /// The seqs of its checkpoint rows when opened, as stored (not yet checked): for planning folds.
+    let seqs: [UInt64]
 
     /// The checkpoints of the list at `location`; `nil` when its storage keeps none.
     static func open(_ location: LogLocation) throws -> ServerCheckpoints? {
-        guard let storage = try ServerStorage.open(location).storage as? any CheckpointStorage else { return nil }
-        return ServerCheckpoints(storage: storage)
+        guard let storage = try ServerStorage.openForReading(location).storage as? any CheckpointStorage else { return nil }
+        return ServerCheckpoints(storage: storage, seqs: try ServerStorage.checkpointSeqs(in: storage))
     }
 
     /// The newest usable checkpoint at or before `seq`, and why newer ones

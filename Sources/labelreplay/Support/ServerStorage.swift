@@ -65,6 +65,23 @@ enum ServerStorage {
         #endif
     }
 
+    /// The list at `location` opened for reading, shared by every reader of
+    /// this run (``Replay``, ``ServerCheckpoints``): a command that folds from
+    /// many checkpoints (`trace --label`, `diff`) holds one connection for
+    /// them, not one each. Writers open their own (``open(_:create:)``).
+    static func openForReading(_ location: LogLocation) throws -> Opened {
+        guard case .server(let url, _) = location else { preconditionFailure("ServerStorage.openForReading is for server locations") }
+        if let shared = readers.withLock({ $0[url] }) { return shared }
+        let opened = try open(location)
+        return readers.withLock { readers in
+            if let earlier = readers[url] { return earlier }
+            readers[url] = opened
+            return opened
+        }
+    }
+
+    private static let readers = Mutex<[String: Opened]>([:])
+
     /// Opens the list at `location`, creating the schema and the list when
     /// missing, and says which of them it created.
     static func create(_ location: LogLocation) throws -> Creation {
@@ -127,8 +144,34 @@ enum ServerStorage {
         #endif
     }
 
+    /// The seqs of the records that can concern `ids` (their own, and the
+    /// list's reorders) through `seq`, ascending, read through the server's
+    /// indexes; `nil` when the storage cannot read records by label.
+    static func candidates(concerning ids: Set<LabelID>, through seq: UInt64, in storage: any EventStorage) throws -> [UInt64]? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        let own = try log.records(ofLabels: ids, after: 0, through: seq).map(\.seq)
+        return Array(Set(own).union(try log.reorderSeqs(after: 0, through: seq))).sorted()
+        #else
+        _ = (ids, seq, storage)
+        return nil
+        #endif
+    }
+
+    /// The seqs of the list's checkpoints as stored (for planning a read; empty for another storage).
+    static func checkpointSeqs(in storage: any EventStorage) throws -> [UInt64] {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return [] }
+        return try log.checkpointSeqs()
+        #else
+        _ = storage
+        return []
+        #endif
+    }
+
     /// Closes every list this run opened.
     static func closeAll() {
+        readers.withLock { $0.removeAll() }
         #if Postgres
         let logs = opened.withLock { list in
             defer { list.removeAll() }

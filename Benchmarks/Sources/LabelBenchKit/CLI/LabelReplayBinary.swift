@@ -8,11 +8,15 @@ import Foundation
 /// workloads fail with the build's output and a hint to pass `--labelreplay`.
 final class LabelReplayBinary {
     private let given: String?
+    private let postgres: Bool
     private var resolved: String?
 
-    /// The binary at `path` when given (`--labelreplay`), else one built on first use.
-    init(path: String?) {
+    /// The binary at `path` when given (`--labelreplay`), else one built on
+    /// first use; with `postgres`, built with the `Postgres` trait (in
+    /// `.build/postgres-release`, beside the plain build).
+    init(path: String?, postgres: Bool = false) {
         given = path
+        self.postgres = postgres
     }
 
     /// The root package's directory: `<root>/Benchmarks/Sources/LabelBenchKit/CLI/` holds this file.
@@ -39,18 +43,22 @@ final class LabelReplayBinary {
     }
 
     /// The `swift build` arguments that build (or, with `showBinPath`, locate) the release binary.
-    static func buildArguments(root: String, showBinPath: Bool) -> [String] {
-        ["build", "-c", "release", "--package-path", root, "--product", "labelreplay"] + (showBinPath ? ["--show-bin-path"] : [])
+    static func buildArguments(root: String, showBinPath: Bool, postgres: Bool = false) -> [String] {
+        ["build", "-c", "release", "--package-path", root, "--product", "labelreplay"]
+            + (postgres ? ["--traits", "Postgres", "--scratch-path", root + "/.build/postgres-release"] : [])
+            + (showBinPath ? ["--show-bin-path"] : [])
     }
 
     private func build(_ context: BenchContext) throws -> String {
         let root = Self.rootPackage
         let log = try context.scratch.freshDirectory("labelreplay-build") + "/build.log"
         context.progress(
-            "    building labelreplay: swift \(Self.buildArguments(root: root, showBinPath: false).joined(separator: " ")) (untimed)…")
+            "    building labelreplay: swift \(Self.buildArguments(root: root, showBinPath: false, postgres: postgres).joined(separator: " ")) (untimed)…"
+        )
         func swift(_ showBinPath: Bool) throws -> String {
             let outcome = try ChildProcess.run(
-                "swift", Self.buildArguments(root: root, showBinPath: showBinPath), outputPath: log, errorPath: log + ".err",
+                "swift", Self.buildArguments(root: root, showBinPath: showBinPath, postgres: postgres), outputPath: log,
+                errorPath: log + ".err",
                 searchPath: true)
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             guard outcome.status == 0 else {

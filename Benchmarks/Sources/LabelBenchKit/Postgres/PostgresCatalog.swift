@@ -29,6 +29,7 @@ enum PostgresCatalog {
             settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll", "pg-failover",
             settings.quick ? "pg-open-200k" : "pg-open-1m"
         ] + (settings.big ? ["pg-open-10m"] : [])
+            + ["show", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
     }
 
     /// What a run does about the PostgreSQL workloads.
@@ -140,13 +141,26 @@ extension WorkloadCatalog {
             PostgresLatencyWorkload(server: server, settings: settings, notify: true),
             PostgresLatencyWorkload(server: server, settings: settings, notify: false),
             PostgresFailoverWorkload()
-        ] + openWorkloads(server: server, settings: settings)
+        ] + openWorkloads(server: server, settings: settings) + cliWorkloads(server: server, settings: settings)
         #else
         return []
         #endif
     }
 
     #if Postgres
+    /// `pg-cli-*`: `labelreplay show`, `diff` and `trace` over one server list.
+    private static func cliWorkloads(server: PostgresBenchServer, settings: BenchSettings) -> [any Workload] {
+        let fixture = HistoryFixture(eventCount: settings.size(full: 1_000_000, quick: 200_000), seed: settings.seed, users: 1)
+        let list = PostgresCLIList(server: server, fixture: fixture, users: 0)
+        let run = CLIRun(binary: LabelReplayBinary(path: settings.labelreplay, postgres: true), fixture: fixture)
+        let all = [CLIQueryWorkload.Command.show, .diff, .trace].map {
+            PostgresCLIWorkload(command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
+        }
+        let selected = all.filter { settings.includes($0.id) }
+        list.users = selected.count
+        return selected
+    }
+
     /// `pg-open-*`: one per size, each on a history fixture of its own (the
     /// ones of the file workloads are released when those end).
     private static func openWorkloads(server: PostgresBenchServer, settings: BenchSettings) -> [any Workload] {
