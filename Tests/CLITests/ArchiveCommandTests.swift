@@ -13,13 +13,20 @@ import Testing
     /// The outputs compared before and after a cut at `cut` of a log of `last` records.
     static func answers(_ path: String, cut: UInt64, last: UInt64) async throws -> [String] {
         var outputs: [String] = []
-        for arguments in [
+        let commands: [[String]] = [
             ["show", path, "--json"], ["show", path, "--at", String(cut), "--json"], ["show", path, "--at", String(last - 3)],
             ["diff", path, String(cut + 2), String(last), "--json"], ["head", path], ["head", path, "--at", String(cut + 1)],
             // Seqs the cut archives: answered from the archive, read before the log.
             ["show", path, "--at", String(cut - 5), "--json"], ["show", path, "--at", "1"],
-            ["diff", path, "3", String(cut - 5), "--json"], ["diff", path, String(cut - 10), String(last), "--json"]
-        ] {
+            ["diff", path, "3", String(cut - 5), "--json"], ["diff", path, String(cut - 10), String(last), "--json"],
+            // Every command that lists records reads the archive first when its seqs reach before the log's first.
+            ["log", path, "--json"], ["log", path, "--from", "3", "--to", String(cut - 5)],
+            ["log", path, "--since", "2000-01-01T00:00:00Z", "--json"], ["log", path, "--last", "3", "--to", String(cut + 1)],
+            ["trace", path, "--to", String(cut - 5), "--json"],
+            ["trace", path, "--from", String(cut - 10), "--to", String(cut + 10), "--json", "--enabled-only"],
+            ["export", path], ["export", path, "--from", String(cut - 3), "--to", String(cut + 3)]
+        ]
+        for arguments in commands {
             let result = try await CLI.run(arguments)
             #expect(result.status == 0, "\(result)")
             outputs.append(result.stdout)
@@ -75,6 +82,23 @@ import Testing
         #expect(missing.status == 0 && missing.stdout.contains("the archive is not there"), "\(missing)")
         let earlier = try await CLI.run(["show", path, "--at", String(cut - 5)])
         #expect(earlier.status == 1 && earlier.stderr.contains("seq \(cut - 5) is archived in \(archive)"), "\(earlier)")
+        // Without the archive: seqs named before the log's first are refused, naming where they went; a
+        // whole-history read says so once and reads from the log's first record.
+        for arguments in [
+            ["log", path, "--from", "3"], ["log", path, "--to", String(cut - 1)], ["trace", path, "--from", "2"],
+            ["trace", path, "--to", "9"], ["export", path, "--from", "5"], ["timeline", path, "--from", "4", "-o", scratch.path("t.html")]
+        ] {
+            let refused = try await CLI.run(arguments)
+            let seq = arguments.firstIndex(of: "--from").map { arguments[$0 + 1] } ?? "1"
+            #expect(refused.status == 1 && refused.stderr.contains("seq \(seq) is archived in \(archive)"), "\(arguments): \(refused)")
+        }
+        for arguments in [["log", path], ["trace", path, "--json"], ["export", path], ["timeline", path, "-o", scratch.path("t.html")]] {
+            let whole = try await CLI.run(arguments)
+            #expect(whole.status == 0, "\(arguments): \(whole)")
+            #expect(
+                whole.stderr.contains("seq 1 is archived in \(archive)") && whole.stderr.contains("reading from seq \(cut + 1)"),
+                "\(arguments): \(whole.stderr)")
+        }
 
         // Writing goes on; a second cut drops records.
         #expect(try await CLI.run(["add", path, "after the cut"]).status == 0)
@@ -82,6 +106,8 @@ import Testing
         #expect(dropped.status == 0 && dropped.stdout.contains("dropped seqs \(cut + 1)…\(cut + 9)"), "\(dropped)")
         let gone = try await CLI.run(["show", path, "--at", String(cut + 3)])
         #expect(gone.status == 1 && gone.stderr.contains("was dropped"), "\(gone)")
+        let goneRecords = try await CLI.run(["log", path, "--from", String(cut + 3)])
+        #expect(goneRecords.status == 1 && goneRecords.stderr.contains("seq \(cut + 3) was dropped on"), "\(goneRecords)")
         #expect(try await CLI.run(["head", path]).stdout != before[4], "the added record is not in the head")
     }
 

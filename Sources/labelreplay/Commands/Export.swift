@@ -23,13 +23,10 @@ enum Export: Command {
         let to = try arguments.seq("to")
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let replay = try Replay(path: path, folds: false, console: console)
-        if let base = replay.header.base, from < replay.header.firstSeq {
-            // The records before the base are not in this log: say where they are, then export what it holds.
-            console.warning(
-                Replay.archivedMessage(path: path, seq: from, base: base).replacingOccurrences(
-                    of: ": run the command on the archive", with: "")
-                    + "; exporting seqs \(replay.header.firstSeq) on (an import of them needs the records before, from the archive)")
-        }
+        // The records before a based log's first are read from its archive when it is there; else named (and,
+        // for a whole-history export, exported from the log's first on: an import of them needs the archive).
+        try replay.includeArchived(
+            from: from, explicit: arguments.option("from") != nil || to.map { $0 < replay.header.firstSeq } == true)
         // Each record is written from its view in the read buffer, as `JSONEncoder` would write it (`JSONLine.write`).
         try replay.forEachView(from: from) { view in
             if let to, view.seq > to { return false }

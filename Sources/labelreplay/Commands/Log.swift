@@ -67,7 +67,11 @@ enum Log: Command {
         let last = try arguments.number("last", what: "a number of events (a whole number ≥ 0)").map { Int(min($0, 1 << 40)) }
         let follow = arguments.flag("follow")
         // An index narrows a read that ends (not --follow) and filters by label, actor or time.
-        let history = !follow && EventSelection.narrows(arguments) ? try IndexedHistory.open(path, console: console) : nil
+        // (Not when the read reaches a based log's archive: the index holds the log's own records only.)
+        let fromSeq: UInt64? = if case .seq(let seq) = start { seq } else { nil }
+        let archived = fromSeq.map { Replay.reachesArchive(path, from: $0) } ?? false
+        let history =
+            !follow && !archived && EventSelection.narrows(arguments) ? try IndexedHistory.open(path, console: console) : nil
         let selection = try EventSelection.parse(arguments, path: path, console: console, history: history)
         if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let style = try Style.resolve(arguments, console: console)
@@ -96,7 +100,11 @@ enum Log: Command {
 
         switch start {
         case .end: try replay.skip(to: .max)
-        case .seq(let seq): try replay.skip(to: seq)
+        case .seq(let seq):
+            let firstSeq = replay.header.firstSeq
+            try replay.includeArchived(
+                from: seq, explicit: arguments.option("from") != nil || selection.to.map { $0 < firstSeq } == true)
+            try replay.skip(to: seq)
         }
         var kept = LastEvents(capacity: last)
         /// Reads what is there now; returns false once past `--to`.

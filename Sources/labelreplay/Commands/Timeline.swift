@@ -58,7 +58,9 @@ enum Timeline: Command {
         if output.isEmpty { throw UsageError("the value '' is invalid for '--output <path>': expected a file path, or '-'") }
         let selected = try LabelFilter.resolve(arguments, path: path, console: console)?.first
 
-        let replay = try NotifyingReplay(path: path, query: query, console: console, progress: "reading \(path)")
+        let replay = try NotifyingReplay(
+            path: path, query: query, archived: (from, arguments.option("from") != nil || Replay.reachesArchive(path, from: to ?? .max)),
+            console: console, progress: "reading \(path)")
         var data = TimelineData()
         // A based log begins at its base's list (the seq before its first record).
         var began = from <= replay.list.lastSeq + 1

@@ -60,7 +60,9 @@ enum Trace: Command {
         let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
         defer { pager?.finish(console: console) }
 
-        let checkpoints = from > 1 || label != nil ? try Checkpoints.open(path, console: console) : nil
+        // A read that reaches a based log's archive replays it first, without the log's caches (they hold its own records only).
+        let archived = Replay.reachesArchive(path, from: from)
+        let checkpoints = !archived && (from > 1 || label != nil) ? try Checkpoints.open(path, console: console) : nil
         if let label, let checkpoints,
             let printed = try traceThroughCheckpoints(
                 path, labels: label, query: query, from: from, to: to, checkpoints: checkpoints, printer: printer, console: console)
@@ -71,7 +73,9 @@ enum Trace: Command {
 
         // Replay from seq 1, or from the nearest checkpoint before --from.
         let start = from > 1 ? checkpoints?.checkpoint(atOrBefore: from - 1) : nil
-        let replay = try NotifyingReplay(path: path, query: query, labels: label, start: start, through: to, console: console)
+        let explicit = arguments.option("from") != nil || to.map { Replay.reachesArchive(path, from: $0) } == true
+        let replay = try NotifyingReplay(
+            path: path, query: query, labels: label, start: start, through: to, archived: (from, explicit), console: console)
         if let start, let query { printer.resetRows(FilteredView(query: query, list: start.list).labels(in: start.list).map(\.id)) }
         let progress = from > 1 ? Progress("replaying to seq \(from)", total: try replay.replay.fileSize(), console: console) : nil
         var printed = 0

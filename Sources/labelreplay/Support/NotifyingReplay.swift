@@ -46,14 +46,18 @@ final class NotifyingReplay {
 
     /// Opens `path` and a store to replay it into; `query` adds a subscription to that view,
     /// `labels` (when given) limits the title and isEnabled subscriptions to those labels.
+    /// Without `start`, `archived` says from which seq the records are wanted
+    /// and whether the user named it: a based log's archive is then read
+    /// first when that seq is before the log's first (``Replay/includeArchived(from:explicit:)``).
     init(
         path: String, query: ViewQuery?, labels: Set<LabelID>? = nil, start: ListCheckpoint? = nil, through: UInt64? = nil,
-        console: Console, progress: String? = nil
+        archived: (from: UInt64, explicit: Bool)? = nil, console: Console, progress: String? = nil
     ) throws {
         self.path = path
         self.labels = labels
         self.through = through
         replay = try Replay(path: path, folds: false, console: console, progress: progress)
+        if start == nil, let archived { try replay.includeArchived(from: archived.from, explicit: archived.explicit) }
         if let start {
             try replay.start(from: start)
             list = start.list

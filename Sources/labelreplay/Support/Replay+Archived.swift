@@ -11,21 +11,58 @@ extension Replay {
     /// (``ReplayReader/readArchiveFirst(_:path:)``, which checks they join).
     /// Otherwise fails, naming where the records went.
     func requireHeld(_ seq: UInt64) throws {
-        guard let base = reachableBase, seq < base.lastCutSeq else { return }
+        if let missing = try reachArchive(holding: seq, naming: seq) { throw Failure(missing) }
+    }
+
+    /// Makes the records from `seq` on readable, as ``requireHeld(_:)`` makes
+    /// a state readable: when `seq` is before this log's first record and the
+    /// archive is there, it is read first. When it is not (dropped, or not
+    /// beside the log): with `explicit` (the user named seqs before the log's
+    /// first) it fails naming where they went; otherwise (a whole-history
+    /// read) it says so on standard error once and reads from the log's first
+    /// record.
+    func includeArchived(from seq: UInt64, explicit: Bool) throws {
+        guard seq >= 1, let missing = try reachArchive(holding: seq - 1, naming: seq) else { return }
+        if explicit { throw Failure(missing) }
+        console.warning(
+            missing.replacingOccurrences(of: ": run the command on the archive", with: "")
+                + "; reading from seq \(lastSeq + 1)")
+    }
+
+    /// Reads the archives this log's base names, as far as needed for the
+    /// state after `seq` (the records through it); returns what is missing
+    /// (the message naming `shown` and where it went), or `nil` when it is held.
+    private func reachArchive(holding seq: UInt64, naming shown: UInt64) throws -> String? {
+        guard let base = reachableBase, seq < base.lastCutSeq else { return nil }
         guard lastSeq == origin, !readsArchive, case .archived(let file) = base.disposition else {
-            throw Failure(Self.archivedMessage(path: readsArchive ? archivePath ?? path : path, seq: seq, base: base))
+            return Self.archivedMessage(path: readsArchive ? archivePath ?? path : path, seq: shown, base: base)
         }
         let archivePath = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
-        guard SystemFile.exists(archivePath) else { throw Failure(Self.archivedMessage(path: path, seq: seq, base: base)) }
+        guard SystemFile.exists(archivePath) else { return Self.archivedMessage(path: path, seq: shown, base: base) }
         let archive = try LogReader(path: archivePath)
         guard archive.header.logID == header.logID else {
             throw Failure(
-                "\(archivePath): not the archive of \(path) (log id \(archive.header.logID), not \(header.logID)); \(Self.archivedMessage(path: path, seq: seq, base: base))"
+                "\(archivePath): not the archive of \(path) (log id \(archive.header.logID), not \(header.logID)); \(Self.archivedMessage(path: path, seq: shown, base: base))"
             )
         }
         try readArchiveFirst(archive, path: archivePath)
         // The archive may itself start from a base: the seq must be at or after it.
-        try requireHeld(seq)
+        return try reachArchive(holding: seq, naming: shown)
+    }
+
+    /// The base of the log file at `path` (`nil` for a log from seq 1, a
+    /// server list, or a file that does not open: the command's own read says why).
+    static func base(of path: String) -> LogBase? {
+        guard !LogLocation.isServer(path) else { return nil }
+        return (try? LogReader(path: path))?.header.base
+    }
+
+    /// Whether a read of the records from `seq` (through `to`, when given)
+    /// at `path` reaches records before its first: the caches beside a based
+    /// log (its index, its checkpoints) do not hold those.
+    static func reachesArchive(_ path: String, from seq: UInt64) -> Bool {
+        guard let base = base(of: path) else { return false }
+        return seq <= base.lastCutSeq
     }
 
     /// "LOG: seq N is archived in FILE …" or "… was dropped …".

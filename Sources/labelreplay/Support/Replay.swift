@@ -41,7 +41,7 @@ final class Replay {
     /// Whether records are folded at all (`trace` folds them itself).
     private let folds: Bool
     private var reader: ReplayReader
-    private let console: Console
+    let console: Console
     private var progress: Progress?
     private var startPosition: LogPosition?
     /// The seq of the list reading starts from (0, or a based log's last cut seq).
