@@ -3,6 +3,11 @@
 /// ``EventStorage`` (each record's payload, encoded again: the decoder
 /// accepts only the canonical encoding, so it is the stored bytes).
 ///
+/// A based log's records start after its base: heads and proofs over it
+/// continue the tree from the base's frontier (``LogBase/frontier``), and
+/// are the whole history's; seqs before its first are refused
+/// (``EventLogError/Code/invalidProof``, naming the archive's range).
+///
 /// Nothing here trusts a cache: every answer is computed from the records.
 /// The cost is one read of the records up to the largest seq asked about and
 /// one SHA-256 leaf hash per record, with memory for a few frontiers.
@@ -35,13 +40,13 @@ public enum HistoryProver {
     public static func inclusionProof(
         ofSeq seq: UInt64, underHeadAt headSeq: UInt64? = nil, in source: HistoryRecords
     ) throws(EventLogError) -> (proof: InclusionProof, payload: [UInt8]) {
-        try requireFromSeqOne(source)
         let size: UInt64
         if let headSeq { size = headSeq } else { size = try source.lastSeq() }
         guard seq >= 1, seq <= size else {
             throw EventLogError(.invalidProof, "record \(seq) is not in a history of \(size) records: no proof of it")
         }
-        var hasher = HistoryRangeHasher(ranges: HistoryTree.inclusionRanges(leaf: seq - 1, size: size))
+        if seq <= source.startSeq { throw archived(seq, source) }
+        var hasher = try rangeHasher(HistoryTree.inclusionRanges(leaf: seq - 1, size: size), source)
         var payload: [UInt8] = []
         try source.forEachLeaf(through: size) { recordSeq, leaf in
             hasher.add(leaf: leaf)
@@ -62,15 +67,15 @@ public enum HistoryProver {
     public static func consistencyProof(
         from oldSeq: UInt64, to newSeq: UInt64? = nil, in source: HistoryRecords
     ) throws(EventLogError) -> ConsistencyProof {
-        try requireFromSeqOne(source)
         let size: UInt64
         if let newSeq { size = newSeq } else { size = try source.lastSeq() }
         guard oldSeq <= size else {
             throw EventLogError(.invalidProof, "head \(oldSeq) is after head \(size): no proof that one extends the other")
         }
+        if oldSeq < source.startSeq || size < source.startSeq { throw archived(min(oldSeq, size), source) }
         let ranges = oldSeq == 0 ? [] : HistoryTree.consistencyRanges(old: oldSeq, new: size)
-        var hasher = HistoryRangeHasher(ranges: ranges)
-        var old = HistoryTreeBuilder()
+        var hasher = try rangeHasher(ranges, source)
+        var old = source.start ?? HistoryTreeBuilder()
         try source.forEachLeaf(through: size) { seq, leaf in
             hasher.add(leaf: leaf)
             if seq <= oldSeq { old.append(leaf: leaf) }
@@ -134,14 +139,17 @@ public enum HistoryProver {
         )
     }
 
-    /// Proofs need every leaf from seq 1: a based log has only its base's frontier before its first record.
-    private static func requireFromSeqOne(_ source: HistoryRecords) throws(EventLogError) {
-        guard source.start == nil else {
+    /// The hasher of a proof's `ranges` over `source`: from seq 1, or from a
+    /// based log's base frontier (the subtrees before its first record).
+    private static func rangeHasher(_ ranges: [Range<UInt64>], _ source: HistoryRecords) throws(EventLogError) -> HistoryRangeHasher {
+        guard let start = source.start else { return HistoryRangeHasher(ranges: ranges) }
+        guard let hasher = HistoryRangeHasher(ranges: ranges, start: start) else {
+            // Not reached for the proofs asked of a based log (see HistoryRangeHasher.init(ranges:start:)).
             throw EventLogError(
                 .invalidProof,
-                "\(source.name) starts after seq \(source.startSeq) (its earlier records were archived or dropped): proofs over it are computed from its archive, not yet from the log alone"
-            )
+                "\(source.name) starts after seq \(source.startSeq): this proof needs records before it, which only its archive holds")
         }
+        return hasher
     }
 
     private static func requireLength(_ count: UInt64, _ wanted: UInt64?, _ source: HistoryRecords) throws(EventLogError) {

@@ -42,10 +42,13 @@ public final class HistoryRecords {
     /// The seq of the last record before the first one read (0, or the last one a based log's base cut).
     package var startSeq: UInt64 { start?.count ?? 0 }
 
-    /// The records `storage` holds, read from seq 1.
-    public init(storage: any EventStorage, name: String) {
+    /// The records `storage` holds, read from seq 1; or, with `start` (the
+    /// tree's frontier after `start.count` records: a based log's base,
+    /// ``LogBase/frontier``), from seq `start.count + 1`, continuing that tree.
+    public init(storage: any EventStorage, name: String, start: HistoryTreeBuilder? = nil) {
         source = .storage(storage)
         self.name = name
+        self.start = start.flatMap { $0.count > 0 ? $0 : nil }
     }
 
     /// The last seq of the history now.
@@ -91,7 +94,7 @@ public final class HistoryRecords {
                 throw EventLogError(.ioError, "\(error)")
             }
         case .storage(let storage):
-            var next = max(first, 1)
+            var next = max(first, startSeq + 1)
             while next <= lastSeq {
                 let records = try storage.read(from: next, maxCount: pageSize)
                 guard !records.isEmpty else { return }

@@ -86,7 +86,9 @@ extension LabelStore {
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq` is 0 or either
     ///   seq is past the last; ``StoreError/Code/storage(_:)`` when the log cannot be read.
-    /// - Complexity: O(`headSeq`): the records are read and hashed from seq 1.
+    /// - Complexity: O(`headSeq`): the records are read and hashed from seq 1
+    ///   (a based log: from its first, its base's frontier standing for the
+    ///   records cut; a seq before it is refused with ``StoreError/Code/storage(_:)``).
     public func inclusionProof(ofSeq seq: UInt64, underHeadAt headSeq: UInt64? = nil) throws(StoreError) -> InclusionProof {
         let size = headSeq ?? lastSeq
         try checkInRange(size)
@@ -108,7 +110,9 @@ extension LabelStore {
     ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if a seq is past the last
     ///   or `oldSeq > newSeq`; ``StoreError/Code/storage(_:)`` when the log cannot be read.
-    /// - Complexity: O(`newSeq`): the records are read and hashed from seq 1.
+    /// - Complexity: O(`newSeq`): the records are read and hashed from seq 1
+    ///   (a based log: from its first, its base's frontier standing for the
+    ///   records cut; an `oldSeq` before it is refused with ``StoreError/Code/storage(_:)``).
     public func consistencyProof(from oldSeq: UInt64, to newSeq: UInt64? = nil) throws(StoreError) -> ConsistencyProof {
         let size = newSeq ?? lastSeq
         try checkInRange(size)
@@ -137,6 +141,8 @@ extension LabelStore {
         if closed, let path = log.path {
             do throws(EventLogError) { return try HistoryRecords(path: path) } catch { throw StoreError.storage(error) }
         }
-        return HistoryRecords(storage: storage, name: log.path ?? "the store's log")
+        // A based log's records start after its base: the tree continues from the base's frontier.
+        let origin = historyFrontiers.withLock { $0.origin }
+        return HistoryRecords(storage: storage, name: log.path ?? "the store's log", start: origin)
     }
 }
