@@ -60,6 +60,13 @@ public final class LabelStore: Sendable {
         /// shared storage is validated again and retried before it fails with
         /// the storage's seq conflict. Default: 16.
         public var conflictRetries: Int
+        /// How much history a file log keeps, applied each time the store
+        /// opens it (``LabelStore/applyRetention(path:_:now:)``, stamped by
+        /// ``clock``): older records move to an archive or are dropped before the
+        /// log is folded. What it did, or why it could not, is in
+        /// ``LabelStore/retentionReport``; it never keeps the store from opening.
+        /// Default: `nil`, every record is kept.
+        public var retention: Retention?
 
         /// Creates options; every parameter has the documented default.
         public init(
@@ -67,8 +74,9 @@ public final class LabelStore: Sendable {
             createIfMissing: Bool = false, recordRejections: Bool = false,
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
             snapshots: SnapshotPolicy = SnapshotPolicy(), streamBufferLimit: Int = 10_000,
-            conflictRetries: Int = 16
+            conflictRetries: Int = 16, retention: Retention? = nil
         ) {
+            self.retention = retention
             self.durability = durability
             self.recovery = recovery
             self.createIfMissing = createIfMissing
@@ -116,6 +124,8 @@ public final class LabelStore: Sendable {
     let snapshotFileLock = Locked<Void>(())
     /// The history tree's frontiers computed so far (``head``; never held with `state`).
     let historyFrontiers = Locked(HistoryFrontiers())
+    /// What ``Options/retention`` did when the store opened (``retentionReport``).
+    let retentionOutcome = Locked<RetentionReport?>(nil)
 
     /// Opens (or, with ``Options/createIfMissing``, creates) the file log at
     /// `path` and folds it into the projection in the same pass as recovery.
@@ -138,8 +148,13 @@ public final class LabelStore: Sendable {
     /// - Complexity: O(records after the snapshot used), or O(records) from
     ///   seq 1 without one; plus reading the snapshot, O(labels ever known).
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
+        let retention = options.retention.flatMap { policy in
+            SystemFile.exists(path) ? RetentionReport.applying(policy, to: path, now: options.clock()) : nil
+        }
         let (writer, list, snapshots, origin) = try openFolding(path: path, options: options)
-        return LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots, origin: origin)
+        let store = LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots, origin: origin)
+        store.retentionOutcome.withLock { $0 = retention }
+        return store
     }
 
     /// Opens a store over any storage (e.g. an `InMemoryEventLog`, a

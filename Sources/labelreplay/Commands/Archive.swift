@@ -130,13 +130,9 @@ enum Archive: Command {
         return last
     }
 
-    /// STEM.FIRST-LAST.labellog in `directory` (default: the log's).
+    /// STEM.FIRST-LAST.labellog in `directory` (default: the log's), as a store's retention names it.
     static func archivePath(for path: String, directory: String?, cut: ClosedRange<UInt64>) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let stem = name.hasSuffix(".labellog") ? String(name.dropLast(".labellog".count)) : name
-        let file = "\(stem).\(cut.lowerBound)-\(cut.upperBound).labellog"
-        guard let directory else { return SystemPaths.sibling(of: path, named: file) }
-        return (directory.hasSuffix("/") ? directory : directory + "/") + file
+        LabelStore.archivePath(forLog: path, directory: directory, cut: cut)
     }
 
     /// Cuts through `lastCut`, with progress and the errors in words.

@@ -1,0 +1,147 @@
+import EventLog
+
+/// Keeping a file log's history bounded: the records older than a retention
+/// policy says move to an archive file (or are dropped), and the log starts
+/// from a base (``cutHistory(path:through:archiveTo:now:)``).
+extension LabelStore {
+    /// How much history a file log keeps (``Options/retention``,
+    /// ``applyRetention(path:_:now:)``). Everything else about the log is kept:
+    /// the list, every label's identity and last state, and the history's head.
+    public struct Retention: Sendable, Hashable {
+        /// Which records stay in the log.
+        public enum Keep: Sendable, Hashable {
+            /// The newest `count` records.
+            case lastRecords(UInt64)
+            /// The records from the first one stamped within `duration` before now on.
+            case within(Duration)
+        }
+
+        /// What happens to the records cut.
+        public enum Disposal: Sendable, Hashable {
+            /// They move to an archive file, `STEM.FIRST-LAST.labellog`, in
+            /// `directory` (the log's own when `nil`): a log of its own that
+            /// `labelreplay` reads and verifies, and that commands read first for
+            /// the seqs it holds.
+            case archive(directory: String?)
+            /// They are dropped; the log's base says which, when and their time range.
+            case drop
+        }
+
+        /// Which records stay.
+        public var keep: Keep
+        /// Where the others go.
+        public var disposal: Disposal
+        /// The fewest records a cut moves: a policy that would cut fewer leaves
+        /// the log as it is (each cut rewrites the records kept). Default: 65,536.
+        public var minimumCut: UInt64
+
+        /// A policy; by default the records cut are archived beside the log, 65,536 at least at a time.
+        public init(keep: Keep, disposal: Disposal = .archive(directory: nil), minimumCut: UInt64 = 65_536) {
+            self.keep = keep
+            self.disposal = disposal
+            self.minimumCut = max(1, minimumCut)
+        }
+    }
+
+    /// Applies `retention` to the log at `path`, which no store or writer may
+    /// hold: finds the last record the policy lets go (the records before the
+    /// newest ``Retention/Keep/lastRecords(_:)``, or before the first one stamped
+    /// at or after `now` minus ``Retention/Keep/within(_:)``) and, when at least
+    /// ``Retention/minimumCut`` records would go, cuts them off with
+    /// ``cutHistory(path:through:archiveTo:now:)`` (same guarantees: a crash
+    /// leaves the old log or the new layout). Returns what was cut, or `nil`
+    /// when nothing was.
+    ///
+    /// A store applies its ``Options/retention`` this way when it opens.
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of reading
+    ///   the log or of the cut (`logInUse` when a writer holds it, `fileExists`
+    ///   when the archive's name is taken); what ``cutHistory(path:through:archiveTo:now:)`` throws.
+    /// - Complexity: O(log): one pass reads the records' seqs and times, and a cut copies the log once.
+    @discardableResult
+    public static func applyRetention(path: String, _ retention: Retention, now: EventTimestamp = .now()) throws(StoreError)
+        -> LogCut.Report?
+    {
+        let (first, lastCut) = try retentionCut(path: path, retention.keep, now: now)
+        guard let lastCut, lastCut >= first, lastCut - first + 1 >= retention.minimumCut else { return nil }
+        let archive: String?
+        switch retention.disposal {
+        case .drop: archive = nil
+        case .archive(let directory): archive = archivePath(forLog: path, directory: directory, cut: first...lastCut)
+        }
+        return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
+    }
+
+    /// What ``Options/retention`` did when this store opened its log: `nil`
+    /// without a policy (or for a log the store created).
+    public var retentionReport: RetentionReport? { retentionOutcome.withLock { $0 } }
+
+    /// The archive file of the records `cut` of the log at `path`:
+    /// `STEM.FIRST-LAST.labellog` (`STEM`: the log's file name without a
+    /// `.labellog` extension) in `directory`, or in the log's directory.
+    public static func archivePath(forLog path: String, directory: String?, cut: ClosedRange<UInt64>) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = name.hasSuffix(".labellog") ? String(name.dropLast(".labellog".count)) : name
+        let file = "\(stem).\(cut.lowerBound)-\(cut.upperBound).labellog"
+        if let directory { return (directory.hasSuffix("/") ? directory : directory + "/") + file }
+        guard let slash = path.lastIndex(of: "/") else { return file }
+        return String(path[...slash]) + file
+    }
+
+    /// The log's first seq and the last seq `keep` lets go (`nil`: none).
+    private static func retentionCut(path: String, _ keep: Retention.Keep, now: EventTimestamp) throws(StoreError)
+        -> (first: UInt64, lastCut: UInt64?)
+    {
+        do throws(EventLogError) {
+            let reader = try LogReader(path: path)
+            let first = reader.header.firstSeq
+            switch keep {
+            case .lastRecords(let count):
+                var last = first - 1
+                try Self.forEachView(reader) { view in last = view.seq }
+                return (first, last >= first && last - first + 1 > count ? last - count : nil)
+            case .within(let duration):
+                let (seconds, attoseconds) = duration.components
+                let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+                let threshold = now.millisecondsSince1970 - milliseconds
+                var lastCut: UInt64?
+                var stop = false
+                try Self.forEachView(reader) { view in
+                    guard !stop else { return }
+                    if view.timestamp.millisecondsSince1970 < threshold { lastCut = view.seq } else { stop = true }
+                }
+                return (first, lastCut)
+            }
+        } catch {
+            throw StoreError.storage(error)
+        }
+    }
+
+    /// Calls `body` with each record of `reader` from its next one, decoded in place.
+    private static func forEachView(_ reader: LogReader, _ body: (EventRecordView) -> Void) throws(EventLogError) {
+        do {
+            try reader.forEachView { body($0) }
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw EventLogError(.ioError, "\(error)", path: reader.path)
+        }
+    }
+}
+
+/// What a store's retention policy did when it opened its log (``LabelStore/retentionReport``).
+public struct RetentionReport: Sendable {
+    /// What was cut (`nil`: nothing was due, or the cut failed).
+    public var cut: LogCut.Report?
+    /// Why the policy could not be applied (the log is then opened as it was).
+    public var error: StoreError?
+
+    /// Applies `policy` to the log at `path`, catching its failure.
+    static func applying(_ policy: LabelStore.Retention, to path: String, now: EventTimestamp) -> RetentionReport {
+        do throws(StoreError) {
+            return RetentionReport(cut: try LabelStore.applyRetention(path: path, policy, now: now), error: nil)
+        } catch {
+            return RetentionReport(cut: nil, error: error)
+        }
+    }
+}
