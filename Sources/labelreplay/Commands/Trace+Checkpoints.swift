@@ -29,19 +29,7 @@ extension Trace {
         if !TestHooks.alwaysUsesIndex && UInt64(wanted.count) * interval / 2 > covered { return nil }
 
         var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console)
-        var printed = 0
-        for seq in wanted {
-            let before = try state.list(through: seq - 1)
-            let step = try NotifyingReplay(
-                path: path, query: query, labels: labels, start: before, through: seq, console: console)
-            guard let next = try step.nextStep() else { break }
-            if let query { printer.resetRows(viewRows(query, before)) }
-            printer.follow(next.notifications)
-            if concerns(next.record, next.notifications, labels) {
-                try printer.print(next.change, notifications: next.notifications, list: step.list) { step.lastTitles[$0] }
-                printed += 1
-            }
-        }
+        var printed = try traceEach(wanted, from: &state, labels: labels, query: query, printer: printer, console: console)
         // The records after the index, replayed one by one from the list before the first of them.
         let tailStart = max(from, covered + 1)
         guard to.map({ tailStart <= $0 }) ?? true else { return printed }
@@ -81,10 +69,21 @@ extension Trace {
         if !TestHooks.alwaysUsesIndex && plannedReads >= last { return nil }
 
         var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console, removedAmong: labels)
+        return try traceEach(wanted, from: &state, labels: labels, query: query, printer: printer, console: console)
+    }
+
+    /// Replays each of `seqs` (ascending) into a store started from the list
+    /// right before it (`state`), and prints it when it concerns `labels`;
+    /// returns how many were printed.
+    private static func traceEach(
+        _ seqs: [UInt64], from state: inout ListCursor, labels: Set<LabelID>, query: ViewQuery?, printer: TracePrinter,
+        console: Console
+    ) throws -> Int {
         var printed = 0
-        for seq in wanted {
+        for seq in seqs {
             let before = try state.list(through: seq - 1)
-            let step = try NotifyingReplay(path: path, query: query, labels: labels, start: before, through: seq, console: console)
+            let step = try NotifyingReplay(
+                path: state.path, query: query, labels: labels, start: before, through: seq, console: console)
             guard let next = try step.nextStep() else { break }
             if let query { printer.resetRows(viewRows(query, before)) }
             printer.follow(next.notifications)

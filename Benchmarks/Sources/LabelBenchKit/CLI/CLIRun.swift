@@ -42,6 +42,18 @@ final class CLIRun {
         return outcome
     }
 
+    /// Compares `side`'s output of workload `id` with the other side's, once
+    /// both ran (throws unless they are the same bytes); returns the output's
+    /// size and whether it was compared.
+    func compareWithOtherSide(
+        _ output: String, id: String, side: Side, arguments: [String], context: BenchContext
+    ) throws -> (bytes: Int, compared: Bool) {
+        let other = try outputPath("\(id)-\(side == .ours ? Side.sqlite.rawValue : Side.ours.rawValue).out", context: context)
+        guard FileManager.default.fileExists(atPath: other) else { return (Int(ScratchSpace.fileSize(output)), false) }
+        let bytes = try OutputComparison.requireEqual(output, other, what: "\(id) (labelreplay \(arguments.joined(separator: " ")))")
+        return (bytes, true)
+    }
+
     /// Throws unless `outcome` is a 0 exit, with the command's standard error.
     static func requireSuccess(_ outcome: ChildProcess.Outcome, _ arguments: [String], errorPath: String) throws {
         guard outcome.status != 0 else { return }

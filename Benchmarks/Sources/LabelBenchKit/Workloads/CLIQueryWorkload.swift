@@ -99,13 +99,9 @@ final class CLIQueryWorkload: Workload {
             side == .ours
             ? try run.run(arguments, outputPath: output, context: context)
             : try fixture.withoutHistoryFiles { try run.run(arguments, outputPath: output, context: context) }
-        let other = try run.outputPath("\(id)-\(side == .ours ? Side.sqlite.rawValue : Side.ours.rawValue).out", context: context)
-        if FileManager.default.fileExists(atPath: other) {
-            outputBytes = try OutputComparison.requireEqual(output, other, what: "\(id) (labelreplay \(arguments.joined(separator: " ")))")
-            compared = true
-        } else {
-            outputBytes = Int(ScratchSpace.fileSize(output))
-        }
+        let comparison = try run.compareWithOtherSide(output, id: id, side: side, arguments: arguments, context: context)
+        outputBytes = comparison.bytes
+        compared = compared || comparison.compared
         return Statistics.seconds(outcome.elapsed) * 1e3
     }
 }
