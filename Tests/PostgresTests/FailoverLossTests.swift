@@ -19,6 +19,34 @@ import Testing
         "set LABELSTORE_TEST_FAILOVER=1 to run it (.ci/run does): each test starts a primary and a hot standby with scripts/pg-test-server start --standby"
     ))
 struct FailoverLossTests {
+    /// An append sent on a thread of its own whose reply the log's fault
+    /// injection drops `replyLostAfterMilliseconds` after it is sent (the
+    /// append is committed, the client never reads the reply).
+    final class PendingAppend: Sendable {
+        private let outcome = Mutex<Result<[EventRecord], EventLogError>?>(nil)
+        private let done = DispatchGroup()
+
+        init(_ log: PostgresEventLog, _ entry: LogEntry, replyLostAfterMilliseconds: Int) {
+            log.faults.dropAfterMilliseconds.store(replyLostAfterMilliseconds, ordering: .relaxed)
+            log.faults.dropAfterSendingAppends.store(1, ordering: .relaxed)
+            done.enter()
+            Thread { [self] in
+                defer { done.leave() }
+                let result = Result { () throws(EventLogError) in try log.append([entry]) }
+                outcome.withLock { $0 = result }
+            }.start()
+        }
+
+        /// Whether the append returned (acknowledged or failed).
+        var isDone: Bool { outcome.withLock { $0 != nil } }
+
+        /// Waits for the append to return, and what it returned.
+        func wait() -> Result<[EventRecord], EventLogError> {
+            done.wait()
+            return outcome.withLock { $0! }
+        }
+    }
+
     func headRow(_ pair: PostgresReplicaPair, _ conninfo: String, _ run: FailoverRun) throws -> String {
         try pair.psql(conninfo, "SELECT last_seq FROM labelstore.lists WHERE list = '\(run.location.list)'")
     }
@@ -33,23 +61,13 @@ struct FailoverLossTests {
         // The next append is sent, committed on the primary and on the synchronous standby,
         // and its reply never read: the client drops the connection after 3 s, by when the
         // primary is dead and the standby promoted.
-        log.faults.dropAfterMilliseconds.store(3000, ordering: .relaxed)
-        log.faults.dropAfterSendingAppends.store(1, ordering: .relaxed)
-        let outcome = Mutex<Result<[EventRecord], EventLogError>?>(nil)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            defer { done.leave() }
-            let result = Result { () throws(EventLogError) in try log.append([run.entry(writer: 0, 1)]) }
-            outcome.withLock { $0 = result }
-        }.start()
+        let pending = PendingAppend(log, run.entry(writer: 0, 1), replyLostAfterMilliseconds: 3000)
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while try headRow(pair, pair.standby, run) != "2", ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(try headRow(pair, pair.standby, run) == "2", "the append committed and reached the standby")
         try pair.killPrimary()
         try pair.promote()
-        done.wait()
-        let returned = try #require(try outcome.withLock { $0 }?.get())
+        let returned = try pending.wait().get()
         #expect(returned.map(\.seq) == [2], "the append returned its records, at the seq it was committed at")
         #expect(log.statistics.batchesFound.load(ordering: .relaxed) == 1, "found by its batch id on the new primary, not sent again")
         let stored = try run.stored()
@@ -73,25 +91,15 @@ struct FailoverLossTests {
         // after 600 ms, while its commit waits. Ending that session makes the commit visible
         // on the primary ("committed locally"), before any standby has it.
         let setting = try pair.detachStandby()
-        log.faults.dropAfterMilliseconds.store(600, ordering: .relaxed)
-        log.faults.dropAfterSendingAppends.store(1, ordering: .relaxed)
-        let outcome = Mutex<Result<[EventRecord], EventLogError>?>(nil)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            defer { done.leave() }
-            let result = Result { () throws(EventLogError) in try log.append([run.entry(writer: 0, 1)]) }
-            outcome.withLock { $0 = result }
-        }.start()
+        let pending = PendingAppend(log, run.entry(writer: 0, 1), replyLostAfterMilliseconds: 600)
         let ended = "SELECT count(*) FROM labelstore.records WHERE list = '\(run.location.list)'"
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while try pair.psql(pair.primary, ended) != "2", ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(try pair.psql(pair.primary, ended) == "2", "the ended session's commit is visible on the primary")
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(outcome.withLock { $0 } == nil, "not acknowledged while no standby has it")
+        #expect(!pending.isDone, "not acknowledged while no standby has it")
         try pair.attachStandby(setting)
-        done.wait()
-        let returned = try #require(try outcome.withLock { $0 }?.get())
+        let returned = try pending.wait().get()
         #expect(returned.map(\.seq) == [2], "acknowledged once the standby has it")
         // What was acknowledged survives losing the primary.
         try pair.killPrimary()
