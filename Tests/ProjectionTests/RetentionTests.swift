@@ -73,6 +73,31 @@ import Testing
         }
     }
 
+    @Test func aStoreOpeningWithRetentionByAgeCutsWhenTheOldestRecordsAreOldEnough() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let (list, head) = try history(150, at: path, seed: 64)
+            let (records, _) = try LogReader.readAll(path: path)
+            let pivot = records[99].timestamp.millisecondsSince1970  // seq 100
+            var options = options(LabelStore.Retention(keep: .within(.seconds(60)), minimumCut: 40))
+            // Nothing is a minute old yet: nothing is due, the log stays as it is.
+            options.clock = { EventTimestamp(millisecondsSince1970: records[0].timestamp.millisecondsSince1970 + 59_000) }
+            let early = try LabelStore.open(path: path, options: options)
+            #expect(early.retentionReport?.cut == nil && early.retentionReport?.error == nil)
+            early.close()
+            #expect(try LogReader(path: path).header.firstSeq == 1)
+            // A minute after seq 100: the records stamped before it go.
+            options.clock = { EventTimestamp(millisecondsSince1970: pivot + 60_000) }
+            let store = try LabelStore.open(path: path, options: options)
+            defer { store.close() }
+            let expected = try #require(records.prefix { $0.timestamp.millisecondsSince1970 < pivot }.last?.seq)
+            #expect(store.retentionReport?.cut?.cut == 1...expected, "\(String(describing: store.retentionReport))")
+            let headNow = try store.head
+            #expect(store.snapshot == list && headNow == head)
+            #expect(try LogReader(path: path).header.firstSeq == expected + 1)
+        }
+    }
+
     @Test func aRetentionThatCannotRunLeavesTheLogAndTheStoreOpens() throws {
         try helpers.withTemporaryDirectory { dir in
             let path = dir + "/labels.labellog"

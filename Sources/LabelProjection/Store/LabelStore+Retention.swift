@@ -52,7 +52,7 @@ extension LabelStore {
     /// leaves the old log or the new layout). Returns what was cut, or `nil`
     /// when nothing was.
     ///
-    /// A store applies its ``Options/retention`` this way when it opens.
+    /// A store applies its ``Options/retention`` this way when it opens and a cut is due.
     ///
     /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of reading
     ///   the log or of the cut (`logInUse` when a writer holds it, `fileExists`
@@ -72,8 +72,9 @@ extension LabelStore {
         return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
     }
 
-    /// What ``Options/retention`` did when this store opened its log: `nil`
-    /// without a policy (or for a log the store created).
+    /// What ``Options/retention`` did when this store opened its log (a
+    /// report with neither a cut nor an error: nothing was due); `nil`
+    /// without a policy.
     public var retentionReport: RetentionReport? { retentionOutcome.withLock { $0 } }
 
     /// The archive file of the records `cut` of the log at `path`:
@@ -86,6 +87,40 @@ extension LabelStore {
         if let directory { return (directory.hasSuffix("/") ? directory : directory + "/") + file }
         guard let slash = path.lastIndex(of: "/") else { return file }
         return String(path[...slash]) + file
+    }
+
+    /// Whether `policy` would cut at least its ``Retention/minimumCut`` records
+    /// of the log `writer` holds (first seq `firstSeq`): by arithmetic for
+    /// ``Retention/Keep/lastRecords(_:)``; for ``Retention/Keep/within(_:)``, by
+    /// the time of the record the smallest cut would end at (one read through
+    /// the writer's index).
+    static func retentionIsDue(_ policy: Retention, in writer: LogWriter, firstSeq: UInt64, now: EventTimestamp) throws(StoreError)
+        -> Bool
+    {
+        let last = writer.lastSeq
+        guard last >= firstSeq, last - firstSeq + 1 >= policy.minimumCut else { return false }
+        switch policy.keep {
+        case .lastRecords(let count):
+            return last - firstSeq + 1 > count && last - count - firstSeq + 1 >= policy.minimumCut
+        case .within(let duration):
+            let smallestCutEnd = firstSeq + policy.minimumCut - 1
+            let record: EventRecord?
+            do throws(EventLogError) {
+                record = try writer.read(from: smallestCutEnd, maxCount: 1).first
+            } catch {
+                throw StoreError.storage(error)
+            }
+            guard let record, record.seq == smallestCutEnd else { return false }
+            // Due when the record the smallest cut ends at, and every one before it, is older than the duration:
+            // the cut is "before the first record stamped within it", so one record within it before that stops it.
+            return record.timestamp.millisecondsSince1970 < threshold(now: now, duration: duration)
+        }
+    }
+
+    /// `now` less `duration`, in milliseconds since 1970.
+    static func threshold(now: EventTimestamp, duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return now.millisecondsSince1970 - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
     }
 
     /// The log's first seq and the last seq `keep` lets go (`nil`: none).
@@ -101,9 +136,7 @@ extension LabelStore {
                 try Self.forEachView(reader) { view in last = view.seq }
                 return (first, last >= first && last - first + 1 > count ? last - count : nil)
             case .within(let duration):
-                let (seconds, attoseconds) = duration.components
-                let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-                let threshold = now.millisecondsSince1970 - milliseconds
+                let threshold = threshold(now: now, duration: duration)
                 var lastCut: UInt64?
                 var stop = false
                 try Self.forEachView(reader) { view in

@@ -61,11 +61,15 @@ public final class LabelStore: Sendable {
         /// the storage's seq conflict. Default: 16.
         public var conflictRetries: Int
         /// How much history a file log keeps, applied each time the store
-        /// opens it (``LabelStore/applyRetention(path:_:now:)``, stamped by
-        /// ``clock``): older records move to an archive or are dropped before the
-        /// log is folded. What it did, or why it could not, is in
-        /// ``LabelStore/retentionReport``; it never keeps the store from opening.
-        /// Default: `nil`, every record is kept.
+        /// opens it (now is ``clock``'s time). Whether a cut is due is decided
+        /// from what opening found (the log's first and last seqs; for an age,
+        /// the time of one record read through the index), so a log with
+        /// nothing due costs nothing more; when one is due, the store lets the
+        /// log go, cuts it (``LabelStore/applyRetention(path:_:now:)``: older
+        /// records move to an archive or are dropped) and opens it again from
+        /// its base. What it did, or why it could not, is in
+        /// ``LabelStore/retentionReport``; a failed cut never keeps the store
+        /// from opening. Default: `nil`, every record is kept.
         public var retention: Retention?
 
         /// Creates options; every parameter has the documented default.
@@ -148,10 +152,20 @@ public final class LabelStore: Sendable {
     /// - Complexity: O(records after the snapshot used), or O(records) from
     ///   seq 1 without one; plus reading the snapshot, O(labels ever known).
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> LabelStore {
-        let retention = options.retention.flatMap { policy in
-            SystemFile.exists(path) ? RetentionReport.applying(policy, to: path, now: options.clock()) : nil
+        var (writer, list, snapshots, origin) = try openFolding(path: path, options: options)
+        // Retention is decided from what the open found (no extra read unless a cut is due);
+        // a cut needs the log to itself: the writer lets go, and the log is opened again after it.
+        var retention: RetentionReport?
+        if let policy = options.retention {
+            let now = options.clock()
+            if try retentionIsDue(policy, in: writer, firstSeq: origin.lastSeq + 1, now: now) {
+                writer.close()
+                retention = RetentionReport.applying(policy, to: path, now: now)
+                (writer, list, snapshots, origin) = try openFolding(path: path, options: options)
+            } else {
+                retention = RetentionReport(cut: nil, error: nil)
+            }
         }
-        let (writer, list, snapshots, origin) = try openFolding(path: path, options: options)
         let store = LabelStore(storage: writer, ownedWriter: writer, list: list, options: options, snapshots: snapshots, origin: origin)
         store.retentionOutcome.withLock { $0 = retention }
         return store
