@@ -15,7 +15,7 @@ extension WorkloadCatalog {
                 StateAtSeqWorkload(position: $0, fixture: fixture, repetitions: big ? settings.repetitionsOverride ?? 3 : nil)
             }
             all.append(IndexUpdateWorkload(fixture: fixture, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
-            all.append(ArchiveWorkload(fixture: fixture, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
+            all.append(ArchiveWorkload(fixture: fixture, binary: binary, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
             if !big {
                 let run = CLIRun(binary: binary, fixture: fixture)
                 all += CLIQueryWorkload.Command.allCases.map { CLIQueryWorkload(command: $0, run: run, repetitions: cliRepetitions) }
