@@ -46,6 +46,14 @@ public enum LogCut {
     ///   when `lastCutSeq` is before the log's first record or after its last.
     /// - Complexity: O(records cut): each is read and hashed.
     public static func plan(logPath: String, through lastCutSeq: UInt64) throws(EventLogError) -> Report {
+        try plan(logPath: logPath, through: lastCutSeq, visitingCut: nil)
+    }
+
+    /// ``plan(logPath:through:)``, showing each record it cuts to `visitingCut`
+    /// in seq order as it goes (a projection folds them in the same pass).
+    package static func plan(
+        logPath: String, through lastCutSeq: UInt64, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?
+    ) throws(EventLogError) -> Report {
         let reader = try LogReader(path: logPath)
         let header = reader.header
         guard lastCutSeq >= header.firstSeq else {
@@ -63,6 +71,7 @@ public enum LogCut {
         while let (view, position) = try reader.nextPositionedView() {
             last = position
             if view.seq <= lastCutSeq {
+                try visitingCut?(view)
                 tree.append(payload: view.payload)
                 low = min(low, view.timestamp.millisecondsSince1970)
                 high = max(high, view.timestamp.millisecondsSince1970)
@@ -103,6 +112,22 @@ public enum LogCut {
         logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
         image: (LogHeader) throws(EventLogError) -> [UInt8]
     ) throws(EventLogError) -> Report {
+        var header: LogHeader?
+        return try cut(
+            logPath: logPath, through: lastCutSeq, archiveTo: archivePath, now: now, lockWait: lockWait,
+            begin: { header = $0 }, visitingCut: nil, image: { () throws(EventLogError) in try image(header!) })
+    }
+
+    /// ``cut(logPath:through:archiveTo:now:lockWait:image:)`` in one read of
+    /// the records for the plan and the image: once the log's lock is held,
+    /// `begin` gets the log's header, `visitingCut` each record cut in seq
+    /// order (as the plan reads it), and then `image` returns the base's image.
+    @discardableResult
+    package static func cut(
+        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
+        begin: (LogHeader) throws(EventLogError) -> Void, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
+        image: () throws(EventLogError) -> [UInt8]
+    ) throws(EventLogError) -> Report {
         if let archivePath, SystemFile.exists(archivePath) {
             throw EventLogError(.fileExists, "an archive is already there; choose another --to or remove it", path: archivePath)
         }
@@ -115,8 +140,9 @@ public enum LogCut {
             throw EventLogError(.ioError, "the log could not be opened: \(error)", path: logPath)
         }
         defer { writer.close() }
-        let report = try plan(logPath: logPath, through: lastCutSeq)
-        let image = try image(writer.header)
+        try begin(writer.header)
+        let report = try plan(logPath: logPath, through: lastCutSeq, visitingCut: visitingCut)
+        let image = try image()
         let old = try SystemFile.open(logPath, .readOnly)
         defer { old.close() }
         let header = writer.header

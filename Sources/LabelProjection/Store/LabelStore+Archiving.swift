@@ -23,29 +23,33 @@ extension LabelStore {
     /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of
     ///   `LogCut.cut(logPath:through:archiveTo:now:lockWait:image:)`;
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a record before the cut does not fold.
-    /// - Complexity: O(records): the records before the cut are folded and hashed, and the file copied once.
+    /// - Complexity: O(records): one read of the log (the records before the cut folded and hashed as it
+    ///   goes), and the file copied once.
     @discardableResult
     public static func cutHistory(
         path: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp = .now()
     ) throws(StoreError) -> LogCut.Report {
         var inconsistency: ProjectionError?
         let report: LogCut.Report
+        // The records cut are folded as the plan reads and hashes them: one read for both.
+        var list = LabelList()
+        var logID = LabelID()
         do throws(EventLogError) {
-            report = try LogCut.cut(logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now) {
-                (header) throws(EventLogError) -> [UInt8] in
-                var list: LabelList
-                do throws(StoreError) { list = try LabelList.origin(of: header, path: path) } catch {
-                    throw EventLogError(.corruptHeader, error.message, path: path)
-                }
-                let reader = try LogReader(path: path)
-                while reader.nextSeq <= lastCutSeq, let record = try reader.next() {
-                    do throws(ProjectionError) { try list.replay(record) } catch {
-                        inconsistency = error
-                        throw EventLogError(.corruptRecord, "record \(record.seq) does not fold: \(error.message)", path: path)
+            report = try LogCut.cut(
+                logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now,
+                begin: { (header) throws(EventLogError) in
+                    logID = header.logID
+                    do throws(StoreError) { list = try LabelList.origin(of: header, path: path) } catch {
+                        throw EventLogError(.corruptHeader, error.message, path: path)
                     }
-                }
-                return list.baseImageBytes(logID: header.logID)
-            }
+                },
+                visitingCut: { (view) throws(EventLogError) in
+                    do throws(ProjectionError) { try list.replay(view) } catch {
+                        inconsistency = error
+                        throw EventLogError(.corruptRecord, "record \(view.seq) does not fold: \(error.message)", path: path)
+                    }
+                },
+                image: { list.baseImageBytes(logID: logID) })
         } catch {
             if let inconsistency { throw StoreError.inconsistent(inconsistency) }
             throw StoreError.storage(error)
