@@ -68,6 +68,38 @@ import Testing
         }
     }
 
+    /// A based log's tree cache holds its own records' leaves; authenticated
+    /// from the base's frontier, it names the first record that differs from
+    /// a kept head.
+    @Test func aBasedLogsTreeCacheNamesTheFirstRecordThatDiffersFromAKeptHead() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            let other = dir + "/other.log"
+            let last = try history(125, at: path, seed: 71)
+            try LabelStore.cutHistory(path: path, through: 60, archiveTo: nil)
+            try FileManager.default.copyItem(atPath: path, toPath: other)
+            let built = try HistoryTreeFile.update(logPath: path)
+            #expect(built.leaves == last - 60 && built.rebuilt)
+            let logID = try LogReader(path: path).header.logID
+            #expect(HistoryTreeFile.read(logPath: path, logID: logID, firstSeq: 61)?.leaves.count == Int(last - 60))
+            #expect(HistoryTreeFile.read(logPath: path, logID: logID) == nil, "a based log's cache read as one from seq 1")
+            // The two copies go different ways after the cut.
+            for (log, title) in [(path, "mine"), (other, "theirs")] {
+                let store = try LabelStore.open(path: log, options: helpers.options(create: false))
+                try store.add(title)
+                store.close()
+            }
+            let extended = try HistoryTreeFile.update(logPath: path)
+            #expect(!extended.rebuilt && extended.added == 1)
+            let head = try HistoryProver.head(of: HistoryRecords(path: path))
+            #expect(try HistoryTreeFile.firstDifference(logPath: path, from: head) == nil)
+            try FileManager.default.copyItem(atPath: HistoryTreeFile.path(for: path), toPath: HistoryTreeFile.path(for: other))
+            #expect(try HistoryTreeFile.firstDifference(logPath: other, from: head) == last + 1)
+            // A head before the cut is the archive's to check.
+            #expect(try HistoryTreeFile.firstDifference(logPath: other, from: HistoryHead(seq: 59, hash: .empty)) == nil)
+        }
+    }
+
     /// The frontier must tile a range a proof needs: it always does for the
     /// proofs asked of a based log, and a range inside one of its subtrees is refused.
     @Test func aRangeInsideTheFrontiersSubtreesIsRefused() {

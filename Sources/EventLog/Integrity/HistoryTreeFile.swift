@@ -11,7 +11,8 @@ import Foundation
 /// simply not used. ``update(logPath:progress:)`` builds it or appends the
 /// records written since, rewriting only its last chunk and its header.
 ///
-/// Layout: a 64-byte header (magic `LABELTRE`, version 1, flags 0, header
+/// Layout: a 64-byte header (magic `LABELTRE`, version 1, flags (bit 0: a
+/// based log's leaves, from its first seq), header
 /// length 64, the log id, the number of leaves, the covered record's
 /// ``LogPosition``, a CRC-32C of bytes 0..<60; docs/AUDIT.md), then chunks of up to 128
 /// leaves (32 bytes each) each followed by the CRC-32C of its leaves; every
@@ -23,6 +24,8 @@ public enum HistoryTreeFile {
     static let magic = Array("LABELTRE".utf8)
     static let version: UInt16 = 1
     static let headerLength = 64
+    /// Flag bit 0: the leaves are a based log's, from its first seq (not seq 1).
+    static let basedFlag: UInt16 = 1
     /// Leaves per chunk.
     static let chunkLeaves = 128
     /// A full chunk's bytes: its leaves and their checksum.
@@ -39,7 +42,11 @@ public enum HistoryTreeFile {
     /// The leaves of the cache of the log at `logPath`, when the file is there
     /// and whole (header and chunk checksums), of the log with id `logID`;
     /// `nil` otherwise. Leaves past a damaged chunk are dropped.
-    package static func read(logPath: String, logID: LabelID) -> Contents? {
+    ///
+    /// A based log's cache (flag bit 0) holds the leaves of its own records,
+    /// from `firstSeq` (its first seq) on: it is read only for a log whose
+    /// first seq is above 1, and a cache from seq 1 only for one that starts there.
+    package static func read(logPath: String, logID: LabelID, firstSeq: UInt64 = 1) -> Contents? {
         guard let file = try? SystemFile.open(path(for: logPath), .readOnly), let size = try? file.size() else { return nil }
         defer { file.close() }
         var bytes = [UInt8](repeating: 0, count: Int(size))
@@ -50,7 +57,7 @@ public enum HistoryTreeFile {
                 raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian
                     == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])),
                 raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian == version,
-                raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self) == 0,
+                raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self).littleEndian == (firstSeq > 1 ? basedFlag : 0),
                 raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self).littleEndian == UInt32(headerLength),
                 LabelID(UUID(uuid: raw.loadUnaligned(fromByteOffset: 16, as: uuid_t.self))) == logID
             else { return nil }
@@ -72,7 +79,7 @@ public enum HistoryTreeFile {
             let covered =
                 leaves.count == count && count > 0
                 ? LogPosition(
-                    seq: UInt64(count), offset: Int64(raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self).littleEndian),
+                    seq: firstSeq - 1 + UInt64(count), offset: Int64(raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self).littleEndian),
                     length: Int64(raw.loadUnaligned(fromByteOffset: 48, as: UInt32.self).littleEndian),
                     checksum: raw[56] == 1 ? raw.loadUnaligned(fromByteOffset: 52, as: UInt32.self).littleEndian : nil) : nil
             return Contents(logID: logID, leaves: leaves, covered: covered)
@@ -85,7 +92,7 @@ public enum HistoryTreeFile {
         public var leaves: UInt64
         /// Leaves appended by this update.
         public var added: UInt64
-        /// Whether the file was written from seq 1 (missing, damaged, of
+        /// Whether the file was written from the log's first seq (missing, damaged, of
         /// another log, or not the log's history any more).
         public var rebuilt: Bool
     }
@@ -93,7 +100,7 @@ public enum HistoryTreeFile {
     /// Builds the cache of the log at `logPath`, or appends the leaves of the
     /// records written since it was last updated. A cache that does not
     /// check out (the log does not keep its last covered record, a damaged
-    /// chunk, another log's) is written again from seq 1. Not durable (a
+    /// chunk, another log's) is written again from the log's first seq. Not durable (a
     /// cache): a crash leaves a file that the next update checks and
     /// repairs. Call it from one process at a time (`labelreplay index` holds
     /// no lock on it; two at once may each rebuild it).
@@ -101,11 +108,11 @@ public enum HistoryTreeFile {
     /// - Throws: ``EventLogError`` when the log cannot be read or the file written.
     public static func update(logPath: String, progress: ((UInt64) -> Void)? = nil) throws(EventLogError) -> Update {
         let reader = try LogReader(path: logPath)
-        // A based log's leaves before its first record are gone: it has no tree cache (heads come from its base's frontier).
-        if reader.header.base != nil { return Update(leaves: 0, added: 0, rebuilt: false) }
+        // A based log's leaves before its first record are gone: its cache holds its own records' (flag bit 0).
+        let firstSeq = reader.header.firstSeq
         var leaves: [HistoryHash] = []
         var rebuilt = true
-        if let cached = read(logPath: logPath, logID: reader.header.logID), let covered = cached.covered,
+        if let cached = read(logPath: logPath, logID: reader.header.logID, firstSeq: firstSeq), let covered = cached.covered,
             try reader.keeps(covered) == .kept
         {
             leaves = cached.leaves
@@ -119,14 +126,15 @@ public enum HistoryTreeFile {
             last = position
             if view.seq % 65_536 == 0 { progress?(view.seq) }
         }
-        try write(leaves, from: rebuilt ? 0 : before, logID: reader.header.logID, covered: last, to: path(for: logPath))
+        try write(
+            leaves, from: rebuilt ? 0 : before, logID: reader.header.logID, based: firstSeq > 1, covered: last, to: path(for: logPath))
         return Update(leaves: UInt64(leaves.count), added: UInt64(leaves.count - before), rebuilt: rebuilt)
     }
 
     /// Writes the chunks holding leaves `from…` (rewriting the chunk that
     /// held the first of them) and then the header.
     private static func write(
-        _ leaves: [HistoryHash], from first: Int, logID: LabelID, covered: LogPosition?, to path: String
+        _ leaves: [HistoryHash], from first: Int, logID: LabelID, based: Bool, covered: LogPosition?, to path: String
     ) throws(EventLogError) {
         let (file, _) = try SystemFile.openCreating(path)
         defer { file.close() }
@@ -151,6 +159,7 @@ public enum HistoryTreeFile {
         header.withUnsafeMutableBytes { raw in
             raw.copyBytes(from: magic)
             raw.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt16.self)
+            raw.storeBytes(of: (based ? basedFlag : 0).littleEndian, toByteOffset: 10, as: UInt16.self)
             raw.storeBytes(of: UInt32(headerLength).littleEndian, toByteOffset: 12, as: UInt32.self)
             raw.storeBytes(of: logID.uuid.uuid, toByteOffset: 16, as: uuid_t.self)
             raw.storeBytes(of: UInt64(leaves.count).littleEndian, toByteOffset: 32, as: UInt64.self)
@@ -178,16 +187,22 @@ public enum HistoryTreeFile {
         logPath: String, from head: HistoryHead
     ) throws(EventLogError) -> UInt64? {
         let reader = try LogReader(path: logPath)
-        guard let cached = read(logPath: logPath, logID: reader.header.logID), cached.leaves.count >= head.seq else { return nil }
-        var builder = HistoryTreeBuilder()
-        for leaf in cached.leaves.prefix(Int(head.seq)) { builder.append(leaf: leaf) }
+        let firstSeq = reader.header.firstSeq
+        // A based log's tree continues from its base's frontier; a head before its first seq is the archive's to check.
+        var builder =
+            reader.header.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) } ?? HistoryTreeBuilder()
+        guard head.seq >= builder.count,
+            let cached = read(logPath: logPath, logID: reader.header.logID, firstSeq: firstSeq),
+            UInt64(cached.leaves.count) >= head.seq - builder.count
+        else { return nil }
+        for leaf in cached.leaves.prefix(Int(head.seq - builder.count)) { builder.append(leaf: leaf) }
         guard builder.root == head.hash else { return nil }
         var difference: UInt64?
         struct Found: Error {}
         do {
             try reader.forEachView { view in
                 guard view.seq <= head.seq else { throw Found() }
-                if HistoryHash.leaf(payload: view.payload) != cached.leaves[Int(view.seq - 1)] {
+                if HistoryHash.leaf(payload: view.payload) != cached.leaves[Int(view.seq - firstSeq)] {
                     difference = view.seq
                     throw Found()
                 }
