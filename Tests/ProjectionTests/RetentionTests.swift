@@ -120,6 +120,28 @@ import Testing
         }
     }
 
+    @Test func anArchiveLeftByACutThatStoppedBeforeReplacingTheLogIsWrittenAgain() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let (list, _) = try history(100, at: path, seed: 65)
+            let lastCut = list.lastSeq - 20
+            // What a cut writes first: the archive, byte for byte the log's first records; then it stopped.
+            let copy = dir + "/copy.labellog"
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            let leftover = LabelStore.archivePath(forLog: path, directory: nil, cut: 1...lastCut)
+            try LabelStore.cutHistory(path: copy, through: lastCut, archiveTo: leftover)
+            #expect(LabelStore.isLeftoverArchive(leftover, of: path, through: lastCut))
+            #expect(!LabelStore.isLeftoverArchive(leftover, of: path, through: lastCut - 1))
+            let store = try LabelStore.open(path: path, options: options(LabelStore.Retention(keep: .lastRecords(20), minimumCut: 1)))
+            defer { store.close() }
+            #expect(
+                store.retentionReport?.error == nil && store.retentionReport?.cut?.cut == 1...lastCut,
+                "\(String(describing: store.retentionReport))")
+            #expect(store.snapshot == list)
+            #expect(try LogReader.readAll(path: leftover).records.count == Int(lastCut))
+        }
+    }
+
     @Test func archiveNamesFollowTheLogsStem() {
         #expect(LabelStore.archivePath(forLog: "/a/b/labels.labellog", directory: nil, cut: 1...9) == "/a/b/labels.1-9.labellog")
         #expect(LabelStore.archivePath(forLog: "labels.log", directory: nil, cut: 3...4) == "labels.log.3-4.labellog")

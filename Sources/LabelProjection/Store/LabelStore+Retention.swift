@@ -52,6 +52,11 @@ extension LabelStore {
     /// leaves the old log or the new layout). Returns what was cut, or `nil`
     /// when nothing was.
     ///
+    /// An archive already at that name that an earlier cut of this log left
+    /// when it stopped before replacing the log (a crash: byte for byte the
+    /// log's first records, ending at the same seq) is written again; any
+    /// other file there makes the cut fail with `fileExists`, untouched.
+    ///
     /// A store applies its ``Options/retention`` this way when it opens and a cut is due.
     ///
     /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of reading
@@ -68,6 +73,11 @@ extension LabelStore {
         switch retention.disposal {
         case .drop: archive = nil
         case .archive(let directory): archive = archivePath(forLog: path, directory: directory, cut: first...lastCut)
+        }
+        // A cut that stopped after writing this archive and before replacing the log (a crash) left a copy
+        // of records the log still holds: it is written again, not refused for ever.
+        if let archive, SystemFile.exists(archive), isLeftoverArchive(archive, of: path, through: lastCut) {
+            SystemFile.unlink(archive)
         }
         return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
     }
@@ -121,6 +131,31 @@ extension LabelStore {
     static func threshold(now: EventTimestamp, duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return now.millisecondsSince1970 - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Whether the file at `archive` is exactly what a cut of the log at
+    /// `path` through `lastCut` writes there: a log of the same id and first
+    /// seq, ending at `lastCut`, whose bytes are the log's first bytes. Only an
+    /// earlier cut that stopped before replacing the log leaves one; the log
+    /// still holds every record in it.
+    static func isLeftoverArchive(_ archive: String, of path: String, through lastCut: UInt64) -> Bool {
+        guard let archived = try? LogReader(path: archive), let log = try? LogReader(path: path),
+            archived.header.logID == log.header.logID, archived.header.firstSeq == log.header.firstSeq
+        else { return false }
+        var last: UInt64 = 0
+        do { try archived.forEachView { last = $0.seq } } catch { return false }
+        guard last == lastCut, let a = try? SystemFile.open(archive, .readOnly) else { return false }
+        defer { a.close() }
+        guard let b = try? SystemFile.open(path, .readOnly), let size = try? a.size() else { return false }
+        defer { b.close() }
+        var offset: Int64 = 0
+        while offset < size {
+            let count = Int(min(4 << 20, size - offset))
+            guard let x = try? a.read(at: offset, count: count), let y = try? b.read(at: offset, count: count), x.count == count, x == y
+            else { return false }
+            offset += Int64(count)
+        }
+        return true
     }
 
     /// The log's first seq and the last seq `keep` lets go (`nil`: none).
