@@ -53,6 +53,35 @@ import Testing
             .split(separator: "\n").compactMap { UInt64($0) }
     }
 
+    typealias Run = (status: Int32, output: String, errors: String)
+
+    /// Runs each of `commands` over `list` through its checkpoints (each must
+    /// say it started from one; `check` sees each run), then with the list's
+    /// checkpoints deleted: each must print the same output from seq 1 (the
+    /// commands' own way, without the test hook: `trace`'s full replay).
+    func expectSameOutputWithoutCheckpoints(
+        _ commands: [[String]], list: String, between: () throws -> Void = {}, check: ([String], Run) -> Void = { _, _ in }
+    ) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LABELREPLAY_TEST_INDEX"] = "always"
+        var throughCheckpoints: [Run] = []
+        for arguments in commands {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
+            #expect(run.status == 0 && !run.output.isEmpty, "\(arguments): \(run)")
+            #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) starts from a checkpoint: \(run.errors)")
+            check(arguments, run)
+            throughCheckpoints.append(run)
+        }
+        try between()
+        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
+        for (arguments, before) in zip(commands, throughCheckpoints) {
+            // Without the test hook: the commands' own way from seq 1 (trace: the full replay).
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments)
+            #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
+            #expect(run.output == before.output, "\(arguments): the same output with and without checkpoints")
+        }
+    }
+
     @Test func aStoreWhoseAppendsCrossTheIntervalWritesCheckpointsAndAJoiningHostOpensFromThem() throws {
         let location = server.location()
         let log = try open(location)
@@ -171,33 +200,21 @@ import Testing
         store.waitForHistoryFiles()
         try #require(try checkpointSeqs(location).count >= 3)
         let url = CLIOverServerTests.url(list: list)
-        var environment = ProcessInfo.processInfo.environment
-        environment["LABELREPLAY_TEST_INDEX"] = "always"
         let commands = [["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"]]
-        var withCheckpoints: [(status: Int32, output: String, errors: String)] = []
-        for arguments in commands {
-            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
-            #expect(run.status == 0, "\(arguments): \(run)")
-            #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) starts from a checkpoint: \(run.errors)")
+        try expectSameOutputWithoutCheckpoints(commands, list: list) {
+            // stats shows what the server holds: the list's checkpoints and payloads, the schema's tables.
+            let stats = try runCommand(try CLIOverServerTests.executable(), ["stats", url, "--json"])
+            #expect(stats.status == 0, "\(stats)")
+            let object = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any]
+            let sizes = object?["server"] as? [String: Any]
+            #expect(sizes?["listCheckpoints"] as? Int == (try checkpointSeqs(location).count), "\(stats.output)")
+            #expect((sizes?["listPayloads"] as? Int ?? 0) > 0 && (sizes?["recordsTable"] as? Int ?? 0) > 0, "\(stats.output)")
+            #expect((sizes?["listCheckpointImages"] as? Int ?? 0) > 0, "\(stats.output)")
+        } check: { arguments, run in
             if arguments[0] == "diff" {
                 // Both lists: the second from a later checkpoint, its removed labels read by label.
                 #expect(run.errors.components(separatedBy: "(from the checkpoint at seq").count == 3, "\(run.errors)")
             }
-            withCheckpoints.append(run)
-        }
-        // stats shows what the server holds: the list's checkpoints and payloads, the schema's tables.
-        let stats = try runCommand(try CLIOverServerTests.executable(), ["stats", url, "--json"])
-        #expect(stats.status == 0, "\(stats)")
-        let object = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any]
-        let sizes = object?["server"] as? [String: Any]
-        #expect(sizes?["listCheckpoints"] as? Int == (try checkpointSeqs(location).count), "\(stats.output)")
-        #expect((sizes?["listPayloads"] as? Int ?? 0) > 0 && (sizes?["recordsTable"] as? Int ?? 0) > 0, "\(stats.output)")
-        #expect((sizes?["listCheckpointImages"] as? Int ?? 0) > 0, "\(stats.output)")
-        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
-        for (arguments, before) in zip(commands, withCheckpoints) {
-            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
-            #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
-            #expect(run.output == before.output, "\(arguments): the same output with and without checkpoints")
         }
     }
 
@@ -225,8 +242,6 @@ import Testing
         _ = try? store.rename(removed, to: "too late")
         let live = try #require(store.snapshot.ids.last)
         let url = CLIOverServerTests.url(list: list)
-        var environment = ProcessInfo.processInfo.environment
-        environment["LABELREPLAY_TEST_INDEX"] = "always"
         var commands: [[String]] = []
         for id in [removed, live] {
             commands.append(["trace", url, "--label", id.description, "--no-pager", "--color", "never"])
@@ -237,19 +252,7 @@ import Testing
             "--json"
         ])
         commands.append(["trace", url, "--label", live.description, "--enabled-only", "--from", "150", "--no-pager", "--color", "never"])
-        var throughCheckpoints: [(status: Int32, output: String, errors: String)] = []
-        for arguments in commands {
-            let run = try runCommand(try CLIOverServerTests.executable(), arguments, environment: environment)
-            #expect(run.status == 0 && !run.output.isEmpty, "\(arguments): \(run)")
-            #expect(run.errors.contains("(from the checkpoint at seq"), "\(arguments) folds from checkpoints: \(run.errors)")
-            throughCheckpoints.append(run)
-        }
-        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
-        for (arguments, before) in zip(commands, throughCheckpoints) {
-            let run = try runCommand(try CLIOverServerTests.executable(), arguments)
-            #expect(run.status == 0 && !run.errors.contains("(from the checkpoint"), "\(arguments): \(run)")
-            #expect(run.output == before.output, "\(arguments): the same output as the full replay")
-        }
+        try expectSameOutputWithoutCheckpoints(commands, list: list)
         // The reorders are found through the unlabelled records' index, as the list holds them.
         let reorders = records.filter { $0.event.kind == .reordered }.map(\.seq)
         let found = try log.reorderSeqs(after: 0, through: store.lastSeq)

@@ -57,9 +57,9 @@ extension Replay {
         return (try? LogReader(path: path))?.header.base
     }
 
-    /// Whether a read of the records from `seq` (through `to`, when given)
-    /// at `path` reaches records before its first: the caches beside a based
-    /// log (its index, its checkpoints) do not hold those.
+    /// Whether a read of the records from `seq` at `path` reaches records
+    /// before its first (a based log's archived seqs): the caches beside a
+    /// based log (its index, its checkpoints) do not hold those.
     static func reachesArchive(_ path: String, from seq: UInt64) -> Bool {
         guard let base = base(of: path) else { return false }
         return seq <= base.lastCutSeq
