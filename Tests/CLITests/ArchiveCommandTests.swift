@@ -24,7 +24,10 @@ import Testing
             ["log", path, "--since", "2000-01-01T00:00:00Z", "--json"], ["log", path, "--last", "3", "--to", String(cut + 1)],
             ["trace", path, "--to", String(cut - 5), "--json"],
             ["trace", path, "--from", String(cut - 10), "--to", String(cut + 10), "--json", "--enabled-only"],
-            ["export", path], ["export", path, "--from", String(cut - 3), "--to", String(cut + 3)]
+            ["export", path], ["export", path, "--from", String(cut - 3), "--to", String(cut + 3)],
+            // Heads and proofs at archived seqs: through the archive and the log.
+            ["head", path, "--at", String(cut - 5)], ["prove", path, "3", "--json"],
+            ["prove", path, String(cut - 1), "--at", String(cut + 4), "--json"]
         ]
         for arguments in commands {
             let result = try await CLI.run(arguments)

@@ -100,6 +100,38 @@ import Testing
         }
     }
 
+    /// Read through its archive, a based log answers heads and proofs before
+    /// its first seq as the whole history does; an archive that does not end
+    /// where the base cut does not join.
+    @Test func aBasedLogReadThroughItsArchiveAnswersForArchivedSeqs() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.log"
+            let whole = dir + "/whole.log"
+            let archive = dir + "/archive.log"
+            let last = try history(125, at: path, seed: 72)
+            try FileManager.default.copyItem(atPath: path, toPath: whole)
+            try LabelStore.cutHistory(path: path, through: 60, archiveTo: archive)
+            func joined() throws -> HistoryRecords {
+                HistoryRecords(archive: try LogReader(path: archive), log: try LogReader(path: path), name: path)
+            }
+            for seq in [1, 30, 60, 61, last] as [UInt64] {
+                #expect(try HistoryProver.head(of: joined(), atSeq: seq) == HistoryProver.head(of: HistoryRecords(path: whole), atSeq: seq))
+            }
+            #expect(
+                try HistoryProver.inclusionProof(ofSeq: 10, in: joined()).proof
+                    == HistoryProver.inclusionProof(ofSeq: 10, in: HistoryRecords(path: whole)).proof)
+            #expect(
+                try HistoryProver.consistencyProof(from: 20, to: 100, in: joined())
+                    == HistoryProver.consistencyProof(from: 20, to: 100, in: HistoryRecords(path: whole)))
+            // The uncut log is no archive of the based log: it goes on past the cut.
+            let error = #expect(throws: EventLogError.self) {
+                _ = try HistoryProver.head(
+                    of: HistoryRecords(archive: try LogReader(path: whole), log: try LogReader(path: path), name: path))
+            }
+            #expect(error?.code == .corruptRecord && error?.message.contains("does not join") == true, "\(String(describing: error))")
+        }
+    }
+
     /// The frontier must tile a range a proof needs: it always does for the
     /// proofs asked of a based log, and a range inside one of its subtrees is refused.
     @Test func aRangeInsideTheFrontiersSubtreesIsRefused() {

@@ -5,6 +5,8 @@ public final class HistoryRecords {
     private enum Source {
         case file(LogReader)
         case storage(any EventStorage)
+        /// A based log's archive, then the log (``init(archive:log:name:)``).
+        case joined(archive: LogReader, log: LogReader)
     }
 
     private let source: Source
@@ -36,6 +38,23 @@ public final class HistoryRecords {
         if let base = reader.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
     }
 
+    /// The records of a based log read through its archive: `archive`'s
+    /// records (the ones the log's base cut, from the archive's first), then
+    /// `log`'s, so heads and proofs at seqs before the log's first are
+    /// answered as by the log before the cut. The pass checks the two join:
+    /// the archive ends at the last seq the base cut, with the chained
+    /// checksum the log's first record continues (else `corruptRecord`, naming the archive).
+    ///
+    /// - Precondition: both readers are at their first record, and `archive` is the log's (the same log id).
+    public init(archive: LogReader, log: LogReader, name: String) {
+        precondition(
+            archive.nextSeq == archive.header.firstSeq && log.nextSeq == log.header.firstSeq, "a history is hashed from its first record")
+        precondition(archive.header.logID == log.header.logID, "not the log's archive")
+        source = .joined(archive: archive, log: log)
+        self.name = name
+        if let base = archive.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
+    }
+
     /// The tree over the records before the first one read: empty, or a based log's base frontier.
     package private(set) var start: HistoryTreeBuilder?
 
@@ -57,7 +76,7 @@ public final class HistoryRecords {
     func lastSeq() throws(EventLogError) -> UInt64 {
         switch source {
         case .storage(let storage): return try storage.refreshLastSeq()
-        case .file(let reader):
+        case .file(let reader), .joined(_, log: let reader):
             // A second reader of the same file, so the pass still starts at seq 1.
             let counter = try LogReader(path: reader.path)
             var last = reader.header.firstSeq - 1
@@ -79,20 +98,21 @@ public final class HistoryRecords {
     package func forEachLeaf(from first: UInt64 = 1, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void) throws(EventLogError) {
         switch source {
         case .file(let reader):
-            struct Done: Error {}
-            do {
-                try reader.forEachView(from: first) { view in
-                    guard view.seq <= lastSeq else { throw Done() }
-                    currentPayload = view.payload
-                    body(view.seq, .leaf(payload: view.payload))
-                    if view.seq & 4095 == 0, let onProgress { onProgress(view.seq, reader.offset) }
+            _ = try pass(reader, from: first, through: lastSeq, body)
+        case .joined(let archive, let log):
+            let cut = log.header.base?.lastCutSeq ?? 0
+            if first <= cut {
+                guard try pass(archive, from: first, through: lastSeq, body) else { break }
+                guard archive.lastPosition?.seq == cut,
+                    archive.lastPosition?.checksum ?? log.header.previousChecksum == log.header.previousChecksum
+                else {
+                    throw EventLogError(
+                        .corruptRecord,
+                        "\(archive.path): the archive does not join \(log.path): it ends at seq \(archive.lastPosition?.seq ?? archive.header.firstSeq - 1), not at seq \(cut) with the chained checksum the log's first record continues",
+                        path: archive.path)
                 }
-            } catch is Done {
-            } catch let error as EventLogError {
-                throw error
-            } catch {
-                throw EventLogError(.ioError, "\(error)")
             }
+            _ = try pass(log, from: first, through: lastSeq, body)
         case .storage(let storage):
             var next = max(first, startSeq + 1)
             while next <= lastSeq {
@@ -111,5 +131,29 @@ public final class HistoryRecords {
             }
         }
         currentPayload = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// One file's part of a pass: its records from `first` through `lastSeq`;
+    /// returns whether the pass goes on past it (it did not reach `lastSeq`).
+    private func pass(_ reader: LogReader, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void)
+        throws(EventLogError) -> Bool
+    {
+        struct Done: Error {}
+        do {
+            try reader.forEachView(from: first) { view in
+                guard view.seq <= lastSeq else { throw Done() }
+                currentPayload = view.payload
+                body(view.seq, .leaf(payload: view.payload))
+                if view.seq & 4095 == 0, let onProgress { onProgress(view.seq, reader.offset) }
+                if view.seq == lastSeq { throw Done() }
+            }
+        } catch is Done {
+            return false
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw EventLogError(.ioError, "\(error)")
+        }
+        return true
     }
 }

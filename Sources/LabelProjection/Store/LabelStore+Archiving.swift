@@ -17,7 +17,8 @@ extension LabelStore {
     /// writes them again.
     ///
     /// No store or writer may have the log open (``StoreError/Code/storage(_:)`` with
-    /// `EventLogError.Code.logInUse` otherwise). A crash at any step leaves the
+    /// `EventLogError.Code.logInUse` otherwise; it waits for the lock as long
+    /// as opening a writer does, 250 ms, for one that is closing). A crash at any step leaves the
     /// old log or the new layout (see `LogCut` in EventLog).
     ///
     /// - Throws: ``StoreError/Code/storage(_:)`` with the `EventLogError` of
@@ -35,8 +36,10 @@ extension LabelStore {
         var list = LabelList()
         var logID = LabelID()
         do throws(EventLogError) {
+            // The lock may outlive a writer just closed for a moment (a child process spawned then holds a
+            // copy of its descriptor until it runs its program): wait as long as opening a writer does.
             report = try LogCut.cut(
-                logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now,
+                logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now, lockWait: LogWriter.Options().lockWait,
                 begin: { (header) throws(EventLogError) in
                     logID = header.logID
                     do throws(StoreError) { list = try LabelList.origin(of: header, path: path) } catch {

@@ -50,7 +50,8 @@ enum Prove: Command {
         default: break
         }
         let at = try trusted?.seq ?? arguments.seq("at")
-        let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console)
+        let reaching = [seq, extends?.seq, at].compactMap { $0 }.min()
+        let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console, reaching: reaching)
         let document: ProofDocument
         do {
             defer { progress.finish() }

@@ -146,7 +146,8 @@ enum Verify: Command {
     /// Proves (or not) that the log at `path` extends each of `heads`.
     static func checkHeads(_ heads: [HistoryHead], of path: String, into result: inout VerifyResult, console: Console) {
         do {
-            let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console)
+            let (records, progress) = try HistorySource.open(
+                path, label: "hashing \(path)", console: console, reaching: heads.map(\.seq).min())
             defer { progress.finish() }
             let (now, failures) = try HistoryProver.check(records, against: heads)
             result.historyHead = now.description

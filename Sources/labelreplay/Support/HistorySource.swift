@@ -5,14 +5,25 @@ import EventLog
 /// progress line (bytes of a file, records of a list).
 enum HistorySource {
     /// Opens the history at `path` (a file or a server location) with a progress line labelled `label`.
-    static func open(_ path: String, label: String, console: Console) throws -> (records: HistoryRecords, progress: Progress) {
+    /// When `reaching` (the smallest seq the command needs a head at or a
+    /// proof of) is before a based log's first record and the archive its
+    /// base names is beside it (and of this log), the archive's records are
+    /// read first and the log's after them, their join checked as they are.
+    static func open(_ path: String, label: String, console: Console, reaching: UInt64? = nil) throws -> (
+        records: HistoryRecords, progress: Progress
+    ) {
         let location = LogLocation.resolve(path)
         let records: HistoryRecords
         let total: Int64
         if case .file(let file) = location {
             let reader = try LogReader(path: file)
-            total = try reader.fileSize()
-            records = HistoryRecords(reader: reader, name: file)
+            if let reaching, let archive = archive(of: reader, path: file, reaching: reaching) {
+                total = try archive.fileSize() + reader.fileSize()
+                records = HistoryRecords(archive: archive, log: reader, name: file)
+            } else {
+                total = try reader.fileSize()
+                records = HistoryRecords(reader: reader, name: file)
+            }
         } else {
             let opened = try ServerStorage.open(location)
             total = Int64(try opened.storage.refreshLastSeq())
@@ -21,6 +32,15 @@ enum HistorySource {
         let progress = Progress(label, total: total, unit: location == .file(path) ? "bytes" : "records", console: console)
         records.onProgress = { seq, position in progress.update(position, detail: "seq \(seq)") }
         return (records, progress)
+    }
+
+    /// The archive of the based log `reader` reads, when `reaching` is before
+    /// the log's first seq and the archive is beside it and of this log.
+    private static func archive(of reader: LogReader, path: String, reaching: UInt64) -> LogReader? {
+        guard let base = reader.header.base, reaching <= base.lastCutSeq, case .archived(let file) = base.disposition else { return nil }
+        let archivePath = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+        guard let archive = try? LogReader(path: archivePath), archive.header.logID == reader.header.logID else { return nil }
+        return archive
     }
 
     /// A head given on the command line (`SEQ:HEX`), or a usage error naming the option.
