@@ -61,7 +61,8 @@ enum Trace: Command {
         defer { pager?.finish(console: console) }
 
         // A read that reaches a based log's archive replays it first, without the log's caches (they hold its own records only).
-        let archived = Replay.reachesArchive(path, from: from)
+        let lastCut = Replay.base(of: path)?.lastCutSeq ?? 0
+        let archived = from <= lastCut
         let checkpoints = !archived && (from > 1 || label != nil) ? try Checkpoints.open(path, console: console) : nil
         if let label, let checkpoints,
             let printed = try traceThroughCheckpoints(
@@ -73,7 +74,7 @@ enum Trace: Command {
 
         // Replay from seq 1, or from the nearest checkpoint before --from.
         let start = from > 1 ? checkpoints?.checkpoint(atOrBefore: from - 1) : nil
-        let explicit = arguments.option("from") != nil || to.map { Replay.reachesArchive(path, from: $0) } == true
+        let explicit = arguments.option("from") != nil || to.map { $0 <= lastCut } == true
         let replay = try NotifyingReplay(
             path: path, query: query, labels: label, start: start, through: to, archived: (from, explicit), console: console)
         if let start, let query { printer.resetRows(FilteredView(query: query, list: start.list).labels(in: start.list).map(\.id)) }

@@ -16,7 +16,7 @@ extension Verify {
             check.dropped = true
             return
         }
-        let archive = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+        let archive = SystemPaths.archive(named: file, besideLog: path)
         check.archive = archive
         guard SystemFile.exists(archive) else { return }
         func fail(_ message: String) {

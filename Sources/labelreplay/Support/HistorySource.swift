@@ -38,7 +38,7 @@ enum HistorySource {
     /// the log's first seq and the archive is beside it and of this log.
     private static func archive(of reader: LogReader, path: String, reaching: UInt64) -> LogReader? {
         guard let base = reader.header.base, reaching <= base.lastCutSeq, case .archived(let file) = base.disposition else { return nil }
-        let archivePath = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+        let archivePath = SystemPaths.archive(named: file, besideLog: path)
         guard let archive = try? LogReader(path: archivePath), archive.header.logID == reader.header.logID else { return nil }
         return archive
     }

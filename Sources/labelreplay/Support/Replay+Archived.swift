@@ -37,7 +37,7 @@ extension Replay {
         guard lastSeq == origin, !readsArchive, case .archived(let file) = base.disposition else {
             return Self.archivedMessage(path: readsArchive ? archivePath ?? path : path, seq: shown, base: base)
         }
-        let archivePath = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+        let archivePath = SystemPaths.archive(named: file, besideLog: path)
         guard SystemFile.exists(archivePath) else { return Self.archivedMessage(path: path, seq: shown, base: base) }
         let archive = try LogReader(path: archivePath)
         guard archive.header.logID == header.logID else {
@@ -71,7 +71,7 @@ extension Replay {
             "records \(base.cut.lowerBound)…\(base.cut.upperBound), stamped \(base.timeRange.lowerBound.iso8601) to \(base.timeRange.upperBound.iso8601)"
         switch base.disposition {
         case .archived(let file):
-            let archive = file.hasPrefix("/") ? file : SystemPaths.sibling(of: path, named: file)
+            let archive = SystemPaths.archive(named: file, besideLog: path)
             return
                 "\(path): seq \(seq) is archived in \(archive) (\(cut)); this log starts at seq \(base.lastCutSeq + 1) and keeps the list at seq \(base.lastCutSeq): run the command on the archive"
         case .dropped:
@@ -83,6 +83,12 @@ extension Replay {
 
 /// Paths of files beside a log.
 enum SystemPaths {
+    /// The archive a based log's base names (`LogBase.Disposition.archived(file:)`):
+    /// an absolute path as it is, a relative one in the directory of the log at `logPath`.
+    static func archive(named file: String, besideLog logPath: String) -> String {
+        file.hasPrefix("/") ? file : sibling(of: logPath, named: file)
+    }
+
     /// The path of `name` in the directory of `path`.
     static func sibling(of path: String, named name: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return name }
