@@ -102,6 +102,11 @@ import Testing
                 whole.stderr.contains("seq 1 is archived in \(archive)") && whole.stderr.contains("reading from seq \(cut + 1)"),
                 "\(arguments): \(whole.stderr)")
         }
+        // -n N says so only when the log's own records do not give N events.
+        let lastFew = try await CLI.run(["log", path, "-n", "2"])
+        #expect(lastFew.status == 0 && !lastFew.stderr.contains("archived"), "\(lastFew)")
+        let lastMany = try await CLI.run(["log", path, "-n", "100000"])
+        #expect(lastMany.status == 0 && lastMany.stderr.contains("seq 1 is archived in \(archive)"), "\(lastMany)")
 
         // Writing goes on; a second cut drops records.
         #expect(try await CLI.run(["add", path, "after the cut"]).status == 0)

@@ -47,6 +47,9 @@ struct LastEvents {
     /// Whether events are kept (`-n` was given) rather than printed at once.
     var isKeeping: Bool { capacity != nil }
 
+    /// Whether as many events are kept as were asked for.
+    var isFull: Bool { capacity.map { ring.count >= $0 } ?? false }
+
     /// Keeps `record`, dropping the oldest one kept when full.
     mutating func append(_ record: EventRecord, titles: [LabelID: String]) {
         try? append(record) { titles[$0] }

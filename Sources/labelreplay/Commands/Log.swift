@@ -98,12 +98,15 @@ enum Log: Command {
         let pager = follow ? nil : Pager.start(console: console, disabled: arguments.flag("no-pager"))
         defer { pager?.finish(console: console) }
 
+        // With -n, records cut off only matter when the log's own do not give the last N.
+        var archivedWarning: String?
         switch start {
         case .end: try replay.skip(to: .max)
         case .seq(let seq):
             let firstSeq = replay.header.firstSeq
-            try replay.includeArchived(
-                from: seq, explicit: arguments.option("from") != nil || selection.to.map { $0 < firstSeq } == true)
+            archivedWarning = try replay.includeArchived(
+                from: seq, explicit: arguments.option("from") != nil || selection.to.map { $0 < firstSeq } == true,
+                deferWarning: last != nil)
             try replay.skip(to: seq)
         }
         var kept = LastEvents(capacity: last)
@@ -124,6 +127,7 @@ enum Log: Command {
 
         let more = try drain()
         replay.stopProgress()
+        if let archivedWarning, !kept.isFull { console.warning(archivedWarning) }
         for (record, titles) in kept.take() { try printer.print(record) { titles[$0] } }
         guard follow else {
             replay.warnAboutTail()

@@ -21,12 +21,20 @@ extension Replay {
     /// first) it fails naming where they went; otherwise (a whole-history
     /// read) it says so on standard error once and reads from the log's first
     /// record.
-    func includeArchived(from seq: UInt64, explicit: Bool) throws {
-        guard seq >= 1, let missing = try reachArchive(holding: seq - 1, naming: seq) else { return }
+    ///
+    /// With `deferWarning` the warning is returned instead of printed, for a
+    /// read that only needs it when the log's own records do not answer it
+    /// (`log -n N` that found N events).
+    @discardableResult
+    func includeArchived(from seq: UInt64, explicit: Bool, deferWarning: Bool = false) throws -> String? {
+        guard seq >= 1, let missing = try reachArchive(holding: seq - 1, naming: seq) else { return nil }
         if explicit { throw Failure(missing) }
-        console.warning(
+        let warning =
             missing.replacingOccurrences(of: ": run the command on the archive", with: "")
-                + "; reading from seq \(lastSeq + 1)")
+            + "; reading from seq \(lastSeq + 1)"
+        if deferWarning { return warning }
+        console.warning(warning)
+        return nil
     }
 
     /// Reads the archives this log's base names, as far as needed for the
