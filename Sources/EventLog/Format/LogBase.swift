@@ -70,7 +70,7 @@ public struct LogBase: Sendable, Hashable {
     static let maxLength = 1 << 30
 
     /// The base block's bytes (docs/FORMAT.md, "Base block"), checksum included.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 96 + image.count + 32 * frontier.count)
         w.bytes.append(contentsOf: Self.magic)
         w.u64(cut.lowerBound)
@@ -97,7 +97,7 @@ public struct LogBase: Sendable, Hashable {
     /// Decodes and checks a base block for a log whose first seq is `firstSeq`.
     ///
     /// - Throws: ``DecodeFailure`` naming what is wrong and its offset in the block.
-    static func decode(_ bytes: [UInt8], firstSeq: UInt64) throws(DecodeFailure) -> LogBase {
+    package static func decode(_ bytes: [UInt8], firstSeq: UInt64) throws(DecodeFailure) -> LogBase {
         guard bytes.count >= 8 + 40 + 2 + 1 + 8 + 4, Array(bytes[0..<8]) == magic else {
             throw DecodeFailure("the base block does not start with its magic (LABELBAS)", at: 0)
         }

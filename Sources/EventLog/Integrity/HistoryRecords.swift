@@ -7,6 +7,8 @@ public final class HistoryRecords {
         case storage(any EventStorage)
         /// A based log's archive, then the log (``init(archive:log:name:)``).
         case joined(archive: LogReader, log: LogReader)
+        /// A based storage's archive, then the storage (``init(archive:storage:chainValue:name:)``).
+        case archiveThenStorage(archive: LogReader, storage: any EventStorage, chainValue: UInt32)
     }
 
     private let source: Source
@@ -55,6 +57,22 @@ public final class HistoryRecords {
         if let base = archive.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
     }
 
+    /// The records of a based storage (a server list whose first records were
+    /// cut off, `EventStorage.base`) read through its archive: `archive`'s
+    /// records, then the storage's from the seq after its base, as
+    /// ``init(archive:log:name:)`` reads a based log file's. The pass checks
+    /// the two join: the archive ends at the base's last cut seq with
+    /// `chainValue`, the chained checksum the storage's first record continues.
+    ///
+    /// - Precondition: `archive` is at its first record and `storage` has a base.
+    public init(archive: LogReader, storage: any EventStorage, chainValue: UInt32, name: String) {
+        precondition(archive.nextSeq == archive.header.firstSeq, "a history is hashed from its first record")
+        precondition(storage.base != nil, "only a based storage has an archive")
+        source = .archiveThenStorage(archive: archive, storage: storage, chainValue: chainValue)
+        self.name = name
+        if let base = archive.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
+    }
+
     /// The tree over the records before the first one read: empty, or a based log's base frontier.
     package private(set) var start: HistoryTreeBuilder?
 
@@ -75,7 +93,7 @@ public final class HistoryRecords {
     /// - Throws: what reading throws.
     func lastSeq() throws(EventLogError) -> UInt64 {
         switch source {
-        case .storage(let storage): return try storage.refreshLastSeq()
+        case .storage(let storage), .archiveThenStorage(_, let storage, _): return try storage.refreshLastSeq()
         case .file(let reader), .joined(_, log: let reader):
             // A second reader of the same file, so the pass still starts at seq 1.
             let counter = try LogReader(path: reader.path)
@@ -103,34 +121,51 @@ public final class HistoryRecords {
             let cut = log.header.base?.lastCutSeq ?? 0
             if first <= cut {
                 guard try pass(archive, from: first, through: lastSeq, body) else { break }
-                guard archive.lastPosition?.seq == cut,
-                    archive.lastPosition?.checksum ?? log.header.previousChecksum == log.header.previousChecksum
-                else {
-                    throw EventLogError(
-                        .corruptRecord,
-                        "\(archive.path): the archive does not join \(log.path): it ends at seq \(archive.lastPosition?.seq ?? archive.header.firstSeq - 1), not at seq \(cut) with the chained checksum the log's first record continues",
-                        path: archive.path)
-                }
+                try checkJoin(archive, cut: cut, chainValue: log.header.previousChecksum, log: log.path)
             }
             _ = try pass(log, from: first, through: lastSeq, body)
-        case .storage(let storage):
-            var next = max(first, startSeq + 1)
-            while next <= lastSeq {
-                let records = try storage.read(from: next, maxCount: pageSize)
-                guard !records.isEmpty else { return }
-                for record in records {
-                    guard record.seq <= lastSeq else { return }
-                    let payload = try record.storedPayload()
-                    payload.withUnsafeBytes { bytes in
-                        currentPayload = bytes
-                        body(record.seq, .leaf(payload: bytes))
-                    }
-                    next = record.seq + 1
-                }
-                onProgress?(next - 1, Int64(next - 1))
+        case .archiveThenStorage(let archive, let storage, let chainValue):
+            let cut = storage.base?.lastCutSeq ?? 0
+            if first <= cut {
+                guard try pass(archive, from: first, through: lastSeq, body) else { break }
+                try checkJoin(archive, cut: cut, chainValue: chainValue, log: name)
             }
+            try pass(storage, from: max(first, cut + 1), through: lastSeq, body)
+        case .storage(let storage):
+            try pass(storage, from: max(first, startSeq + 1), through: lastSeq, body)
         }
         currentPayload = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// Throws unless `archive`, read to its end, ends at seq `cut` with `chainValue` (what the log after it continues).
+    private func checkJoin(_ archive: LogReader, cut: UInt64, chainValue: UInt32, log: String) throws(EventLogError) {
+        guard archive.lastPosition?.seq == cut, archive.lastPosition?.checksum ?? chainValue == chainValue else {
+            throw EventLogError(
+                .corruptRecord,
+                "\(archive.path): the archive does not join \(log): it ends at seq \(archive.lastPosition?.seq ?? archive.header.firstSeq - 1), not at seq \(cut) with the chained checksum the log's first record continues",
+                path: archive.path)
+        }
+    }
+
+    /// A storage's part of a pass: its records from `first` through `lastSeq`.
+    private func pass(_ storage: any EventStorage, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void)
+        throws(EventLogError)
+    {
+        var next = first
+        while next <= lastSeq {
+            let records = try storage.read(from: next, maxCount: pageSize)
+            guard !records.isEmpty else { return }
+            for record in records {
+                guard record.seq <= lastSeq else { return }
+                let payload = try record.storedPayload()
+                payload.withUnsafeBytes { bytes in
+                    currentPayload = bytes
+                    body(record.seq, .leaf(payload: bytes))
+                }
+                next = record.seq + 1
+            }
+            onProgress?(next - 1, Int64(next - 1))
+        }
     }
 
     /// One file's part of a pass: its records from `first` through `lastSeq`;

@@ -55,9 +55,19 @@ public protocol EventStorage: AnyObject, Sendable {
     /// - Throws: ``EventLogError`` when reading fails (``EventLogError/Code/ioError``,
     ///   ``EventLogError/Code/corruptRecord``, ``EventLogError/Code/closed``, …).
     func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord]
+    /// The base of a storage whose records before its first were cut off
+    /// (archived or dropped; docs/FORMAT.md, "Based logs"): the list and the
+    /// history tree's frontier after the last record cut, which a store
+    /// opens and hashes on from. `nil` (the default) for a storage whose
+    /// records start at seq 1. A read from an earlier seq starts at the
+    /// first record after it.
+    var base: LogBase? { get }
 }
 
 extension EventStorage {
+    /// `nil`: the storage's records start at seq 1.
+    public var base: LogBase? { nil }
+
     /// ``lastSeq``: storages with one writer know their last seq exactly.
     public func refreshLastSeq() throws(EventLogError) -> UInt64 { lastSeq }
 

@@ -6,14 +6,14 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     private let records: Locked<[EventRecord]>
     private let clock: @Sendable () -> EventTimestamp
     /// The seq before the first record held (0 unless made with ``init(after:clock:)``).
-    private let base: UInt64
+    private let seqBefore: UInt64
 
     /// Creates an empty log, or one holding `records` (which must have seqs 1, 2, 3, …).
     public init(records: [EventRecord] = [], clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
         precondition(records.enumerated().allSatisfy { UInt64($0.offset + 1) == $0.element.seq }, "records must have seqs 1, 2, 3, …")
         self.records = Locked(records)
         self.clock = clock
-        self.base = 0
+        self.seqBefore = 0
     }
 
     /// An empty log that continues a history it does not hold: its last seq is
@@ -23,11 +23,11 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     package init(after seq: UInt64, clock: @escaping @Sendable () -> EventTimestamp = { .now() }) {
         self.records = Locked([])
         self.clock = clock
-        self.base = seq
+        self.seqBefore = seq
     }
 
     /// The seq of the last record.
-    public var lastSeq: UInt64 { records.withLock { base + UInt64($0.count) } }
+    public var lastSeq: UInt64 { records.withLock { seqBefore + UInt64($0.count) } }
 
     /// All records, in order.
     public var allRecords: [EventRecord] { records.withLock { $0 } }
@@ -43,7 +43,7 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         let now = clock()
         return try records.withLock { (all) throws(EventLogError) -> [EventRecord] in
-            let last = base + UInt64(all.count)
+            let last = seqBefore + UInt64(all.count)
             if let expectedLastSeq, expectedLastSeq != last {
                 throw EventLogError(
                     .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(last)", lastGoodSeq: last)
@@ -65,8 +65,8 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     /// - Complexity: O(k) in the records returned (copied out of the array).
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
         records.withLock { all in
-            if base > 0 && seq <= base { return [] }  // records it does not hold
-            let start = Int(max(seq, base + 1) - base - 1)
+            if seqBefore > 0 && seq <= seqBefore { return [] }  // records it does not hold
+            let start = Int(max(seq, seqBefore + 1) - seqBefore - 1)
             guard start < all.count, maxCount > 0 else { return [] }
             return Array(all[start..<min(all.count, start + maxCount)])
         }

@@ -81,6 +81,8 @@ public final class LogWriter: EventStorage, Sendable {
     public let path: String
     /// The file header.
     public let header: LogHeader
+    /// A based log's base (``LogHeader/base``): `nil` for a log from seq 1.
+    public var base: LogBase? { header.base }
     /// What opening found and cut.
     public let recoveryReport: RecoveryReport
     /// The options the log was opened with.

@@ -20,9 +20,20 @@ extension LabelList {
     /// - Throws: ``StoreError/Code/storage(_:)`` with `EventLogError.Code.corruptHeader`
     ///   naming `path` when the image does not decode or is of another log or seq.
     public static func origin(of header: LogHeader, path: String) throws(StoreError) -> LabelList {
-        guard let base = header.base else { return LabelList() }
+        try origin(of: header.base, logID: header.logID, describe: path)
+    }
+
+    /// The list a storage starts from: empty without a base, else `base`'s
+    /// image, checked to be of the history `logID` at the base's last cut seq
+    /// (a server list's base, `EventStorage.base`).
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` with `EventLogError.Code.corruptHeader`
+    ///   naming `describe` (a path, a list) when the image does not decode or is of another history or seq.
+    public static func origin(of base: LogBase?, logID: LabelID, describe: String) throws(StoreError) -> LabelList {
+        guard let base else { return LabelList() }
         func fail(_ reason: String) -> StoreError {
-            .storage(EventLogError(.corruptHeader, "the base block's image \(reason)", path: path, offset: Int64(LogFormat.headerLength)))
+            .storage(
+                EventLogError(.corruptHeader, "the base block's image \(reason)", path: describe, offset: Int64(LogFormat.headerLength)))
         }
         let decoded = base.image.withUnsafeBytes { raw in
             Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
@@ -31,7 +42,7 @@ extension LabelList {
         case .failure(let error):
             throw fail("does not decode: \(error.message)")
         case .success(let (list, image)):
-            guard image.logID == header.logID, list.lastSeq == base.lastCutSeq else {
+            guard image.logID == logID, list.lastSeq == base.lastCutSeq else {
                 throw fail("is of log \(image.logID) at seq \(list.lastSeq), not of this log at seq \(base.lastCutSeq)")
             }
             return list

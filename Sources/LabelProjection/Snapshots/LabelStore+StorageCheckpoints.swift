@@ -48,9 +48,10 @@ extension LabelStore {
     }
 
     /// The list to open a store over `storage` from: its newest usable
-    /// checkpoint folded on to the end, or the fold of every record.
-    static func openingList(over storage: any EventStorage) throws(StoreError) -> LabelList {
-        var list = LabelList()
+    /// checkpoint folded on to the end, or the fold of every record on `origin`
+    /// (empty, or the storage's base's list).
+    static func openingList(over storage: any EventStorage, origin: LabelList = LabelList()) throws(StoreError) -> LabelList {
+        var list = origin
         if let checkpoints = storage as? any CheckpointStorage {
             let last: UInt64
             do throws(EventLogError) { last = try storage.refreshLastSeq() } catch { throw StoreError.storage(error) }

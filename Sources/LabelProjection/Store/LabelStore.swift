@@ -187,8 +187,20 @@ public final class LabelStore: Sendable {
     ///   contradicts the records before it.
     /// - Complexity: O(records in `storage`), or O(the checkpoint's size + the records after it).
     public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
-        let list = try Self.openingList(over: storage)
-        self.init(storage: storage, ownedWriter: nil, list: list, options: options)
+        // A storage whose first records were cut off starts from its base's list.
+        let origin = try Self.origin(of: storage)
+        let list = try Self.openingList(over: storage, origin: origin)
+        self.init(storage: storage, ownedWriter: nil, list: list, options: options, origin: origin)
+    }
+
+    /// The list `storage` starts from: empty, or its base's (`EventStorage.base`).
+    static func origin(of storage: any EventStorage) throws(StoreError) -> LabelList {
+        guard let base = storage.base else { return LabelList() }
+        // The history the image must name: the log's or the list's id (another storage's image names its own).
+        let id =
+            (storage as? LogWriter)?.header.logID ?? (storage as? any CheckpointStorage)?.checkpointHistoryID
+            ?? base.image.withUnsafeBytes { (try? LabelList.decodeSnapshot($0))?.header.logID } ?? LabelID()
+        return try LabelList.origin(of: base, logID: id, describe: "the storage's base")
     }
 
     init(
@@ -202,7 +214,7 @@ public final class LabelStore: Sendable {
         self.options = options
         self.state = Locked(State(list: list, snapshots: snapshots))
         // A based log's tree continues from its base's frontier.
-        if let base = ownedWriter?.header.base, let start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) {
+        if let base = storage.base, let start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) {
             historyFrontiers.withLock {
                 $0.newest = start
                 $0.origin = start

@@ -36,6 +36,7 @@ struct PostgresValue {
     static func text(_ value: String) -> PostgresValue { PostgresValue(type: OID.text, bytes: Array(value.utf8)) }
     static func uuid(_ value: UUID) -> PostgresValue { PostgresValue(type: OID.uuid, bytes: uuidBytes(value)) }
     static func bool(_ value: Bool) -> PostgresValue { PostgresValue(type: OID.bool, bytes: [value ? 1 : 0]) }
+    static func bytes(_ value: [UInt8]) -> PostgresValue { PostgresValue(type: OID.bytea, bytes: value) }
 
     /// A one-dimensional array of `elementType` whose elements are `elements` (each `nil` for NULL).
     static func array(of elementType: UInt32, arrayType: UInt32, _ elements: [[UInt8]?]) -> PostgresValue {

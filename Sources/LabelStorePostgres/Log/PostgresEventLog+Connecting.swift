@@ -11,6 +11,8 @@ extension PostgresEventLog {
         var lastSeq: UInt64
         var lastCRC: UInt32
         var version: Int64
+        /// Where the list starts (version 4: after its base, if its first records were cut off).
+        var base: ListBase
     }
 
     /// A new connection to `location`, with the session settings of `options`.
@@ -92,15 +94,17 @@ extension PostgresEventLog {
                     EventLogError(.schemaMissing, "\(location): the schema '\(schema.name)' vanished while it was created"))
             }
             let statements = PostgresStatements(schema: schema.name, version: version)
-            func head(_ result: PostgresResult) -> Head? {
+            func head(_ result: PostgresResult) throws(PostgresStepFailure) -> Head? {
                 guard result.rowCount == 1, let id = result.uuid(0, 0), let last = result.integer(0, 1), let crc = result.integer(0, 2)
                 else { return nil }
-                return Head(logID: id, lastSeq: UInt64(max(0, last)), lastCRC: UInt32(truncatingIfNeeded: crc), version: version)
+                let base = try ListBase(row: result, column: 3, location: location)
+                return Head(
+                    logID: id, lastSeq: UInt64(max(0, last)), lastCRC: UInt32(truncatingIfNeeded: crc), version: version, base: base)
             }
             let found = try run { () throws(PostgresFailure) in
                 try connection.execute(statements.openList, [.text(location.list)])
             }
-            if let found = head(found) { return found }
+            if let found = try head(found) { return found }
             if version < PostgresSchema.version {
                 throw PostgresStepFailure.log(Self.readOnly(location, version: version, doing: "create the list"))
             }
@@ -117,7 +121,7 @@ extension PostgresEventLog {
             let created = try run { () throws(PostgresFailure) in
                 try connection.execute(statements.openList, [.text(location.list)])
             }
-            guard let created = head(created) else {
+            guard let created = try head(created) else {
                 throw PostgresStepFailure.log(
                     EventLogError(
                         .serverError, "\(location): the list '\(location.list)' was created but cannot be read back",
@@ -133,7 +137,7 @@ extension PostgresEventLog {
     static func readOnly(_ location: PostgresLocation, version: Int64, doing what: String) -> EventLogError {
         EventLogError(
             .unsupportedVersion,
-            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : "its appends keep a row per batch in a table of their own")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
+            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : version < 3 ? "its appends keep a row per batch in a table of their own" : "its lists have no base columns, which archiving writes")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
             path: location.description)
     }
 

@@ -36,6 +36,8 @@ extension PostgresEventLog {
             }
             var records: [EventRecord] = []
             records.reserveCapacity(result.rowCount)
+            // The first record after a base continues the base's chain value (its row before was cut).
+            let base = listBase.withLock { $0 }
             for row in 0..<result.rowCount {
                 guard let seq = result.integer(row, 0), seq >= 1, let stored = result.integer(row, 1) else { continue }
                 let payload = result.bytes(row, 2)
@@ -46,7 +48,7 @@ extension PostgresEventLog {
                             lastGoodSeq: UInt64(seq) - 1))
                 }
                 if schemaVersion >= 2 {
-                    let previous = seq == 1 ? 0 : result.integer(row, 3)
+                    let previous = seq == 1 ? 0 : UInt64(seq) - 1 == base.seq ? Int64(base.crc) : result.integer(row, 3)
                     guard let previous else { throw damage("seq \(seq - 1) is missing before seq \(seq)") }
                     let computed = payload.withUnsafeBytes { checksums.next(after: UInt32(truncatingIfNeeded: previous), payload: $0) }
                     guard computed == UInt32(truncatingIfNeeded: stored) else {

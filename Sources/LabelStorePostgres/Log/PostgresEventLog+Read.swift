@@ -25,20 +25,38 @@ extension PostgresEventLog {
     ///   reconnected and the read sent again); `closed`; `serverError`.
     /// - Complexity: one round trip; O(bytes read).
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
-        let first = max(seq, 1)
         guard maxCount > 0 else { return [] }
-        // The row before the first one read gives the first row's chain start.
-        let from = first - 1 >= 1 ? first - 1 : first
-        // One row more when the row before is read too (`maxCount` may be `Int.max`).
-        let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
         var conflicts = 0
         let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
-            let result = try run { () throws(PostgresFailure) in
-                try connection.execute(
-                    prepared: "read", statements.read,
-                    [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
+            // A list cut further since its base was read: read its base again, then the records.
+            for attempt in 0..<2 {
+                let base = listBase.withLock { $0 }
+                // A based list holds no records before its first: a read from an earlier seq starts there.
+                let first = max(seq, base.seq + 1)
+                // The row before the first one read gives the first row's chain start (the base's, right after it).
+                let from = first - 1 > base.seq ? first - 1 : first
+                // One row more when the row before is read too (`maxCount` may be `Int.max`).
+                let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
+                let result = try run { () throws(PostgresFailure) in
+                    try connection.execute(
+                        prepared: "read", statements.read,
+                        [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
+                }
+                let cut = result.rowCount > 0 ? UInt64(max(0, result.integer(0, 6) ?? 0)) : 0
+                if cut > base.seq && cut >= from {
+                    let found = try refreshBase(connection)
+                    if seq <= found.seq && seq > base.seq {
+                        throw PostgresStepFailure.log(
+                            damage(
+                                .seqGap,
+                                "seqs \(base.seq + 1)…\(found.seq) were cut off the list (\(found.block.map(Self.describe) ?? "archived or dropped")) after this log read where it starts: seq \(seq) is no longer on the server (open the list again)",
+                                seq: base.seq))
+                    }
+                    if attempt == 0 { continue }
+                }
+                return try self.decode(result, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection)
             }
-            return try self.decode(result, from: first, maxCount: maxCount, on: connection)
+            throw PostgresStepFailure.log(damage(.seqGap, "the list was cut twice while seq \(seq) was read", seq: seq - 1))
         } retryIf: { failure in
             // On a hot standby a read can be cancelled by a conflict with recovery (40001, 40P01):
             // nothing was changed; it is sent again, a few times.
@@ -52,11 +70,12 @@ extension PostgresEventLog {
     }
 
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
-    /// `maxCount` records from `first`, which start at `first - 1` when `first > 1`,
-    /// read on `connection`.
-    func decode(_ result: PostgresResult, from first: UInt64, maxCount: Int, on connection: PostgresConnection)
-        throws(PostgresStepFailure) -> [EventRecord]
-    {
+    /// `maxCount` records from `first`, which start at `first - 1` with
+    /// `rowBefore` (else the chain starts at 0, or at `base`'s chain value
+    /// right after it), read on `connection`.
+    func decode(
+        _ result: PostgresResult, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int, on connection: PostgresConnection
+    ) throws(PostgresStepFailure) -> [EventRecord] {
         guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
             let headCRC = result.integer(0, 2)
         else {
@@ -69,8 +88,9 @@ extension PostgresEventLog {
         let checked = schemaVersion >= 2
         var records: [EventRecord] = []
         records.reserveCapacity(result.rowCount)
-        var expected = first > 1 ? first - 1 : first
-        var previous: UInt32 = 0
+        var expected = rowBefore ? first - 1 : first
+        // Without a row before: the chain starts at 0 before seq 1, or at the base's chain value.
+        var previous: UInt32 = first - 1 == base.seq ? base.crc : 0
         var row = 0
         while row < result.rowCount, let rowSeq = result.integer(row, 3) {
             guard rowSeq >= 1 else {
@@ -124,7 +144,7 @@ extension PostgresEventLog {
             row += 1
         }
         // The head row is a promise: every record up to it is there.
-        if first > 1 && first - 1 <= head && (records.isEmpty && expected == first - 1) {
+        if rowBefore && first - 1 <= head && (records.isEmpty && expected == first - 1) {
             throw .log(damage(.seqGap, "seq \(first - 1) is missing: the head row says the list ends at seq \(head)", seq: first - 2))
         }
         let wanted = head >= first ? min(UInt64(maxCount), head - first + 1) : 0
@@ -152,7 +172,7 @@ extension PostgresEventLog {
         return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    private func damage(_ code: EventLogError.Code, _ what: String, seq lastGood: UInt64) -> EventLogError {
+    func damage(_ code: EventLogError.Code, _ what: String, seq lastGood: UInt64) -> EventLogError {
         EventLogError(
             code, "\(location): list '\(location.list)': \(what)", path: location.description, lastGoodSeq: lastGood)
     }

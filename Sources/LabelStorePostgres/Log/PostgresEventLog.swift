@@ -121,7 +121,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The version of the list's schema: ``currentSchemaVersion``, or an older
     /// one this build reads but does not write (``isReadOnly``).
     public let schemaVersion: Int
-    /// The schema version this build writes (2: records carry chained checksums).
+    /// The schema version this build writes (4: records carry chained checksums, a list may start from a base).
     public static let currentSchemaVersion = Int(PostgresSchema.version)
     /// Whether the list's schema is older than this build writes: every read
     /// works (without the checksums version 1 does not have), every append
@@ -148,6 +148,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The connection that listens for the list's notifications.
     let listener: Locked<PostgresListener>
     let cachedLastSeq: Atomic<UInt64>
+    /// Where the list starts (``base``): read at open, raised when a read finds it cut further.
+    let listBase: Mutex<ListBase>
     /// What this log went through (for tests, benchmarks and diagnostics).
     package let statistics = PostgresLogStatistics()
     /// Faults to inject (tests only).
@@ -182,6 +184,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
         self.checksums = ChainedChecksum(historyID: head.logID)
         self.chainTip = Mutex(ChainTip(seq: head.lastSeq, crc: head.lastCRC))
         self.cachedLastSeq = Atomic(head.lastSeq)
+        self.listBase = Mutex(head.base)
         self.session = Locked(connection)
         self.channel = PostgresStatements.channel(schema: location.schema, list: location.list)
         self.listener = Locked(PostgresListener())

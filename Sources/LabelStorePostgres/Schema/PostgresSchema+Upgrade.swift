@@ -20,13 +20,16 @@ extension PostgresEventLog {
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1 or 2 to ``currentSchemaVersion``.
+    /// only `location.list`) from version 1, 2 or 3 to ``currentSchemaVersion``.
     /// From version 1 every record is decoded and checked (seqs gapless from 1
     /// up to each list's head), given its keyed, chained checksum, and each head
     /// row its chain value. From version 2 (and then from 1), each batch's id
     /// moves from the `batches` table onto its first record, `batches` and the
     /// actor index are dropped, the label index becomes a hash index, and the
-    /// head rows' table gets its fill factor. The version is set last.
+    /// head rows' table gets its fill factor. From version 3 (and then from 1
+    /// and 2), the head rows gain the base columns of a list whose first
+    /// records are cut off (``PostgresEventLog/cutHistory(through:archiveTo:now:progress:)``);
+    /// every list keeps starting at seq 1. The version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
@@ -70,7 +73,8 @@ extension PostgresEventLog {
     }
 
     /// The migration to this build's version in one transaction on `connection`:
-    /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table).
+    /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table),
+    /// then 3 → 4 (the base columns of the head rows).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -88,7 +92,9 @@ extension PostgresEventLog {
             return UpgradeReport(fromVersion: Int(from), toVersion: Int(from), lists: 0, records: 0)
         }
         // Versions 1 and 2 have it; locked only now, since an upgrade that committed meanwhile dropped it.
-        _ = try run { () throws(PostgresFailure) in try connection.execute("LOCK TABLE \(s).batches IN ACCESS EXCLUSIVE MODE") }
+        if from < 3 {
+            _ = try run { () throws(PostgresFailure) in try connection.execute("LOCK TABLE \(s).batches IN ACCESS EXCLUSIVE MODE") }
+        }
         let listRows = try run { () throws(PostgresFailure) in
             try connection.execute("SELECT list, log_id, last_seq FROM \(s).lists ORDER BY list")
         }
@@ -96,6 +102,21 @@ extension PostgresEventLog {
         if from < 2 {
             records = try chain(connection, lists: listRows, schema: s, location: location, progress: progress)
         }
+        if from < 3 { try addBatchIDs(connection, schema: s) }
+        try run { () throws(PostgresFailure) in
+            // 3 → 4: the base of a list whose first records were cut off (none yet: every list starts at seq 1).
+            for column in PostgresSchema.baseColumns { _ = try connection.execute("ALTER TABLE \(s).lists ADD COLUMN \(column)") }
+            // A version 3 schema made before the unlabelled records' index gains it.
+            _ = try connection.execute(PostgresSchema.unlabelledIndex(s))
+            _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
+            _ = try connection.execute("COMMIT")
+        }
+        return UpgradeReport(
+            fromVersion: Int(from), toVersion: Int(PostgresSchema.version), lists: listRows.rowCount, records: records)
+    }
+
+    /// Version 2 → 3, in the upgrade's transaction.
+    private static func addBatchIDs(_ connection: PostgresConnection, schema s: String) throws(PostgresStepFailure) {
         try run { () throws(PostgresFailure) in
             // 2 → 3: each append's batch id on its first record, instead of a row of its own; the
             // label index a hash index; no actor index; room on the head rows' pages for their updates.
@@ -110,11 +131,7 @@ extension PostgresEventLog {
             _ = try connection.execute("ALTER TABLE \(s).lists SET (fillfactor = \(PostgresSchema.listsFillFactor))")
             _ = try connection.execute(PostgresSchema.checkpointsTable(s))
             _ = try connection.execute("ALTER TABLE \(s).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL")
-            _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
-            _ = try connection.execute("COMMIT")
         }
-        return UpgradeReport(
-            fromVersion: Int(from), toVersion: Int(PostgresSchema.version), lists: listRows.rowCount, records: records)
     }
 
     /// Version 1 → 2: gives every record of every list its chained checksum

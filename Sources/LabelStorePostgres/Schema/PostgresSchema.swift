@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 3
+    static let version: Int64 = 4
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
@@ -33,7 +33,8 @@ struct PostgresSchema {
                 log_id uuid NOT NULL,
                 last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
                 last_crc bigint NOT NULL DEFAULT 0 CHECK (last_crc BETWEEN 0 AND 4294967295),
-                created_at timestamptz NOT NULL DEFAULT now())
+                created_at timestamptz NOT NULL DEFAULT now(),
+                \(Self.baseColumns.joined(separator: ",\n    ")))
             WITH (fillfactor = \(Self.listsFillFactor))
             """,
             """
@@ -73,6 +74,17 @@ struct PostgresSchema {
         """
     }
 
+    /// The head row's base columns (version 4; docs/POSTGRES.md, "Archiving a
+    /// list"): the seq of the last record cut off the list (0: none), that
+    /// record's chained checksum (the first row left continues it), and the
+    /// base block (docs/FORMAT.md, "Base block": the list and the history
+    /// tree's frontier there, what was cut and where it went).
+    static let baseColumns = [
+        "base_seq bigint NOT NULL DEFAULT 0 CHECK (base_seq >= 0)",
+        "base_crc bigint NOT NULL DEFAULT 0 CHECK (base_crc BETWEEN 0 AND 4294967295)",
+        "base bytea"
+    ]
+
     /// The head rows' table keeps 90% of each page free, so the updates of a
     /// list's head row stay on its page (HOT) and are pruned while the page is
     /// still nearly empty: an append reads few dead versions of its head row.
@@ -110,10 +122,11 @@ struct PostgresSchema {
 
     /// The columns each version adds: 2 the records' chained checksums and the
     /// head row's chain value, 3 the batch id on an append's first record and
-    /// the checkpoints table.
+    /// the checkpoints table, 4 the base of a list whose first records were cut off.
     static let addedColumns: [Int64: [String: Set<String>]] = [
         2: ["lists": ["last_crc"], "records": ["crc"]],
-        3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]]
+        3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]],
+        4: ["lists": ["base_seq", "base_crc", "base"]]
     ]
 
     /// What a database holds of the schema.

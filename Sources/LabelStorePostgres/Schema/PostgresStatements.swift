@@ -33,8 +33,14 @@ struct PostgresStatements {
     /// (settling a lost reply, ``PostgresEventLog``'s `awaitReplication`).
     var touchHead: String { "UPDATE \(schema).lists SET last_seq = last_seq WHERE list = $1" }
 
-    /// `$1` list → `log_id`, `last_seq`, `last_crc`.
-    var openList: String { head }
+    /// The head row's base columns (version 4), or a list from seq 1 in older versions.
+    private var baseColumns: String { version >= 4 ? "base_seq, base_crc, base" : "0::bigint, 0::bigint, NULL::bytea" }
+
+    /// `$1` list → `log_id`, `last_seq`, `last_crc`, `base_seq`, `base_crc`, `base`.
+    var openList: String { "SELECT log_id, last_seq, \(lastCRC), \(baseColumns) FROM \(schema).lists WHERE list = $1" }
+
+    /// `$1` list → `base_seq`, `base_crc`, `base`.
+    var base: String { "SELECT \(baseColumns) FROM \(schema).lists WHERE list = $1" }
 
     /// `$1` list, `$2` log id: creates the list's head row unless it exists.
     var createList: String {
@@ -166,14 +172,14 @@ struct PostgresStatements {
 
     /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
     /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the
-    /// record's `seq`, `crc`, `payload`), or one row with the head and NULLs
+    /// record's `seq`, `crc`, `payload`, then the head row's `base_seq`), or one row with the head and NULLs
     /// when there is no record; no row when there is no list. One statement, so
     /// the head and the records are one snapshot: every record up to the head
     /// must be there (the head row is the promise).
     var read: String {
         let crc = version >= 2 ? "crc" : "0::bigint"
         return """
-            SELECT l.log_id, l.last_seq, \(lastCRC), r.seq, r.crc, r.payload
+            SELECT l.log_id, l.last_seq, \(lastCRC), r.seq, r.crc, r.payload, \(version >= 4 ? "l.base_seq" : "0::bigint")
             FROM \(schema).lists l LEFT JOIN LATERAL (
                 SELECT seq, \(crc) AS crc, payload FROM \(schema).records
                 WHERE list = l.list AND seq >= $2 ORDER BY seq LIMIT $3) r ON true

@@ -28,16 +28,22 @@ enum Archive: Command {
             changes. A crash at any step leaves the old log or the new layout, never a log that does not open (the \
             archive is written and synced before the log is replaced by a rename). The history caches (snapshots, \
             LOG.index, LOG.checkpoints, LOG.tree) describe the old file: they are removed and written again by the \
-            next update. Log files only: server lists cannot be archived yet.
+            next update.
+
+            A server list (URL) is archived the same way: --to FILE or --to DIR (LIST.FIRST-LAST.labellog in it) \
+            names the archive written on this machine, or --delete drops the records; one of them is required. \
+            The records are read, checked and written to the archive first; then one transaction stores the base in \
+            the list's head row and deletes the rows before it, so hosts that open the list later start from the \
+            base. Appends go on meanwhile. Needs schema version 4 ('upgrade').
 
             JSON (--json): {"path", "archive", "dropped", "dryRun", "first", "last", "records", "bytes", "firstTime", \
             "lastTime", "firstSeq", "keptRecords", "keptBytes"} where first…last are the seqs cut and archive is null \
-            when they are dropped.
+            when they are dropped; for a server list, bytes counts the payloads cut and keptBytes is left out.
             """,
         arguments: [
-            .positional("log", "The label log file."),
+            .positional("log", "The label log file, or a server list's URL."),
             .option("before", value: "seq|time", "Cut the records before this seq, or before the first stamped at or after this time."),
-            .option("to", value: "dir", "The directory of the archive file (default: the log's)."),
+            .option("to", value: "dir", "The directory of the archive file (default: the log's); for a server list, a file or directory."),
             .flag("delete", "Drop the records instead of archiving them."),
             .flag("dry-run", "Say what would be cut, and change nothing."),
             .flag("json", "Print one JSON object instead of text.")
@@ -61,12 +67,13 @@ enum Archive: Command {
         let lastTime: String
         let firstSeq: UInt64
         let keptRecords: UInt64
-        let keptBytes: Int64
+        /// The bytes of the frames kept (log files only: a server list's are not counted).
+        let keptBytes: Int64?
     }
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = try arguments.filePath(
-            why: "archiving cuts a log file's records into a file of their own; server lists cannot be archived yet")
+        let path = try arguments.logPath()
+        if case .server = LogLocation.resolve(path) { return try runServer(path, arguments: arguments, console: console) }
         guard FileManager.default.fileExists(atPath: path) else {
             throw Failure("\(path): no such file; check the path ('\(Tool.name) demo' writes an example log)")
         }
@@ -75,7 +82,8 @@ enum Archive: Command {
             throw UsageError("--to names where an archive goes: it cannot go with --delete")
         }
         let header = try LogReader(path: path).header
-        let lastCut = try lastCutSeq(before: before, arguments: arguments, path: path, firstSeq: header.firstSeq)
+        let reader = try LogReader(path: path)
+        let lastCut = try lastCutSeq(before: before, arguments: arguments, path: path, firstSeq: header.firstSeq) { try reader.next() }
         let archive =
             arguments.flag("delete") ? nil : archivePath(for: path, directory: arguments.option("to"), cut: header.firstSeq...lastCut)
         if let directory = arguments.option("to") {
@@ -94,6 +102,14 @@ enum Archive: Command {
             firstTime: report.timeRange.lowerBound.iso8601, lastTime: report.timeRange.upperBound.iso8601, firstSeq: report.firstSeq,
             keptRecords: report.keptRecords, keptBytes: report.keptBytes)
         if !dryRun { HistoryCaches.keep(path, console: console, occasion: .write) }
+        return try Archive.report(result, arguments: arguments, console: console)
+    }
+
+    /// Prints what was (or would be) cut.
+    static func report(_ result: Result, arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = result.path
+        let archive = result.archive
+        let dryRun = result.dryRun
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
             return ExitStatus.success
@@ -102,15 +118,18 @@ enum Archive: Command {
             "seqs \(result.first)…\(result.last) (\(result.records) record\(result.records == 1 ? "" : "s"), \(result.bytes) bytes, stamped \(result.firstTime) to \(result.lastTime))"
         let verb = dryRun ? (archive == nil ? "would drop" : "would archive") : (archive == nil ? "dropped" : "archived")
         let whereTo = archive.map { " to \($0)" } ?? ""
+        let bytes = result.keptBytes.map { ", \($0) bytes" } ?? ""
         let rest =
-            "\(path) \(dryRun ? "would start" : "now starts") at seq \(result.firstSeq) (\(result.keptRecords) record\(result.keptRecords == 1 ? "" : "s"), \(result.keptBytes) bytes)"
+            "\(path) \(dryRun ? "would start" : "now starts") at seq \(result.firstSeq) (\(result.keptRecords) record\(result.keptRecords == 1 ? "" : "s")\(bytes))"
         console.line(Escape.text("\(verb) \(what)\(whereTo); \(rest)"))
         if dryRun { console.line("(dry run: nothing was changed)") }
         return ExitStatus.success
     }
 
-    /// The last seq to cut for `--before`: a seq, or a time.
-    private static func lastCutSeq(before: String, arguments: ParsedArguments, path: String, firstSeq: UInt64) throws -> UInt64 {
+    /// The last seq to cut for `--before`: a seq, or a time (`next` reads the records from the log's first, for a time).
+    static func lastCutSeq(
+        before: String, arguments: ParsedArguments, path: String, firstSeq: UInt64, next: () throws -> EventRecord?
+    ) throws -> UInt64 {
         if let seq = UInt64(before) {
             guard seq > firstSeq else {
                 throw Failure("\(path): nothing is before seq \(seq): the log starts at seq \(firstSeq)")
@@ -121,9 +140,8 @@ enum Archive: Command {
             throw UsageError("archive needs --before SEQ or --before TIME")
         }
         // The records before the first one stamped at or after the time.
-        let reader = try LogReader(path: path)
         var last = firstSeq - 1
-        while let record = try reader.next(), record.timestamp < time { last = record.seq }
+        while let record = try next(), record.timestamp < time { last = record.seq }
         guard last >= firstSeq else {
             throw Failure("\(path): no record is stamped before \(time.iso8601) (the first is seq \(firstSeq)): nothing to archive")
         }

@@ -24,7 +24,11 @@ extension Copy {
                 storage = nil
             case .server:
                 file = nil
-                storage = try ServerStorage.open(location).storage
+                let opened = try ServerStorage.open(location).storage
+                if let base = opened.base {
+                    throw Failure(Copy.basedRefusal(text, base: base))
+                }
+                storage = opened
             }
         }
 

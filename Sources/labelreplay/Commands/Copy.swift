@@ -63,9 +63,7 @@ enum Copy: Command {
         let follow = arguments.flag("follow")
         Platform.deferInterrupts()
         if case .file(let path) = LogLocation.resolve(sourceText), let base = try? LogReader(path: path).header.base {
-            throw Failure(
-                "\(sourceText): it starts at seq \(base.lastCutSeq + 1) (its records before were cut off to an archive or dropped); copy copies whole histories, and copying a based log is not built yet"
-            )
+            throw Failure(basedRefusal(sourceText, base: base))
         }
         let source = try Source(sourceText)
         let destination = try Destination.open(destinationText, console: console)
@@ -84,6 +82,11 @@ enum Copy: Command {
             if destination.created && !caughtUp { destination.discard() }
             throw error
         }
+    }
+
+    /// The refusal to copy a source whose records before `base` were cut off.
+    static func basedRefusal(_ source: String, base: LogBase) -> String {
+        "\(source): it starts at seq \(base.lastCutSeq + 1) (its records before were cut off to an archive or dropped); copy copies whole histories, and copying a based log is not built yet"
     }
 
     /// Copies the records of `source` that `destination` lacks (and, with

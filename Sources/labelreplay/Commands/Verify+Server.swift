@@ -11,10 +11,13 @@ extension Verify {
     static func checkServer(_ location: LogLocation, console: Console) -> VerifyResult {
         var result = VerifyResult(path: location.display)
         let storage: any EventStorage
+        var list: LabelList
         do {
             let opened = try ServerStorage.open(location)
             storage = opened.storage
             result.serverChecks = ["payloads", "seqs", "head"] + (opened.hasChecksums ? ["checksums"] : [])
+            // A list whose first records were cut off is checked from its base (its list there, decoded and checked).
+            list = try LabelList.origin(of: storage.base, logID: LabelID(opened.logID), describe: location.display)
         } catch {
             let code = (error as? EventLogError)?.code.rawValue ?? "failure"
             var message = ErrorText.describe(error)
@@ -25,8 +28,8 @@ extension Verify {
         let last = (try? storage.refreshLastSeq()) ?? 0
         let progress = Progress("verifying \(location.display)", total: Int64(last), unit: "records", console: console)
         defer { progress.finish() }
-        var list = LabelList()
-        var next: UInt64 = 1
+        result.firstSeq = list.lastSeq + 1
+        var next = result.firstSeq
         reading: while true {
             let batch: [EventRecord]
             do {
@@ -49,7 +52,7 @@ extension Verify {
             next = list.lastSeq + 1
             progress.update(Int64(list.lastSeq), detail: "seq \(list.lastSeq)")
         }
-        result.records = list.lastSeq
+        result.records = list.lastSeq - (result.firstSeq - 1)
         result.lastSeq = list.lastSeq
         result.count = list.count
         result.enabledCount = list.enabledCount
@@ -58,8 +61,11 @@ extension Verify {
 
     /// The text report's summary of a server list that could be read.
     static func reportServer(_ result: VerifyResult, console: Console) {
-        let range = result.lastSeq > 0 ? " (seq 1…\(result.lastSeq))" : ""
+        let range = result.records > 0 ? " (seq \(result.firstSeq)…\(result.lastSeq))" : ""
         console.line("  records  \(result.records)\(range) on the server")
+        if result.firstSeq > 1 {
+            console.line("  base     the list after seq \(result.firstSeq - 1): the records before were cut off (archived or dropped)")
+        }
         console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
     }
 }

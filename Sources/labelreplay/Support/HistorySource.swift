@@ -27,7 +27,17 @@ enum HistorySource {
         } else {
             let opened = try ServerStorage.open(location)
             total = Int64(try opened.storage.refreshLastSeq())
-            records = HistoryRecords(storage: opened.storage, name: opened.display)
+            if let reaching, let base = opened.storage.base, reaching <= base.lastCutSeq, case .archived(let file) = base.disposition,
+                let archive = try? LogReader(path: SystemPaths.archive(named: file, besideLog: opened.display)),
+                archive.header.logID == LabelID(opened.logID)
+            {
+                // Seqs before the list's first: its archive's records first, then the list's.
+                records = HistoryRecords(archive: archive, storage: opened.storage, chainValue: opened.baseChainValue, name: opened.display)
+            } else {
+                // A list whose first records were cut off hashes on from its base's frontier.
+                let start = opened.storage.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) }
+                records = HistoryRecords(storage: opened.storage, name: opened.display, start: start)
+            }
         }
         let progress = Progress(label, total: total, unit: location == .file(path) ? "bytes" : "records", console: console)
         records.onProgress = { seq, position in progress.update(position, detail: "seq \(seq)") }

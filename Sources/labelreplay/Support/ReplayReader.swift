@@ -35,7 +35,14 @@ final class ReplayReader {
         self.file = nil
         self.storage = server.storage
         let first = try server.storage.read(from: 1, maxCount: 1).first
-        self.header = LogHeader(logID: LabelID(server.logID), createdAt: first?.timestamp ?? EventTimestamp.now())
+        let created = first?.timestamp ?? EventTimestamp.now()
+        // A list whose first records were cut off reads as a based log: from the record after its base.
+        if let base = server.storage.base {
+            self.header = LogHeader(logID: LabelID(server.logID), createdAt: created, base: base, previousChecksum: server.baseChainValue)
+            storageNext = base.lastCutSeq + 1
+        } else {
+            self.header = LogHeader(logID: LabelID(server.logID), createdAt: created)
+        }
     }
 
     /// Whether this reads a server list.
@@ -49,16 +56,19 @@ final class ReplayReader {
 
     /// Where reading is: a byte offset in a file (past the archive's bytes, once the log
     /// after it is read); the records read of a server list.
-    var offset: Int64 { file.map { $0.offset + archiveBytes } ?? Int64(storageNext - 1) }
+    var offset: Int64 {
+        if storage != nil { return Int64(nextSeq - 1) }  // a server list's archive counts records as the list does
+        return file.map { $0.offset + archiveBytes } ?? Int64(storageNext - 1)
+    }
 
     /// Where the last record read is in the file (never for a server list).
     var lastPosition: LogPosition? { file?.lastPosition }
 
     /// The file's size in bytes; a server list's last seq.
     func fileSize() throws -> Int64 {
+        if storage != nil { return Int64(try storage!.refreshLastSeq()) }
         if let live, let file { return try file.fileSize() + live.fileSize() }
-        if let file { return try file.fileSize() + archiveBytes }
-        return Int64(try storage!.refreshLastSeq())
+        return try file!.fileSize() + archiveBytes
     }
 
     /// The next record, or `nil` at the end of the complete records.
@@ -66,7 +76,7 @@ final class ReplayReader {
         if let file {
             if let record = try file.next() { return record }
             guard try joinLog() else { return nil }
-            return try self.file!.next()
+            if let log = self.file { return try log.next() }
         }
         if index == buffer.count {
             buffer = try storage!.read(from: storageNext, maxCount: 4096)
@@ -84,8 +94,10 @@ final class ReplayReader {
         if let file {
             try file.forEachView(from: seq, body)
             guard try joinLog() else { return }
-            try self.file!.forEachView(from: max(seq, self.file!.nextSeq), body)
-            return
+            if let log = self.file {
+                try log.forEachView(from: max(seq, log.nextSeq), body)
+                return
+            }
         }
         while let record = try next() {
             guard record.seq >= seq else { continue }
@@ -101,7 +113,7 @@ final class ReplayReader {
     /// cut) before the log: from the archive's first record, then, once it
     /// ends, the log from its first. Before anything is read.
     func readArchiveFirst(_ archive: LogReader, path: String) {
-        precondition(live == nil && file != nil, "an archive is read first only before a log file")
+        precondition(live == nil && (file != nil || storage != nil), "an archive is read first only before a log")
         live = file
         file = archive
         archivePath = path
@@ -113,11 +125,13 @@ final class ReplayReader {
     /// and the log's first record chains on from its checksum. `false` when
     /// there is no log to move to.
     private func joinLog() throws -> Bool {
-        guard let live, let archive = file, let path = archivePath else { return false }
+        guard let archive = file, let path = archivePath else { return false }
+        // The log after the archive: a file, or the server list (whose header is the one made for it).
+        let logHeader = live?.header ?? header
         let last = archive.lastPosition
-        guard last?.seq == live.header.firstSeq - 1, let checksum = last?.checksum, checksum == live.header.previousChecksum else {
+        guard last?.seq == logHeader.firstSeq - 1, let checksum = last?.checksum, checksum == logHeader.previousChecksum else {
             throw Failure(
-                "\(path): the archive ends at seq \(last?.seq ?? 0) and does not join the log after it (which starts at seq \(live.header.firstSeq)); run 'labelreplay verify' on the log"
+                "\(path): the archive ends at seq \(last?.seq ?? 0) and does not join the log after it (which starts at seq \(logHeader.firstSeq)); run 'labelreplay verify' on the log"
             )
         }
         archiveBytes = try archive.fileSize()

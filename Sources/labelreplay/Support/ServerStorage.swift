@@ -26,6 +26,8 @@ enum ServerStorage {
         let schema: String
         /// Whether the list's rows carry chained checksums (schema version 2 and later).
         var hasChecksums = false
+        /// The chained checksum of the last record a based list's base cut (0 for a list from seq 1).
+        var baseChainValue: UInt32 = 0
     }
 
     /// What ``create(_:)`` found and made.
@@ -58,7 +60,7 @@ enum ServerStorage {
         }
         return Opened(
             storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema,
-            hasChecksums: log.schemaVersion >= 2)
+            hasChecksums: log.schemaVersion >= 2, baseChainValue: log.baseChainValue)
         #else
         _ = create
         throw LogLocation.notBuilt(url)

@@ -1,0 +1,194 @@
+#if Postgres
+import EventLog
+import Foundation
+import LabelProjection
+import LabelStorePostgres
+import LabelStoreTestSupport
+import Synchronization
+import Testing
+
+/// Archiving a server list (issue 27, item 3): `archive URL --before SEQ
+/// --to FILE|DIR` writes the records before the cut to an archive file, then
+/// in one transaction writes the base into the head row and deletes the rows
+/// and checkpoints it replaces; hosts that open later start from the base,
+/// with the same answers, heads and checks as before.
+@Suite struct ServerArchiveTests {
+    let server = PostgresTestServer.shared
+
+    func open(_ location: PostgresLocation) throws -> PostgresEventLog {
+        try PostgresEventLog(location: location, options: .init(createIfMissing: true, checkpointInterval: 64))
+    }
+
+    func scratchDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-archive-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func cli(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        try CLIOverServerTests.cli(arguments)
+    }
+
+    @Test func aListCutToAnArchiveAnswersAsBeforeFromItsBaseAndItsArchiveJoinsIt() throws {
+        let location = server.location()
+        let url = CLIOverServerTests.url(list: location.list)
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(300, to: store, seed: 21)
+        store.waitForHistoryFiles()
+        let snapshot = store.snapshot
+        let head = try store.head
+        let last = store.lastSeq
+        try #require(last > 260)
+        let seqs: [UInt64] = [120, 150, 151, 220, last]
+        let states = try seqs.map { try store.state(atSeq: $0) }
+        let commands = [
+            ["show", url, "--at", "250"], ["head", url], ["log", url, "--from", "200", "--no-pager"], ["show", url, "--at", "100"],
+            ["diff", url, "90", "260"], ["head", url, "--at", "140"], ["log", url, "--to", "20", "--no-pager"]
+        ]
+        let before = try commands.map { try cli($0) }
+        for (arguments, run) in zip(commands, before) { #expect(run.status == 0, "\(arguments): \(run)") }
+
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dry = try cli(["archive", url, "--before", "151", "--to", directory, "--dry-run"])
+        #expect(dry.status == 0 && dry.output.contains("would archive seqs 1…150"), "\(dry)")
+        #expect(try server.psql("SELECT min(seq) FROM labelstore.records WHERE list = '\(location.list)'") == "1", "a dry run cuts nothing")
+        let cut = try cli(["archive", url, "--before", "151", "--to", directory, "--json"])
+        #expect(cut.status == 0 && cut.output.contains(#""first":1,"#) && cut.output.contains(#""last":150,"#), "\(cut)")
+        let archive = "\(directory)/\(location.list).1-150.labellog"
+        #expect(FileManager.default.fileExists(atPath: archive), "\(cut)")
+        #expect(try cli(["verify", archive]).status == 0, "the archive is a log of its own")
+        #expect(try server.psql("SELECT min(seq) FROM labelstore.records WHERE list = '\(location.list)'") == "151")
+        #expect(try server.psql("SELECT count(*) FROM labelstore.checkpoints WHERE list = '\(location.list)' AND seq <= 150") == "0")
+        #expect(try server.psql("SELECT base_seq FROM labelstore.lists WHERE list = '\(location.list)'") == "150")
+
+        // A host that opens now starts from the base, with the same list, head and states from the cut on.
+        let joining = try open(location)
+        defer { joining.close() }
+        #expect(joining.firstSeq == 151 && joining.base?.lastCutSeq == 150)
+        #expect(try joining.read(from: 1, maxCount: 2).map(\.seq) == [151, 152], "a read from before the base starts at it")
+        let joined = try LabelStore(storage: joining)
+        #expect(joined.snapshot == snapshot)
+        #expect(try joined.head == head, "the head is the same across the cut")
+        for (seq, state) in zip(seqs.dropFirst(), states.dropFirst()) {
+            #expect(try joined.state(atSeq: seq) == state, "seq \(seq)")
+        }
+        #expect(throws: StoreError.self, "seq 120 is archived") { try joined.state(atSeq: 120) }
+
+        // The CLI answers as before: from the base, and from the archive for earlier seqs.
+        let after = try commands.map { try cli($0) }
+        for (index, arguments) in commands.enumerated() {
+            #expect(after[index].status == 0, "\(arguments): \(after[index])")
+            #expect(after[index].output == before[index].output, "\(arguments): the same output across the cut")
+        }
+        try joined.add("after the cut")
+        #expect(try joined.head != head)
+        let verified = try cli(["verify", url])
+        #expect(verified.status == 0 && verified.output.contains("seq 151…\(last + 1)"), "\(verified)")
+        let checked = try cli(["verify", url, "--head", before[1].output.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(checked.status == 0, "the list extends the head kept before the cut: \(checked)")
+
+        // The store opened before the cut still appends; its read of a seq cut meanwhile names the cut.
+        try store.add("from the first host")
+        do {
+            _ = try log.read(from: 100, maxCount: 1)
+            Issue.record("a read of a seq cut after the log opened returned")
+        } catch {
+            #expect(error.code == .seqGap && error.message.contains("were cut off the list"), "\(error)")
+        }
+
+        // Without the archive, seqs before the base are refused naming it.
+        try FileManager.default.removeItem(atPath: archive)
+        let missing = try cli(["show", url, "--at", "100"])
+        #expect(missing.status == 1 && missing.errors.contains("seq 100 is archived in \(archive)"), "\(missing)")
+        let copy = try cli(["copy", url, "\(directory)/copy.labellog"])
+        #expect(copy.status == 1 && copy.errors.contains("starts at seq 151"), "\(copy)")
+    }
+
+    @Test func aListCutWithDeleteStartsFromItsBaseAndNamesTheDroppedSeqs() throws {
+        let location = server.location()
+        let url = CLIOverServerTests.url(list: location.list)
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(120, to: store, seed: 5)
+        let snapshot = store.snapshot
+        let refused = try cli(["archive", url, "--before", "61"])
+        #expect(refused.status == 64 && refused.errors.contains("--to FILE"), "\(refused)")
+        let dropped = try cli(["archive", url, "--before", "61", "--delete"])
+        #expect(dropped.status == 0 && dropped.output.contains("dropped seqs 1…60"), "\(dropped)")
+        let second = try cli(["archive", url, "--before", "81", "--delete"])
+        #expect(second.status == 0 && second.output.contains("dropped seqs 61…80"), "a second cut continues from the first: \(second)")
+        let joining = try open(location)
+        defer { joining.close() }
+        #expect(try LabelStore(storage: joining).snapshot == snapshot)
+        let gone = try cli(["show", url, "--at", "70"])
+        #expect(gone.status == 1 && gone.errors.contains("was dropped"), "\(gone)")
+        #expect(try cli(["verify", url]).status == 0)
+        let early = try cli(["archive", url, "--before", "50", "--delete"])
+        #expect(early.status == 1 && early.errors.contains("nothing is before seq 50"), "\(early)")
+    }
+
+    @Test func appendsFromAnotherHostGoOnWhileTheListIsCutAndEveryRecordIsKept() throws {
+        let location = server.location()
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(400, to: store, seed: 31)
+        let head = try store.head
+        try #require(head.seq > 300)
+        let cutter = try open(location)
+        defer { cutter.close() }
+        let written = Mutex(0)
+        let writer = Thread {
+            // Another host appends through its own store while the cut runs.
+            guard let other = try? open(location), let otherStore = try? LabelStore(storage: other) else { return }
+            defer { other.close() }
+            for i in 0..<150 where (try? otherStore.add("during the cut \(i)")) != nil { written.withLock { $0 += 1 } }
+        }
+        writer.start()
+        let report = try cutter.cutHistory(through: 300, archiveTo: nil)
+        while written.withLock({ $0 }) < 150 && !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(report.cut == 1...300)
+        #expect(written.withLock { $0 } == 150, "every append from the other host landed")
+        let joining = try open(location)
+        defer { joining.close() }
+        let joined = try LabelStore(storage: joining)
+        #expect(joined.lastSeq == head.seq + 150)
+        let proof = try joined.consistencyProof(from: head.seq)
+        let newHead = try joined.head
+        #expect(proof.old == head && proof.new == newHead, "the history extends the head kept before the cut")
+        try proof.verify()
+        #expect(try cli(["verify", CLIOverServerTests.url(list: location.list)]).status == 0)
+    }
+
+    @Test func aCutStoppedBeforeItsTransactionLeavesTheListAndASecondRunKeepsItsArchive() throws {
+        let location = server.location()
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(80, to: store, seed: 9)
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let archive = "\(directory)/early.labellog"
+        // The archive of seqs 1…40 is there, as a cut that stopped before its transaction left it.
+        let reader = try open(location)
+        defer { reader.close() }
+        let writer = try ArchiveFileWriter(
+            path: archive, logID: LabelID(reader.logID), createdAt: .now(), base: nil, previousChecksum: 0)
+        for record in try reader.read(from: 1, maxCount: 40) { try writer.append(record) }
+        try writer.finish()
+        #expect(try server.psql("SELECT base_seq FROM labelstore.lists WHERE list = '\(location.list)'") == "0")
+        let report = try reader.cutHistory(through: 40, archiveTo: archive)
+        #expect(report.reusedArchive && report.cut == 1...40)
+        // Another file at the name is refused, and nothing is cut.
+        let other = "\(directory)/other.labellog"
+        try Data("not a log".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(throws: EventLogError.self) { try reader.cutHistory(through: 60, archiveTo: other) }
+        #expect(try server.psql("SELECT base_seq FROM labelstore.lists WHERE list = '\(location.list)'") == "40")
+        #expect(throws: EventLogError.self, "a cut past the end") { try reader.cutHistory(through: 500, archiveTo: nil) }
+    }
+}
+#endif
