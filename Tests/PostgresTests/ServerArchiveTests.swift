@@ -164,6 +164,32 @@ import Testing
         #expect(try cli(["verify", CLIOverServerTests.url(list: location.list)]).status == 0)
     }
 
+    @Test func aProcessKilledOnceTheArchiveIsWrittenLeavesTheListAndTheSameCommandFinishes() throws {
+        let location = server.location()
+        let url = CLIOverServerTests.url(list: location.list)
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(100, to: store, seed: 13)
+        let head = try cli(["head", url])
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["LABELSTORE_TEST_CUT_CRASH"] = "archive-written"
+        let killed = try runCommand(
+            try CLIOverServerTests.executable(), ["archive", url, "--before", "51", "--to", directory], environment: environment)
+        #expect(killed.status == 99, "the process ends as kill -9 would, once the archive is linked: \(killed)")
+        #expect(
+            try server.psql(
+                "SELECT base_seq || ',' || min(seq) FROM labelstore.lists JOIN labelstore.records USING (list) WHERE list = '\(location.list)' GROUP BY base_seq"
+            ) == "0,1", "the list is as it was")
+        #expect(try cli(["verify", url]).status == 0)
+        let again = try cli(["archive", url, "--before", "51", "--to", directory])
+        #expect(again.status == 0 && again.errors.contains("was already there") && again.output.contains("archived seqs 1…50"), "\(again)")
+        #expect(try cli(["head", url]).output == head.output)
+        #expect(try cli(["verify", "\(directory)/\(location.list).1-50.labellog"]).status == 0)
+    }
+
     @Test func aCutStoppedBeforeItsTransactionLeavesTheListAndASecondRunKeepsItsArchive() throws {
         let location = server.location()
         let log = try open(location)
