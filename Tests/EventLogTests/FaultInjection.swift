@@ -36,7 +36,7 @@ import Darwin
 /// | creation: `LogCreation` (`PATH.creating-…`) | `syncAll`, then `syncDirectory` | `syncAll`, `creationSync`; `syncDirectory` |
 final class FaultyFileSystem: LogFileSystem {
     enum Op: String, CaseIterable, Sendable {
-        case open, read, write, syncData, syncAll, truncate, link, syncDirectory
+        case open, read, write, syncData, syncAll, truncate, link, rename, syncDirectory
         /// Writes that carry records (not all zero bytes); also counted as `write`.
         case recordWrite
         /// All-zero writes (the writer's preallocation); also counted as `write`.
@@ -53,7 +53,7 @@ final class FaultyFileSystem: LogFileSystem {
         /// Calls that change a file (or a directory): a crash can be placed before any of them.
         var isMutating: Bool {
             switch self {
-            case .write, .syncData, .syncAll, .truncate, .link, .syncDirectory: true
+            case .write, .syncData, .syncAll, .truncate, .link, .rename, .syncDirectory: true
             default: false
             }
         }
@@ -84,8 +84,26 @@ final class FaultyFileSystem: LogFileSystem {
         var thread: ObjectIdentifier
     }
 
+    /// A change to the directory entries: each name it binds to a file (its
+    /// history as it was then) or removes (`nil`). A power loss keeps the
+    /// changes up to the last directory sync and, in order, any number of
+    /// the later ones (a journaling file system commits them in order; a
+    /// rename is one change, whole or not at all).
+    struct NameChange: Sendable {
+        struct Binding: Sendable {
+            var name: String
+            var file: FileHistory?
+        }
+        var bindings: [Binding]
+    }
+
     struct State {
         var calls: [Op: Int] = [:]
+        var nameChanges: [NameChange] = []
+        /// The name changes a directory sync made durable (a prefix of ``nameChanges``).
+        var durableNameChanges = 0
+        /// How many name changes were made when the process crashed.
+        var crashedNameChanges: Int?
         var faults: [Fault] = []
         var injected = 0
         var files: [String: FileHistory] = [:]
@@ -139,7 +157,29 @@ final class FaultyFileSystem: LogFileSystem {
     /// every later one fail, and the files keep what they had at that moment.
     func armCrash(beforeMutatingCall n: Int) { state.withLock { s in s.crashAt = s.mutatingCalls + max(1, n) } }
     /// Crashes now (between calls).
-    func crashNow() { state.withLock { s in if s.crashed == nil { s.crashed = s.files } } }
+    func crashNow() {
+        state.withLock { s in
+            if s.crashed == nil {
+                s.crashed = s.files
+                s.crashedNameChanges = s.nameChanges.count
+            }
+        }
+    }
+
+    /// The files the names hold after a power loss at the crash (or now):
+    /// `initial` (the names before anything this file system did, durable),
+    /// changed by the durable name changes and a random number of the later
+    /// ones, in order. A name's bytes are then its history's image after the loss.
+    func namesAfterPowerLoss(_ initial: [String: FileHistory], using rng: inout some RandomNumberGenerator) -> [String: FileHistory] {
+        let (changes, durable, end) = state.withLock { s in
+            (s.nameChanges, s.durableNameChanges, s.crashedNameChanges ?? s.nameChanges.count)
+        }
+        var names = initial
+        for change in changes.prefix(Int.random(in: durable...end, using: &rng)) {
+            for binding in change.bindings { names[binding.name] = binding.file }
+        }
+        return names
+    }
 
     /// The bytes `path` could hold after a power loss at the crash (or now, if none happened).
     func imageAfterPowerLoss(_ path: String, loss: Loss, using rng: inout some RandomNumberGenerator) -> [UInt8] {
@@ -162,6 +202,7 @@ final class FaultyFileSystem: LogFileSystem {
                 s.mutatingCalls += 1
                 if let at = s.crashAt, s.mutatingCalls >= at {
                     s.crashed = s.files
+                    s.crashedNameChanges = s.nameChanges.count
                     throw EventLogError(.ioError, "injected: the process crashes here", path: path, errno: EIO)
                 }
             }
@@ -196,14 +237,32 @@ final class FaultyFileSystem: LogFileSystem {
     func link(_ from: String, to: String) throws(EventLogError) {
         if let fault = try enter(.link, path: to) { throw error(fault, "cannot link", path: to) }
         try real.link(from, to: to)
-        state.withLock { s in s.files[to] = s.files[from] }
+        state.withLock { s in
+            s.files[to] = s.files[from]
+            s.nameChanges.append(NameChange(bindings: [.init(name: to, file: s.files[from])]))
+        }
     }
 
-    func unlink(_ path: String) { real.unlink(path) }
+    func rename(_ from: String, to: String) throws(EventLogError) {
+        if let fault = try enter(.rename, path: to) { throw error(fault, "cannot rename", path: to) }
+        try real.rename(from, to: to)
+        state.withLock { s in
+            s.files[to] = s.files[from]
+            s.nameChanges.append(NameChange(bindings: [.init(name: to, file: s.files[from]), .init(name: from, file: nil)]))
+        }
+    }
+
+    func unlink(_ path: String) {
+        real.unlink(path)
+        state.withLock { s in
+            if s.crashed == nil { s.nameChanges.append(NameChange(bindings: [.init(name: path, file: nil)])) }
+        }
+    }
 
     func syncDirectory(containing path: String) throws(EventLogError) {
         if let fault = try enter(.syncDirectory, path: path) { throw error(fault, "cannot sync the directory", path: path) }
         if performsRealSyncs { try real.syncDirectory(containing: path) }
+        state.withLock { s in s.durableNameChanges = s.nameChanges.count }
     }
 
     // MARK: Bookkeeping for FaultyFile

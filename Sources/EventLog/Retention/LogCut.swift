@@ -52,9 +52,10 @@ public enum LogCut {
     /// ``plan(logPath:through:)``, showing each record it cuts to `visitingCut`
     /// in seq order as it goes (a projection folds them in the same pass).
     package static func plan(
-        logPath: String, through lastCutSeq: UInt64, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?
+        logPath: String, through lastCutSeq: UInt64, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
+        fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
-        let reader = try LogReader(path: logPath)
+        let reader = try LogReader(path: logPath, fileSystem: fileSystem)
         let header = reader.header
         guard lastCutSeq >= header.firstSeq else {
             throw EventLogError(
@@ -122,18 +123,20 @@ public enum LogCut {
     /// the records for the plan and the image: once the log's lock is held,
     /// `begin` gets the log's header, `visitingCut` each record cut in seq
     /// order (as the plan reads it), and then `image` returns the base's image.
+    /// Every file operation goes through `fileSystem` (the crash and
+    /// power-loss tests model it).
     @discardableResult
     package static func cut(
         logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
         begin: (LogHeader) throws(EventLogError) -> Void, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
-        image: () throws(EventLogError) -> [UInt8]
+        image: () throws(EventLogError) -> [UInt8], fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
-        if let archivePath, SystemFile.exists(archivePath) {
+        if let archivePath, fileSystem.exists(archivePath) {
             throw EventLogError(.fileExists, "an archive is already there; choose another --to or remove it", path: archivePath)
         }
         let writer: LogWriter
         do {
-            writer = try LogWriter.open(path: logPath, options: LogWriter.Options(lockWait: lockWait))
+            writer = try LogWriter.open(path: logPath, options: LogWriter.Options(fileSystem: fileSystem, lockWait: lockWait))
         } catch let error as EventLogError {
             throw error
         } catch {
@@ -141,16 +144,16 @@ public enum LogCut {
         }
         defer { writer.close() }
         try begin(writer.header)
-        let report = try plan(logPath: logPath, through: lastCutSeq, visitingCut: visitingCut)
+        let report = try plan(logPath: logPath, through: lastCutSeq, visitingCut: visitingCut, fileSystem: fileSystem)
         let image = try image()
-        let old = try SystemFile.open(logPath, .readOnly)
+        let old = try fileSystem.open(logPath, .readOnly)
         defer { old.close() }
         let header = writer.header
         let cutEnd = Int64(header.length) + report.cutBytes
         let dataEnd = cutEnd + report.keptBytes
         let disposition: LogBase.Disposition
         if let archivePath {
-            try copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false)
+            try copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, fileSystem: fileSystem)
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: relativeName(of: archivePath, from: logPath))
         } else {
@@ -161,10 +164,11 @@ public enum LogCut {
             frontier: report.frontier, image: image)
         var newHeader = LogHeader(logID: header.logID, createdAt: header.createdAt, base: base, previousChecksum: report.chainValue)
         newHeader.version = LogFormat.basedVersion
-        try copy(from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true)
+        try copy(
+            from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true, fileSystem: fileSystem)
         CutCrashPoint.reached(.logReplaced)
         for cache in [HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath)] {
-            SystemFile.unlink(cache)
+            fileSystem.unlink(cache)
         }
         return report
     }
@@ -173,10 +177,11 @@ public enum LogCut {
     /// file beside `path`, syncs it, then links it to `path` (failing if a file
     /// is there) or renames it over `path`, and syncs the directory.
     private static func copy(
-        from source: SystemFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool,
+        fileSystem: any LogFileSystem
     ) throws(EventLogError) {
         let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try SystemFile.open(temporary, .createExclusive)
+        let file = try fileSystem.open(temporary, .createExclusive)
         do throws(EventLogError) {
             var at: Int64 = 0
             if let header {
@@ -187,7 +192,7 @@ public enum LogCut {
             while offset < range.upperBound {
                 let chunk = try source.read(at: offset, count: Int(min(4 << 20, range.upperBound - offset)))
                 guard !chunk.isEmpty else {
-                    throw EventLogError(.corruptRecord, "the log ended at byte \(offset) while it was copied", path: source.path)
+                    throw EventLogError(.corruptRecord, "the log ended at byte \(offset) while it was copied to \(path)", path: path)
                 }
                 try chunk.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: at) } }.get()
                 at += Int64(chunk.count)
@@ -196,17 +201,17 @@ public enum LogCut {
             try file.syncAll()
             file.close()
             if replacing {
-                try SystemFile.rename(temporary, to: path)
+                try fileSystem.rename(temporary, to: path)
             } else {
-                try SystemFile.link(temporary, to: path)
-                SystemFile.unlink(temporary)
+                try fileSystem.link(temporary, to: path)
+                fileSystem.unlink(temporary)
             }
         } catch {
             file.close()
-            SystemFile.unlink(temporary)
+            fileSystem.unlink(temporary)
             throw error
         }
-        try SystemFile.syncDirectory(containing: path)
+        try fileSystem.syncDirectory(containing: path)
     }
 
     /// `path` relative to the directory of `logPath` when it is in it, else as given.

@@ -18,10 +18,20 @@ public protocol LogFileSystem: Sendable {
     func link(_ from: String, to: String) throws(EventLogError)
     /// Removes a file (a missing one is not an error).
     func unlink(_ path: String)
+    /// Renames `from` to `to`, replacing `to` atomically.
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
+    func rename(_ from: String, to: String) throws(EventLogError)
     /// Makes a create, link or rename in the directory of `path` durable.
     ///
     /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` (naming the path and errno) when the OS call fails.
     func syncDirectory(containing path: String) throws(EventLogError)
+}
+
+extension LogFileSystem {
+    /// Renames through the operating system: a file system that wraps the
+    /// real one and does not model renames may rely on it.
+    public func rename(_ from: String, to: String) throws(EventLogError) { try SystemFile.rename(from, to: to) }
 }
 
 /// How ``LogFileSystem/open(_:_:)`` opens a file.

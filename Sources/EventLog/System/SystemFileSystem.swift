@@ -18,6 +18,10 @@ public struct SystemFileSystem: LogFileSystem {
     public func link(_ from: String, to: String) throws(EventLogError) { try SystemFile.link(from, to: to) }
     /// Removes the file at `path` (a missing one is not an error).
     public func unlink(_ path: String) { SystemFile.unlink(path) }
+    /// Renames `from` to `to`, replacing `to` atomically (`rename`).
+    ///
+    /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` when the OS call fails.
+    public func rename(_ from: String, to: String) throws(EventLogError) { try SystemFile.rename(from, to: to) }
     /// Makes a create, link or rename in the directory of `path` durable (`fsync` of the directory).
     ///
     /// - Throws: ``EventLogError`` with code ``EventLogError/Code/ioError`` when the directory cannot be opened or synced.

@@ -1,0 +1,83 @@
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+@testable import EventLog
+
+/// The power-loss model over a cut (`LogCut`): the process crashes before
+/// each of the cut's file operations in turn (writing the archive, its sync,
+/// its link, the directory sync, writing the new log, its sync, the rename
+/// over the log, the directory sync), and then the power goes: unsynced bytes
+/// are dropped, torn or reordered, and the directory keeps the changes up to
+/// its last sync and any number of the later ones, in order. Whatever is left
+/// at the log's path opens and is the old log (every record) or the new
+/// based one (every record from the cut on, continuing the chain), and with
+/// the new one an archive is there, whole, ending where the base says.
+@Suite("Power loss during a cut")
+struct LogCutPowerLossTests {
+    static let soak = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil
+    static let lossesPerStep = soak ? 40 : 6
+
+    /// A synced log of `count` records at `path`; returns its records and its bytes.
+    func makeLog(_ path: String, count: Int) throws -> ([EventRecord], [UInt8]) {
+        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        var records: [EventRecord] = []
+        for i in 0..<count {
+            records += try writer.append([
+                LogEntry(.added(id: LabelID(), title: "label \(i) " + String(repeating: "x", count: i % 40), isEnabled: true, index: 0))
+            ])
+        }
+        writer.close()
+        return (records, Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test(arguments: [true, false])
+    func aCutInterruptedByAPowerLossAtAnyStepLeavesTheOldLogOrTheNewLayout(archiving: Bool) throws {
+        var rng = SeededGenerator(seed: archiving ? 41 : 42)
+        var newLayouts = 0
+        var oldLogs = 0
+        var step = 1
+        while true {
+            let dir = TemporaryDirectory()
+            let path = dir.file("cut.labellog")
+            let archivePath = dir.file("cut.1-60.labellog")
+            let (records, bytes) = try makeLog(path, count: 150)
+            let fs = FaultyFileSystem(performsRealSyncs: false)
+            fs.armCrash(beforeMutatingCall: step)
+            _ = try? LogCut.cut(
+                logPath: path, through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), begin: { _ in },
+                visitingCut: nil, image: { [1, 2, 3] }, fileSystem: fs)
+            guard fs.hasCrashed else { break }  // past the cut's last file operation
+            for _ in 0..<Self.lossesPerStep {
+                let names = fs.namesAfterPowerLoss([path: FileHistory(contents: bytes)], using: &rng)
+                let loss = FaultyFileSystem.Loss.allCases.randomElement(using: &rng)!
+                for name in [path, archivePath] {
+                    try? FileManager.default.removeItem(atPath: name)
+                    if let file = names[name] { writeBytes(name, file.imageAfterPowerLoss(loss, using: &rng)) }
+                }
+                let what = "step \(step), \(loss)"
+                let (read, report) = try LogReader.readAll(path: path)
+                #expect(report.damage == nil, "\(what): the log at the path is whole")
+                let header = try LogReader(path: path).header
+                if header.firstSeq == 1 {
+                    oldLogs += 1
+                    #expect(read == records, "\(what): the old log keeps every record")
+                } else {
+                    newLayouts += 1
+                    #expect(header.firstSeq == 61 && read == Array(records[60...]), "\(what): the new log holds seqs 61…150")
+                    #expect(header.base?.lastCutSeq == 60)
+                    if archiving {
+                        let (archived, archiveReport) = try LogReader.readAll(path: archivePath)
+                        #expect(archived == Array(records[..<60]) && archiveReport.damage == nil, "\(what): the archive is whole")
+                        let archive = try LogReader(path: archivePath)
+                        while try archive.next() != nil {}
+                        #expect(archive.lastPosition?.checksum == header.previousChecksum, "\(what): the archive joins the log")
+                    }
+                }
+            }
+            step += 1
+        }
+        #expect(step > 6, "the cut has its file operations: \(step - 1)")
+        #expect(oldLogs > 0 && newLayouts > 0, "both outcomes were met: \(oldLogs) old, \(newLayouts) new")
+    }
+}
