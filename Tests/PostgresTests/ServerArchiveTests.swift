@@ -87,6 +87,7 @@ import Testing
         #expect(try joined.head != head)
         let verified = try cli(["verify", url])
         #expect(verified.status == 0 && verified.output.contains("seq 151…\(last + 1)"), "\(verified)")
+        #expect(verified.output.contains("the archive joins the log"), "verify checks the archive joins the list: \(verified)")
         let checked = try cli(["verify", url, "--head", before[1].output.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(checked.status == 0, "the list extends the head kept before the cut: \(checked)")
 
@@ -98,6 +99,19 @@ import Testing
         } catch {
             #expect(error.code == .seqGap && error.message.contains("were cut off the list"), "\(error)")
         }
+
+        // An archive that does not join (another history's file at its path) fails verify, naming it.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: archive))
+        try FileManager.default.removeItem(atPath: archive)
+        let foreign = try LogWriter.open(path: archive, options: .init(createIfMissing: true))
+        _ = try foreign.append([LogEntry(.added(id: LabelID(), title: "not this list", isEnabled: true, index: 0))])
+        foreign.close()
+        let mismatch = try cli(["verify", url])
+        #expect(
+            mismatch.status == 1 && mismatch.output.contains("does NOT join") && mismatch.errors.contains("not an archive of this log"),
+            "\(mismatch)")
+        try saved.write(to: URL(fileURLWithPath: archive))
+        #expect(try cli(["verify", url]).status == 0)
 
         // Without the archive, seqs before the base are refused naming it.
         try FileManager.default.removeItem(atPath: archive)
@@ -126,7 +140,8 @@ import Testing
         #expect(try LabelStore(storage: joining).snapshot == snapshot)
         let gone = try cli(["show", url, "--at", "70"])
         #expect(gone.status == 1 && gone.errors.contains("was dropped"), "\(gone)")
-        #expect(try cli(["verify", url]).status == 0)
+        let verified = try cli(["verify", url])
+        #expect(verified.status == 0 && verified.output.contains("seqs 61…80 were dropped"), "\(verified)")
         let early = try cli(["archive", url, "--before", "50", "--delete"])
         #expect(early.status == 1 && early.errors.contains("nothing is before seq 50"), "\(early)")
     }

@@ -12,12 +12,20 @@ extension Verify {
         var result = VerifyResult(path: location.display)
         let storage: any EventStorage
         var list: LabelList
+        var join: (base: LogBase, header: LogHeader)?
         do {
             let opened = try ServerStorage.open(location)
             storage = opened.storage
             result.serverChecks = ["payloads", "seqs", "head"] + (opened.hasChecksums ? ["checksums"] : [])
-            // A list whose first records were cut off is checked from its base (its list there, decoded and checked).
+            // A list whose first records were cut off is checked from its base (its list there, decoded and
+            // checked), and its archive, when it is at its path, is checked to join it.
             list = try LabelList.origin(of: storage.base, logID: LabelID(opened.logID), describe: location.display)
+            if let base = storage.base {
+                join = (
+                    base,
+                    LogHeader(logID: LabelID(opened.logID), createdAt: base.cutAt, base: base, previousChecksum: opened.baseChainValue)
+                )
+            }
         } catch {
             let code = (error as? EventLogError)?.code.rawValue ?? "failure"
             var message = ErrorText.describe(error)
@@ -52,6 +60,10 @@ extension Verify {
             next = list.lastSeq + 1
             progress.update(Int64(list.lastSeq), detail: "seq \(list.lastSeq)")
         }
+        if let join, result.problem == nil {
+            let origin = (try? LabelList.origin(of: join.base, logID: join.header.logID, describe: location.display)) ?? LabelList()
+            checkJoin(join.base, of: join.header, origin: origin, path: location.display, into: &result, console: console)
+        }
         result.records = list.lastSeq - (result.firstSeq - 1)
         result.lastSeq = list.lastSeq
         result.count = list.count
@@ -63,9 +75,7 @@ extension Verify {
     static func reportServer(_ result: VerifyResult, console: Console) {
         let range = result.records > 0 ? " (seq \(result.firstSeq)…\(result.lastSeq))" : ""
         console.line("  records  \(result.records)\(range) on the server")
-        if result.firstSeq > 1 {
-            console.line("  base     the list after seq \(result.firstSeq - 1): the records before were cut off (archived or dropped)")
-        }
+        if let base = result.base { reportBase(base, console: console) }
         console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
     }
 }
