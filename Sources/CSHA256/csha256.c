@@ -76,6 +76,70 @@ void csha256_hardware_compress(uint32_t state[8], const void *data, size_t block
     _mm_storeu_si128((__m128i *)&state[4], state1);
 }
 
+// Two independent messages of `blocks` blocks each, their rounds interleaved:
+// one stream waits on each SHA instruction's latency, two keep the unit busy.
+__attribute__((target("sha,sse4.1,ssse3")))
+void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks) {
+    const unsigned char *pa = (const unsigned char *)dataA;
+    const unsigned char *pb = (const unsigned char *)dataB;
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmpA = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateA[0]), 0xB1);
+    __m128i a1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateA[4]), 0x1B);
+    __m128i a0 = _mm_alignr_epi8(tmpA, a1, 8);
+    a1 = _mm_blend_epi16(a1, tmpA, 0xF0);
+    __m128i tmpB = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateB[0]), 0xB1);
+    __m128i b1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateB[4]), 0x1B);
+    __m128i b0 = _mm_alignr_epi8(tmpB, b1, 8);
+    b1 = _mm_blend_epi16(b1, tmpB, 0xF0);
+    while (blocks-- > 0) {
+        const __m128i abefA = a0, cdghA = a1, abefB = b0, cdghB = b1;
+        __m128i ma[4], mb[4];
+        for (int i = 0; i < 4; i++) {
+            ma[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 16 * i)), swap);
+            mb[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 16 * i)), swap);
+        }
+        for (int g = 0; g < 16; g++) {
+            const __m128i k = _mm_loadu_si128((const __m128i *)&csha256_k[4 * g]);
+            __m128i wa = ma[g & 3], wb = mb[g & 3];
+            __m128i xa = _mm_add_epi32(wa, k), xb = _mm_add_epi32(wb, k);
+            a1 = _mm_sha256rnds2_epu32(a1, a0, xa);
+            b1 = _mm_sha256rnds2_epu32(b1, b0, xb);
+            if (g >= 3 && g <= 14) {
+                __m128i na = _mm_add_epi32(ma[(g + 1) & 3], _mm_alignr_epi8(wa, ma[(g + 3) & 3], 4));
+                __m128i nb = _mm_add_epi32(mb[(g + 1) & 3], _mm_alignr_epi8(wb, mb[(g + 3) & 3], 4));
+                ma[(g + 1) & 3] = _mm_sha256msg2_epu32(na, wa);
+                mb[(g + 1) & 3] = _mm_sha256msg2_epu32(nb, wb);
+            }
+            xa = _mm_shuffle_epi32(xa, 0x0E);
+            xb = _mm_shuffle_epi32(xb, 0x0E);
+            a0 = _mm_sha256rnds2_epu32(a0, a1, xa);
+            b0 = _mm_sha256rnds2_epu32(b0, b1, xb);
+            if (g >= 1 && g <= 12) {
+                ma[(g + 3) & 3] = _mm_sha256msg1_epu32(ma[(g + 3) & 3], wa);
+                mb[(g + 3) & 3] = _mm_sha256msg1_epu32(mb[(g + 3) & 3], wb);
+            }
+        }
+        a0 = _mm_add_epi32(a0, abefA);
+        a1 = _mm_add_epi32(a1, cdghA);
+        b0 = _mm_add_epi32(b0, abefB);
+        b1 = _mm_add_epi32(b1, cdghB);
+        pa += 64;
+        pb += 64;
+    }
+    tmpA = _mm_shuffle_epi32(a0, 0x1B);
+    a1 = _mm_shuffle_epi32(a1, 0xB1);
+    a0 = _mm_blend_epi16(tmpA, a1, 0xF0);
+    a1 = _mm_alignr_epi8(a1, tmpA, 8);
+    _mm_storeu_si128((__m128i *)&stateA[0], a0);
+    _mm_storeu_si128((__m128i *)&stateA[4], a1);
+    tmpB = _mm_shuffle_epi32(b0, 0x1B);
+    b1 = _mm_shuffle_epi32(b1, 0xB1);
+    b0 = _mm_blend_epi16(tmpB, b1, 0xF0);
+    b1 = _mm_alignr_epi8(b1, tmpB, 8);
+    _mm_storeu_si128((__m128i *)&stateB[0], b0);
+    _mm_storeu_si128((__m128i *)&stateB[4], b1);
+}
+
 #elif defined(CSHA256_AARCH64)
 #include <arm_neon.h>
 
@@ -104,11 +168,24 @@ void csha256_hardware_compress(uint32_t state[8], const void *data, size_t block
     vst1q_u32(&state[4], efgh);
 }
 
+// Two streams one after the other (the ARMv8 instructions' latency is lower; interleaving is left to the core).
+void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks) {
+    csha256_hardware_compress(stateA, dataA, blocks);
+    csha256_hardware_compress(stateB, dataB, blocks);
+}
+
 #else
 int csha256_hardware_available(void) { return 0; }
 void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks) {
     (void)state;
     (void)data;
+    (void)blocks;
+}
+void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks) {
+    (void)stateA;
+    (void)dataA;
+    (void)stateB;
+    (void)dataB;
     (void)blocks;
 }
 #endif

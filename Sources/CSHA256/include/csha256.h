@@ -15,4 +15,10 @@ int csha256_hardware_available(void);
 /// `csha256_hardware_available()` is non-zero.
 void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks);
 
+/// Compresses two independent messages of `blocks` 64-byte blocks each,
+/// `dataA` into `stateA` and `dataB` into `stateB`, their rounds interleaved
+/// (exactly two calls of `csha256_hardware_compress`, faster). Call only when
+/// `csha256_hardware_available()` is non-zero.
+void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks);
+
 #endif

@@ -106,13 +106,11 @@ public enum HistoryProver {
     public static func check(
         _ source: HistoryRecords, against heads: [HistoryHead]
     ) throws(EventLogError) -> (now: HistoryHead, failures: [EventLogError?]) {
-        var builder = source.start ?? HistoryTreeBuilder()
-        var found: [UInt64: HistoryHash] = [builder.count: builder.root]
-        let wanted = Set(heads.map(\.seq))
-        try source.forEachLeaf(through: .max) { _, leaf in
-            builder.append(leaf: leaf)
-            if wanted.contains(builder.count) { found[builder.count] = builder.root }
-        }
+        // Every core hashes: whole chunks of records are perfect subtrees (ChunkedTreeHasher).
+        let hasher = ChunkedTreeHasher(start: source.start ?? HistoryTreeBuilder(), wanted: Set(heads.map(\.seq)))
+        try source.forEachPayload(through: .max) { _, payload in hasher.append(payload: payload) }
+        let builder = hasher.finish()
+        let found = hasher.found
         let failures = heads.map { head -> EventLogError? in
             if head.seq < source.startSeq { return archived(head.seq, source) }
             guard let hash = found[head.seq] else {

@@ -114,6 +114,15 @@ public final class HistoryRecords {
     /// `lastSeq` or the end of the history. A pass starts where the last one
     /// ended: pass each range once, in order.
     package func forEachLeaf(from first: UInt64 = 1, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void) throws(EventLogError) {
+        try forEachPayload(from: first, through: lastSeq) { seq, payload in body(seq, .leaf(payload: payload)) }
+    }
+
+    /// Calls `body` with each record's seq and payload (valid only during the
+    /// call), from seq `first` through `lastSeq` or the end of the history, as
+    /// ``forEachLeaf(from:through:_:)`` does with their leaves.
+    package func forEachPayload(
+        from first: UInt64 = 1, through lastSeq: UInt64, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+    ) throws(EventLogError) {
         switch source {
         case .file(let reader):
             _ = try pass(reader, from: first, through: lastSeq, body)
@@ -148,7 +157,9 @@ public final class HistoryRecords {
     }
 
     /// A storage's part of a pass: its records from `first` through `lastSeq`.
-    private func pass(_ storage: any EventStorage, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void)
+    private func pass(
+        _ storage: any EventStorage, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+    )
         throws(EventLogError)
     {
         var next = first
@@ -160,7 +171,7 @@ public final class HistoryRecords {
                 let payload = try record.storedPayload()
                 payload.withUnsafeBytes { bytes in
                     currentPayload = bytes
-                    body(record.seq, .leaf(payload: bytes))
+                    body(record.seq, bytes)
                 }
                 next = record.seq + 1
             }
@@ -170,17 +181,20 @@ public final class HistoryRecords {
 
     /// One file's part of a pass: its records from `first` through `lastSeq`;
     /// returns whether the pass goes on past it (it did not reach `lastSeq`).
-    private func pass(_ reader: LogReader, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, HistoryHash) -> Void)
+    private func pass(
+        _ reader: LogReader, from first: UInt64, through lastSeq: UInt64, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+    )
         throws(EventLogError) -> Bool
     {
         struct Done: Error {}
         do {
-            try reader.forEachView(from: first) { view in
-                guard view.seq <= lastSeq else { throw Done() }
-                currentPayload = view.payload
-                body(view.seq, .leaf(payload: view.payload))
-                if view.seq & 4095 == 0, let onProgress { onProgress(view.seq, reader.offset) }
-                if view.seq == lastSeq { throw Done() }
+            // Frames checked (length, chained checksum, seq), payloads hashed as stored, not decoded.
+            try reader.forEachPayload(from: first) { seq, payload in
+                guard seq <= lastSeq else { throw Done() }
+                currentPayload = payload
+                body(seq, payload)
+                if seq & 4095 == 0, let onProgress { onProgress(seq, reader.offset) }
+                if seq == lastSeq { throw Done() }
             }
         } catch is Done {
             return false

@@ -51,6 +51,22 @@ public struct HistoryTreeBuilder: Sendable, Hashable, Codable {
         count += 1
     }
 
+    /// Appends `size` records at once by the root of their perfect subtree
+    /// (`size` a power of two, and the count a multiple of it, so the records
+    /// form one subtree of the tree): the same frontier as appending their
+    /// leaves one by one.
+    package mutating func append(subtree: HistoryHash, size: UInt64) {
+        precondition(size > 0 && size & (size - 1) == 0 && count % size == 0, "a subtree of \(size) records at count \(count)")
+        var hash = subtree
+        var carried = count / size
+        while carried & 1 == 1 {
+            hash = .node(frontier.removeLast(), hash)
+            carried >>= 1
+        }
+        frontier.append(hash)
+        count += size
+    }
+
     /// The Merkle Tree Hash of the records appended: the subtrees folded from
     /// the smallest (newest) to the largest.
     public var root: HistoryHash {

@@ -16,7 +16,8 @@ struct FrameCursor {
         case record(EventRecordView, offset: Int64)
         /// A whole, checksummed record with the right seq that was not decoded
         /// (its seq is below ``FrameCursor/decodeFrom``); the cursor moved past it.
-        case skipped(seq: UInt64, offset: Int64)
+        /// `payload` points into the read buffer, valid as a record's view is.
+        case skipped(seq: UInt64, offset: Int64, payload: UnsafeRawBufferPointer)
         /// The records end at the cursor: the file ends there, or only
         /// zero bytes follow (preallocated space, `preallocated` bytes of it).
         case end(preallocated: Int64)
@@ -173,7 +174,7 @@ struct FrameCursor {
                 }
                 if let broken = brokenChain(frame) { return .problem(broken) }
                 advance(past: frame)
-                return .skipped(seq: seq, offset: at)
+                return .skipped(seq: seq, offset: at, payload: frame.payload)
             case .incomplete(let needed):
                 let before = available
                 available = try fill(atLeast: needed)

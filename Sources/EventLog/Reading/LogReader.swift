@@ -13,7 +13,10 @@ public final class LogReader {
     /// The file header.
     public let header: LogHeader
     let file: any LogFile
-    var cursor: FrameCursor
+    /// Not checked for exclusive access at run time (it is read per record): a
+    /// reader is used from one thread, and ``visiting`` keeps a visitor's
+    /// closure from moving it.
+    @exclusivity(unchecked) var cursor: FrameCursor
     /// Whether a ``forEachView(from:_:)`` closure is running: the reader then
     /// refuses to move (that would invalidate the view being visited).
     var visiting = false
@@ -52,7 +55,7 @@ public final class LogReader {
     /// Where the last record read is (`nil` before the first): its seq,
     /// frame offset and length, and stored checksum, which in a format
     /// version 2 log names the whole history up to it.
-    package private(set) var lastPosition: LogPosition?
+    @exclusivity(unchecked) package private(set) var lastPosition: LogPosition?
 
     /// The last record of a prefix whose every frame ``keeps(_:)`` checked
     /// (from seq 1), so that later checks in the same long write start there.
@@ -174,12 +177,45 @@ public final class LogReader {
 
     /// The next whole record decoded in place (valid until the cursor is next used), or `nil`; see ``next()``.
     func nextView() throws(EventLogError) -> EventRecordView? {
+        guard let step = try nextStep() else { return nil }
+        guard case .record(let view, _) = step else { preconditionFailure("a reader's cursor decodes every record") }
+        return view
+    }
+
+    /// Calls `body` with each whole record's seq and payload from `seq` on,
+    /// checked as every read checks them (framing, chained checksum, seq) but
+    /// not decoded: for hashing the history (`verify --head`). The payload is
+    /// valid only during the call. Returns how many records it visited.
+    ///
+    /// - Throws: what ``next()`` throws, and what `body` throws.
+    @discardableResult
+    package func forEachPayload(from seq: UInt64 = 1, _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        try checkNotVisiting()
+        try skip(toSeq: seq)
+        visiting = true
+        cursor.decodeFrom = .max
+        defer {
+            visiting = false
+            cursor.decodeFrom = 0
+        }
+        var visited = 0
+        while let step = try nextStep() {
+            guard case .skipped(let seq, _, let payload) = step else { preconditionFailure("no record is decoded") }
+            visited += 1
+            try body(seq, payload)
+        }
+        return visited
+    }
+
+    /// The cursor's next whole record (decoded, or below its `decodeFrom` checked only), or `nil` at the end.
+    private func nextStep() throws(EventLogError) -> FrameCursor.Step? {
         switch try cursor.next() {
         case .record(let view, let at):
-            noteRead(view, at: at)
-            return view
-        case .skipped:
-            preconditionFailure("a reader's cursor decodes every record")
+            noteRead(seq: view.seq, at: at)
+            return .record(view, offset: at)
+        case .skipped(let seq, let at, let payload):
+            noteRead(seq: seq, at: at)
+            return .skipped(seq: seq, offset: at, payload: payload)
         case .end:
             cursor.discardBuffer()
             return nil
@@ -198,10 +234,11 @@ public final class LogReader {
             }
             switch try cursor.next() {
             case .record(let view, let at):
-                noteRead(view, at: at)
-                return view
-            case .skipped:
-                preconditionFailure("a reader's cursor decodes every record")
+                noteRead(seq: view.seq, at: at)
+                return .record(view, offset: at)
+            case .skipped(let seq, let at, let payload):
+                noteRead(seq: seq, at: at)
+                return .skipped(seq: seq, offset: at, payload: payload)
             case .end:
                 throw corruption(
                     FrameProblem(
@@ -215,8 +252,8 @@ public final class LogReader {
 
     /// Notes where the record just read is (``lastPosition``).
     @inline(__always)
-    private func noteRead(_ view: EventRecordView, at offset: Int64) {
-        lastPosition = LogPosition(seq: view.seq, offset: offset, length: cursor.offset - offset, checksum: cursor.previousChecksum)
+    private func noteRead(seq: UInt64, at offset: Int64) {
+        lastPosition = LogPosition(seq: seq, offset: offset, length: cursor.offset - offset, checksum: cursor.previousChecksum)
     }
 
     private func corruption(_ problem: FrameProblem) -> EventLogError {

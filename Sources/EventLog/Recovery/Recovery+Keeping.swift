@@ -81,7 +81,7 @@ extension Recovery {
         cursor.decodeFrom = .max
         while true {
             let start = cursor.offset
-            guard case .skipped(let seq, _) = try cursor.next() else { return false }
+            guard case .skipped(let seq, _, _) = try cursor.next() else { return false }
             if seq == position.seq {
                 return start == position.offset && (position.checksum == nil || cursor.previousChecksum == position.checksum)
             }

@@ -62,7 +62,7 @@ enum Recovery {
                 lastSeq = view.seq
                 lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
                 try visit(view)
-            case .skipped(let seq, let offset):
+            case .skipped(let seq, let offset, _):
                 index.note(seq: seq, offset: offset)
                 lastSeq = seq
                 lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)

@@ -5,8 +5,8 @@ import Foundation
 /// `labelreplay verify LOG --head SEQ:HEX` adds to `verify` (docs/AUDIT.md).
 ///
 /// Ours: `HistoryProver.verify(_:extends:)` over the whole log (open a
-/// reader, read and check every frame, decode it in place, hash its payload
-/// into the tree, compare the head). Peer: the same read without the hash
+/// reader, read and check every frame, hash its payload into the tree on
+/// every core, compare the head). Peer: the read with a decode, without the hash
 /// (`LogReader.forEachView`), so the ratio is what hashing costs. The log
 /// is freshly written, so both read from the page cache. Metric: MB/s of
 /// log file; target ≥ 500 MB/s (issue "tamper-evident history").
