@@ -76,6 +76,23 @@ void csha256_hardware_compress(uint32_t state[8], const void *data, size_t block
     _mm_storeu_si128((__m128i *)&state[4], state1);
 }
 
+// The state as the instructions keep it (ABEF, CDGH), and back.
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void csha256_load(const uint32_t state[8], __m128i *abef, __m128i *cdgh) {
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[0]), 0xB1);
+    __m128i efgh = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[4]), 0x1B);
+    *abef = _mm_alignr_epi8(tmp, efgh, 8);
+    *cdgh = _mm_blend_epi16(efgh, tmp, 0xF0);
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static inline void csha256_store(uint32_t state[8], __m128i abef, __m128i cdgh) {
+    __m128i tmp = _mm_shuffle_epi32(abef, 0x1B);
+    cdgh = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&state[0], _mm_blend_epi16(tmp, cdgh, 0xF0));
+    _mm_storeu_si128((__m128i *)&state[4], _mm_alignr_epi8(cdgh, tmp, 8));
+}
+
 // Two independent messages of `blocks` blocks each, their rounds interleaved:
 // one stream waits on each SHA instruction's latency, two keep the unit busy.
 __attribute__((target("sha,sse4.1,ssse3")))
@@ -83,14 +100,9 @@ void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t 
     const unsigned char *pa = (const unsigned char *)dataA;
     const unsigned char *pb = (const unsigned char *)dataB;
     const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
-    __m128i tmpA = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateA[0]), 0xB1);
-    __m128i a1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateA[4]), 0x1B);
-    __m128i a0 = _mm_alignr_epi8(tmpA, a1, 8);
-    a1 = _mm_blend_epi16(a1, tmpA, 0xF0);
-    __m128i tmpB = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateB[0]), 0xB1);
-    __m128i b1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&stateB[4]), 0x1B);
-    __m128i b0 = _mm_alignr_epi8(tmpB, b1, 8);
-    b1 = _mm_blend_epi16(b1, tmpB, 0xF0);
+    __m128i a0, a1, b0, b1;
+    csha256_load(stateA, &a0, &a1);
+    csha256_load(stateB, &b0, &b1);
     while (blocks-- > 0) {
         const __m128i abefA = a0, cdghA = a1, abefB = b0, cdghB = b1;
         __m128i ma[4], mb[4];
@@ -126,18 +138,8 @@ void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t 
         pa += 64;
         pb += 64;
     }
-    tmpA = _mm_shuffle_epi32(a0, 0x1B);
-    a1 = _mm_shuffle_epi32(a1, 0xB1);
-    a0 = _mm_blend_epi16(tmpA, a1, 0xF0);
-    a1 = _mm_alignr_epi8(a1, tmpA, 8);
-    _mm_storeu_si128((__m128i *)&stateA[0], a0);
-    _mm_storeu_si128((__m128i *)&stateA[4], a1);
-    tmpB = _mm_shuffle_epi32(b0, 0x1B);
-    b1 = _mm_shuffle_epi32(b1, 0xB1);
-    b0 = _mm_blend_epi16(tmpB, b1, 0xF0);
-    b1 = _mm_alignr_epi8(b1, tmpB, 8);
-    _mm_storeu_si128((__m128i *)&stateB[0], b0);
-    _mm_storeu_si128((__m128i *)&stateB[4], b1);
+    csha256_store(stateA, a0, a1);
+    csha256_store(stateB, b0, b1);
 }
 
 #elif defined(CSHA256_AARCH64)

@@ -24,9 +24,9 @@ import Testing
         return (schema, crcs)
     }
 
-    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
-    /// version 2 build made (a `batches` table, B-tree envelope indexes, no checkpoints table); returns the schema and the records' checksums.
-    func versionTwoSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+    /// A schema of its own at this build's version holding lists `a` (`count` records) and `b`
+    /// (2); returns the schema and the records' checksums.
+    func currentSchema(count: Int) throws -> (schema: String, crcs: String) {
         let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
         for (list, n) in [("a", count), ("b", 2)] {
             let log = try server.open(server.location(list: list, schema: schema))
@@ -34,6 +34,13 @@ import Testing
             log.close()
         }
         let crcs = try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records")
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 2 build made (a `batches` table, B-tree envelope indexes, no checkpoints table); returns the schema and the records' checksums.
+    func versionTwoSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try currentSchema(count: count)
         try server.psql(
             """
             CREATE TABLE \(schema).batches (
@@ -59,13 +66,7 @@ import Testing
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 3 build made (no base columns); returns the schema and the records' checksums.
     func versionThreeSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
-        for (list, n) in [("a", count), ("b", 2)] {
-            let log = try server.open(server.location(list: list, schema: schema))
-            for i in 1...n { try log.append([LogEntry(.added(id: testID(i), title: "\(list) \(i)", isEnabled: true, index: 0))]) }
-            log.close()
-        }
-        let crcs = try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records")
+        let (schema, crcs) = try currentSchema(count: count)
         try server.psql(
             """
             ALTER TABLE \(schema).lists DROP COLUMN base_seq, DROP COLUMN base_crc, DROP COLUMN base;

@@ -25,17 +25,24 @@ import Testing
         return path
     }
 
+    /// A new list written by a store with `count` seeded random commands: its location, URL, log (close it) and store.
+    func writtenList(_ count: Int, seed: UInt64) throws -> (
+        location: PostgresLocation, url: String, log: PostgresEventLog, store: LabelStore
+    ) {
+        let location = server.location()
+        let log = try open(location)
+        let store = try LabelStore(storage: log)
+        try ServerCheckpointTests().write(count, to: store, seed: seed)
+        return (location, CLIOverServerTests.url(list: location.list), log, store)
+    }
+
     func cli(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         try CLIOverServerTests.cli(arguments)
     }
 
     @Test func aListCutToAnArchiveAnswersAsBeforeFromItsBaseAndItsArchiveJoinsIt() throws {
-        let location = server.location()
-        let url = CLIOverServerTests.url(list: location.list)
-        let log = try open(location)
+        let (location, url, log, store) = try writtenList(300, seed: 21)
         defer { log.close() }
-        let store = try LabelStore(storage: log)
-        try ServerCheckpointTests().write(300, to: store, seed: 21)
         store.waitForHistoryFiles()
         let snapshot = store.snapshot
         let head = try store.head
@@ -122,12 +129,8 @@ import Testing
     }
 
     @Test func aListCutWithDeleteStartsFromItsBaseAndNamesTheDroppedSeqs() throws {
-        let location = server.location()
-        let url = CLIOverServerTests.url(list: location.list)
-        let log = try open(location)
+        let (location, url, log, store) = try writtenList(120, seed: 5)
         defer { log.close() }
-        let store = try LabelStore(storage: log)
-        try ServerCheckpointTests().write(120, to: store, seed: 5)
         let snapshot = store.snapshot
         let refused = try cli(["archive", url, "--before", "61"])
         #expect(refused.status == 64 && refused.errors.contains("--to FILE"), "\(refused)")
@@ -147,11 +150,8 @@ import Testing
     }
 
     @Test func appendsFromAnotherHostGoOnWhileTheListIsCutAndEveryRecordIsKept() throws {
-        let location = server.location()
-        let log = try open(location)
+        let (location, _, log, store) = try writtenList(400, seed: 31)
         defer { log.close() }
-        let store = try LabelStore(storage: log)
-        try ServerCheckpointTests().write(400, to: store, seed: 31)
         let head = try store.head
         try #require(head.seq > 300)
         let cutter = try open(location)
@@ -180,12 +180,8 @@ import Testing
     }
 
     @Test func aProcessKilledOnceTheArchiveIsWrittenLeavesTheListAndTheSameCommandFinishes() throws {
-        let location = server.location()
-        let url = CLIOverServerTests.url(list: location.list)
-        let log = try open(location)
+        let (location, url, log, _) = try writtenList(100, seed: 13)
         defer { log.close() }
-        let store = try LabelStore(storage: log)
-        try ServerCheckpointTests().write(100, to: store, seed: 13)
         let head = try cli(["head", url])
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -206,11 +202,8 @@ import Testing
     }
 
     @Test func aCutStoppedBeforeItsTransactionLeavesTheListAndASecondRunKeepsItsArchive() throws {
-        let location = server.location()
-        let log = try open(location)
+        let (location, _, log, _) = try writtenList(80, seed: 9)
         defer { log.close() }
-        let store = try LabelStore(storage: log)
-        try ServerCheckpointTests().write(80, to: store, seed: 9)
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let archive = "\(directory)/early.labellog"

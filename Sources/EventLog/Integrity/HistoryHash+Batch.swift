@@ -70,17 +70,6 @@ extension HistoryHash {
         return hashes[0]
     }
 
-    /// The two blocks of `node(left, right)`'s message, padded, at `base`.
-    @inline(__always)
-    private static func nodeBlocks(_ left: HistoryHash, _ right: HistoryHash, into base: UnsafeMutableRawPointer) {
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
-        base.storeBytes(of: 0x01, as: UInt8.self)
-        left.store(to: base + 1)
-        right.store(to: base + 33)
-        base.storeBytes(of: 0x80, toByteOffset: 65, as: UInt8.self)
-        base.storeBytes(of: UInt64(65 * 8).bigEndian, toByteOffset: 120, as: UInt64.self)
-    }
-
     /// `prefix` then `length` bytes at `source`, padded to `blocks` blocks at `base`.
     @inline(__always)
     private static func pad(_ prefix: UInt8, _ source: UnsafeRawPointer, _ length: Int, into base: UnsafeMutableRawPointer, blocks: Int) {

@@ -23,16 +23,22 @@ extension HistoryHash {
         // 65 bytes: two blocks, the second holding right's last byte and the padding.
         withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { buffer in
             let base = buffer.baseAddress!
-            base.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
-            base.storeBytes(of: 0x01, as: UInt8.self)
-            left.store(to: base + 1)
-            right.store(to: base + 33)
-            base.storeBytes(of: 0x80, toByteOffset: 65, as: UInt8.self)
-            base.storeBytes(of: UInt64(65 * 8).bigEndian, toByteOffset: 120, as: UInt64.self)
+            nodeBlocks(left, right, into: base)
             var state = SHA256.initialState
             SHA256.compress(&state, base, blocks: 2)
             return HistoryHash(state: state)
         }
+    }
+
+    /// The two blocks of `node(left, right)`'s message (`0x01 ‖ left ‖ right`, padded) at `base`.
+    @inline(__always)
+    static func nodeBlocks(_ left: HistoryHash, _ right: HistoryHash, into base: UnsafeMutableRawPointer) {
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
+        base.storeBytes(of: 0x01, as: UInt8.self)
+        left.store(to: base + 1)
+        right.store(to: base + 33)
+        base.storeBytes(of: 0x80, toByteOffset: 65, as: UInt8.self)
+        base.storeBytes(of: UInt64(65 * 8).bigEndian, toByteOffset: 120, as: UInt64.self)
     }
 
     /// SHA-256 of one byte `prefix` then `bytes`, padded in one stack buffer.
