@@ -68,6 +68,13 @@ import Testing
         let verified = try await CLI.run(["verify", path, "--json"]).json()
         #expect(verified["ok"] as? Bool == true && (verified["base"] as? [String: Any])?["joined"] as? Bool == true, "\(verified)")
         #expect(try await CLI.run(["verify", archive]).status == 0)
+        // stats says what the base cut and where it went.
+        let stats = try await CLI.run(["stats", path, "--json"]).json()
+        let base = stats["base"] as? [String: Any]
+        #expect(
+            base?["first"] as? Int == 1 && base?["last"] as? Int == Int(cut) && base?["archive"] as? String == archive
+                && base?["dropped"] as? Bool == false, "\(stats)")
+        #expect(try await CLI.run(["stats", path]).stdout.contains("base    seqs 1…\(cut) were cut off on"))
         // The archive answers for the seqs it holds, as the log did.
         #expect(try await CLI.run(["show", archive, "--at", String(cut - 5), "--json"]).status == 0)
 

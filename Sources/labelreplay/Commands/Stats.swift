@@ -14,7 +14,10 @@ enum Stats: Command {
             record (a torn tail). For a list on a server (a postgres:// LOG) fileSize, bytesPerEvent and tailBytes are 0: \
             the server stores the records, not a file; "server" then holds what the server reports, in bytes: \
             {"recordsTable", "recordsIndexes", "checkpointsTable"} (the schema's tables, every list) and \
-            {"listPayloads", "listCheckpoints", "listCheckpointImages"} (this list's rows).
+            {"listPayloads", "listCheckpoints", "listCheckpointImages"} (this list's rows). For a log or list whose \
+            records before its first were cut off (archive), "base" is {"first", "last", "cutAt", "archive", \
+            "dropped"}: the seqs cut, when, and the archive file (null when dropped); the counts, times and actors are \
+            those of the records it still holds.
             """,
         arguments: [.positional("log", "The label log file."), .flag("json", "Print one JSON object instead of text.")],
         examples: ["stats labels.labellog"])
@@ -47,7 +50,8 @@ enum Stats: Command {
             firstTime: first?.iso8601, lastTime: last?.iso8601,
             spanSeconds: Double((last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)) / 1000,
             actors: actors, withoutActor: withoutActor, tailBytes: tail?.bytes ?? 0,
-            server: try replay.serverStorage.flatMap { try ServerStorage.sizes(of: $0) })
+            server: try replay.serverStorage.flatMap { try ServerStorage.sizes(of: $0) },
+            base: replay.header.base.map { LogStats.Base($0, logPath: replay.path) })
         if arguments.flag("json") {
             console.line(try JSONLines().line(stats))
             return ExitStatus.success
@@ -67,6 +71,14 @@ enum Stats: Command {
                 "file",
                 "\(size) bytes: header \(replay.header.length), \(Import.count(Int(records))) (\(stats.bytesPerEvent) bytes per event)"
                     + (tail.map { ", \($0.bytes) bytes of torn tail" } ?? "")
+            ])
+        }
+        if let base = stats.base {
+            table.append([
+                "base",
+                "seqs \(base.first)…\(base.last) were cut off on \(base.cutAt): "
+                    + (base.archive.map { "archived in \($0)" } ?? "dropped")
+                    + "; what follows counts the records from seq \(base.last + 1)"
             ])
         }
         let span = (last?.millisecondsSince1970 ?? 0) - (first?.millisecondsSince1970 ?? 0)
@@ -127,4 +139,41 @@ struct LogStats: Encodable {
     let tailBytes: Int64
     /// What the server reports, for a server list (absent for a file).
     let server: ServerStorage.Sizes?
+    /// What a based log's or list's base says was cut (absent when its records start at seq 1).
+    let base: Base?
+
+    /// The seqs a base cut, when, and where they went.
+    struct Base: Encodable {
+        let first: UInt64
+        let last: UInt64
+        let cutAt: String
+        /// The archive file (resolved beside the log), or `nil` when the records were dropped.
+        let archive: String?
+        let dropped: Bool
+
+        init(_ base: LogBase, logPath: String) {
+            first = base.cut.lowerBound
+            last = base.cut.upperBound
+            cutAt = base.cutAt.iso8601
+            if case .archived(let file) = base.disposition {
+                archive = SystemPaths.archive(named: file, besideLog: logPath)
+                dropped = false
+            } else {
+                archive = nil
+                dropped = true
+            }
+        }
+
+        /// Encodes `archive` as null when the records were dropped (not left out).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(first, forKey: .first)
+            try container.encode(last, forKey: .last)
+            try container.encode(cutAt, forKey: .cutAt)
+            try container.encode(archive, forKey: .archive)
+            try container.encode(dropped, forKey: .dropped)
+        }
+
+        private enum CodingKeys: String, CodingKey { case first, last, cutAt, archive, dropped }
+    }
 }
