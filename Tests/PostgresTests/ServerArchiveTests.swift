@@ -145,6 +145,8 @@ import Testing
         #expect(gone.status == 1 && gone.errors.contains("was dropped"), "\(gone)")
         let verified = try cli(["verify", url])
         #expect(verified.status == 0 && verified.output.contains("seqs 61…80 were dropped"), "\(verified)")
+        let stats = try cli(["stats", url, "--json"])
+        #expect(stats.status == 0 && stats.output.contains(#""archive":null"#) && stats.output.contains(#""dropped":true"#), "\(stats)")
         let early = try cli(["archive", url, "--before", "50", "--delete"])
         #expect(early.status == 1 && early.errors.contains("nothing is before seq 50"), "\(early)")
     }
