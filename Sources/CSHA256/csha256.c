@@ -37,45 +37,6 @@ int csha256_hardware_available(void) {
     return (ebx & (1u << 29)) != 0;  // SHA
 }
 
-__attribute__((target("sha,sse4.1,ssse3")))
-void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks) {
-    const unsigned char *p = (const unsigned char *)data;
-    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
-    // The instructions keep the state as ABEF and CDGH.
-    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[0]), 0xB1);  // CDAB
-    __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[4]), 0x1B);  // EFGH
-    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);  // ABEF
-    state1 = _mm_blend_epi16(state1, tmp, 0xF0);  // CDGH
-    while (blocks-- > 0) {
-        const __m128i abef = state0, cdgh = state1;
-        __m128i m[4];
-        for (int i = 0; i < 4; i++) m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
-        for (int g = 0; g < 16; g++) {
-            // Rounds 4g…4g+3 with the schedule words m[g % 4].
-            __m128i w = m[g & 3];
-            __m128i message = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&csha256_k[4 * g]));
-            state1 = _mm_sha256rnds2_epu32(state1, state0, message);
-            if (g >= 3 && g <= 14) {
-                // The words of group g+1: finish what msg1 began three groups ago.
-                __m128i next = _mm_add_epi32(m[(g + 1) & 3], _mm_alignr_epi8(w, m[(g + 3) & 3], 4));
-                m[(g + 1) & 3] = _mm_sha256msg2_epu32(next, w);
-            }
-            message = _mm_shuffle_epi32(message, 0x0E);
-            state0 = _mm_sha256rnds2_epu32(state0, state1, message);
-            if (g >= 1 && g <= 12) m[(g + 3) & 3] = _mm_sha256msg1_epu32(m[(g + 3) & 3], w);
-        }
-        state0 = _mm_add_epi32(state0, abef);
-        state1 = _mm_add_epi32(state1, cdgh);
-        p += 64;
-    }
-    tmp = _mm_shuffle_epi32(state0, 0x1B);  // FEBA
-    state1 = _mm_shuffle_epi32(state1, 0xB1);  // DCHG
-    state0 = _mm_blend_epi16(tmp, state1, 0xF0);  // DCBA
-    state1 = _mm_alignr_epi8(state1, tmp, 8);  // HGFE
-    _mm_storeu_si128((__m128i *)&state[0], state0);
-    _mm_storeu_si128((__m128i *)&state[4], state1);
-}
-
 // The state as the instructions keep it (ABEF, CDGH), and back.
 __attribute__((target("sha,sse4.1,ssse3")))
 static inline void csha256_load(const uint32_t state[8], __m128i *abef, __m128i *cdgh) {
@@ -93,53 +54,87 @@ static inline void csha256_store(uint32_t state[8], __m128i abef, __m128i cdgh) 
     _mm_storeu_si128((__m128i *)&state[4], _mm_alignr_epi8(cdgh, tmp, 8));
 }
 
-// Two independent messages of `blocks` blocks each, their rounds interleaved:
-// one stream waits on each SHA instruction's latency, two keep the unit busy.
-__attribute__((target("sha,sse4.1,ssse3")))
-void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks) {
-    const unsigned char *pa = (const unsigned char *)dataA;
-    const unsigned char *pb = (const unsigned char *)dataB;
+// Up to three independent messages of `blocks` blocks each, their rounds
+// interleaved (`n` is a constant where this is inlined, so the loops over the
+// streams unroll): one stream waits on each SHA instruction's latency; on
+// this library's x86-64 machines (AMD Zen 4) two streams cut a block from
+// about 122 cycles to 77 and three to 60, where the unit's throughput bounds
+// it (four spill registers and are slower than three).
+__attribute__((target("sha,sse4.1,ssse3"), always_inline))
+static inline void csha256_streams(const int n, uint32_t *const states[3], const unsigned char *const data[3], size_t blocks) {
     const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
-    __m128i a0, a1, b0, b1;
-    csha256_load(stateA, &a0, &a1);
-    csha256_load(stateB, &b0, &b1);
+    __m128i s0[3], s1[3];  // ABEF, CDGH of each stream
+    const unsigned char *p[3];
+    for (int s = 0; s < n; s++) {
+        p[s] = data[s];
+        csha256_load(states[s], &s0[s], &s1[s]);
+    }
     while (blocks-- > 0) {
-        const __m128i abefA = a0, cdghA = a1, abefB = b0, cdghB = b1;
-        __m128i ma[4], mb[4];
-        for (int i = 0; i < 4; i++) {
-            ma[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 16 * i)), swap);
-            mb[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 16 * i)), swap);
+        __m128i abef[3], cdgh[3], m[3][4];
+        for (int s = 0; s < n; s++) {
+            abef[s] = s0[s];
+            cdgh[s] = s1[s];
+            for (int i = 0; i < 4; i++) m[s][i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p[s] + 16 * i)), swap);
         }
         for (int g = 0; g < 16; g++) {
+            // Rounds 4g…4g+3 of each stream with its schedule words m[s][g % 4].
             const __m128i k = _mm_loadu_si128((const __m128i *)&csha256_k[4 * g]);
-            __m128i wa = ma[g & 3], wb = mb[g & 3];
-            __m128i xa = _mm_add_epi32(wa, k), xb = _mm_add_epi32(wb, k);
-            a1 = _mm_sha256rnds2_epu32(a1, a0, xa);
-            b1 = _mm_sha256rnds2_epu32(b1, b0, xb);
-            if (g >= 3 && g <= 14) {
-                __m128i na = _mm_add_epi32(ma[(g + 1) & 3], _mm_alignr_epi8(wa, ma[(g + 3) & 3], 4));
-                __m128i nb = _mm_add_epi32(mb[(g + 1) & 3], _mm_alignr_epi8(wb, mb[(g + 3) & 3], 4));
-                ma[(g + 1) & 3] = _mm_sha256msg2_epu32(na, wa);
-                mb[(g + 1) & 3] = _mm_sha256msg2_epu32(nb, wb);
+            __m128i w[3], x[3];
+            for (int s = 0; s < n; s++) {
+                w[s] = m[s][g & 3];
+                x[s] = _mm_add_epi32(w[s], k);
+                s1[s] = _mm_sha256rnds2_epu32(s1[s], s0[s], x[s]);
             }
-            xa = _mm_shuffle_epi32(xa, 0x0E);
-            xb = _mm_shuffle_epi32(xb, 0x0E);
-            a0 = _mm_sha256rnds2_epu32(a0, a1, xa);
-            b0 = _mm_sha256rnds2_epu32(b0, b1, xb);
+            if (g >= 3 && g <= 14) {
+                // The words of group g+1: finish what msg1 began three groups ago.
+                for (int s = 0; s < n; s++) {
+                    __m128i next = _mm_add_epi32(m[s][(g + 1) & 3], _mm_alignr_epi8(w[s], m[s][(g + 3) & 3], 4));
+                    m[s][(g + 1) & 3] = _mm_sha256msg2_epu32(next, w[s]);
+                }
+            }
+            for (int s = 0; s < n; s++) s0[s] = _mm_sha256rnds2_epu32(s0[s], s1[s], _mm_shuffle_epi32(x[s], 0x0E));
             if (g >= 1 && g <= 12) {
-                ma[(g + 3) & 3] = _mm_sha256msg1_epu32(ma[(g + 3) & 3], wa);
-                mb[(g + 3) & 3] = _mm_sha256msg1_epu32(mb[(g + 3) & 3], wb);
+                for (int s = 0; s < n; s++) m[s][(g + 3) & 3] = _mm_sha256msg1_epu32(m[s][(g + 3) & 3], w[s]);
             }
         }
-        a0 = _mm_add_epi32(a0, abefA);
-        a1 = _mm_add_epi32(a1, cdghA);
-        b0 = _mm_add_epi32(b0, abefB);
-        b1 = _mm_add_epi32(b1, cdghB);
-        pa += 64;
-        pb += 64;
+        for (int s = 0; s < n; s++) {
+            s0[s] = _mm_add_epi32(s0[s], abef[s]);
+            s1[s] = _mm_add_epi32(s1[s], cdgh[s]);
+            p[s] += 64;
+        }
     }
-    csha256_store(stateA, a0, a1);
-    csha256_store(stateB, b0, b1);
+    for (int s = 0; s < n; s++) csha256_store(states[s], s0[s], s1[s]);
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks) {
+    uint32_t *const states[3] = {state, NULL, NULL};
+    const unsigned char *const bytes[3] = {(const unsigned char *)data, NULL, NULL};
+    csha256_streams(1, states, bytes, blocks);
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks) {
+    uint32_t *const states[3] = {stateA, stateB, NULL};
+    const unsigned char *const data[3] = {(const unsigned char *)dataA, (const unsigned char *)dataB, NULL};
+    csha256_streams(2, states, data, blocks);
+}
+
+__attribute__((target("sha,sse4.1,ssse3")))
+void csha256_hardware_compress_many(uint32_t *states, const void *const *data, size_t count, size_t blocks) {
+    size_t i = 0;
+    for (; i + 3 <= count; i += 3) {
+        uint32_t *const group[3] = {states + 8 * i, states + 8 * (i + 1), states + 8 * (i + 2)};
+        const unsigned char *const bytes[3] = {data[i], data[i + 1], data[i + 2]};
+        csha256_streams(3, group, bytes, blocks);
+    }
+    if (count - i == 2) {
+        uint32_t *const group[3] = {states + 8 * i, states + 8 * (i + 1), NULL};
+        const unsigned char *const bytes[3] = {data[i], data[i + 1], NULL};
+        csha256_streams(2, group, bytes, blocks);
+    } else if (count - i == 1) {
+        csha256_hardware_compress(states + 8 * i, data[i], blocks);
+    }
 }
 
 #elif defined(CSHA256_AARCH64)
@@ -176,6 +171,10 @@ void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t 
     csha256_hardware_compress(stateB, dataB, blocks);
 }
 
+void csha256_hardware_compress_many(uint32_t *states, const void *const *data, size_t count, size_t blocks) {
+    for (size_t i = 0; i < count; i++) csha256_hardware_compress(states + 8 * i, data[i], blocks);
+}
+
 #else
 int csha256_hardware_available(void) { return 0; }
 void csha256_hardware_compress(uint32_t state[8], const void *data, size_t blocks) {
@@ -188,6 +187,12 @@ void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t 
     (void)dataA;
     (void)stateB;
     (void)dataB;
+    (void)blocks;
+}
+void csha256_hardware_compress_many(uint32_t *states, const void *const *data, size_t count, size_t blocks) {
+    (void)states;
+    (void)data;
+    (void)count;
     (void)blocks;
 }
 #endif

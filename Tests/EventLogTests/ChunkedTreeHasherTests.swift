@@ -102,6 +102,40 @@ import Testing
         }
     }
 
+    /// Every start (a based log's frontier: any count, most of no power of
+    /// two) and every number of records up to three chunks past it, with no
+    /// head wanted, every seq wanted, or the chunks' ends wanted: the
+    /// frontier and heads of appending one leaf at a time.
+    @Test(arguments: [2, 4, 8])
+    func everyStartAndLengthAroundTheChunksGivesTheHeadsOfOneLeafAtATime(chunkSize: Int) {
+        var rng = SeededGenerator(seed: UInt64(200 + chunkSize))
+        let all = payloads(5 * chunkSize + 4, using: &rng)
+        for startCount in 0...(2 * chunkSize + 1) {
+            var start = HistoryTreeBuilder()
+            for payload in all.prefix(startCount) { start.append(payload: payload) }
+            for count in 0...(3 * chunkSize + 2) {
+                let records = all[startCount..<startCount + count]
+                let last = start.count + UInt64(count)
+                let wantedSets: [Set<UInt64>] = [
+                    [], Set(start.count...last), Set(stride(from: 0, through: last + UInt64(chunkSize), by: chunkSize).map { UInt64($0) })
+                ]
+                for wanted in wantedSets {
+                    var reference = start
+                    var referenceFound: [UInt64: HistoryHash] = wanted.contains(start.count) ? [start.count: start.root] : [:]
+                    for record in records {
+                        reference.append(payload: record)
+                        if wanted.contains(reference.count) { referenceFound[reference.count] = reference.root }
+                    }
+                    let hasher = ChunkedTreeHasher(start: start, wanted: wanted, chunkSize: chunkSize)
+                    for record in records { record.withUnsafeBytes { hasher.append(payload: $0) } }
+                    let what = "\(count) records from \(startCount), chunks of \(chunkSize), \(wanted.count) heads wanted"
+                    #expect(hasher.finish() == reference, "\(what): the frontier")
+                    #expect(hasher.found == referenceFound, "\(what): the heads")
+                }
+            }
+        }
+    }
+
     @Test func aSubtreeAppendedWholeGivesTheFrontierOfItsLeaves() {
         var rng = SeededGenerator(seed: 77)
         for size in [1, 2, 4, 8, 32] as [UInt64] {

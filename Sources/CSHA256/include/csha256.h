@@ -21,4 +21,11 @@ void csha256_hardware_compress(uint32_t state[8], const void *data, size_t block
 /// `csha256_hardware_available()` is non-zero.
 void csha256_hardware_compress2(uint32_t stateA[8], const void *dataA, uint32_t stateB[8], const void *dataB, size_t blocks);
 
+/// Compresses `count` independent messages of `blocks` 64-byte blocks each:
+/// `data[i]` into the state `states[8 * i ..< 8 * i + 8]`, three at a time
+/// with their rounds interleaved (exactly `count` calls of
+/// `csha256_hardware_compress`, faster). Call only when
+/// `csha256_hardware_available()` is non-zero.
+void csha256_hardware_compress_many(uint32_t *states, const void *const *data, size_t count, size_t blocks);
+
 #endif

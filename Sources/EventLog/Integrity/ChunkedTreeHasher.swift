@@ -4,8 +4,8 @@ import Synchronization
 /// Hashes a history's records into its tree on every core: the records are
 /// gathered in chunks of ``chunkSize`` (a power of two) aligned to the tree,
 /// so that each whole chunk is a perfect subtree whose root a worker
-/// computes (its leaves and nodes two SHA-256 streams at a time,
-/// ``HistoryHash/leaves(_:offsets:count:into:)``) while the caller reads the
+/// computes (its leaves and nodes three SHA-256 streams at a time,
+/// ``HistoryHash/leaves(_:offsets:count:into:hardware:)``) while the caller reads the
 /// next; the roots are appended to the tree in order
 /// (``HistoryTreeBuilder/append(subtree:size:)``). A chunk that is not whole
 /// (the first after a base, the last) or that holds a seq whose head is
