@@ -192,6 +192,31 @@ struct FrameCursor {
 }
 
 extension FrameCursor {
+    /// The next record when it is whole in the bytes already read and good
+    /// as ``next()`` checks a record it does not decode (framing, checksum,
+    /// its seq, the chained checksum): its seq, offset and payload (valid as
+    /// a ``Step/skipped(seq:offset:payload:)`` payload is), and the cursor
+    /// moves past it. `nil` for anything else — a frame not read whole yet, a
+    /// zero length word, any failed check — without moving: ``next()`` then
+    /// says what is there, as it always does. A loop over the records calls
+    /// this first, for a `Step` (which has room for a decoded view) costs
+    /// copies a frame this size does not need.
+    @inline(__always)
+    mutating func nextCheckedPayload() -> (seq: UInt64, offset: Int64, payload: UnsafeRawBufferPointer)? {
+        let position = Int(offset - bufferStart)
+        guard buffer.count - position >= format.headerLength, !startsWithZeroLength() else { return nil }
+        guard
+            case .whole(let frame) = Frame.check(
+                UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format)
+        else { return nil }
+        var reader = ByteReader(frame.payload)
+        guard let seq = try? reader.varint(), seq == expectedSeq else { return nil }
+        if format.chainsRecords, let previousChecksum, frame.previous != previousChecksum { return nil }
+        let at = offset
+        advance(past: frame)
+        return (seq, at, frame.payload)
+    }
+
     /// The problem with a whole frame of the right seq that does not record
     /// the previous frame's checksum (format version 2), if it does not.
     @inline(__always)

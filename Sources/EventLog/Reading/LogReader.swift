@@ -199,12 +199,19 @@ public final class LogReader {
             cursor.decodeFrom = 0
         }
         var visited = 0
-        while let step = try nextStep() {
+        while true {
+            if let (seq, at, payload) = cursor.nextCheckedPayload() {
+                noteRead(seq: seq, at: at)
+                visited += 1
+                try body(seq, payload)
+                continue
+            }
+            // A refill, the end or a problem: what every read says of it.
+            guard let step = try nextStep() else { return visited }
             guard case .skipped(let seq, _, let payload) = step else { preconditionFailure("no record is decoded") }
             visited += 1
             try body(seq, payload)
         }
-        return visited
     }
 
     /// The cursor's next whole record (decoded, or below its `decodeFrom` checked only), or `nil` at the end.
