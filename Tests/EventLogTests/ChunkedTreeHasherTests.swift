@@ -23,6 +23,23 @@ import Testing
         }
     }
 
+    /// Checks that the chunked hasher over `records` from `start` gives the
+    /// frontier and the wanted heads of appending one leaf at a time.
+    func expectSameAsOneLeafAtATime(
+        start: HistoryTreeBuilder, records: some Collection<[UInt8]>, wanted: Set<UInt64>, chunkSize: Int, _ what: String
+    ) {
+        var reference = start
+        var referenceFound: [UInt64: HistoryHash] = wanted.contains(start.count) ? [start.count: start.root] : [:]
+        for record in records {
+            reference.append(payload: record)
+            if wanted.contains(reference.count) { referenceFound[reference.count] = reference.root }
+        }
+        let hasher = ChunkedTreeHasher(start: start, wanted: wanted, chunkSize: chunkSize)
+        for record in records { record.withUnsafeBytes { hasher.append(payload: $0) } }
+        #expect(hasher.finish() == reference, "\(what): the frontier")
+        #expect(hasher.found == referenceFound, "\(what): the heads")
+    }
+
     @Test func twoInterleavedCompressionsEqualTwoSingleOnes() throws {
         try #require(SHA256.usesHardware, "this CPU has no SHA instructions: the pair is never used")
         var rng = SeededGenerator(seed: 5)
@@ -88,17 +105,9 @@ import Testing
             let records = payloads(Int.random(in: 0...300, using: &rng), using: &rng)
             let last = start.count + UInt64(records.count)
             let wanted = Set((0..<3).map { _ in UInt64.random(in: start.count...max(start.count, last + 2), using: &rng) })
-            var reference = start
-            var referenceFound: [UInt64: HistoryHash] = wanted.contains(start.count) ? [start.count: start.root] : [:]
-            for record in records {
-                reference.append(payload: record)
-                if wanted.contains(reference.count) { referenceFound[reference.count] = reference.root }
-            }
-            let hasher = ChunkedTreeHasher(start: start, wanted: wanted, chunkSize: chunkSize)
-            for record in records { record.withUnsafeBytes { hasher.append(payload: $0) } }
-            let built = hasher.finish()
-            #expect(built == reference, "round \(round): the same frontier after \(records.count) records from \(start.count)")
-            #expect(hasher.found == referenceFound, "round \(round): the same heads at \(wanted.sorted())")
+            expectSameAsOneLeafAtATime(
+                start: start, records: records, wanted: wanted, chunkSize: chunkSize,
+                "round \(round): \(records.count) records from \(start.count), heads at \(wanted.sorted())")
         }
     }
 
@@ -120,17 +129,9 @@ import Testing
                     [], Set(start.count...last), Set(stride(from: 0, through: last + UInt64(chunkSize), by: chunkSize).map { UInt64($0) })
                 ]
                 for wanted in wantedSets {
-                    var reference = start
-                    var referenceFound: [UInt64: HistoryHash] = wanted.contains(start.count) ? [start.count: start.root] : [:]
-                    for record in records {
-                        reference.append(payload: record)
-                        if wanted.contains(reference.count) { referenceFound[reference.count] = reference.root }
-                    }
-                    let hasher = ChunkedTreeHasher(start: start, wanted: wanted, chunkSize: chunkSize)
-                    for record in records { record.withUnsafeBytes { hasher.append(payload: $0) } }
-                    let what = "\(count) records from \(startCount), chunks of \(chunkSize), \(wanted.count) heads wanted"
-                    #expect(hasher.finish() == reference, "\(what): the frontier")
-                    #expect(hasher.found == referenceFound, "\(what): the heads")
+                    expectSameAsOneLeafAtATime(
+                        start: start, records: records, wanted: wanted, chunkSize: chunkSize,
+                        "\(count) records from \(startCount), chunks of \(chunkSize), \(wanted.count) heads wanted")
                 }
             }
         }
