@@ -171,11 +171,23 @@ final class FaultyFileSystem: LogFileSystem {
     /// changed by the durable name changes and a random number of the later
     /// ones, in order. A name's bytes are then its history's image after the loss.
     func namesAfterPowerLoss(_ initial: [String: FileHistory], using rng: inout some RandomNumberGenerator) -> [String: FileHistory] {
+        namesAfterPowerLoss(initial, keeping: Int.random(in: 0...pendingNameChanges, using: &rng))
+    }
+
+    /// How many name changes were made after the last directory sync (up to the crash, or now):
+    /// a power loss keeps any number of them, from 0 to this.
+    var pendingNameChanges: Int {
+        state.withLock { s in (s.crashedNameChanges ?? s.nameChanges.count) - s.durableNameChanges }
+    }
+
+    /// The files the names hold after a power loss that kept the durable name
+    /// changes and the first `kept` of the later ones (clamped to ``pendingNameChanges``).
+    func namesAfterPowerLoss(_ initial: [String: FileHistory], keeping kept: Int) -> [String: FileHistory] {
         let (changes, durable, end) = state.withLock { s in
             (s.nameChanges, s.durableNameChanges, s.crashedNameChanges ?? s.nameChanges.count)
         }
         var names = initial
-        for change in changes.prefix(Int.random(in: durable...end, using: &rng)) {
+        for change in changes.prefix(min(end, durable + max(0, kept))) {
             for binding in change.bindings { names[binding.name] = binding.file }
         }
         return names
