@@ -4,7 +4,8 @@ import Testing
 
 @testable import EventLog
 
-/// The power-loss model over a cut (`LogCut`): the process crashes before
+/// The power-loss model over a cut (`LogCut`, and `LogWriter.cutHistory` of
+/// an open log): the process crashes before
 /// each of the cut's file operations in turn (writing the archive, its sync,
 /// its link, the directory sync, writing the new log, its sync, the rename
 /// over the log, the directory sync), and then the power goes: unsynced bytes
@@ -31,9 +32,11 @@ struct LogCutPowerLossTests {
         return (records, Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
-    @Test(arguments: [true, false])
-    func aCutInterruptedByAPowerLossAtAnyStepLeavesTheOldLogOrTheNewLayout(archiving: Bool) throws {
-        var rng = SeededGenerator(seed: archiving ? 41 : 42)
+    /// `open`: the cut of a log a writer holds open (`LogWriter.cutHistory`),
+    /// else of a closed log (`LogCut.cut`).
+    @Test(arguments: [true, false], [false, true])
+    func aCutInterruptedByAPowerLossAtAnyStepLeavesTheOldLogOrTheNewLayout(archiving: Bool, open: Bool) throws {
+        var rng = SeededGenerator(seed: (archiving ? 41 : 42) + (open ? 2 : 0))
         var newLayouts = 0
         var oldLogs = 0
         var step = 1
@@ -43,10 +46,17 @@ struct LogCutPowerLossTests {
             let archivePath = dir.file("cut.1-60.labellog")
             let (records, bytes) = try makeLog(path, count: 150)
             let fs = FaultyFileSystem(performsRealSyncs: false)
-            fs.armCrash(beforeMutatingCall: step)
-            _ = try? LogCut.cut(
-                logPath: path, through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), begin: { _ in },
-                visitingCut: nil, image: { [1, 2, 3] }, fileSystem: fs)
+            if open {
+                let writer = try LogWriter.open(path: path, options: .init(fileSystem: fs))
+                fs.armCrash(beforeMutatingCall: step)
+                _ = try? writer.cutHistory(through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), image: { [1, 2, 3] })
+                writer.close()
+            } else {
+                fs.armCrash(beforeMutatingCall: step)
+                _ = try? LogCut.cut(
+                    logPath: path, through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), begin: { _ in },
+                    visitingCut: nil, image: { [1, 2, 3] }, fileSystem: fs)
+            }
             let completed = !fs.hasCrashed  // past the cut's last file operation: the loss comes after it
             // Every number of the name changes since the last directory sync a
             // loss may keep, in turn (not drawn at random, so each step meets

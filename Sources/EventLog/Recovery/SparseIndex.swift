@@ -31,6 +31,20 @@ struct SparseIndex: Sendable {
         return (UInt64(k) * Self.stride + 1, offsets[k])
     }
 
+    /// The index of the same records after a cut of the open log: the log
+    /// now starts with seq `firstSeq` at `firstOffset`, and every later
+    /// record moved by `shift` bytes. Entries before `firstSeq` are forgotten.
+    mutating func rebase(firstSeq: UInt64, firstOffset: Int64, shift: Int64) {
+        for k in offsets.indices {
+            if UInt64(k) * Self.stride + 1 < firstSeq {
+                offsets[k] = -1
+            } else if offsets[k] >= 0 {
+                offsets[k] += shift
+            }
+        }
+        first = (firstSeq, firstOffset)
+    }
+
     mutating func truncate(after lastSeq: UInt64) {
         let keep = lastSeq == 0 ? 0 : Int((lastSeq - 1) / Self.stride) + 1
         if offsets.count > keep { offsets.removeLast(offsets.count - keep) }

@@ -51,9 +51,13 @@ public enum LogCut {
 
     /// ``plan(logPath:through:)``, showing each record it cuts to `visitingCut`
     /// in seq order as it goes (a projection folds them in the same pass).
+    ///
+    /// With `stoppingAtCut`, it reads no further than the last record cut
+    /// (a cut of the open log, whose later records are still being written):
+    /// the report's ``Report/keptRecords`` and ``Report/keptBytes`` are then 0.
     package static func plan(
         logPath: String, through lastCutSeq: UInt64, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
-        fileSystem: any LogFileSystem = SystemFileSystem()
+        stoppingAtCut: Bool = false, fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
         let reader = try LogReader(path: logPath, fileSystem: fileSystem)
         let header = reader.header
@@ -77,6 +81,7 @@ public enum LogCut {
                 low = min(low, view.timestamp.millisecondsSince1970)
                 high = max(high, view.timestamp.millisecondsSince1970)
                 cutEnd = position
+                if stoppingAtCut && view.seq == lastCutSeq { break }
             } else {
                 kept += 1
             }
@@ -173,33 +178,79 @@ public enum LogCut {
         return report
     }
 
+    /// A file being written beside its final name: created under a
+    /// temporary name (which opening a log removes if its creator died),
+    /// published by ``LogCut/publish(_:to:replacing:fileSystem:)``.
+    struct TemporaryCopy {
+        /// The file, open for reading and writing.
+        let file: any LogFile
+        /// Its temporary name.
+        let path: String
+        /// Its length so far.
+        var length: Int64
+    }
+
+    /// Writes `header` (if any) and bytes `range` of `source` to a new
+    /// temporary file beside `path` and syncs it; on failure the file is removed.
+    static func writeTemporary(
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, beside path: String, fileSystem: any LogFileSystem
+    ) throws(EventLogError) -> TemporaryCopy {
+        let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        var copy = TemporaryCopy(file: try fileSystem.open(temporary, .createExclusive), path: temporary, length: 0)
+        do throws(EventLogError) {
+            if let header {
+                try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try copy.file.write(raw, at: 0) } }.get()
+                copy.length = Int64(header.count)
+            }
+            try append(from: source, range: range, to: &copy, name: path)
+            try copy.file.syncAll()
+        } catch {
+            discard(copy, fileSystem: fileSystem)
+            throw error
+        }
+        return copy
+    }
+
+    /// Appends bytes `range` of `source` to `copy` (not synced).
+    static func append(from source: any LogFile, range: Range<Int64>, to copy: inout TemporaryCopy, name path: String)
+        throws(EventLogError)
+    {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let chunk = try source.read(at: offset, count: Int(min(4 << 20, range.upperBound - offset)))
+            guard !chunk.isEmpty else {
+                throw EventLogError(.corruptRecord, "the log ended at byte \(offset) while it was copied to \(path)", path: path)
+            }
+            try chunk.withUnsafeBytes { raw in Result { () throws(EventLogError) in try copy.file.write(raw, at: copy.length) } }.get()
+            copy.length += Int64(chunk.count)
+            offset += Int64(chunk.count)
+        }
+    }
+
+    /// Closes and removes a temporary copy that will not be published.
+    static func discard(_ copy: TemporaryCopy, fileSystem: any LogFileSystem) {
+        copy.file.close()
+        fileSystem.unlink(copy.path)
+    }
+
     /// Writes `header` (if any) and bytes `range` of `source` to a temporary
     /// file beside `path`, syncs it, then links it to `path` (failing if a file
     /// is there) or renames it over `path`, and syncs the directory.
-    private static func copy(
+    static func copy(
         from source: any LogFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool,
         fileSystem: any LogFileSystem
     ) throws(EventLogError) {
-        let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try fileSystem.open(temporary, .createExclusive)
+        let copy = try writeTemporary(from: source, range: range, header: header, beside: path, fileSystem: fileSystem)
+        copy.file.close()
+        try publish(copy.path, to: path, replacing: replacing, fileSystem: fileSystem)
+        try fileSystem.syncDirectory(containing: path)
+    }
+
+    /// Links the synced file `temporary` to `path` (failing if a file is
+    /// there) or renames it over `path`; on failure `temporary` is removed.
+    /// The directory is not synced.
+    static func publish(_ temporary: String, to path: String, replacing: Bool, fileSystem: any LogFileSystem) throws(EventLogError) {
         do throws(EventLogError) {
-            var at: Int64 = 0
-            if let header {
-                try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
-                at = Int64(header.count)
-            }
-            var offset = range.lowerBound
-            while offset < range.upperBound {
-                let chunk = try source.read(at: offset, count: Int(min(4 << 20, range.upperBound - offset)))
-                guard !chunk.isEmpty else {
-                    throw EventLogError(.corruptRecord, "the log ended at byte \(offset) while it was copied to \(path)", path: path)
-                }
-                try chunk.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: at) } }.get()
-                at += Int64(chunk.count)
-                offset += Int64(chunk.count)
-            }
-            try file.syncAll()
-            file.close()
             if replacing {
                 try fileSystem.rename(temporary, to: path)
             } else {
@@ -207,11 +258,9 @@ public enum LogCut {
                 fileSystem.unlink(temporary)
             }
         } catch {
-            file.close()
             fileSystem.unlink(temporary)
             throw error
         }
-        try fileSystem.syncDirectory(containing: path)
     }
 
     /// `path` relative to the directory of `logPath` when it is in it, else as given.

@@ -20,11 +20,13 @@ extension LogWriter {
     ///   that resumed past `seq` (at a snapshot's position), it reads from the nearest
     ///   indexed record before `seq`, at worst from seq 1, and indexes nothing on the way.
     public func frameChecksum(ofSeq seq: UInt64) throws(EventLogError) -> UInt32? {
-        guard format.chainsRecords else { return nil }
-        let (file, start, lastSeq) = try state.withLock { (s) throws(EventLogError) in
+        let (file, format, start, lastSeq) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            return (file, s.index.start(for: max(seq, 1)), s.lastSeq)
+            ReadLeases.acquire(self)
+            return (file, s.format, s.index.start(for: max(seq, 1)), s.lastSeq)
         }
+        defer { ReadLeases.release(self) }
+        guard format.chainsRecords else { return nil }
         if seq + 1 == format.firstSeq, seq >= 1 { return format.firstPrevious }  // the last record a based log's base cut
         guard seq >= format.firstSeq, seq <= lastSeq, let start else {
             throw EventLogError(.invalidEvent, "the log has no record \(seq): it ends at seq \(lastSeq)", path: path, lastGoodSeq: lastSeq)

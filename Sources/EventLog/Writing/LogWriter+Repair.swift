@@ -34,16 +34,16 @@ extension LogWriter {
                 }
                 return 0
             }
-            guard seq + 1 >= format.firstSeq else {
+            guard seq + 1 >= s.format.firstSeq else {
                 throw EventLogError(
-                    .invalidEvent, "cannot keep records through seq \(seq): the log starts at seq \(format.firstSeq)", path: path,
+                    .invalidEvent, "cannot keep records through seq \(seq): the log starts at seq \(s.format.firstSeq)", path: path,
                     lastGoodSeq: s.lastSeq)
             }
-            var cut = format.firstOffset
+            var cut = s.format.firstOffset
             var position: LogPosition?
-            if seq >= format.firstSeq {
+            if seq >= s.format.firstSeq {
                 guard let start = s.index.start(for: seq) else { return 0 }
-                var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
+                var cursor = FrameCursor(file: file, format: s.format, offset: start.offset, expectedSeq: start.seq)
                 while cursor.expectedSeq <= seq {
                     let frameStart = cursor.offset
                     guard case .record = try cursor.next() else {
@@ -70,7 +70,7 @@ extension LogWriter {
             s.allocated = cut
             s.lastSeq = seq
             s.lastPosition = position
-            s.lastChecksum = position?.checksum ?? format.firstPrevious
+            s.lastChecksum = position?.checksum ?? s.format.firstPrevious
             s.generation += 1
             s.index.truncate(after: seq)
             return removed

@@ -149,7 +149,7 @@ extension LogWriter {
             do throws(EventLogError) {
                 // Every staged frame but the first continues: the first is not even written yet.
                 batch = try FrameBatch(
-                    records: records, format: format, previous: staging.lastChecksum,
+                    records: records, format: s.format, previous: staging.lastChecksum,
                     firstContinues: !first || !syncs.isDurable(through: s.lastSeq))
             } catch {
                 var error = error
@@ -157,13 +157,13 @@ extension LogWriter {
                 throw error
             }
             let length = Int64(batch.bytes.count)
-            if format.chainsRecords {
+            if s.format.chainsRecords {
                 do throws(EventLogError) {
                     if staging.end + length > s.allocated && options.preallocation > 0 {
                         try preallocate(&s, file: file, needed: staging.end + length, sync: options.durability != .noSync)
                     }
                     if first {
-                        let header = format.headerLength
+                        let header = s.format.headerLength
                         staging.firstHeader = Array(UnsafeRawBufferPointer(rebasing: batch.bytes[0..<header]))
                         try [UInt8](repeating: 0, count: header).withBytes { (zeros) throws(EventLogError) in
                             try file.write(zeros, at: staging.end)
@@ -202,7 +202,7 @@ extension LogWriter {
             }
             let syncing = options.durability != .noSync
             do throws(EventLogError) {
-                if format.chainsRecords {
+                if s.format.chainsRecords {
                     // The staged frames first, so that the header never reaches the disk before them.
                     if syncing { try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError) }
                     try staging.firstHeader.withBytes { (header) throws(EventLogError) in try file.write(header, at: staging.start) }
@@ -235,7 +235,7 @@ extension LogWriter {
         state.withLock { s in
             guard let staging = s.staging, staging.token == token else { return }
             s.staging = nil
-            guard let file = s.file, format.chainsRecords, staging.end > staging.start else { return }
+            guard let file = s.file, s.format.chainsRecords, staging.end > staging.start else { return }
             cutStaged(&s, file: file, after: nil)
         }
     }

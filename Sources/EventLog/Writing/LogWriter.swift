@@ -59,6 +59,10 @@ public final class LogWriter: EventStorage, Sendable {
 
     struct State {
         var file: (any LogFile)?
+        /// The file's header; a cut of the open log (``cutHistory(through:archiveTo:now:visitingCut:image:)``) replaces it with a based one.
+        var header: LogHeader
+        /// How the file's frames are laid out (its format version, key and first seq), from `header`.
+        var format: FrameFormat
         var end: Int64
         /// The file's physical size: `end` plus preallocated zero bytes.
         var allocated: Int64
@@ -75,12 +79,16 @@ public final class LogWriter: EventStorage, Sendable {
         var staging: Staging?
         /// How many staged appends were begun (each one's token).
         var stagingTokens: UInt64 = 0
+        /// Whether a cut of the open log is under way (one at a time).
+        var cutting = false
     }
 
     /// The log file's path.
     public let path: String
-    /// The file header.
-    public let header: LogHeader
+    /// The file header. It changes only when the open log is cut
+    /// (``cutHistory(through:archiveTo:now:visitingCut:image:)``): it is then
+    /// the new file's, with its base.
+    public var header: LogHeader { state.withLock { $0.header } }
     /// A based log's base (``LogHeader/base``): `nil` for a log from seq 1.
     public var base: LogBase? { header.base }
     /// What opening found and cut.
@@ -90,8 +98,6 @@ public final class LogWriter: EventStorage, Sendable {
     /// Whether opening created the file.
     public let created: Bool
 
-    /// How this log's frames are laid out (its format version and key).
-    let format: FrameFormat
     let state: Locked<State>
     /// Every sync of the file, and the poison of a failed one.
     let syncs: SyncCoordinator
@@ -231,15 +237,14 @@ public final class LogWriter: EventStorage, Sendable {
     private init(path: String, file: any LogFile, header: LogHeader, format: FrameFormat, scan: ScanResult, options: Options, created: Bool)
     {
         self.path = path
-        self.header = header
-        self.format = format
         self.recoveryReport = scan.report
         self.options = options
         self.created = created
         let allocated = scan.report.validLength + (scan.report.damage == nil ? scan.report.preallocatedBytes : 0)
         self.state = Locked(
             State(
-                file: file, end: scan.report.validLength, allocated: allocated, lastSeq: scan.report.lastSeq,
+                file: file, header: header, format: format, end: scan.report.validLength, allocated: allocated,
+                lastSeq: scan.report.lastSeq,
                 lastPosition: scan.report.lastPosition, lastChecksum: scan.report.lastPosition?.checksum ?? format.firstPrevious,
                 index: scan.index))
         self.syncs = SyncCoordinator(durableSeq: scan.report.lastSeq)
@@ -303,7 +308,7 @@ public final class LogWriter: EventStorage, Sendable {
             // A frame written while an earlier record is not yet durable says so (the
             // continuation flag): recovery then knows damage before it can be a lost write.
             let batch = try FrameBatch(
-                entries, firstSeq: firstSeq, now: now, format: format, previous: s.lastChecksum,
+                entries, firstSeq: firstSeq, now: now, format: s.format, previous: s.lastChecksum,
                 firstContinues: !syncs.isDurable(through: s.lastSeq))
             let length = Int64(batch.bytes.count)
             if s.end + length > s.allocated && options.preallocation > 0 {
@@ -409,14 +414,15 @@ public final class LogWriter: EventStorage, Sendable {
     ///   ``EventLogError/Code/ioError`` when this sync fails (the writer is then poisoned).
     /// - Complexity: One `fdatasync`, after waiting for a sync already running, if any.
     public func sync() throws(EventLogError) {
-        let file = try state.withLock { (s) throws(EventLogError) -> any LogFile in
+        let (file, lastSeq) = try state.withLock { (s) throws(EventLogError) -> (any LogFile, UInt64) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
-            return file
+            return (file, s.lastSeq)
         }
-        // The lease keeps the file open for the sync even if `close()` runs meanwhile.
+        // The lease keeps the file open for the sync even if `close()` runs meanwhile. The sync
+        // vouches for the records written to this file by now only: a cut may have replaced it since.
         defer { ReadLeases.release(self) }
-        try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
+        try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, covering: lastSeq, poisonFor: poisonError)
     }
 
     /// Reads up to `maxCount` records starting at `seq` (1-based), in order.
@@ -442,10 +448,10 @@ public final class LogWriter: EventStorage, Sendable {
     ///   that an open resumed past starts at the nearest indexed record before it (at
     ///   worst seq 1). A `seq` past ``lastSeq`` returns `[]` at once.
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
-        let (file, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
+        let (file, format, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
-            return (file, s.index.start(for: max(seq, format.firstSeq)), s.end, s.lastSeq, s.generation)
+            return (file, s.format, s.index.start(for: max(seq, s.format.firstSeq)), s.end, s.lastSeq, s.generation)
         }
         defer { ReadLeases.release(self) }
         // A based log has no records before its first: a read from an earlier seq starts there.

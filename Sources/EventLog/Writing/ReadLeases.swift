@@ -18,8 +18,8 @@
 enum ReadLeases {
     private struct Entry {
         var readers = 0
-        /// The file `close()` left to the last reader.
-        var closeWhenDone: (any LogFile)?
+        /// The files `close()` (or a cut of the open log, which replaces the file) left to the last reader.
+        var closeWhenDone: [any LogFile] = []
     }
 
     private static let table = Locked<[ObjectIdentifier: Entry]>([:])
@@ -31,27 +31,27 @@ enum ReadLeases {
 
     /// A read of `writer`'s file ends; the last one closes a file `close()` left to it.
     static func release(_ writer: AnyObject) {
-        let file = table.withLock { entries -> (any LogFile)? in
+        let files = table.withLock { entries -> [any LogFile] in
             let key = ObjectIdentifier(writer)
-            guard var entry = entries[key] else { return nil }
+            guard var entry = entries[key] else { return [] }
             entry.readers -= 1
             guard entry.readers == 0 else {
                 entries[key] = entry
-                return nil
+                return []
             }
             entries[key] = nil
             return entry.closeWhenDone
         }
-        file?.close()
+        for file in files { file.close() }
     }
 
-    /// Closes `file`, `writer`'s file, now if no read holds it, else when the
-    /// last read returns (call under the writer's lock).
+    /// Closes `file`, `writer`'s file (or the one a cut replaced), now if no
+    /// read holds it, else when the last read returns (call under the writer's lock).
     static func close(_ file: any LogFile, of writer: AnyObject) {
         let deferred = table.withLock { entries -> Bool in
             let key = ObjectIdentifier(writer)
             guard entries[key] != nil else { return false }
-            entries[key]!.closeWhenDone = file
+            entries[key]!.closeWhenDone.append(file)
             return true
         }
         if !deferred { file.close() }

@@ -73,12 +73,17 @@ final class SyncCoordinator: @unchecked Sendable {
     ///
     /// - Throws: the sync's own error, after poisoning with `poisonFor(error, durableSeq)`;
     ///   or the poison, if the writer is (or becomes, during this sync) poisoned.
-    func runSync(_ sync: () throws(EventLogError) -> Void, poisonFor: (EventLogError, UInt64) -> EventLogError) throws(EventLogError) {
+    /// With `covering`, the sync marks durable no record after that seq
+    /// (a sync of a file that a cut of the open log has since replaced
+    /// vouches only for the records written to it).
+    func runSync(
+        _ sync: () throws(EventLogError) -> Void, covering cap: UInt64? = nil, poisonFor: (EventLogError, UInt64) -> EventLogError
+    ) throws(EventLogError) {
         condition.lock()
         defer { condition.unlock() }
         while syncing { condition.wait() }
         if let failure { throw failure }
-        try runClaimedSync(sync, poisonFor: poisonFor)
+        try runClaimedSync(sync, covering: cap, poisonFor: poisonFor)
     }
 
     /// Blocks until `seq` is durable. If no sync is in flight, this caller
@@ -109,11 +114,11 @@ final class SyncCoordinator: @unchecked Sendable {
     }
 
     /// Runs `sync` with the condition held on entry and exit (released during the sync).
-    private func runClaimedSync(_ sync: () throws(EventLogError) -> Void, poisonFor: (EventLogError, UInt64) -> EventLogError)
-        throws(EventLogError)
-    {
+    private func runClaimedSync(
+        _ sync: () throws(EventLogError) -> Void, covering cap: UInt64? = nil, poisonFor: (EventLogError, UInt64) -> EventLogError
+    ) throws(EventLogError) {
         syncing = true
-        let target = writtenSeq
+        let target = min(writtenSeq, cap ?? .max)
         let startEpoch = epoch
         condition.unlock()
         var syncError: EventLogError?
