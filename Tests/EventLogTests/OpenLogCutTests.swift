@@ -147,7 +147,19 @@ struct OpenLogCutTests {
         let same = readBytes(path).prefix(before.count) == before
         #expect(same, "the log is as it was")
         #expect(writer.header.firstSeq == 1)
-        writer.close()
+        // Closed while it works (after the archive is written): the archive goes again, the log stays.
+        let archive = dir.file("refused.1-50.labellog")
+        #expect(
+            code {
+                try writer.cutHistory(
+                    through: 50, archiveTo: archive, now: .now(),
+                    image: {
+                        writer.close()
+                        return []
+                    })
+            } == .closed)
+        #expect(!FileManager.default.fileExists(atPath: archive), "an archive of records the log still holds is removed")
+        #expect(try LogReader.readAll(path: path).records.count == 100)
         #expect(code { try writer.cutHistory(through: 50, archiveTo: nil, now: .now(), image: { [] }) } == .closed)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["refused.labellog", "taken"],

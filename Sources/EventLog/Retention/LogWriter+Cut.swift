@@ -40,8 +40,8 @@ extension LogWriter {
     ///   a seq outside the log; ``EventLogError/Code/fileExists`` when a file is at
     ///   `archiveTo`; ``EventLogError/Code/seqConflict`` when records were discarded
     ///   (``discardRecords(after:)``) meanwhile; what reading and writing throw. Nothing
-    ///   is changed when it throws before the rename, except an archive already linked,
-    ///   which stays (it holds exactly the log's records through the cut).
+    ///   is changed when it throws before the rename (an archive already written is
+    ///   removed again: the log still holds its records).
     /// - Complexity: O(log size): the records cut are read, hashed and visited once, and
     ///   the frames are copied once; O(records appended meanwhile) under the lock.
     @discardableResult
@@ -63,8 +63,13 @@ extension LogWriter {
         defer { old.close() }
         let cutEnd = Int64(header.length) + plan.cutBytes
         let disposition: LogBase.Disposition
+        var published = false
+        var archived: String?
+        // Until the log is replaced, the archive is a copy of records it still holds: a cut that stops removes it.
+        defer { if !published, let archived { fileSystem.unlink(archived) } }
         if let archivePath {
             try LogCut.copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, fileSystem: fileSystem)
+            archived = archivePath
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: LogCut.relativeName(of: archivePath, from: path))
         } else {
@@ -77,7 +82,6 @@ extension LogWriter {
         let headerBytes = newHeader.encoded()
         // The records kept that were there when the cut began, outside the lock.
         var copy = try LogCut.writeTemporary(from: old, range: cutEnd..<end, header: headerBytes, beside: path, fileSystem: fileSystem)
-        var published = false
         defer { if !published { LogCut.discard(copy, fileSystem: fileSystem) } }
         // Locked before it is at the path, so a writer opening the path waits for this one.
         guard try copy.file.tryLockExclusive() else {

@@ -44,11 +44,15 @@ extension LabelStore {
     }
 
     /// After an automatic snapshot: updates the history files on a background
-    /// thread, unless the policy says not to. When an update is running, it
+    /// thread, unless the policy says not to, and then applies
+    /// ``Options/retention`` to the open log (``OpenRetention``; after a cut the
+    /// files are written again for the new file). When an update is running, it
     /// runs once more when it ends instead, so the files end up covering at
     /// least the records of the last snapshot.
     func maintainHistoryFiles() {
-        guard options.snapshots.maintainsHistoryFiles, ownedWriter != nil else { return }
+        let caches = options.snapshots.maintainsHistoryFiles
+        let retention = openRetention
+        guard caches || retention != nil, ownedWriter != nil else { return }
         let start = state.withLock { s -> DispatchGroup? in
             guard !s.snapshots.historyFiles.updating else {
                 s.snapshots.historyFiles.pending = true
@@ -65,8 +69,12 @@ extension LabelStore {
         DispatchQueue.global(qos: .utility).async {
             var again = true
             while again {
-                Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) }
+                if caches { Self.record(in: state) { () throws(StoreError) in try Self.writeHistoryFiles(logPath: path) } }
+                // After the caches, never beside them (a cut replaces the file they describe); once it cut,
+                // the loop runs again to write the caches of the new file.
+                let cut = retention?.applyIfDue() ?? false
                 again = state.withLock { s in
+                    if cut && caches { s.snapshots.historyFiles.pending = true }
                     defer { s.snapshots.historyFiles.pending = false }
                     s.snapshots.historyFiles.updating = s.snapshots.historyFiles.pending
                     return s.snapshots.historyFiles.pending

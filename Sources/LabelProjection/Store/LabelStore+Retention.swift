@@ -82,9 +82,10 @@ extension LabelStore {
         return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
     }
 
-    /// What ``Options/retention`` did when this store opened its log (a
-    /// report with neither a cut nor an error: nothing was due); `nil`
-    /// without a policy.
+    /// What ``Options/retention`` last did: when this store opened its log
+    /// (a report with neither a cut nor an error: nothing was due), or, later,
+    /// the last cut of the open log after an automatic snapshot, or why it
+    /// failed (a failed cut changes nothing). `nil` without a policy.
     public var retentionReport: RetentionReport? { retentionOutcome.withLock { $0 } }
 
     /// The archive file of the records `cut` of the log at `path`:
@@ -162,46 +163,32 @@ extension LabelStore {
     private static func retentionCut(path: String, _ keep: Retention.Keep, now: EventTimestamp) throws(StoreError)
         -> (first: UInt64, lastCut: UInt64?)
     {
-        do throws(EventLogError) {
-            let reader = try LogReader(path: path)
-            let first = reader.header.firstSeq
-            switch keep {
-            case .lastRecords(let count):
-                var last = first - 1
-                try Self.forEachView(reader) { view in last = view.seq }
-                return (first, last >= first && last - first + 1 > count ? last - count : nil)
-            case .within(let duration):
-                let threshold = threshold(now: now, duration: duration)
-                var lastCut: UInt64?
-                var stop = false
-                try Self.forEachView(reader) { view in
-                    guard !stop else { return }
-                    if view.timestamp.millisecondsSince1970 < threshold { lastCut = view.seq } else { stop = true }
-                }
-                return (first, lastCut)
+        let reader: LogReader
+        do throws(EventLogError) { reader = try LogReader(path: path) } catch { throw StoreError.storage(error) }
+        let first = reader.header.firstSeq
+        switch keep {
+        case .lastRecords(let count):
+            var last = first - 1
+            do {
+                try reader.forEachView { view in last = view.seq }
+            } catch let error as EventLogError {
+                throw StoreError.storage(error)
+            } catch {
+                throw StoreError.storage(EventLogError(.ioError, "\(error)", path: path))
             }
-        } catch {
-            throw StoreError.storage(error)
-        }
-    }
-
-    /// Calls `body` with each record of `reader` from its next one, decoded in place.
-    private static func forEachView(_ reader: LogReader, _ body: (EventRecordView) -> Void) throws(EventLogError) {
-        do {
-            try reader.forEachView { body($0) }
-        } catch let error as EventLogError {
-            throw error
-        } catch {
-            throw EventLogError(.ioError, "\(error)", path: reader.path)
+            return (first, last >= first && last - first + 1 > count ? last - count : nil)
+        case .within(let duration):
+            return (first, try lastRecordBefore(threshold(now: now, duration: duration), path: path))
         }
     }
 }
 
-/// What a store's retention policy did when it opened its log (``LabelStore/retentionReport``).
+/// What a store's retention policy last did: when it opened its log, or in a
+/// cut of the open log after an automatic snapshot (``LabelStore/retentionReport``).
 public struct RetentionReport: Sendable {
     /// What was cut (`nil`: nothing was due, or the cut failed).
     public var cut: LogCut.Report?
-    /// Why the policy could not be applied (the log is then opened as it was).
+    /// Why the policy could not be applied (the log is then as it was: opened as it was, or left uncut).
     public var error: StoreError?
 
     /// Applies `policy` to the log at `path`, catching its failure.

@@ -69,7 +69,12 @@ public final class LabelStore: Sendable {
         /// records move to an archive or are dropped) and opens it again from
         /// its base. What it did, or why it could not, is in
         /// ``LabelStore/retentionReport``; a failed cut never keeps the store
-        /// from opening. Default: `nil`, every record is kept.
+        /// from opening. While the store stays open, the policy is applied
+        /// again after each automatic snapshot, on the background thread that
+        /// keeps the history files: the writer cuts its own file while writes
+        /// go on (they wait only for the records appended meanwhile to be
+        /// copied and two syncs), never past a seq an async stream may still
+        /// read. Default: `nil`, every record is kept.
         public var retention: Retention?
 
         /// Creates options; every parameter has the documented default.
@@ -111,8 +116,9 @@ public final class LabelStore: Sendable {
     public let options: Options
     /// The file log, when the store opened it itself (``close()`` closes it).
     let ownedWriter: LogWriter?
-    /// The list before the log's first record: empty, or a based log's base image (its earlier records were archived or dropped).
-    let origin: LabelList
+    /// The list before the log's first record: empty, or a based log's base image (its earlier records were
+    /// archived or dropped). It moves forward when ``Options/retention`` cuts the open log.
+    var origin: LabelList { log.origin }
     /// How the store and its streams read the log (also after close, and streams after release).
     let log: StoreLog
     let state: Locked<State>
@@ -207,7 +213,6 @@ public final class LabelStore: Sendable {
         storage: any EventStorage, ownedWriter: LogWriter?, list: LabelList, options: Options, snapshots: SnapshotState = SnapshotState(),
         origin: LabelList = LabelList()
     ) {
-        self.origin = origin
         self.storage = storage
         self.ownedWriter = ownedWriter
         self.log = StoreLog(storage: storage, ownsStorage: ownedWriter != nil, appliedSeq: list.lastSeq, origin: origin)
@@ -227,6 +232,8 @@ public final class LabelStore: Sendable {
     /// seq, read from the log if it fell behind — then ends.
     deinit {
         endSubscriptions { $0.hub.removeAll() }
+        // At once, even while background work (a retention cut) still holds the writer.
+        ownedWriter?.close()
     }
 
     /// Closes the store: finishes every subscription (async streams end

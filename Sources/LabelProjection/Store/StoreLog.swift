@@ -19,8 +19,8 @@ import Synchronization
 /// stopped instead of scanning from seq 1 each time (which made catching up
 /// over a closed or released file log quadratic in its length).
 ///
-/// Thread safety: `appliedSeq` is an atomic; the reader pool is behind a
-/// lock, and a reader is used by one thread at a time (taken out of the pool).
+/// Thread safety: `appliedSeq` is an atomic; the origin and the reader pool
+/// are behind locks, and a reader is used by one thread at a time (taken out of the pool).
 final class StoreLog: Sendable {
     /// The caller's storage; `nil` for a file log the store opened itself.
     private let retained: (any EventStorage)?
@@ -35,10 +35,15 @@ final class StoreLog: Sendable {
     let readersOpened = Atomic<Int>(0)
 
     /// The list before the log's first record (a based log's base image; else empty).
-    let origin: LabelList
+    /// A cut of the open log (``LabelStore/Options/retention``) moves it forward.
+    var origin: LabelList { originList.withLock { $0 } }
+    private let originList: Locked<LabelList>
+
+    /// The log now starts after `list.lastSeq`, from `list` (a cut of the open log).
+    func rebase(to list: LabelList) { originList.withLock { $0 = list } }
 
     init(storage: any EventStorage, ownsStorage: Bool, appliedSeq: UInt64, origin: LabelList = LabelList()) {
-        self.origin = origin
+        self.originList = Locked(origin)
         retained = ownsStorage ? nil : storage
         path = (storage as? LogWriter)?.path
         applied = Atomic(appliedSeq)

@@ -67,6 +67,14 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// The last seq after which this stream may still read the log (the
+    /// state there and the records after it): where its catch-up fold is,
+    /// or, live or not, the last notification its consumer took (a buffer
+    /// that overflows catches up from there). `nil` once it ended.
+    var resumeSeq: UInt64? {
+        state.withLock { s in s.finished || s.cancelled ? nil : (s.fold?.list.lastSeq ?? s.consumedSeq) }
+    }
+
     /// The number of notifications held now.
     var pendingCount: Int { state.withLock { $0.pending } }
 

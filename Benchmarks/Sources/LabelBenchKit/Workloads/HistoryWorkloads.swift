@@ -16,6 +16,7 @@ extension WorkloadCatalog {
             }
             all.append(IndexUpdateWorkload(fixture: fixture, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
             all.append(ArchiveWorkload(fixture: fixture, binary: binary, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
+            all.append(OpenCutWorkload(fixture: fixture, repetitions: big ? settings.repetitionsOverride ?? 3 : nil))
             if !big {
                 let run = CLIRun(binary: binary, fixture: fixture)
                 all += CLIQueryWorkload.Command.allCases.map { CLIQueryWorkload(command: $0, run: run, repetitions: cliRepetitions) }

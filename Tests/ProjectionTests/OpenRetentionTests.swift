@@ -1,0 +1,124 @@
+import EventLog
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+@testable import LabelProjection
+
+/// Retention in a store that stays open: after its automatic snapshots, the
+/// store cuts its own log (`LogWriter.cutHistory`) while writes go on; the
+/// answers, heads and notifications are the ones a store that never cut gives.
+@Suite struct OpenRetentionTests {
+    let helpers = SnapshotStoreTests()
+
+    func options(retention: LabelStore.Retention?, snapshotEvery: UInt64, create: Bool = true) -> LabelStore.Options {
+        var options = helpers.options(SnapshotPolicy(everyRecords: snapshotEvery, everyBytes: 0, onClose: false), create: create)
+        options.retention = retention
+        return options
+    }
+
+    /// The archives beside `path` in seq order, then the log: every record, and whether each joins the next.
+    static func wholeHistory(_ path: String, directory: String) throws -> (records: [EventRecord], joins: Bool) {
+        let archives = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("labels.") && $0 != "labels.labellog" && $0.hasSuffix(".labellog") }
+            .map { directory + "/" + $0 }
+            .sorted { (try? LogReader(path: $0).header.firstSeq) ?? 0 < (try? LogReader(path: $1).header.firstSeq) ?? 0 }
+        var records: [EventRecord] = []
+        var joins = true
+        var chain: UInt32?
+        for file in archives + [path] {
+            let reader = try LogReader(path: file)
+            if let chain, reader.header.previousChecksum != chain { joins = false }
+            while let record = try reader.next() { records.append(record) }
+            chain = reader.lastPosition?.checksum ?? reader.header.previousChecksum
+        }
+        return (records, joins)
+    }
+
+    @Test func aStoreThatStaysOpenCutsItsLogAfterItsSnapshotsAndAnswersAsAStoreThatKeptEverything() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let policy = LabelStore.Retention(keep: .lastRecords(120), minimumCut: 60)
+            let store = try LabelStore.open(path: path, options: options(retention: policy, snapshotEvery: 100))
+            try helpers.write(900, to: store, seed: 71)
+            store.waitForHistoryFiles()
+            // The reference: every record (the archives' and the log's) in a log that was never cut.
+            let (all, joins) = try Self.wholeHistory(path, directory: dir)
+            #expect(joins && all.map(\.seq) == Array(1...900), "every record is in the archives and the log, chained across each join")
+            let copy = try LogWriter.open(path: dir + "/reference.log", options: .init(durability: .noSync, createIfMissing: true))
+            try copy.append(all.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+            copy.close()
+            let kept = try LabelStore.open(
+                path: dir + "/reference.log", options: options(retention: nil, snapshotEvery: 100, create: false))
+            let report = try #require(store.retentionReport?.cut, "\(String(describing: store.retentionReport))")
+            let firstSeq = try LogReader(path: path).header.firstSeq
+            #expect(firstSeq > 600 && report.firstSeq == firstSeq, "the open log was cut: it starts at seq \(firstSeq)")
+            #expect(store.snapshot == kept.snapshot)
+            #expect(try store.head == kept.head)
+            for seq in [firstSeq - 1, firstSeq, 850, 900] {
+                #expect(try store.state(atSeq: seq) == kept.state(atSeq: seq), "state at \(seq)")
+                #expect(try store.historyHead(atSeq: seq) == kept.historyHead(atSeq: seq), "head at \(seq)")
+            }
+            #expect(throws: StoreError.self) { try store.state(atSeq: firstSeq - 2) }
+            // The history files were written again for the new file.
+            #expect(FileManager.default.fileExists(atPath: CheckpointFile.path(for: path)))
+            kept.close()
+            // The writer goes on in the new file; reopened, the log gives the same list and head.
+            try store.add("after the cuts")
+            let (final, finalHead) = (store.snapshot, try store.head)
+            store.close()
+            let reopened = try LabelStore.open(path: path, options: options(retention: nil, snapshotEvery: 0, create: false))
+            let head = try reopened.head
+            #expect(reopened.snapshot == final && head == finalHead)
+            reopened.close()
+        }
+    }
+
+    @Test func writesFromOtherThreadsDuringTheCutsAllLand() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            var options = options(
+                retention: LabelStore.Retention(keep: .lastRecords(200), disposal: .drop, minimumCut: 100), snapshotEvery: 150)
+            options.durability = .groupCommit
+            let store = try LabelStore.open(path: path, options: options)
+            DispatchQueue.concurrentPerform(iterations: 2) { t in
+                for i in 0..<600 { try! store.add("thread \(t) label \(i)") }
+            }
+            store.waitForHistoryFiles()
+            #expect(store.lastSeq == 1200)
+            #expect(store.retentionReport?.error == nil, "\(String(describing: store.retentionReport))")
+            let reader = try LogReader(path: path)
+            #expect(reader.header.base?.disposition == .dropped && reader.header.firstSeq > 900)
+            // The base's list and the records after it fold to the store's list.
+            var list = try LabelList.origin(of: reader.header, path: path)
+            while let record = try reader.next() { try list.replay(record) }
+            #expect(list == store.snapshot && list.count == 1200)
+            store.close()
+        }
+    }
+
+    @Test func aStreamThatHasNotReadItsNotificationsKeepsTheRecordsItNeeds() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("labels.labellog")
+        var options = options(retention: LabelStore.Retention(keep: .lastRecords(10), disposal: .drop, minimumCut: 10), snapshotEvery: 50)
+        options.streamBufferLimit = 16
+        let store = try await LabelStore.open(path: path, options: options)
+        try await store.add("before the stream")
+        let stream = store.changes(for: .membership)
+        for i in 0..<400 { try await store.add("label \(i)") }
+        store.waitForHistoryFiles()
+        // The stream overflowed and will catch up from seq 1: nothing after it was cut.
+        #expect(try LogReader(path: path).header.firstSeq <= 2, "the log was cut past a stream that still needs it")
+        var seqs: [UInt64] = []
+        for await notification in stream {
+            seqs.append(notification.seq)
+            if seqs.count == 400 { break }
+        }
+        #expect(seqs == Array(2...401))
+        // Read through: the next snapshot cuts.
+        for i in 0..<60 { try await store.add("more \(i)") }
+        store.waitForHistoryFiles()
+        #expect(try LogReader(path: path).header.firstSeq > 400)
+        await store.close()
+    }
+}
