@@ -192,8 +192,10 @@ public enum LogCut {
 
     /// Writes `header` (if any) and bytes `range` of `source` to a new
     /// temporary file beside `path` and syncs it; on failure the file is removed.
+    /// `paced`: see ``append(from:range:to:name:paced:)``.
     static func writeTemporary(
-        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, beside path: String, fileSystem: any LogFileSystem
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, beside path: String, paced: Bool = false,
+        fileSystem: any LogFileSystem
     ) throws(EventLogError) -> TemporaryCopy {
         let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
         var copy = TemporaryCopy(file: try fileSystem.open(temporary, .createExclusive), path: temporary, length: 0)
@@ -202,7 +204,7 @@ public enum LogCut {
                 try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try copy.file.write(raw, at: 0) } }.get()
                 copy.length = Int64(header.count)
             }
-            try append(from: source, range: range, to: &copy, name: path)
+            try append(from: source, range: range, to: &copy, name: path, paced: paced)
             try copy.file.syncAll()
         } catch {
             discard(copy, fileSystem: fileSystem)
@@ -211,8 +213,11 @@ public enum LogCut {
         return copy
     }
 
-    /// Appends bytes `range` of `source` to `copy` (not synced).
-    static func append(from source: any LogFile, range: Range<Int64>, to copy: inout TemporaryCopy, name path: String)
+    /// Appends bytes `range` of `source` to `copy` (not synced). `paced`: each
+    /// 4 MiB written is synced before the next, so no sync of another file
+    /// (a durable append to the log being cut) waits behind more than that
+    /// much unwritten data of this one.
+    static func append(from source: any LogFile, range: Range<Int64>, to copy: inout TemporaryCopy, name path: String, paced: Bool = false)
         throws(EventLogError)
     {
         var offset = range.lowerBound
@@ -224,6 +229,7 @@ public enum LogCut {
             try chunk.withUnsafeBytes { raw in Result { () throws(EventLogError) in try copy.file.write(raw, at: copy.length) } }.get()
             copy.length += Int64(chunk.count)
             offset += Int64(chunk.count)
+            if paced && offset < range.upperBound { try copy.file.syncData() }
         }
     }
 
@@ -237,10 +243,10 @@ public enum LogCut {
     /// file beside `path`, syncs it, then links it to `path` (failing if a file
     /// is there) or renames it over `path`, and syncs the directory.
     static func copy(
-        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool,
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool, paced: Bool = false,
         fileSystem: any LogFileSystem
     ) throws(EventLogError) {
-        let copy = try writeTemporary(from: source, range: range, header: header, beside: path, fileSystem: fileSystem)
+        let copy = try writeTemporary(from: source, range: range, header: header, beside: path, paced: paced, fileSystem: fileSystem)
         copy.file.close()
         try publish(copy.path, to: path, replacing: replacing, fileSystem: fileSystem)
         try fileSystem.syncDirectory(containing: path)

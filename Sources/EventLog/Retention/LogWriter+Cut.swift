@@ -68,7 +68,7 @@ extension LogWriter {
         // Until the log is replaced, the archive is a copy of records it still holds: a cut that stops removes it.
         defer { if !published, let archived { fileSystem.unlink(archived) } }
         if let archivePath {
-            try LogCut.copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, fileSystem: fileSystem)
+            try LogCut.copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, paced: true, fileSystem: fileSystem)
             archived = archivePath
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: LogCut.relativeName(of: archivePath, from: path))
@@ -81,7 +81,8 @@ extension LogWriter {
         newHeader.version = LogFormat.basedVersion
         let headerBytes = newHeader.encoded()
         // The records kept that were there when the cut began, outside the lock.
-        var copy = try LogCut.writeTemporary(from: old, range: cutEnd..<end, header: headerBytes, beside: path, fileSystem: fileSystem)
+        var copy = try LogCut.writeTemporary(
+            from: old, range: cutEnd..<end, header: headerBytes, beside: path, paced: true, fileSystem: fileSystem)
         defer { if !published { LogCut.discard(copy, fileSystem: fileSystem) } }
         // Locked before it is at the path, so a writer opening the path waits for this one.
         guard try copy.file.tryLockExclusive() else {
