@@ -43,6 +43,36 @@ func storeWritersForever(path: String, writers: Int) -> Never {
     while true { sleep(60) }
 }
 
+/// `logtorture store-retain PATH`: opens a `LabelStore` on PATH (created if
+/// missing, `syncEachAppend`) that snapshots every 200 records and keeps the
+/// last 100 (`Options.retention`, archiving the rest beside the log, at least
+/// 100 at a time), so it cuts its open log again and again; prints "opened
+/// LASTSEQ", then adds labels titled "rN" forever from one thread, printing
+/// "ack SEQ TITLE" after each acknowledged write.
+func storeWithRetentionForever(path: String) -> Never {
+    let store: LabelStore
+    do {
+        store = try LabelStore.open(
+            path: path,
+            options: .init(
+                createIfMissing: true, snapshots: SnapshotPolicy(everyRecords: 200, everyBytes: 0, onClose: false),
+                retention: LabelStore.Retention(keep: .lastRecords(100), minimumCut: 100)))
+    } catch {
+        fail("\(error)")
+    }
+    say("opened \(store.lastSeq)")
+    var n = 0
+    while true {
+        n += 1
+        do {
+            let records = try store.execute(.add(title: "r\(n)", isEnabled: true, id: nil, at: nil))
+            say("ack \(records[0].seq) r\(n)")
+        } catch {
+            fail("\(error)")
+        }
+    }
+}
+
 /// One writer's commands: adds, and a rename of its last label every third command.
 struct StoreWriter {
     let number: Int

@@ -8,6 +8,9 @@
 //   logtorture follow PATH COUNT             follow PATH until COUNT records arrived; print "ok COUNT SUM"
 //   logtorture store-writers PATH WRITERS    WRITERS writers (threads and tasks) write one LabelStore at once forever,
 //                                            printing "ack SEQ TITLE" after each acknowledged write (StoreWriters.swift)
+//   logtorture store-retain PATH             a LabelStore on PATH that snapshots every 200 records and keeps the last 100
+//                                            (archiving the rest beside the log while it stays open), adding labels
+//                                            "rN" forever from one thread, printing "ack SEQ TITLE" (StoreWriters.swift)
 //   logtorture server-stores CONNINFO LIST STORES COMMANDS SEED
 //                                            (with the Postgres trait) STORES stores on one server list write
 //                                            conflicting commands, then check what they heard (ServerStores.swift)
@@ -21,7 +24,7 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 3 else { fail("usage: logtorture append|append-mixed|hold|follow|store-writers PATH …", code: 64) }
+guard args.count >= 3 else { fail("usage: logtorture append|append-mixed|hold|follow|store-writers|store-retain PATH …", code: 64) }
 let path = args[2]
 /// Writes a whole line to stdout at once, unbuffered, so a kill never leaves a half-reported ack.
 func say(_ line: String) {
@@ -113,6 +116,8 @@ case "follow":
 case "store-writers":
     guard args.count == 4, let writers = Int(args[3]), writers > 0 else { fail("usage: logtorture store-writers PATH WRITERS", code: 64) }
     storeWritersForever(path: path, writers: writers)
+case "store-retain":
+    storeWithRetentionForever(path: path)
 case "server-stores":
     #if Postgres
     guard args.count == 7, let stores = Int(args[4]), let commands = Int(args[5]), let seed = UInt64(args[6]) else {

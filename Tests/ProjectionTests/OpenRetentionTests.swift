@@ -17,20 +17,27 @@ import Testing
         return options
     }
 
-    /// The archives beside `path` in seq order, then the log: every record, and whether each joins the next.
+    /// The history at `path`: the chain of archives beside it that ends
+    /// where the log begins (each ending where the next begins; an archive a
+    /// stopped cut left, whose records the log still holds, is not in it),
+    /// then the log: every record, and whether each file joins the next.
     static func wholeHistory(_ path: String, directory: String) throws -> (records: [EventRecord], joins: Bool) {
         let archives = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("labels.") && $0 != "labels.labellog" && $0.hasSuffix(".labellog") }
             .map { directory + "/" + $0 }
-            .sorted { (try? LogReader(path: $0).header.firstSeq) ?? 0 < (try? LogReader(path: $1).header.firstSeq) ?? 0 }
+        var chain: [String] = [path]
+        while let next = try LogReader(path: chain[0]).header.base?.lastCutSeq {
+            guard let archive = try archives.first(where: { try LogReader.readAll(path: $0).records.last?.seq == next }) else { break }
+            chain.insert(archive, at: 0)
+        }
         var records: [EventRecord] = []
-        var joins = true
-        var chain: UInt32?
-        for file in archives + [path] {
+        var joins = try LogReader(path: chain[0]).header.firstSeq == 1
+        var checksum: UInt32?
+        for file in chain {
             let reader = try LogReader(path: file)
-            if let chain, reader.header.previousChecksum != chain { joins = false }
+            if let checksum, reader.header.previousChecksum != checksum { joins = false }
             while let record = try reader.next() { records.append(record) }
-            chain = reader.lastPosition?.checksum ?? reader.header.previousChecksum
+            checksum = reader.lastPosition?.checksum ?? reader.header.previousChecksum
         }
         return (records, joins)
     }

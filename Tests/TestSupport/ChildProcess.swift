@@ -22,9 +22,11 @@ package final class Child {
     let out = Pipe()
     let err = Pipe()
 
-    package init(_ arguments: [String]) throws {
+    /// Starts `logtorture` with `arguments`; `environment` is added to this process's.
+    package init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = try tortureExecutable()
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = out
         process.standardError = err
         try process.run()

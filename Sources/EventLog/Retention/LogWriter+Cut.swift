@@ -68,7 +68,8 @@ extension LogWriter {
         // Until the log is replaced, the archive is a copy of records it still holds: a cut that stops removes it.
         defer { if !published, let archived { fileSystem.unlink(archived) } }
         if let archivePath {
-            try LogCut.copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, paced: true, fileSystem: fileSystem)
+            try LogCut.copy(
+                from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, paced: true, fileSystem: fileSystem)
             archived = archivePath
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: LogCut.relativeName(of: archivePath, from: path))

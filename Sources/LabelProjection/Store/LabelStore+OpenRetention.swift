@@ -68,8 +68,8 @@ extension LabelStore {
             case .drop: archive = nil
             case .archive(let directory): archive = LabelStore.archivePath(forLog: path, directory: directory, cut: cut)
             }
-            if let archive, SystemFile.exists(archive), LabelStore.isLeftoverArchive(archive, of: path, through: cut.upperBound) {
-                SystemFile.unlink(archive)
+            if case .archive(let directory) = policy.disposal {
+                LabelStore.removeLeftoverArchives(ofLog: path, directory: directory, firstSeq: cut.lowerBound)
             }
             var list = log.origin
             let logID = writer.header.logID

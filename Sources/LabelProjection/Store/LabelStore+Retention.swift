@@ -74,11 +74,7 @@ extension LabelStore {
         case .drop: archive = nil
         case .archive(let directory): archive = archivePath(forLog: path, directory: directory, cut: first...lastCut)
         }
-        // A cut that stopped after writing this archive and before replacing the log (a crash) left a copy
-        // of records the log still holds: it is written again, not refused for ever.
-        if let archive, SystemFile.exists(archive), isLeftoverArchive(archive, of: path, through: lastCut) {
-            SystemFile.unlink(archive)
-        }
+        if case .archive(let directory) = retention.disposal { removeLeftoverArchives(ofLog: path, directory: directory, firstSeq: first) }
         return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
     }
 
@@ -92,12 +88,37 @@ extension LabelStore {
     /// `STEM.FIRST-LAST.labellog` (`STEM`: the log's file name without a
     /// `.labellog` extension) in `directory`, or in the log's directory.
     public static func archivePath(forLog path: String, directory: String?, cut: ClosedRange<UInt64>) -> String {
+        archiveDirectory(forLog: path, directory: directory) + "\(archiveStem(forLog: path)).\(cut.lowerBound)-\(cut.upperBound).labellog"
+    }
+
+    /// The log's file name without a `.labellog` extension.
+    private static func archiveStem(forLog path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let stem = name.hasSuffix(".labellog") ? String(name.dropLast(".labellog".count)) : name
-        let file = "\(stem).\(cut.lowerBound)-\(cut.upperBound).labellog"
-        if let directory { return (directory.hasSuffix("/") ? directory : directory + "/") + file }
-        guard let slash = path.lastIndex(of: "/") else { return file }
-        return String(path[...slash]) + file
+        return name.hasSuffix(".labellog") ? String(name.dropLast(".labellog".count)) : name
+    }
+
+    /// Where a retention policy's archives go: `directory` or the log's, with a final `/` (empty: the current directory).
+    private static func archiveDirectory(forLog path: String, directory: String?) -> String {
+        if let directory { return directory.hasSuffix("/") ? directory : directory + "/" }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[...slash])
+    }
+
+    /// Removes the archives that cuts of the log at `path` from `firstSeq`
+    /// left when they stopped (a crash) after writing the archive and before
+    /// replacing the log: `STEM.FIRST-LAST.labellog` files that are byte for
+    /// byte the log's first records (``isLeftoverArchive(_:of:through:)``).
+    /// The log still holds their records; the next cut writes its own archive.
+    static func removeLeftoverArchives(ofLog path: String, directory: String?, firstSeq: UInt64) {
+        let folder = archiveDirectory(forLog: path, directory: directory)
+        let prefix = "\(archiveStem(forLog: path)).\(firstSeq)-"
+        let names = SystemFile.directoryEntries(folder.isEmpty ? "." : folder)
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".labellog") {
+            guard let last = UInt64(name.dropFirst(prefix.count).dropLast(".labellog".count)),
+                isLeftoverArchive(folder + name, of: path, through: last)
+            else { continue }
+            SystemFile.unlink(folder + name)
+        }
     }
 
     /// Whether `policy` would cut at least its ``Retention/minimumCut`` records
