@@ -104,6 +104,68 @@ import Testing
         }
     }
 
+    @Test func timeTravelWhileTheOpenLogIsCutAnswersOrSaysTheSeqWasCut() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let store = try LabelStore.open(
+                path: path, options: options(retention: LabelStore.Retention(keep: .lastRecords(30), minimumCut: 20), snapshotEvery: 100))
+            try helpers.write(200, to: store, seed: 73)
+            let stop = Locked(false)
+            let answers = Locked<[(UInt64, LabelList)]>([])
+            let failures = Locked<[String]>([])
+            let reader = Thread {
+                var rng = SeededGenerator(seed: 74)
+                while !stop.withLock({ $0 }) {
+                    let last = store.lastSeq
+                    // Often before the newest snapshot, so the fold starts at the one before it, which a cut may pass.
+                    let seq = last - UInt64.random(in: 0...29, using: &rng)
+                    do {
+                        let list = try store.state(atSeq: seq)
+                        if list.lastSeq != seq { failures.withLock { $0.append("state at \(seq) is at \(list.lastSeq)") } }
+                        answers.withLock { $0.append((seq, list)) }
+                        _ = try store.state(atTime: EventTimestamp(millisecondsSince1970: .max))
+                    } catch {
+                        failures.withLock { $0.append("\(seq): \(error)") }
+                    }
+                }
+            }
+            reader.start()
+            try helpers.write(1_000, to: store, seed: 75)
+            store.waitForHistoryFiles()
+            stop.withLock { $0 = true }
+            while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+            let firstSeq = try LogReader(path: path).header.firstSeq
+            #expect(firstSeq > 900, "the log was cut while the reader read")
+            let checked = answers.withLock { $0 }.filter { $0.0 >= firstSeq - 1 }
+            for (seq, list) in checked.suffix(40) { #expect(try store.state(atSeq: seq) == list, "state at \(seq)") }
+            store.close()
+        }
+    }
+
+    @Test func aReadThatACutOvertakesIsReadAgainFromTheNewBase() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let store = try LabelStore.open(
+                path: path, options: options(retention: LabelStore.Retention(keep: .lastRecords(30), minimumCut: 20), snapshotEvery: 0))
+            try helpers.write(200, to: store, seed: 76)
+            let expected = try store.state(atSeq: 190)
+            var attempts: [UInt64] = []
+            let list = try store.readingAcrossCuts { (origin) throws(StoreError) -> LabelList in
+                attempts.append(origin.lastSeq)
+                // The cut lands between the read's start and its first record.
+                if attempts.count == 1 { #expect(store.openRetention?.applyIfDue() == true) }
+                var list = origin
+                try store.log.fold(&list, through: 190, via: store.storage)
+                return list
+            }
+            #expect(attempts == [0, 170], "read from seq 1, then again from the base at seq 170")
+            #expect(list == expected)
+            #expect(try store.state(atSeq: 190) == expected)
+            store.close()
+        }
+    }
+
     @Test func aStreamThatHasNotReadItsNotificationsKeepsTheRecordsItNeeds() async throws {
         let dir = TemporaryDirectory()
         let path = dir.file("labels.labellog")

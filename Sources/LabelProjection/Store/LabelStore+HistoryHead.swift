@@ -56,8 +56,23 @@ extension LabelStore {
     ///   store kept (the newest, or one every 65,536 records) at or before `seq`.
     public func historyHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
         try checkInRange(seq)
-        guard seq >= origin.lastSeq else { throw archived(seq) }
+        let cut = storage.base?.lastCutSeq
+        do {
+            return try hashHead(atSeq: seq)
+        } catch {
+            // A cut of the open log (``Options/retention``) may have taken the records it was reading: again from its base.
+            guard ownedWriter != nil, storage.base?.lastCutSeq != cut else { throw error }
+            return try hashHead(atSeq: seq)
+        }
+    }
+
+    /// The head after record `seq`, hashed from the nearest frontier at or
+    /// before it that is not before the storage's base.
+    private func hashHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
+        let base = baseFrontier
+        guard seq >= (base?.count ?? origin.lastSeq) else { throw archived(seq) }
         var builder = historyFrontiers.withLock { $0.start(for: seq) }
+        if let base, builder.count < base.count { builder = base }
         guard builder.count < seq else { return builder.head }
         let records = try historyRecords()
         do throws(EventLogError) {
@@ -134,6 +149,11 @@ extension LabelStore {
         }
     }
 
+    /// The tree's frontier at the storage's base (`nil` for a log from seq 1).
+    var baseFrontier: HistoryTreeBuilder? {
+        storage.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) }
+    }
+
     /// The records to hash: through the storage while the store is open, the
     /// file (a new reader) once a file log is closed.
     private func historyRecords() throws(StoreError) -> HistoryRecords {
@@ -142,7 +162,9 @@ extension LabelStore {
             do throws(EventLogError) { return try HistoryRecords(path: path) } catch { throw StoreError.storage(error) }
         }
         // A based log's records start after its base: the tree continues from the base's frontier.
-        let origin = historyFrontiers.withLock { $0.origin }
+        var origin = historyFrontiers.withLock { $0.origin }
+        // The storage's base is ahead of it for a moment after a cut of the open log.
+        if let base = baseFrontier, origin.count < base.count { origin = base }
         return HistoryRecords(storage: storage, name: log.path ?? "the store's log", start: origin)
     }
 }

@@ -39,23 +39,43 @@ extension LabelStore {
     ///   `reordered` O(n). The log is read in batches of 4,096 records, so up to 4,095 more
     ///   are read but not folded.
     public func state(atTime time: EventTimestamp) throws(StoreError) -> LabelList {
-        var list = origin
-        try forEachStoredRecord(from: 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
-            guard record.timestamp <= time else { return false }
-            do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
-            return true
+        try readingAcrossCuts { (origin) throws(StoreError) in
+            var list = origin
+            try forEachStoredRecord(from: origin.lastSeq + 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
+                guard record.timestamp <= time else { return false }
+                do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
+                return true
+            }
+            return list
         }
-        return list
     }
 
     /// The fold of records `1...seq` from storage, starting from the newest
     /// trusted snapshot or usable checkpoint at or before `seq` when there is one.
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
-        guard seq >= origin.lastSeq else { throw archived(seq) }
-        var list = nearestList(atOrBefore: seq) ?? origin
-        try log.fold(&list, through: seq, via: storage)
-        return list
+        return try readingAcrossCuts { (origin) throws(StoreError) in
+            guard seq >= origin.lastSeq else { throw archived(seq) }
+            var list = nearestList(atOrBefore: seq).flatMap { $0.lastSeq >= origin.lastSeq ? $0 : nil } ?? origin
+            try log.fold(&list, through: seq, via: storage)
+            return list
+        }
+    }
+
+    /// Runs `body`, a read of the log from `origin` (the list before its
+    /// first record), once more from the storage's base if it fails while a
+    /// cut of the open log (``Options/retention``) moved the log's start: the
+    /// records it was reading may have gone meanwhile. (The base is read from
+    /// the storage, which changes with the cut, not from ``origin``, which
+    /// follows it a moment later.)
+    func readingAcrossCuts<T>(_ body: (LabelList) throws(StoreError) -> T) throws(StoreError) -> T {
+        let origin = self.origin
+        do {
+            return try body(origin)
+        } catch {
+            guard ownedWriter != nil, let base = storage.base, base.lastCutSeq != origin.lastSeq else { throw error }
+            return try body(try Self.origin(of: storage))
+        }
     }
 }
 

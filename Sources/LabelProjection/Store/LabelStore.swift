@@ -219,7 +219,7 @@ public final class LabelStore: Sendable {
         self.options = options
         self.state = Locked(State(list: list, snapshots: snapshots))
         // A based log's tree continues from its base's frontier.
-        if let base = storage.base, let start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) {
+        if let start = baseFrontier {
             historyFrontiers.withLock {
                 $0.newest = start
                 $0.origin = start
