@@ -29,7 +29,8 @@ extension LabelStore {
                 outcome.withLock { $0 = RetentionReport(cut: report, error: nil) }
                 return true
             } catch {
-                outcome.withLock { $0 = RetentionReport(cut: nil, error: error) }
+                // A store closed meanwhile stopped the cut (which changed nothing): not a failure to report.
+                if !state.withLock({ $0.closed }) { outcome.withLock { $0 = RetentionReport(cut: nil, error: error) } }
                 return false
             }
         }
