@@ -48,7 +48,10 @@ struct OpenRetentionKillTests {
             let dir = TemporaryDirectory()
             let path = dir.file("labels.labellog")
             let child = try Child(["store-retain", path], environment: ["LABELSTORE_TEST_CUT_CRASH": step])
-            child.process.waitUntilExit()
+            // The first cut comes after the first snapshot, at 200 records; a child that never gets there is killed.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(300))
+            while child.process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if child.process.isRunning { child.kill() }
             #expect(child.process.terminationStatus == 99, "the child did not stop at \(step): \(child.errorText())")
             let acknowledged = Self.acknowledgements(child)
             #expect(acknowledged.count >= 200, "a cut comes after the first snapshot, at 200 records")
@@ -60,12 +63,18 @@ struct OpenRetentionKillTests {
             #expect(store.lastSeq >= acknowledged.keys.max() ?? 0)
             store.close()
             try Self.expectHistoryHolds(acknowledged, path: path, directory: dir.path, "reopened after \(step)")
-            // No archive is left beside the log but those of its history (a stopped cut's copy is removed).
-            let archives = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
-                $0.hasSuffix(".labellog") && $0 != "labels.labellog"
-            }
+            // No archive is left beside the log but those of its history (a stopped cut's copy is removed):
+            // their seqs run from 1 to the log's first, each once.
+            let ranges = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+                .filter { $0.hasSuffix(".labellog") && $0 != "labels.labellog" }
+                .map { name -> ClosedRange<UInt64> in
+                    let records = try LogReader.readAll(path: dir.file(name)).records
+                    return records[0].seq...records[records.count - 1].seq
+                }
+                .sorted { $0.lowerBound < $1.lowerBound }
             let firstSeq = try LogReader(path: path).header.firstSeq
-            #expect(archives == ["labels.1-\(firstSeq - 1).labellog"], "\(archives)")
+            #expect(ranges.first?.lowerBound == 1 && ranges.last?.upperBound == firstSeq - 1, "\(ranges)")
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound + 1 == $1.lowerBound }, "\(ranges)")
         }
     }
 

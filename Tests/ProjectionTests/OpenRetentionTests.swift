@@ -104,12 +104,19 @@ import Testing
         }
     }
 
+    /// A store on `DIR/labels.labellog` that keeps the last 30 records (cuts of 20 at least), after 200 random writes.
+    func keepingLast30(in dir: String, snapshotEvery: UInt64, seed: UInt64) throws -> (LabelStore, String) {
+        let path = dir + "/labels.labellog"
+        let store = try LabelStore.open(
+            path: path,
+            options: options(retention: LabelStore.Retention(keep: .lastRecords(30), minimumCut: 20), snapshotEvery: snapshotEvery))
+        try helpers.write(200, to: store, seed: seed)
+        return (store, path)
+    }
+
     @Test func timeTravelWhileTheOpenLogIsCutAnswersOrSaysTheSeqWasCut() throws {
         try helpers.withTemporaryDirectory { dir in
-            let path = dir + "/labels.labellog"
-            let store = try LabelStore.open(
-                path: path, options: options(retention: LabelStore.Retention(keep: .lastRecords(30), minimumCut: 20), snapshotEvery: 100))
-            try helpers.write(200, to: store, seed: 73)
+            let (store, path) = try keepingLast30(in: dir, snapshotEvery: 100, seed: 73)
             let stop = Locked(false)
             let answers = Locked<[(UInt64, LabelList)]>([])
             let failures = Locked<[String]>([])
@@ -145,10 +152,7 @@ import Testing
 
     @Test func aReadThatACutOvertakesIsReadAgainFromTheNewBase() throws {
         try helpers.withTemporaryDirectory { dir in
-            let path = dir + "/labels.labellog"
-            let store = try LabelStore.open(
-                path: path, options: options(retention: LabelStore.Retention(keep: .lastRecords(30), minimumCut: 20), snapshotEvery: 0))
-            try helpers.write(200, to: store, seed: 76)
+            let (store, _) = try keepingLast30(in: dir, snapshotEvery: 0, seed: 76)
             let expected = try store.state(atSeq: 190)
             var attempts: [UInt64] = []
             let list = try store.readingAcrossCuts { (origin) throws(StoreError) -> LabelList in

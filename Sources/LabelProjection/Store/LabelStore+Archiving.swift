@@ -30,35 +30,60 @@ extension LabelStore {
     public static func cutHistory(
         path: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp = .now()
     ) throws(StoreError) -> LogCut.Report {
-        var inconsistency: ProjectionError?
         let report: LogCut.Report
         // The records cut are folded as the plan reads and hashes them: one read for both.
-        var list = LabelList()
-        var logID = LabelID()
+        var fold = CutFold(list: LabelList(), logID: LabelID(), path: path)
         do throws(EventLogError) {
             // The lock may outlive a writer just closed for a moment (a child process spawned then holds a
             // copy of its descriptor until it runs its program): wait as long as opening a writer does.
             report = try LogCut.cut(
                 logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now, lockWait: LogWriter.Options().lockWait,
                 begin: { (header) throws(EventLogError) in
-                    logID = header.logID
-                    do throws(StoreError) { list = try LabelList.origin(of: header, path: path) } catch {
+                    fold.logID = header.logID
+                    do throws(StoreError) { fold.list = try LabelList.origin(of: header, path: path) } catch {
                         throw EventLogError(.corruptHeader, error.message, path: path)
                     }
                 },
-                visitingCut: { (view) throws(EventLogError) in
-                    do throws(ProjectionError) { try list.replay(view) } catch {
-                        inconsistency = error
-                        throw EventLogError(.corruptRecord, "record \(view.seq) does not fold: \(error.message)", path: path)
-                    }
-                },
-                image: { list.baseImageBytes(logID: logID) })
+                visitingCut: { (view) throws(EventLogError) in try fold.visit(view) }, image: { fold.image })
         } catch {
-            if let inconsistency { throw StoreError.inconsistent(inconsistency) }
-            throw StoreError.storage(error)
+            throw fold.storeError(error)
         }
         for entry in SnapshotFiles.list(for: path).snapshots { SnapshotFiles.remove(entry.path) }
         SystemFile.unlink(CheckpointFile.path(for: path))
         return report
+    }
+}
+
+/// The list a cut folds from the records it cuts, as it reads them, for its base's image.
+struct CutFold {
+    /// The list so far: the log's origin, then each record cut folded in.
+    var list: LabelList
+    /// The log's id (the image names it).
+    var logID: LabelID
+    /// The log, for errors.
+    let path: String
+    /// Why a record did not fold, if one did not.
+    private(set) var inconsistency: ProjectionError?
+
+    init(list: LabelList, logID: LabelID, path: String) {
+        self.list = list
+        self.logID = logID
+        self.path = path
+    }
+
+    /// Folds a record cut; one that does not fold stops the cut.
+    mutating func visit(_ view: EventRecordView) throws(EventLogError) {
+        do throws(ProjectionError) { try list.replay(view) } catch {
+            inconsistency = error
+            throw EventLogError(.corruptRecord, "record \(view.seq) does not fold: \(error.message)", path: path)
+        }
+    }
+
+    /// The base's image: the list after the last record cut.
+    var image: [UInt8] { list.baseImageBytes(logID: logID) }
+
+    /// What the cut's failure `error` means for the store: the record that did not fold, or the log's error.
+    func storeError(_ error: EventLogError) -> StoreError {
+        inconsistency.map { StoreError.inconsistent($0) } ?? StoreError.storage(error)
     }
 }

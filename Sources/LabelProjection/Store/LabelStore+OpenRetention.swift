@@ -72,25 +72,17 @@ extension LabelStore {
             if case .archive(let directory) = policy.disposal {
                 LabelStore.removeLeftoverArchives(ofLog: path, directory: directory, firstSeq: cut.lowerBound)
             }
-            var list = log.origin
-            let logID = writer.header.logID
-            var inconsistency: ProjectionError?
+            var fold = CutFold(list: log.origin, logID: writer.header.logID, path: path)
             let report: LogCut.Report
             do throws(EventLogError) {
                 report = try writer.cutHistory(
                     through: cut.upperBound, archiveTo: archive, now: now,
-                    visitingCut: { (view) throws(EventLogError) in
-                        do throws(ProjectionError) { try list.replay(view) } catch {
-                            inconsistency = error
-                            throw EventLogError(.corruptRecord, "record \(view.seq) does not fold: \(error.message)", path: path)
-                        }
-                    },
-                    image: { list.baseImageBytes(logID: logID) })
+                    visitingCut: { (view) throws(EventLogError) in try fold.visit(view) },
+                    image: { fold.image })
             } catch {
-                if let inconsistency { throw StoreError.inconsistent(inconsistency) }
-                throw StoreError.storage(error)
+                throw fold.storeError(error)
             }
-            log.rebase(to: list)
+            log.rebase(to: fold.list)
             if let start = HistoryTreeBuilder(count: cut.upperBound, frontier: report.frontier) {
                 frontiers.withLock { f in
                     f.origin = start
