@@ -25,9 +25,13 @@ import Testing
         let archives = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("labels.") && $0 != "labels.labellog" && $0.hasSuffix(".labellog") }
             .map { directory + "/" + $0 }
+        // By name (`labels.FIRST-LAST.labellog`); the records read below check it.
+        func lastSeq(_ archive: String) -> UInt64? {
+            archive.split(separator: "/").last?.split(separator: ".").dropFirst().first?.split(separator: "-").last.flatMap { UInt64($0) }
+        }
         var chain: [String] = [path]
         while let next = try LogReader(path: chain[0]).header.base?.lastCutSeq {
-            guard let archive = try archives.first(where: { try LogReader.readAll(path: $0).records.last?.seq == next }) else { break }
+            guard let archive = archives.first(where: { lastSeq($0) == next }) else { break }
             chain.insert(archive, at: 0)
         }
         var records: [EventRecord] = []

@@ -142,6 +142,28 @@ import Testing
         }
     }
 
+    @Test func retentionRemovesALeftoverArchiveOnlyHoldingTheLogsLock() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            let (list, _) = try history(100, at: path, seed: 66)
+            let lastCut = list.lastSeq - 20
+            // An archive of the log's first records, as a cut of the store holding the log writes before it
+            // replaces the log: retention run from elsewhere meanwhile must not remove it.
+            let copy = dir + "/copy.labellog"
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            let archive = LabelStore.archivePath(forLog: path, directory: nil, cut: 1...lastCut)
+            try LabelStore.cutHistory(path: copy, through: lastCut, archiveTo: archive)
+            let holder = try LabelStore.open(path: path, options: helpers.options(create: false))
+            let policy = LabelStore.Retention(keep: .lastRecords(20), minimumCut: 1)
+            #expect(throws: StoreError.self) { try LabelStore.applyRetention(path: path, policy) }
+            #expect(FileManager.default.fileExists(atPath: archive), "the archive was removed while another writer held the log")
+            holder.close()
+            // Holding the lock, the same call removes it and cuts.
+            #expect(try LabelStore.applyRetention(path: path, policy)?.cut == 1...lastCut)
+            #expect(try LogReader.readAll(path: archive).records.count == Int(lastCut))
+        }
+    }
+
     @Test func archiveNamesFollowTheLogsStem() {
         #expect(LabelStore.archivePath(forLog: "/a/b/labels.labellog", directory: nil, cut: 1...9) == "/a/b/labels.1-9.labellog")
         #expect(LabelStore.archivePath(forLog: "labels.log", directory: nil, cut: 3...4) == "labels.log.3-4.labellog")

@@ -136,9 +136,6 @@ public enum LogCut {
         begin: (LogHeader) throws(EventLogError) -> Void, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
         image: () throws(EventLogError) -> [UInt8], fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
-        if let archivePath, fileSystem.exists(archivePath) {
-            throw EventLogError(.fileExists, "an archive is already there; choose another --to or remove it", path: archivePath)
-        }
         let writer: LogWriter
         do {
             writer = try LogWriter.open(path: logPath, options: LogWriter.Options(fileSystem: fileSystem, lockWait: lockWait))
@@ -149,6 +146,10 @@ public enum LogCut {
         }
         defer { writer.close() }
         try begin(writer.header)
+        // Checked under the lock, after `begin` (which may remove what an earlier cut of this log left).
+        if let archivePath, fileSystem.exists(archivePath) {
+            throw EventLogError(.fileExists, "an archive is already there; choose another --to or remove it", path: archivePath)
+        }
         let report = try plan(logPath: logPath, through: lastCutSeq, visitingCut: visitingCut, fileSystem: fileSystem)
         let image = try image()
         let old = try fileSystem.open(logPath, .readOnly)

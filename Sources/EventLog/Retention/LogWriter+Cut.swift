@@ -40,8 +40,9 @@ extension LogWriter {
     ///   a seq outside the log; ``EventLogError/Code/fileExists`` when a file is at
     ///   `archiveTo`; ``EventLogError/Code/seqConflict`` when records were discarded
     ///   (``discardRecords(after:)``) meanwhile; what reading and writing throw. Nothing
-    ///   is changed when it throws before the rename (an archive already written is
-    ///   removed again: the log still holds its records).
+    ///   is changed when it throws before the rename, but for an archive already linked,
+    ///   which stays: a copy of records the log still holds (the label store's retention
+    ///   removes such copies, holding the log's lock, before its next cut).
     /// - Complexity: O(log size): the records cut are read, hashed and visited once, and
     ///   the frames are copied once; O(records appended meanwhile) under the lock.
     @discardableResult
@@ -64,13 +65,12 @@ extension LogWriter {
         let cutEnd = Int64(header.length) + plan.cutBytes
         let disposition: LogBase.Disposition
         var published = false
-        var archived: String?
-        // Until the log is replaced, the archive is a copy of records it still holds: a cut that stops removes it.
-        defer { if !published, let archived { fileSystem.unlink(archived) } }
+        // An archive linked by a cut that then stops stays: a copy of records the log still holds, which the
+        // next retention cut removes under the log's lock (removing it here could race a cut by a writer
+        // opened after this one was closed, writing an archive of the same name).
         if let archivePath {
             try LogCut.copy(
                 from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, paced: true, fileSystem: fileSystem)
-            archived = archivePath
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: LogCut.relativeName(of: archivePath, from: path))
         } else {

@@ -30,6 +30,14 @@ extension LabelStore {
     public static func cutHistory(
         path: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp = .now()
     ) throws(StoreError) -> LogCut.Report {
+        try cutHistory(path: path, through: lastCutSeq, archiveTo: archivePath, now: now, whileLocked: {})
+    }
+
+    /// ``cutHistory(path:through:archiveTo:now:)``, calling `whileLocked` once
+    /// the log's writer lock is held, before the archive's name is checked.
+    static func cutHistory(
+        path: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, whileLocked: () -> Void
+    ) throws(StoreError) -> LogCut.Report {
         let report: LogCut.Report
         // The records cut are folded as the plan reads and hashes them: one read for both.
         var fold = CutFold(list: LabelList(), logID: LabelID(), path: path)
@@ -39,6 +47,7 @@ extension LabelStore {
             report = try LogCut.cut(
                 logPath: path, through: lastCutSeq, archiveTo: archivePath, now: now, lockWait: LogWriter.Options().lockWait,
                 begin: { (header) throws(EventLogError) in
+                    whileLocked()
                     fold.logID = header.logID
                     do throws(StoreError) { fold.list = try LabelList.origin(of: header, path: path) } catch {
                         throw EventLogError(.corruptHeader, error.message, path: path)

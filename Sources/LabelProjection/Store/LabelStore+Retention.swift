@@ -74,8 +74,14 @@ extension LabelStore {
         case .drop: archive = nil
         case .archive(let directory): archive = archivePath(forLog: path, directory: directory, cut: first...lastCut)
         }
-        if case .archive(let directory) = retention.disposal { removeLeftoverArchives(ofLog: path, directory: directory, firstSeq: first) }
-        return try cutHistory(path: path, through: lastCut, archiveTo: archive, now: now)
+        // Copies that stopped cuts left are removed holding the log's lock: no cut of it can be under way then.
+        return try cutHistory(
+            path: path, through: lastCut, archiveTo: archive, now: now,
+            whileLocked: {
+                if case .archive(let directory) = retention.disposal {
+                    removeLeftoverArchives(ofLog: path, directory: directory, firstSeq: first)
+                }
+            })
     }
 
     /// What ``Options/retention`` last did: when this store opened its log
@@ -109,6 +115,8 @@ extension LabelStore {
     /// replacing the log: `STEM.FIRST-LAST.labellog` files that are byte for
     /// byte the log's first records (``isLeftoverArchive(_:of:through:)``).
     /// The log still holds their records; the next cut writes its own archive.
+    /// Call it holding the log's writer lock, so that no cut of the log is
+    /// under way (one that is about to replace the log would lose its archive).
     static func removeLeftoverArchives(ofLog path: String, directory: String?, firstSeq: UInt64) {
         let folder = archiveDirectory(forLog: path, directory: directory)
         let prefix = "\(archiveStem(forLog: path)).\(firstSeq)-"
