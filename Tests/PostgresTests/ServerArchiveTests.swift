@@ -124,8 +124,11 @@ import Testing
         try FileManager.default.removeItem(atPath: archive)
         let missing = try cli(["show", url, "--at", "100"])
         #expect(missing.status == 1 && missing.errors.contains("seq 100 is archived in \(archive)"), "\(missing)")
+        // A copy needs no archive: it is a based log of the same history, which names it.
         let copy = try cli(["copy", url, "\(directory)/copy.labellog"])
-        #expect(copy.status == 1 && copy.errors.contains("starts at seq 151"), "\(copy)")
+        #expect(copy.status == 0, "\(copy)")
+        let copiedFirst = try LogReader(path: "\(directory)/copy.labellog").header.firstSeq
+        #expect(copiedFirst == 151)
     }
 
     @Test func aListCutWithDeleteStartsFromItsBaseAndNamesTheDroppedSeqs() throws {
@@ -149,6 +152,33 @@ import Testing
         #expect(stats.status == 0 && stats.output.contains(#""archive":null"#) && stats.output.contains(#""dropped":true"#), "\(stats)")
         let early = try cli(["archive", url, "--before", "50", "--delete"])
         #expect(early.status == 1 && early.errors.contains("nothing is before seq 50"), "\(early)")
+    }
+
+    @Test func aCutListCopiesToABasedLogFileAndABasedFileIsNotCopiedToAList() throws {
+        let (location, url, log, store) = try writtenList(120, seed: 6)
+        defer { log.close() }
+        let directory = try scratchDirectory()
+        let head = try store.head
+        #expect(try cli(["archive", url, "--before", "61", "--to", directory]).status == 0)
+        // A backup of the cut list: a based log of the same history, the archive joining it.
+        let file = directory + "/backup.labellog"
+        let copied = try cli(["copy", url, file])
+        #expect(copied.status == 0, "\(copied)")
+        let header = try LogReader(path: file).header
+        let reopened = try open(location)
+        defer { reopened.close() }
+        #expect(header.firstSeq == 61 && header.logID == reopened.checkpointHistoryID && header.previousChecksum == reopened.baseChainValue)
+        let heads = try cli(["head", file, "--json"])
+        #expect(heads.status == 0 && heads.output.contains(head.hash.hex), "\(heads)")
+        let verified = try cli(["verify", file])
+        #expect(verified.status == 0 && verified.output.contains("the archive joins the log"), "\(verified)")
+        let opened = try LabelStore.open(path: file)
+        #expect(opened.snapshot == store.snapshot)
+        opened.close()
+        // A based file into a list: refused, saying what to do, nothing written.
+        let target = CLIOverServerTests.url(list: server.location().list)
+        let refused = try cli(["copy", file, target])
+        #expect(refused.status == 1 && refused.errors.contains("copying such a history to a server list is not built yet"), "\(refused)")
     }
 
     @Test func appendsFromAnotherHostGoOnWhileTheListIsCutAndEveryRecordIsKept() throws {

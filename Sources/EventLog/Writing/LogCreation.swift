@@ -3,12 +3,12 @@ enum LogCreation {
     /// Writes the header to a temporary file, syncs it, then links it into
     /// place (never replacing an existing file) and syncs the directory.
     /// Returns `false` if another process created the log first.
-    static func createAtomically(path: String, createdAt: EventTimestamp, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
+    static func createAtomically(path: String, header: LogHeader, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
         let temporary = "\(path)\(temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
         let file = try fileSystem.open(temporary, .createExclusive)
         defer { fileSystem.unlink(temporary) }
         do {
-            let header = LogHeader(createdAt: createdAt).encoded()
+            let header = header.encoded()
             try header.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
             try file.syncAll()
             file.close()

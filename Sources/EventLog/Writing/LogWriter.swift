@@ -39,6 +39,10 @@ public final class LogWriter: EventStorage, Sendable {
         /// (whole steps, at most 64 MiB). A clean ``LogWriter/close()`` trims
         /// the unused space.
         public var preallocation: Int64
+        /// The header a log created by this open gets (`nil`: a new log from
+        /// seq 1 with a new id). A copy of a based history creates its
+        /// destination with the source's id and base, so the chain runs on.
+        package var creationHeader: LogHeader?
 
         /// Creates options; every parameter has the documented default.
         public init(
@@ -175,7 +179,8 @@ public final class LogWriter: EventStorage, Sendable {
             guard options.createIfMissing else {
                 throw EventLogError(.fileNotFound, "no log at this path (pass createIfMissing to create one)", path: path)
             }
-            created = try LogCreation.createAtomically(path: path, createdAt: options.clock(), fileSystem: fs)
+            created = try LogCreation.createAtomically(
+                path: path, header: options.creationHeader ?? LogHeader(createdAt: options.clock()), fileSystem: fs)
         }
         var file = try fs.open(path, .readWrite)
         do {

@@ -24,11 +24,7 @@ extension Copy {
                 storage = nil
             case .server:
                 file = nil
-                let opened = try ServerStorage.open(location).storage
-                if let base = opened.base {
-                    throw Failure(Copy.basedRefusal(text, base: base))
-                }
-                storage = opened
+                storage = try ServerStorage.open(location).storage
             }
         }
 
@@ -83,16 +79,26 @@ extension Copy {
         /// committed), as `init` would have made it: no command removes a list.
         let discard: () -> Void
 
-        /// Opens `text` for appending, creating a missing file or list (and schema).
-        static func open(_ text: String, console: Console) throws -> Destination {
+        /// Opens `text` for appending, creating a missing file or list (and
+        /// schema); with `basedOn`, a missing file is created with that header
+        /// (a based log of the source's history), and an existing one must be one.
+        static func open(_ text: String, console: Console, basedOn basedHeader: LogHeader? = nil) throws -> Destination {
             let location = LogLocation.resolve(text)
             switch location {
             case .file(let path):
                 let writer: LogWriter
                 do {
-                    writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+                    var options = LogWriter.Options(createIfMissing: true)
+                    options.creationHeader = basedHeader
+                    writer = try LogWriter.open(path: path, options: options)
                 } catch let error as EventLogError where error.code == .fileNotFound {
                     throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
+                }
+                if let basedHeader, !writer.created {
+                    do { try Copy.checkBasedDestination(writer, matches: basedHeader) } catch {
+                        writer.close()
+                        throw error
+                    }
                 }
                 let report = writer.recoveryReport
                 if report.droppedBytes > 0 {

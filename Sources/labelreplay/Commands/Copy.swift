@@ -21,6 +21,11 @@ enum Copy: Command {
             copy that fails (a damaged SRC, a full disk) into a log file it created removes that file, so no empty or \
             partial log is left behind; an interrupted one keeps what it copied.
 
+            A based SRC (its records before a cut archived or dropped by 'archive') is copied into a based log file of \
+            the same history: DST gets SRC's id, base and chained checksum at the cut, so its head is SRC's and SRC's \
+            archive joins it (named by its file name when DST is in SRC's directory, else by its absolute path); an \
+            existing DST must be such a log. A based SRC is not copied into a server list (not built yet).
+
             --follow keeps copying as SRC grows (a server list wakes the copy on its notifications; a file is polled), \
             until interrupted: Ctrl-C ends it after the batch being written, with exit status 0 and the summary. \
             Without --follow, Ctrl-C also stops after the current batch (exit status 130); what was copied stays, and \
@@ -62,11 +67,10 @@ enum Copy: Command {
         let destinationText = try arguments.logPath("destination")
         let follow = arguments.flag("follow")
         Platform.deferInterrupts()
-        if case .file(let path) = LogLocation.resolve(sourceText), let base = try? LogReader(path: path).header.base {
-            throw Failure(basedRefusal(sourceText, base: base))
-        }
+        // A based source (its first records cut off) is copied to a based log of the same history.
+        let basedHeader = try basedHeader(of: sourceText, destination: destinationText)
         let source = try Source(sourceText)
-        let destination = try Destination.open(destinationText, console: console)
+        let destination = try Destination.open(destinationText, console: console, basedOn: basedHeader)
         defer {
             destination.close()
             HistoryCaches.keep(destinationText, console: console, occasion: .write)
@@ -82,11 +86,6 @@ enum Copy: Command {
             if destination.created && !caughtUp { destination.discard() }
             throw error
         }
-    }
-
-    /// The refusal to copy a source whose records before `base` were cut off.
-    static func basedRefusal(_ source: String, base: LogBase) -> String {
-        "\(source): it starts at seq \(base.lastCutSeq + 1) (its records before were cut off to an archive or dropped); copy copies whole histories, and copying a based log is not built yet"
     }
 
     /// Copies the records of `source` that `destination` lacks (and, with
