@@ -154,7 +154,7 @@ import Testing
         #expect(early.status == 1 && early.errors.contains("nothing is before seq 50"), "\(early)")
     }
 
-    @Test func aCutListCopiesToABasedLogFileAndABasedFileIsNotCopiedToAList() throws {
+    @Test func aCutListCopiesToABasedLogFileAndABasedFileToABasedList() throws {
         let (location, url, log, store) = try writtenList(120, seed: 6)
         defer { log.close() }
         let directory = try scratchDirectory()
@@ -175,10 +175,23 @@ import Testing
         let opened = try LabelStore.open(path: file)
         #expect(opened.snapshot == store.snapshot)
         opened.close()
-        // A based file into a list: refused, saying what to do, nothing written.
+        // The based file into a new list: a based list of the same history, whose archive joins it.
         let target = CLIOverServerTests.url(list: server.location().list)
-        let refused = try cli(["copy", file, target])
-        #expect(refused.status == 1 && refused.errors.contains("copying such a history to a server list is not built yet"), "\(refused)")
+        let migrated = try cli(["copy", file, target])
+        #expect(migrated.status == 0, "\(migrated)")
+        let targetHead = try cli(["head", target, "--json"])
+        #expect(targetHead.status == 0 && targetHead.output.contains(head.hash.hex), "\(targetHead)")
+        let targetVerified = try cli(["verify", target])
+        #expect(targetVerified.status == 0 && targetVerified.output.contains("joins"), "\(targetVerified)")
+        let shown = (try cli(["show", target, "--at", "30", "--json"]), try cli(["show", url, "--at", "30", "--json"]))
+        #expect(shown.0.status == 0 && shown.0.output == shown.1.output, "archived seqs read from the archive: \(shown)")
+        // Again: nothing to copy; into a list of another history: refused, unchanged.
+        let again = try cli(["copy", file, target, "--json"])
+        #expect(again.status == 0 && again.output.contains(#""copied":0"#), "\(again)")
+        let other = CLIOverServerTests.url(list: server.location().list)
+        #expect(try cli(["init", other]).status == 0)
+        let refused = try cli(["copy", file, other])
+        #expect(refused.status == 1 && refused.errors.contains("another history"), "\(refused)")
     }
 
     @Test func appendsFromAnotherHostGoOnWhileTheListIsCutAndEveryRecordIsKept() throws {

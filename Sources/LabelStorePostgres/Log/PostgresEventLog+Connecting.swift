@@ -116,7 +116,17 @@ extension PostgresEventLog {
                         path: location.description))
             }
             _ = try run { () throws(PostgresFailure) in
-                try connection.execute(statements.createList, [.text(location.list), .uuid(UUID())])
+                if let based = options.creationBase {
+                    _ = try connection.execute(
+                        statements.createBasedList,
+                        [
+                            .text(location.list), .uuid(based.logID.uuid), .int8(Int64(based.base.lastCutSeq)),
+                            .int8(Int64(based.chainValue)),
+                            .bytes(based.base.encoded())
+                        ])
+                } else {
+                    _ = try connection.execute(statements.createList, [.text(location.list), .uuid(UUID())])
+                }
             }
             let created = try run { () throws(PostgresFailure) in
                 try connection.execute(statements.openList, [.text(location.list)])

@@ -77,6 +77,10 @@ public final class PostgresEventLog: EventStorage, Sendable {
         /// it again (``ConnectionEvent``), on the thread that found it: so a
         /// follower or a command can say it is waiting. Default: `nil`.
         public var onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
+        /// The history a list created by this open continues (`nil`: a new
+        /// history from seq 1): its id, and its base with the chained checksum
+        /// at the base. A copy of a based history creates its destination so.
+        package var creationBase: (logID: LabelID, base: LogBase, chainValue: UInt32)?
 
         /// Creates options; every parameter has the documented default.
         public init(

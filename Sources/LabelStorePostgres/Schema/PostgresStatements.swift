@@ -47,6 +47,12 @@ struct PostgresStatements {
         "INSERT INTO \(schema).lists (list, log_id) VALUES ($1, $2) ON CONFLICT (list) DO NOTHING"
     }
 
+    /// `$1` list, `$2` log id, `$3` base seq, `$4` base crc, `$5` base block: a list that starts after a base
+    /// (version 4), its head at the base.
+    var createBasedList: String {
+        "INSERT INTO \(schema).lists (list, log_id, last_seq, last_crc, base_seq, base_crc, base) VALUES ($1, $2, $3, $4, $3, $4, $5) ON CONFLICT (list) DO NOTHING"
+    }
+
     /// The append, one statement (version 3 only): moves the head from `$2` to
     /// `$2 + $3` and its chain value from `$12` to `$13` only if the list is still
     /// the history `$11` at `$2` with chain value `$12` (and `$3` records are

@@ -1,15 +1,11 @@
 import EventLog
 import Foundation
 
-#if Postgres
-import LabelStorePostgres
-#endif
-
 /// Copying a based history (its records before some seq cut off to an
-/// archive or dropped): the destination file is created as a based log with
-/// the source's id, base and chain value at the cut, so its chain continues
-/// the archive's, its records and head are the source's, and an archive of
-/// the source still joins it.
+/// archive or dropped): the destination (a log file, or a server list) is
+/// created as a based log or list with the source's id, base and chain value
+/// at the cut, so its chain continues the archive's, its records and head are
+/// the source's, and an archive of the source still joins it.
 extension Copy {
     /// The header a based source's copy gets: `source`'s id, base and chain
     /// value; an archive named relative to the source's directory is named so
@@ -26,18 +22,11 @@ extension Copy {
                 base: rebased(base, from: SystemFile.directoryName(of: path), to: destination),
                 previousChecksum: sourceHeader.previousChecksum)
         case .server:
-            let storage = try ServerStorage.open(location).storage
-            guard let base = storage.base else { return nil }
-            guard let (logID, chainValue) = serverIdentity(storage) else {
-                throw Failure("\(location.display): cannot read the list's id and chain value at its base")
-            }
+            let opened = try ServerStorage.open(location)
+            guard let base = opened.storage.base else { return nil }
             header = LogHeader(
-                logID: logID, createdAt: base.cutAt, base: rebased(base, from: nil, to: destination), previousChecksum: chainValue)
-        }
-        guard case .file = LogLocation.resolve(destination) else {
-            throw Failure(
-                "\(location.display): it starts at seq \(header.firstSeq) (its records before were cut off to an archive or dropped); copying such a history to a server list is not built yet — copy it to a log file, or copy the whole history (its archive's records first)"
-            )
+                logID: LabelID(opened.logID), createdAt: base.cutAt, base: rebased(base, from: nil, to: destination),
+                previousChecksum: opened.baseChainValue)
         }
         header.version = LogFormat.basedVersion
         return header
@@ -45,41 +34,33 @@ extension Copy {
 
     /// `base` with an archive named relative to `sourceDirectory` (a file
     /// source; `nil`: the name is already absolute or the current
-    /// directory's) renamed so it resolves from `destination`'s directory:
-    /// just its file name when both directories are the same, else its
-    /// absolute path.
+    /// directory's) renamed so it resolves from `destination`: for a log
+    /// file, just its file name when both directories are the same, else its
+    /// absolute path; for a server list, its absolute path (on this machine).
     private static func rebased(_ base: LogBase, from sourceDirectory: String?, to destination: String) -> LogBase {
-        guard case .archived(let file) = base.disposition, case .file(let destinationPath) = LogLocation.resolve(destination) else {
-            return base
-        }
+        guard case .archived(let file) = base.disposition else { return base }
         let here = FileManager.default.currentDirectoryPath
         func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : here + "/" + path }
         let archive = URL(fileURLWithPath: file.hasPrefix("/") ? file : absolute((sourceDirectory ?? ".") + "/" + file)).standardizedFileURL
-        let destinationDirectory = URL(fileURLWithPath: absolute(SystemFile.directoryName(of: destinationPath))).standardizedFileURL
         var rebased = base
-        let sameDirectory = archive.deletingLastPathComponent().path == destinationDirectory.path
-        rebased.disposition = .archived(file: sameDirectory ? archive.lastPathComponent : archive.path)
+        rebased.disposition = .archived(file: archive.path)
+        if case .file(let destinationPath) = LogLocation.resolve(destination),
+            archive.deletingLastPathComponent().path
+                == URL(fileURLWithPath: absolute(SystemFile.directoryName(of: destinationPath))).standardizedFileURL.path
+        {
+            rebased.disposition = .archived(file: archive.lastPathComponent)
+        }
         return rebased
     }
 
-    /// A server list's id and the chain value at its base.
-    private static func serverIdentity(_ storage: any EventStorage) -> (LabelID, UInt32)? {
-        #if Postgres
-        guard let list = storage as? PostgresEventLog else { return nil }
-        return (list.checkpointHistoryID, list.baseChainValue)
-        #else
-        return nil
-        #endif
-    }
-
-    /// Refuses a destination log that exists but is not a based log of
-    /// `header`'s history from the same seq and chain value.
-    static func checkBasedDestination(_ writer: LogWriter, matches header: LogHeader) throws {
-        let existing = writer.header
-        guard existing.logID == header.logID, existing.firstSeq == header.firstSeq, existing.previousChecksum == header.previousChecksum
-        else {
+    /// Refuses a destination that exists but is not a based log or list of
+    /// `header`'s history from the same seq with the same chained checksum there.
+    static func checkBasedDestination(
+        _ display: String, logID: LabelID, firstSeq: UInt64, chainValue: UInt32, matches header: LogHeader
+    ) throws {
+        guard logID == header.logID, firstSeq == header.firstSeq, chainValue == header.previousChecksum else {
             throw Failure(
-                "\(writer.path): the destination holds another history than the source's from seq \(header.firstSeq) (it starts at seq \(existing.firstSeq)); refusing to copy (copy into a new destination)"
+                "\(display): the destination holds another history than the source's from seq \(header.firstSeq) (it starts at seq \(firstSeq)); refusing to copy (copy into a new destination)"
             )
         }
     }

@@ -95,7 +95,12 @@ extension Copy {
                     throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
                 }
                 if let basedHeader, !writer.created {
-                    do { try Copy.checkBasedDestination(writer, matches: basedHeader) } catch {
+                    let existing = writer.header
+                    do {
+                        try Copy.checkBasedDestination(
+                            path, logID: existing.logID, firstSeq: existing.firstSeq, chainValue: existing.previousChecksum,
+                            matches: basedHeader)
+                    } catch {
                         writer.close()
                         throw error
                     }
@@ -113,7 +118,13 @@ extension Copy {
                         try? FileManager.default.removeItem(atPath: path)
                     })
             case .server:
-                let creation = try ServerStorage.create(location)
+                let creation = try ServerStorage.create(location, basedOn: basedHeader)
+                if let basedHeader, !creation.createdList {
+                    let opened = creation.opened
+                    try Copy.checkBasedDestination(
+                        opened.display, logID: LabelID(opened.logID), firstSeq: (opened.storage.base?.lastCutSeq ?? 0) + 1,
+                        chainValue: opened.baseChainValue, matches: basedHeader)
+                }
                 return Destination(
                     display: creation.opened.display, storage: creation.opened.storage, created: creation.createdList, close: {},
                     discard: {})

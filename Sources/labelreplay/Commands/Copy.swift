@@ -21,10 +21,10 @@ enum Copy: Command {
             copy that fails (a damaged SRC, a full disk) into a log file it created removes that file, so no empty or \
             partial log is left behind; an interrupted one keeps what it copied.
 
-            A based SRC (its records before a cut archived or dropped by 'archive') is copied into a based log file of \
-            the same history: DST gets SRC's id, base and chained checksum at the cut, so its head is SRC's and SRC's \
-            archive joins it (named by its file name when DST is in SRC's directory, else by its absolute path); an \
-            existing DST must be such a log. A based SRC is not copied into a server list (not built yet).
+            A based SRC (its records before a cut archived or dropped by 'archive') is copied into a based DST of the \
+            same history: DST is created with SRC's id, base and chained checksum at the cut, so its head is SRC's and \
+            SRC's archive joins it (named by its file name when DST is a log file in SRC's directory, else by its \
+            absolute path); an existing DST must be a based log or list of that history from the same seq.
 
             --follow keeps copying as SRC grows (a server list wakes the copy on its notifications; a file is polled), \
             until interrupted: Ctrl-C ends it after the batch being written, with exit status 0 and the summary. \

@@ -40,18 +40,20 @@ enum ServerStorage {
     }
 
     /// Opens the list at `location` (a server location); with `create`, creates
-    /// the schema and the list when missing.
+    /// the schema and the list when missing — with `basedOn`, a list of that
+    /// based header's history (its id, base and chained checksum at the base).
     ///
     /// - Throws: the backend's `EventLogError`, naming the location without its
     ///   password (a missing schema or list suggests `labelreplay init`);
     ///   without PostgreSQL support, ``LogLocation/notBuilt(_:)``.
-    static func open(_ location: LogLocation, create: Bool = false) throws -> Opened {
+    static func open(_ location: LogLocation, create: Bool = false, basedOn header: LogHeader? = nil) throws -> Opened {
         guard case .server(let url, let display) = location else {
             preconditionFailure("ServerStorage.open is for server locations")
         }
         #if Postgres
-        let log = try PostgresEventLog(
-            url: url, options: .init(createIfMissing: create, onConnectionEvent: { report($0, display: display) }))
+        var options = PostgresEventLog.Options(createIfMissing: create, onConnectionEvent: { report($0, display: display) })
+        if let header, let base = header.base { options.creationBase = (header.logID, base, header.previousChecksum) }
+        let log = try PostgresEventLog(url: url, options: options)
         opened.withLock { $0.append(log) }
         if log.isReadOnly {
             warn(
@@ -62,7 +64,7 @@ enum ServerStorage {
             storage: log, logID: log.logID, display: display, list: log.location.list, schema: log.location.schema,
             hasChecksums: log.schemaVersion >= 2, baseChainValue: log.baseChainValue)
         #else
-        _ = create
+        _ = (create, header)
         throw LogLocation.notBuilt(url)
         #endif
     }
@@ -86,7 +88,7 @@ enum ServerStorage {
 
     /// Opens the list at `location`, creating the schema and the list when
     /// missing, and says which of them it created.
-    static func create(_ location: LogLocation) throws -> Creation {
+    static func create(_ location: LogLocation, basedOn header: LogHeader? = nil) throws -> Creation {
         var createdSchema = false
         var createdList = false
         do {
@@ -95,7 +97,7 @@ enum ServerStorage {
             createdSchema = error.code == .schemaMissing
             createdList = true
         }
-        return Creation(opened: try open(location, create: true), createdSchema: createdSchema, createdList: createdList)
+        return Creation(opened: try open(location, create: true, basedOn: header), createdSchema: createdSchema, createdList: createdList)
     }
 
     /// What a server list takes on its server (``sizes(of:)``), in bytes, as `stats` shows it.
