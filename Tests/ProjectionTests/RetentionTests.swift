@@ -120,16 +120,23 @@ import Testing
         }
     }
 
+    /// A log of 100 random writes at `DIR/labels.labellog` and, beside it, what
+    /// a cut of all but its last 20 records writes first: the archive, byte for
+    /// byte the log's first records (made by cutting a copy); the log is not cut.
+    func logWithItsFirstArchive(in dir: String, seed: UInt64) throws -> (path: String, list: LabelList, lastCut: UInt64, archive: String) {
+        let path = dir + "/labels.labellog"
+        let (list, _) = try history(100, at: path, seed: seed)
+        let lastCut = list.lastSeq - 20
+        let copy = dir + "/copy.labellog"
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let archive = LabelStore.archivePath(forLog: path, directory: nil, cut: 1...lastCut)
+        try LabelStore.cutHistory(path: copy, through: lastCut, archiveTo: archive)
+        return (path, list, lastCut, archive)
+    }
+
     @Test func anArchiveLeftByACutThatStoppedBeforeReplacingTheLogIsWrittenAgain() throws {
         try helpers.withTemporaryDirectory { dir in
-            let path = dir + "/labels.labellog"
-            let (list, _) = try history(100, at: path, seed: 65)
-            let lastCut = list.lastSeq - 20
-            // What a cut writes first: the archive, byte for byte the log's first records; then it stopped.
-            let copy = dir + "/copy.labellog"
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            let leftover = LabelStore.archivePath(forLog: path, directory: nil, cut: 1...lastCut)
-            try LabelStore.cutHistory(path: copy, through: lastCut, archiveTo: leftover)
+            let (path, list, lastCut, leftover) = try logWithItsFirstArchive(in: dir, seed: 65)
             #expect(LabelStore.isLeftoverArchive(leftover, of: path, through: lastCut))
             #expect(!LabelStore.isLeftoverArchive(leftover, of: path, through: lastCut - 1))
             let store = try LabelStore.open(path: path, options: options(LabelStore.Retention(keep: .lastRecords(20), minimumCut: 1)))
@@ -144,15 +151,9 @@ import Testing
 
     @Test func retentionRemovesALeftoverArchiveOnlyHoldingTheLogsLock() throws {
         try helpers.withTemporaryDirectory { dir in
-            let path = dir + "/labels.labellog"
-            let (list, _) = try history(100, at: path, seed: 66)
-            let lastCut = list.lastSeq - 20
             // An archive of the log's first records, as a cut of the store holding the log writes before it
             // replaces the log: retention run from elsewhere meanwhile must not remove it.
-            let copy = dir + "/copy.labellog"
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            let archive = LabelStore.archivePath(forLog: path, directory: nil, cut: 1...lastCut)
-            try LabelStore.cutHistory(path: copy, through: lastCut, archiveTo: archive)
+            let (path, _, lastCut, archive) = try logWithItsFirstArchive(in: dir, seed: 66)
             let holder = try LabelStore.open(path: path, options: helpers.options(create: false))
             let policy = LabelStore.Retention(keep: .lastRecords(20), minimumCut: 1)
             #expect(throws: StoreError.self) { try LabelStore.applyRetention(path: path, policy) }
