@@ -6,7 +6,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// `LOG.checkpoints` format version 4 is append-only (docs/SNAPSHOTS.md,
+/// `LOG.checkpoints` format version 4 on is append-only (docs/SNAPSHOTS.md,
 /// "Checkpoints"): on seeded random histories, the file an update appends to
 /// is byte for byte the file built from seq 1, every checkpoint a reader takes
 /// is the fold of the log up to its seq, and a torn tail, a flipped bit,
@@ -191,8 +191,8 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3] as [UInt16])
-    func anOlderVersionIsReportedAndRewrittenAsVersion4(version: UInt16) throws {
+    @Test(arguments: [1, 2, 3, 4] as [UInt16])
+    func anOlderVersionIsReportedAndRewrittenAsTheCurrentOne(version: UInt16) throws {
         try helpers.withTemporaryDirectory { dir in
             let path = try makeLog(in: dir, writes: 120, seed: 111)
             let file = CheckpointFile.path(for: path)
@@ -202,9 +202,10 @@ import Testing
             var old = current
             old[8] = UInt8(version)
             old[9] = 0
-            // Versions 1–3 had a 48-byte header, its checksum at byte 44.
-            let crc = CRC32C.checksum(old[0..<44])
-            for k in 0..<4 { old[44 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+            // Versions 1–3 had a 48-byte header, its checksum at byte 44; version 4 has this one's (uncompressed titles).
+            let checksumAt = version == 4 ? 52 : 44
+            let crc = CRC32C.checksum(old[0..<checksumAt])
+            for k in 0..<4 { old[checksumAt + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
             try write(old, to: file)
             guard case .ignored(let problem) = CheckpointFile.load(for: try LogReader(path: path)) else {
                 Issue.record("a version-\(version) file was not reported")
@@ -213,7 +214,7 @@ import Testing
             #expect(problem.reason.contains("format version \(version), which this build no longer reads") && problem.offset == 8)
             let update = try CheckpointFile.update(logPath: path, interval: Self.interval)
             #expect(update.extendedFrom == nil && update.seqs == [37, 74, 111])
-            #expect(try bytes(file) == current, "rewritten as version 4")
+            #expect(try bytes(file) == current, "rewritten as version \(CheckpointFile.formatVersion)")
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// `LOG.checkpoints` format 4 writes most checkpoints as deltas on the one
+/// `LOG.checkpoints` format 4 on writes most checkpoints as deltas on the one
 /// before and a full image every few (docs/SNAPSHOTS.md, "Layout"): on seeded
 /// histories of every kind of write — removed ids added again, renames,
 /// toggles, moves and whole reorders — every checkpoint and the list at

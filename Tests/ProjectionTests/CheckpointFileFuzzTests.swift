@@ -5,7 +5,7 @@ import Testing
 
 @testable import LabelProjection
 
-/// A `LOG.checkpoints` of format 4 changed byte by byte — in a checkpoint's
+/// A `LOG.checkpoints` of format 5 changed byte by byte — in a checkpoint's
 /// image, in a removal block, or in an entry's fields — and, for most
 /// changes, resealed with valid checksums so that the content checks run:
 /// reading it never traps, every checkpoint refused comes with a reason, and

@@ -138,3 +138,74 @@ import Testing
         }
     }
 }
+
+/// The removal blocks' entries are noted into the tombstone table a range of
+/// slots at a time (`TombstoneTable.note(_:passSlots:)`), which relies on
+/// each block's entries being in ascending (slot, seq) order: the passes give
+/// the table that noting every entry in file order gives, and a block out of
+/// that order is refused by name.
+@Suite struct TombstoneTableNotingTests {
+    /// `count` random removal blocks over `slotCount` slots, seqs ascending from block to block, as the writer encodes them.
+    func randomBlocks(count: Int, slotCount: Int, rng: inout SeededGenerator) -> [(block: CheckpointFile.RemovalBlock, bytes: [UInt8])] {
+        var seq: UInt64 = 0
+        return (0..<count).map { _ in
+            var pending = CheckpointFile.PendingRemovals()
+            for _ in 0..<Int.random(in: 1...60, using: &rng) {
+                seq += UInt64.random(in: 1...3, using: &rng)
+                // Few slots, so one slot is often removed in several blocks and twice in one.
+                pending.append(
+                    slot: UInt32.random(in: 0..<UInt32(slotCount), using: &rng), id: LabelID(), seq: seq, title: "t\(seq)",
+                    isEnabled: Bool.random(using: &rng))
+            }
+            let bytes = pending.encoded()
+            let block = CheckpointFile.RemovalBlock(
+                seq: seq, offset: 0, length: bytes.count, count: UInt64(pending.count),
+                checksum: bytes.withUnsafeBytes { CRC32C.checksum($0) })
+            return (block, bytes)
+        }
+    }
+
+    @Test(arguments: [1, 3, 7, 64] as [Int])
+    func notingByRangesOfSlotsGivesTheTableOfNotingInFileOrder(passSlots: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(passSlots))
+        let slotCount = 50
+        let blocks = randomBlocks(count: 12, slotCount: slotCount, rng: &rng)
+        var expected = TombstoneTable(slotCount: slotCount)
+        var checked: [TombstoneTable.Block] = []
+        for (block, bytes) in blocks {
+            var removals = RemovedLabels(keepingTitles: false)
+            try bytes.withUnsafeBytes { raw in try removals.check(raw, of: block, slotCount: slotCount) }
+            checked.append(TombstoneTable.Block(bytes: bytes, count: Int(block.count)))
+            let n = Int(block.count)
+            for k in 0..<n {
+                let slot = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)) }
+                let id = bytes.withUnsafeBytes { LabelID(bytes: $0.loadUnaligned(fromByteOffset: n * 4 + k * 16, as: UUID16.self)) }
+                let seq = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: n * 20 + k * 8, as: UInt64.self) }
+                expected.note(slot: slot, id: id, seq: seq)
+            }
+        }
+        var table = TombstoneTable(slotCount: slotCount)
+        table.note(checked, passSlots: passSlots)
+        #expect(table.slots.map(\.id) == expected.slots.map(\.id))
+        #expect(table.slots.map(\.word) == expected.slots.map(\.word))
+        #expect(table.slots.contains { $0.seq != 0 })
+    }
+
+    @Test func aBlockWhoseEntriesAreOutOfSlotOrderIsRefusedNamingTheEntry() throws {
+        var pending = CheckpointFile.PendingRemovals()
+        pending.append(slot: 4, id: LabelID(), seq: 10, title: "a", isEnabled: true)
+        pending.append(slot: 2, id: LabelID(), seq: 11, title: "b", isEnabled: false)
+        var bytes = pending.encoded()  // sorted: slot 2, then slot 4
+        // Swap the two entries' slot numbers: ascending order broken, checksum made to match.
+        bytes.replaceSubrange(0..<8, with: [4, 0, 0, 0, 2, 0, 0, 0])
+        let block = CheckpointFile.RemovalBlock(
+            seq: 11, offset: 40, length: bytes.count, count: 2, checksum: bytes.withUnsafeBytes { CRC32C.checksum($0) })
+        var removals = RemovedLabels(keepingTitles: false)
+        let error = #expect(throws: SnapshotError.self) {
+            try bytes.withUnsafeBytes { raw in try removals.check(raw, of: block, slotCount: 8) }
+        }
+        #expect(error?.code == .invalidContent)
+        #expect(error?.message.contains("removal 1 of the block at byte offset 0") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("out of order") == true)
+    }
+}

@@ -223,6 +223,13 @@ public struct LabelList: Sendable {
     /// The number of slots (known ids).
     var slotCount: Int { slots.count }
 
+    /// The capacity to give storage decoded for `count` elements (slots, or
+    /// title bytes) that records will then be folded onto: an eighth more
+    /// (at least 4,096), so that the first record that adds a label or a
+    /// title does not copy the whole array to grow it (33 MB of slots for a
+    /// million ids). Pages of the room that are never used are never touched.
+    static func roomToFold(_ count: Int) -> Int { count + max(4_096, count / 8) }
+
     /// Adds a slot for a new id and returns its number.
     mutating func appendSlot(_ slot: Slot) -> UInt32 {
         let number = UInt32(slots.count)

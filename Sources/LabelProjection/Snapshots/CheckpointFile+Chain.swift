@@ -1,6 +1,6 @@
 import EventLog
 
-/// Reading one checkpoint of `LOG.checkpoints` format 4 (docs/SNAPSHOTS.md,
+/// Reading one checkpoint of `LOG.checkpoints` format 5 (docs/SNAPSHOTS.md,
 /// "What is trusted"): its nearest full image at or before it and the deltas
 /// after that up to it, each checked against its entry's checksum and
 /// applied in turn, then the removal blocks before it, then its record's
@@ -80,8 +80,10 @@ extension CheckpointFile {
                     let image = UnsafeRawBufferPointer(rebasing: raw[0..<piece.imageLength])
                     if state == nil {
                         state = try CheckpointState(fullImage: image, removedLimit: removedLimit)
-                        // Room for the deltas' titles, so the titles are not copied as they grow.
-                        state!.titles.reserve(directory.entries[(first + 1)..<(index + 1)].reduce(0) { $0 + $1.length })
+                        // Room for the deltas' titles and those a fold from the checkpoint adds,
+                        // so the titles are not copied as they grow.
+                        state!.titles.reserve(
+                            LabelList.roomToFold(directory.entries[(first + 1)..<(index + 1)].reduce(0) { $0 + $1.length }))
                     } else {
                         try state!.apply(delta: image, removedLimit: removedLimit)
                     }

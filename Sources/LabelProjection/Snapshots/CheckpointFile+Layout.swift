@@ -1,6 +1,6 @@
 import EventLog
 
-/// The bytes of `LOG.checkpoints`, format version 4 (docs/SNAPSHOTS.md,
+/// The bytes of `LOG.checkpoints`, format version 5 (docs/SNAPSHOTS.md,
 /// "Layout"): a checksummed header, then blocks appended one after another —
 /// checkpoints (full images or deltas) and removal blocks — each behind a
 /// fixed-size checksummed entry. The file is read by walking the entries from the header on; it ends

@@ -27,13 +27,14 @@ extension CheckpointFile {
 
         /// The block's bytes, as columns: slot numbers (`u32`), ids (16 bytes
         /// each), seqs (`u64`), states (`u8`: `1` enabled, `0` disabled), title
-        /// lengths (varints), then the titles' bytes back to back — fixed-width
-        /// columns first, so a reader that needs no titles loads them without
-        /// parsing and stops before the titles.
+        /// lengths (varints), then the titles' bytes back to back, compressed
+        /// (``ByteWriter/compressedTitles(_:)``) — fixed-width columns first,
+        /// so a reader that needs no titles loads them without parsing and
+        /// stops before the titles.
         ///
         /// The entries are ordered by slot number, and by seq for one slot
-        /// (removed, added again and removed again): a reader fills the slots
-        /// array in ascending order, block by block, instead of at random.
+        /// (removed, added again and removed again): a reader notes them
+        /// a range of slots at a time (``TombstoneTable/note(_:passSlots:)``).
         func encoded() -> [UInt8] {
             let order = slots.indices.sorted { (slots[$0], seqs[$0]) < (slots[$1], seqs[$1]) }
             var w = ByteWriter(capacity: count * 52)
@@ -42,7 +43,9 @@ extension CheckpointFile {
             for k in order { w.u64(seqs[k]) }
             for k in order { w.u8(enabled[k] ? 1 : 0) }
             for k in order { w.varint(UInt64(titles[k].utf8.count)) }
-            for k in order { w.bytes.append(contentsOf: titles[k].utf8) }
+            var all: [UInt8] = []
+            for k in order { all.append(contentsOf: titles[k].utf8) }
+            w.compressedTitles(all)
             return w.bytes
         }
     }
@@ -57,9 +60,9 @@ struct RemovedLabels {
     let keepingTitles: Bool
     /// The only labels whose titles are wanted (`nil`: every removed label's).
     let wanted: Set<LabelID>?
-    /// The blocks read, while titles are kept: the titles are made `String`s
-    /// only for the labels ``labels(of:)`` returns.
-    private var blockBytes: [[UInt8]] = []
+    /// The titles of the blocks read (decompressed), while titles are kept:
+    /// they are made `String`s only for the labels ``labels(of:)`` returns.
+    private var blockTitles: [[UInt8]] = []
     /// By slot number: where its last removal's title is (block, offset,
     /// length) and its state then; `block == UInt32.max` where none is kept.
     private var titleAt: [(block: UInt32, offset: UInt32, length: UInt32, isEnabled: Bool)] = []
@@ -101,6 +104,12 @@ struct RemovedLabels {
             }
         }
         if keepingTitles { titleAt = Array(repeating: (UInt32.max, 0, 0, false), count: slotCount) }
+        // Every block is read and checked first, then their removals are
+        // noted slot range by slot range (``TombstoneTable/note(_:)``): a
+        // block's entries are spread over the whole table, and noting them
+        // block by block would miss the cache on nearly every one.
+        var checked: [TombstoneTable.Block] = []
+        checked.reserveCapacity(blocks.count)
         for (index, block) in zip(blocks.indices, blocks) {
             failedBlock = index
             let bytes: [UInt8]
@@ -110,18 +119,20 @@ struct RemovedLabels {
                 throw SnapshotError(.checksumMismatch, "the removal block at byte offset \(block.start) cannot be read: \(error.message)")
             }
             try bytes.withUnsafeBytes { raw in
-                Result { () throws(SnapshotError) in try parse(raw, of: block, slotCount: slotCount, into: &table) }
+                Result { () throws(SnapshotError) in try check(raw, of: block, slotCount: slotCount) }
             }.get()
-            if keepingTitles { blockBytes.append(bytes) }
+            checked.append(TombstoneTable.Block(bytes: bytes, count: Int(block.count)))
         }
         failedBlock = nil
+        table.note(checked)
         return table
     }
 
-    /// Checks one removal block's bytes `raw` against its checksum and notes its removals in `table`.
-    private mutating func parse(
-        _ raw: UnsafeRawBufferPointer, of block: CheckpointFile.RemovalBlock, slotCount: Int, into table: inout TombstoneTable
-    ) throws(SnapshotError) {
+    /// Checks one removal block's bytes `raw`: its checksum, and each entry
+    /// (a slot below `slotCount`, entries in ascending slot order and, for
+    /// one slot, ascending seq order, seqs in `1...block.seq`, states 0 or 1);
+    /// while titles are kept, notes where each removal's title is.
+    mutating func check(_ raw: UnsafeRawBufferPointer, of block: CheckpointFile.RemovalBlock, slotCount: Int) throws(SnapshotError) {
         guard CRC32C.checksum(raw) == block.checksum else {
             throw SnapshotError(.checksumMismatch, "the removal block at byte offset \(block.start) does not match its checksum")
         }
@@ -131,7 +142,8 @@ struct RemovedLabels {
         guard n * 29 <= raw.count else {
             throw SnapshotError(.invalidContent, "the removal block at byte offset \(block.start) is too short for its \(n) removals")
         }
-        let idsStart = n * 4, seqsStart = n * 20, statesStart = n * 28
+        let seqsStart = n * 20, statesStart = n * 28
+        var previous = (slot: -1, seq: 0 as UInt64)
         for k in 0..<n {
             let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
             let seq = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: seqsStart + k * 8, as: UInt64.self))
@@ -140,14 +152,20 @@ struct RemovedLabels {
                 throw SnapshotError(
                     .invalidContent, at(k, "slot \(slot) of \(slotCount), seq \(seq) (block up to seq \(block.seq)), state \(state)"))
             }
-            table.note(slot: slot, id: LabelID(bytes: raw.loadUnaligned(fromByteOffset: idsStart + k * 16, as: UUID16.self)), seq: seq)
+            guard (slot, seq) > previous else {
+                throw SnapshotError(
+                    .invalidContent, at(k, "slot \(slot) at seq \(seq) follows slot \(previous.slot) at seq \(previous.seq), out of order"))
+            }
+            previous = (slot, seq)
         }
         var r = ByteReader(raw, position: n * 29)
         // The titles come last: without them, nothing more is read.
         guard keepingTitles else { return }
-        let (lengths, start) = try LabelList.checkTitles(&r, count: n, naming: "the title of removal")
+        var decompressed = TitleArena()
+        let (lengths, start) = try LabelList.decodeCompressedTitles(&r, count: n, naming: "the title of removal", into: &decompressed)
         var position = start
-        let blockIndex = UInt32(blockBytes.count)
+        let blockIndex = UInt32(blockTitles.count)
+        blockTitles.append(decompressed.bytes)
         for k in 0..<n {
             let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
             titleAt[slot] = (blockIndex, UInt32(position), UInt32(lengths[k]), raw[statesStart + k] == 1)
@@ -166,7 +184,7 @@ struct RemovedLabels {
         for (number, slot) in list.slots.enumerated() where !slot.isLive && wanted?.contains(slot.id) != false {
             let at = titleAt[number]
             guard at.block != UInt32.max else { continue }
-            let title = blockBytes[Int(at.block)].withUnsafeBytes { raw in
+            let title = blockTitles[Int(at.block)].withUnsafeBytes { raw in
                 String(decoding: raw[Int(at.offset)..<Int(at.offset + at.length)], as: UTF8.self)
             }
             removed[slot.id] = RemovedLabel(title: title, isEnabled: at.isEnabled)

@@ -15,7 +15,7 @@ import EventLog
 /// those before it (and, in a based log, the base's). A checkpoint is used
 /// only once the log holds that record with that checksum. Anything else is
 /// reported and the caller folds from an earlier checkpoint or from the first
-/// seq, with the same answer. The file is append-only (format version 4): an
+/// seq, with the same answer. The file is append-only (format version 5): an
 /// update appends the blocks of the records written since
 /// (``update(logPath:rebuild:interval:fullEvery:progress:)``).
 package enum CheckpointFile {
@@ -23,7 +23,7 @@ package enum CheckpointFile {
     package static func path(for logPath: String) -> String { logPath + ".checkpoints" }
 
     static let magic = Array("LABELCKP".utf8)
-    static let formatVersion: UInt16 = 4
+    static let formatVersion: UInt16 = 5
     static let headerLength = 56
     /// The flag of a checkpoint's entry whose image is a delta (else a full image).
     static let deltaFlag: UInt32 = 1

@@ -1,7 +1,7 @@
 import Dispatch
 import EventLog
 
-/// The live part of the list at one checkpoint of `LOG.checkpoints` format 4
+/// The live part of the list at one checkpoint of `LOG.checkpoints` format 5
 /// while it is rebuilt (docs/SNAPSHOTS.md, "Layout"): a full image decoded,
 /// then the deltas after it applied one by one (``apply(delta:)``), then the
 /// removed slots (tombstones) from the removal blocks put under it
@@ -60,9 +60,9 @@ struct CheckpointState {
             throw SnapshotError(.invalidContent, "\(liveCount) live slots cannot fit in the \(r.remaining) bytes left")
         }
         let (idsStart, statesStart, seqs) = try LabelList.decodeSlotColumns(&r, count: liveCount, seq: seq, naming: "live slot")
-        let (lengths, start) = try LabelList.checkTitles(&r, count: liveCount, naming: "live title")
-        titles.reserve(r.position - start)
-        var titleOffset = titles.append(UnsafeRawBufferPointer(rebasing: r.base[start..<r.position])).offset
+        var titleOffset: Int
+        let lengths: [Int]
+        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: liveCount, naming: "live title", into: &titles)
         var live: [LabelList.Slot] = []
         live.reserveCapacity(liveCount)
         var liveIndex = [Int32](repeating: -1, count: slotCount)

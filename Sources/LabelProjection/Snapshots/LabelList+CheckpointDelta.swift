@@ -1,6 +1,6 @@
 import EventLog
 
-/// A delta image of `LOG.checkpoints` format 4 (docs/SNAPSHOTS.md, "A
+/// A delta image of `LOG.checkpoints` format 5 (docs/SNAPSHOTS.md, "A
 /// delta"): what changed in the live part of the list since the checkpoint
 /// before it — the slots that became live, changed or stopped being live, and
 /// the order as runs copied from the previous order plus the slots placed
@@ -19,7 +19,7 @@ extension LabelList {
     /// `previous.lastSeq`): the snapshot header (flag
     /// ``SnapshotFormat/deltaFlag``), the previous seq, the slot, live and
     /// enabled counts, the changed slots (numbers as gaps, change bytes, ids,
-    /// versions, titles), the order's edit, and a CRC-32C of all of it.
+    /// versions, titles compressed), the order's edit, and a CRC-32C of all of it.
     ///
     /// - Complexity: O(s + n) for s slots and n live labels, plus the bytes of the titles that changed.
     func checkpointDeltaBytes(from previous: LabelList, logID: LabelID, logPosition: LogPosition) -> [UInt8] {
@@ -66,9 +66,11 @@ extension LabelList {
         }
         for (k, number) in numbers.enumerated() where changes[k] & Self.deltaStateMask != 0 { w.varint(lastSeq - slots[number].seq) }
         for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 { w.varint(UInt64(slots[number].title.length)) }
+        var changedTitles: [UInt8] = []
         for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 {
-            titles.withBytes(slots[number].title) { w.bytes.append(contentsOf: $0) }
+            titles.withBytes(slots[number].title) { changedTitles.append(contentsOf: $0) }
         }
+        w.compressedTitles(changedTitles)
         encodeOrderEdit(from: previous, into: &w)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
@@ -174,8 +176,9 @@ extension CheckpointState {
             guard back < seq else { throw SnapshotError(.invalidContent, "changed live slot \(index) has a version before seq 1") }
             versions.append(seq - back)
         }
-        let (lengths, titlesStart) = try LabelList.checkTitles(&r, count: titleCount, naming: "changed title")
-        var titleOffset = titles.append(UnsafeRawBufferPointer(rebasing: r.base[titlesStart..<r.position])).offset
+        var titleOffset: Int
+        let lengths: [Int]
+        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: titleCount, naming: "changed title", into: &titles)
         var idIndex = 0, versionIndex = 0, titleIndex = 0
         var enabled = self.enabledCount
         for (k, number) in numbers.enumerated() {

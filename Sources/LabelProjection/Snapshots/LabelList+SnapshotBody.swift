@@ -58,7 +58,7 @@ extension LabelList {
         let (idsStart, statesStart, seqs) = try Self.decodeSlotColumns(&r, count: slotCount, seq: seq, naming: "slot")
         let (lengths, base) = try decodeTitles(&r, liveCount: liveCount)
 
-        slots.reserveCapacity(slotCount)
+        slots.reserveCapacity(Self.roomToFold(slotCount))
         var live = 0, enabled = 0
         var titleOffset = base
         for number in 0..<slotCount {
@@ -116,7 +116,7 @@ extension LabelList {
     mutating func decodeTitles(_ r: inout ByteReader, liveCount: Int) throws(SnapshotError) -> (lengths: [Int], base: Int) {
         let (lengths, start) = try Self.checkTitles(&r, count: liveCount, naming: "live title")
         let base = titles.bytes.count
-        titles.reserve(r.position - start)
+        titles.reserve(Self.roomToFold(r.position - start))
         _ = titles.append(UnsafeRawBufferPointer(rebasing: r.base[start..<r.position]))
         return (lengths, base)
     }
@@ -129,6 +129,19 @@ extension LabelList {
     static func checkTitles(_ r: inout ByteReader, count: Int, naming what: String) throws(SnapshotError) -> (
         lengths: [Int], start: Int
     ) {
+        let (lengths, total) = try titleLengths(&r, count: count, naming: what)
+        guard total <= r.remaining else {
+            throw SnapshotError(.invalidContent, "the titles take \(total) bytes, past the end (\(r.remaining) left)")
+        }
+        try checkTitleBytes(
+            UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + total]), lengths: lengths, at: r.position, naming: what)
+        let start = r.position
+        r.position += total
+        return (lengths, start)
+    }
+
+    /// Reads `count` title lengths (varints, each at most ``LogLimits/maxTitleBytes``) and returns them and their sum.
+    static func titleLengths(_ r: inout ByteReader, count: Int, naming what: String) throws(SnapshotError) -> (lengths: [Int], total: Int) {
         var lengths: [Int] = []
         lengths.reserveCapacity(count)
         var total = 0
@@ -137,24 +150,66 @@ extension LabelList {
             lengths.append(length)
             total += length
         }
-        guard total <= r.remaining else {
-            throw SnapshotError(.invalidContent, "the titles take \(total) bytes, past the end (\(r.remaining) left)")
-        }
-        let blob = UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + total])
+        return (lengths, total)
+    }
+
+    /// Checks that `blob`, the titles of `lengths` back to back (from byte
+    /// `position`, for the message), is valid UTF-8 and that each title starts
+    /// at a character boundary.
+    static func checkTitleBytes(_ blob: UnsafeRawBufferPointer, lengths: [Int], at position: Int, naming what: String) throws(SnapshotError)
+    {
         // A valid blob whose every title starts at a character boundary is valid title by title.
         guard UTF8Validation.isValid(blob) else {
-            throw SnapshotError(.invalidContent, "the titles at byte \(r.position) are not valid UTF-8")
+            throw SnapshotError(.invalidContent, "the titles at byte \(position) are not valid UTF-8")
         }
         var offset = 0
         for (index, length) in lengths.enumerated() {
             if length > 0, blob[offset] & 0xC0 == 0x80 {
-                throw SnapshotError(.invalidContent, "\(what) \(index) at byte \(r.position + offset) starts inside a character")
+                throw SnapshotError(.invalidContent, "\(what) \(index) at byte \(position + offset) starts inside a character")
             }
             offset += length
         }
-        let start = r.position
-        r.position += total
-        return (lengths, start)
+    }
+
+    /// Reads the titles of `LOG.checkpoints` format 5 (docs/SNAPSHOTS.md,
+    /// "Compressed titles"): `count` title lengths, then the varint byte count
+    /// of a ``TitleCompression`` block and the block, which must decompress to
+    /// the lengths' sum. The titles are decompressed onto the end of `titles`
+    /// and checked as ``checkTitles(_:count:naming:)`` checks them (in the
+    /// messages, bytes are counted in the decompressed titles). Returns the
+    /// lengths and where the first title starts in the arena.
+    ///
+    /// - Throws: ``SnapshotError/Code/invalidContent``; `titles` is unchanged then.
+    static func decodeCompressedTitles(_ r: inout ByteReader, count: Int, naming what: String, into titles: inout TitleArena)
+        throws(SnapshotError) -> (lengths: [Int], base: Int)
+    {
+        let (lengths, total) = try titleLengths(&r, count: count, naming: what)
+        let at = r.position
+        let blockCount = try r.count("the byte count of the compressed titles", limit: r.remaining)
+        // Each byte of a block gives at most 255 bytes: a larger sum is refused before anything is allocated for it.
+        guard total <= blockCount * 255 else {
+            throw SnapshotError(
+                .invalidContent, "\(blockCount) bytes of compressed titles at byte \(at) cannot hold the \(total) their lengths add up to")
+        }
+        let block = UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + blockCount])
+        let base: Int
+        do throws(TitleCompression.Failure) {
+            base = try titles.appendDecompressed(count: total, from: block)
+        } catch {
+            throw SnapshotError(.invalidContent, "the compressed titles at byte \(r.position) do not decompress: \(error.message)")
+        }
+        r.position += blockCount
+        do throws(SnapshotError) {
+            try titles.bytes.withUnsafeBytes { all in
+                Result { () throws(SnapshotError) in
+                    try checkTitleBytes(UnsafeRawBufferPointer(rebasing: all[base..<base + total]), lengths: lengths, at: 0, naming: what)
+                }
+            }.get()
+        } catch {
+            titles.removeLast(total)
+            throw error
+        }
+        return (lengths, base)
     }
 
     /// Builds the id index from the slots (bulk load); returns a slot whose id
@@ -166,7 +221,7 @@ extension LabelList {
 
     /// Reads version 1's one-record-per-slot layout (id · state · seq · title if live).
     mutating func decodeRows(_ r: inout ByteReader, slotCount: Int, seq: UInt64) throws(SnapshotError) -> (live: Int, enabled: Int) {
-        slots.reserveCapacity(slotCount)
+        slots.reserveCapacity(Self.roomToFold(slotCount))
         var live = 0, enabled = 0
         for number in 0..<slotCount {
             let id = try r.id("slot \(number)")
@@ -220,5 +275,17 @@ final class IndexBuildJob: @unchecked Sendable {
     func run() {
         duplicate = index.build(count: count, ids: id)
         finished.signal()
+    }
+}
+
+extension ByteWriter {
+    /// Writes titles' bytes as `LOG.checkpoints` format 5 does: the varint
+    /// byte count of their ``TitleCompression`` block, then the block.
+    mutating func compressedTitles(_ titles: [UInt8]) {
+        var block: [UInt8] = []
+        block.reserveCapacity(TitleCompression.maximumCompressedCount(titles.count))
+        titles.withUnsafeBytes { TitleCompression.compress($0, appendingTo: &block) }
+        varint(UInt64(block.count))
+        bytes.append(contentsOf: block)
     }
 }

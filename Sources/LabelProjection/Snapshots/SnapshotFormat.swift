@@ -20,7 +20,7 @@ public enum SnapshotFormat {
     /// the body holds the live slots only; the removed ones (tombstones) come
     /// from the file's removal blocks (docs/SNAPSHOTS.md, "Checkpoints").
     static let liveSlotsOnlyFlag: UInt16 = 4
-    /// Header flag, only in a checkpoint image of `LOG.checkpoints` format 4:
+    /// Header flag, only in a checkpoint image of `LOG.checkpoints` format 4 on:
     /// the body is a delta on the checkpoint before it (docs/SNAPSHOTS.md, "A delta").
     static let deltaFlag: UInt16 = 8
     /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).

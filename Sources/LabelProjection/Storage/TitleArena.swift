@@ -126,4 +126,29 @@ struct TitleArena: Sendable {
 
     /// Reserves room for `count` more bytes (bulk loading).
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    /// Drops the last `count` bytes (titles just appended that did not check out).
+    mutating func removeLast(_ count: Int) { bytes.removeLast(count) }
+
+    /// Decompresses `block` (``TitleCompression``), which must decompress to
+    /// exactly `count` bytes, onto the end of the arena and returns the offset
+    /// of its first byte. The bytes are not checked here (see
+    /// `LabelList.decodeCompressedTitles`); on failure the arena is unchanged.
+    ///
+    /// - Throws: ``TitleCompression/Failure`` for a block that is not one.
+    mutating func appendDecompressed(count: Int, from block: UnsafeRawBufferPointer) throws(TitleCompression.Failure) -> Int {
+        let offset = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        do throws(TitleCompression.Failure) {
+            try bytes.withUnsafeMutableBytes { all in
+                Result { () throws(TitleCompression.Failure) in
+                    try TitleCompression.decompress(block, into: UnsafeMutableRawBufferPointer(rebasing: all[offset..<offset + count]))
+                }
+            }.get()
+        } catch {
+            bytes.removeLast(count)
+            throw error
+        }
+        return offset
+    }
 }

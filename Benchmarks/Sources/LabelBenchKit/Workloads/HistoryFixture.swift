@@ -77,7 +77,7 @@ final class HistoryFixture {
         ScratchSpace.flushFileSystems()
     }
 
-    /// The interval and the number of checkpoints of a checkpoint file, format 4
+    /// The interval and the number of checkpoints of a checkpoint file, format 5
     /// (docs/SNAPSHOTS.md: `u64` interval at byte 32 of the 56-byte header; then
     /// blocks, each behind a 40-byte entry whose magic is `CKPT` for a checkpoint
     /// — full image or delta — or `RMVD` for a removal block and whose `u64`
@@ -88,8 +88,8 @@ final class HistoryFixture {
         defer { try? file.close() }
         func int(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         let header = [UInt8](try file.read(upToCount: 56) ?? Data())
-        guard header.count == 56, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 4 else {
-            throw BenchError("\(path): not a checkpoint file of format 4")
+        guard header.count == 56, header.prefix(8) == ArraySlice("LABELCKP".utf8), int(header, 8, 2) == 5 else {
+            throw BenchError("\(path): not a checkpoint file of format 5")
         }
         var count = 0
         var full = 0
