@@ -63,6 +63,10 @@ import Testing
         if case .skip = PostgresCatalog.decide(settings, built: true) {} else { Issue.record("expected a skip") }
         settings.filters = ["pg-latency"]
         if case .refuse = PostgresCatalog.decide(settings, built: true) {} else { Issue.record("expected a refusal") }
+        settings.filters = ["cli-show"]  // selects cli-show and pg-cli-show-1m: the first runs, the second is skipped
+        if case .skip = PostgresCatalog.decide(settings, built: true) {} else { Issue.record("expected a skip for cli-show") }
+        if case .skip = PostgresCatalog.decide(settings, built: false) {} else { Issue.record("expected a skip for cli-show") }
+        settings.filters = ["pg-latency"]
         settings.postgres = "host=/tmp/x"
         #expect(PostgresCatalog.decide(settings, built: true) == .run)
     }

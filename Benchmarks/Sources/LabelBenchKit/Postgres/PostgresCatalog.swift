@@ -44,7 +44,13 @@ enum PostgresCatalog {
 
     /// The decision for `settings` in a build with (`built`) or without the trait.
     static func decide(_ settings: BenchSettings, built: Bool = isBuilt) -> Decision {
-        let asked = !settings.filters.isEmpty && ids(for: settings).contains(where: settings.includes)
+        // Asked for: a filter that selects PostgreSQL workloads only (`pg`, `pg-open`); one that also
+        // selects others (`cli-show` selects `cli-show` and `pg-cli-show-1m`) runs those without them.
+        let pgIDs = ids(for: settings).map { $0.lowercased() }
+        let asked = settings.filters.contains { filter in
+            let f = filter.lowercased()
+            return pgIDs.contains { $0.contains(f) } && f.hasPrefix("pg")
+        }
         if !built {
             let how = "they need the Postgres trait: swift run -c release --package-path Benchmarks --traits Postgres labelbench …"
             if asked { return .refuse("the pg-* workloads are not in this build; \(how)") }
