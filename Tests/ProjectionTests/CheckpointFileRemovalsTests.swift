@@ -180,6 +180,7 @@ import Testing
             for k in 0..<n {
                 let slot = bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)) }
                 let id = bytes.withUnsafeBytes { LabelID(bytes: $0.loadUnaligned(fromByteOffset: n * 4 + k * 16, as: UUID16.self)) }
+                #expect(bytes.withUnsafeBytes { LabelID.load(from: $0, at: n * 4 + k * 16) } == id, "loaded as its bytes, the same id")
                 let seq = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: n * 20 + k * 8, as: UInt64.self) }
                 expected.note(slot: slot, id: id, seq: seq)
             }

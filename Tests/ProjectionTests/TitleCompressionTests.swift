@@ -44,6 +44,15 @@ import Testing
         inputs.append((0..<70_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
         inputs.append(Self.titles(30_000, rng: &rng))  // beyond one 64 KiB window
         inputs.append((0..<5_000).map { _ in UInt8.random(in: 0...3, using: &rng) })
+        // Matches that overlap what they copy at every distance a copy treats apart (below 8, 8–15, 16 on),
+        // shorter and longer than 16 bytes, and ending near the end of the output.
+        for period in 1...20 {
+            let unit = (0..<period).map { UInt8(65 + $0) }
+            for total in [period + 5, period + 15, period + 17, 40, 200] {
+                inputs.append(Array((0..<total).map { unit[$0 % period] }))
+                inputs.append(Array("x".utf8) + (0..<total).map { unit[$0 % period] } + Array("yz".utf8))
+            }
+        }
         for input in inputs {
             let block = compressed(input)
             #expect(try decompressed(block, count: input.count) == input, "\(input.count) bytes")

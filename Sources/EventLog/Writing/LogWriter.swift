@@ -453,6 +453,25 @@ public final class LogWriter: EventStorage, Sendable {
     ///   that an open resumed past starts at the nearest indexed record before it (at
     ///   worst seq 1). A `seq` past ``lastSeq`` returns `[]` at once.
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        guard maxCount > 0 else { return [] }
+        var result: [EventRecord] = []
+        try forEachView(from: seq) { view in
+            result.append(view.record)
+            return result.count < maxCount
+        }
+        return result
+    }
+
+    /// Calls `body` with each record from `seq` on, in seq order, decoded in
+    /// place (an ``EventRecordView`` borrows the read buffer: valid only
+    /// during the call), until `body` returns `false` or the records the
+    /// writer had when the call began are all visited. What ``read(from:maxCount:)``
+    /// returns, without making an ``EventRecord`` (and its `String`s) of each:
+    /// for folding a list, where nobody keeps the records.
+    ///
+    /// Thread safety, the `seq` of a based log and errors: as ``read(from:maxCount:)``.
+    /// - Complexity: O(d + k) as ``read(from:maxCount:)``, for the k records visited.
+    public func forEachView(from seq: UInt64, _ body: (EventRecordView) -> Bool) throws(EventLogError) {
         let (file, format, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
@@ -461,15 +480,15 @@ public final class LogWriter: EventStorage, Sendable {
         defer { ReadLeases.release(self) }
         // A based log has no records before its first: a read from an earlier seq starts there.
         let first = max(seq, format.firstSeq)
-        guard first <= lastSeq, maxCount > 0, let start else { return [] }
+        guard first <= lastSeq, let start else { return }
         var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
-        var result: [EventRecord] = []
         var passed: [(seq: UInt64, offset: Int64)] = []
-        while result.count < maxCount, cursor.offset < end {
+        var goingOn = true
+        while goingOn, cursor.offset < end {
             switch try cursor.next() {
             case .record(let view, let offset):
-                if view.seq >= first { result.append(view.record) }
                 if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, offset)) }
+                if view.seq >= first { goingOn = body(view) }
             case .problem(let problem):
                 throw EventLogError(
                     .corruptRecord, "record \(cursor.expectedSeq) cannot be read: \(problem.reason)", path: path,
@@ -484,7 +503,6 @@ public final class LogWriter: EventStorage, Sendable {
                 for (seq, offset) in passed where seq <= s.lastSeq { s.index.note(seq: seq, offset: offset) }
             }
         }
-        return result
     }
 
     /// Releases the file and its lock. Later calls fail with ``EventLogError/Code/closed``.

@@ -68,7 +68,7 @@ struct CheckpointState {
         var liveIndex = [Int32](repeating: -1, count: slotCount)
         var enabled = 0
         for index in 0..<liveCount {
-            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + index * 16, as: UUID16.self))
+            let id = LabelID.load(from: r.base, at: idsStart + index * 16)
             let state = r.base[statesStart + index]
             guard state == 1 || state == 2 else {
                 throw SnapshotError(.invalidContent, "live slot \(numbers[index]) (label \(id)) has state \(state)")

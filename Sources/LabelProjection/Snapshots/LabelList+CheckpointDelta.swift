@@ -203,7 +203,7 @@ extension CheckpointState {
             }
             var id = before?.id
             if change & LabelList.deltaIDBit != 0 {
-                id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + idIndex * 16, as: UUID16.self))
+                id = LabelID.load(from: r.base, at: idsStart + idIndex * 16)
                 idIndex += 1
             }
             var title = before?.title ?? .empty

@@ -105,7 +105,7 @@ struct TombstoneTable {
                         while k < n {
                             let slot = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))
                             guard slot < end else { break }
-                            let id = LabelID(bytes: raw.loadUnaligned(fromByteOffset: n * 4 + k * 16, as: UUID16.self))
+                            let id = LabelID.load(from: raw, at: n * 4 + k * 16)
                             let seq = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n * 20 + k * 8, as: UInt64.self))
                             table[slot] = .removed(id, at: seq)
                             k += 1

@@ -62,7 +62,7 @@ extension LabelList {
         var live = 0, enabled = 0
         var titleOffset = base
         for number in 0..<slotCount {
-            let id = LabelID(bytes: r.base.loadUnaligned(fromByteOffset: idsStart + number * 16, as: UUID16.self))
+            let id = LabelID.load(from: r.base, at: idsStart + number * 16)
             let state = r.base[statesStart + number]
             switch state {
             case 0:
@@ -247,6 +247,17 @@ extension LabelList {
 /// The 16 raw bytes of a UUID, as `UUID(uuid:)` takes them.
 typealias UUID16 = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
+extension LabelID {
+    /// The id whose 16 raw bytes (as ``init(bytes:)`` takes them) are at
+    /// `offset` in `raw`: the same id, loaded as the 16 bytes it is made of
+    /// (a `UUID` holds exactly its `uuid_t`) instead of through a call into
+    /// Foundation per id — a checkpoint or snapshot decodes a million.
+    @inline(__always)
+    static func load(from raw: UnsafeRawBufferPointer, at offset: Int) -> LabelID {
+        raw.loadUnaligned(fromByteOffset: offset, as: LabelID.self)
+    }
+}
+
 /// Builds a ``SlotIndex`` from a snapshot's ids column — or a checkpoint's
 /// slots — on another thread.
 ///
@@ -269,7 +280,7 @@ final class IndexBuildJob: @unchecked Sendable {
 
     /// A job over an ids column: `count` × 16 bytes.
     convenience init(ids: UnsafeRawBufferPointer, count: Int) {
-        self.init(count: count) { LabelID(bytes: ids.loadUnaligned(fromByteOffset: Int($0) * 16, as: UUID16.self)) }
+        self.init(count: count) { LabelID.load(from: ids, at: Int($0) * 16) }
     }
 
     func run() {

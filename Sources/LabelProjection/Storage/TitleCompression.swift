@@ -122,6 +122,34 @@ enum TitleCompression {
         return o + 1
     }
 
+    /// Copies `count` bytes, which `source` and `target` both have, 16 at a
+    /// time while 16 more are there to read and to write (the last step may
+    /// copy bytes past `count`, which the next sequence writes again), else
+    /// with `copyMemory` (or 8 bytes at a time when the two overlap): a
+    /// title's few bytes cost two loads and two stores, not a call. `source`
+    /// must not overlap the 16 bytes after `target` unless it is at least 8
+    /// bytes before it (a match: each step then reads bytes already written).
+    @inline(__always)
+    private static func copy(
+        _ count: Int, from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, sourceLeft: Int, targetLeft: Int
+    ) {
+        guard count <= 16, sourceLeft >= 16, targetLeft >= 16 else {
+            if source + count <= target || target + count <= source {
+                target.copyMemory(from: source, byteCount: count)
+            } else {
+                var k = 0
+                while k < count {
+                    let step = min(8, count - k)
+                    (target + k).copyMemory(from: source + k, byteCount: step)
+                    k += step
+                }
+            }
+            return
+        }
+        target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        (target + 8).storeBytes(of: (source + 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
+    }
+
     /// Decompresses `input`, which must decompress to exactly `output.count`
     /// bytes, into `output`.
     ///
@@ -157,7 +185,7 @@ enum TitleCompression {
             guard literals <= m - o else {
                 throw Failure(message: "the \(literals) literals of the sequence at byte \(tokenAt) run past the output's \(m) bytes")
             }
-            if literals > 0 { (dst! + o).copyMemory(from: src + i, byteCount: literals) }
+            if literals > 0 { copy(literals, from: src + i, to: dst! + o, sourceLeft: n - i, targetLeft: m - o) }
             i += literals
             o += literals
             if i == n {
@@ -176,8 +204,9 @@ enum TitleCompression {
             }
             let to = dst! + o
             let from = UnsafeRawPointer(to - offset)
-            if offset >= matchLength {
-                to.copyMemory(from: from, byteCount: matchLength)
+            if offset >= 8 {
+                // Each 8-byte step reads bytes already written (the copy starts at least 8 back).
+                copy(matchLength, from: from, to: to, sourceLeft: .max, targetLeft: m - o)
             } else {
                 // Overlapping: the copy repeats the last `offset` bytes, byte by byte.
                 for k in 0..<matchLength {

@@ -104,6 +104,25 @@ final class StoreLog: Sendable {
 
     /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
     func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?) throws(StoreError) {
+        if let writer = (storage ?? retained) as? LogWriter, list.lastSeq < seq {
+            // A log file the store writes: the records are folded as they are decoded, in place.
+            var failure: ProjectionError?
+            do throws(EventLogError) {
+                try writer.forEachView(from: list.lastSeq + 1) { view in
+                    do throws(ProjectionError) { try list.replay(view) } catch {
+                        failure = error
+                        return false
+                    }
+                    return view.seq < seq
+                }
+            } catch  where error.code == .closed && path != nil {
+                // Closed meanwhile: what is left is read from the file below.
+            } catch {
+                throw StoreError.storage(error)
+            }
+            if let failure { throw StoreError.inconsistent(failure) }
+            guard list.lastSeq < seq else { return }
+        }
         try forEachRecord(from: list.lastSeq + 1, through: seq, via: storage) { (record) throws(StoreError) in
             do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             return true
