@@ -28,7 +28,8 @@ extension Trace {
         let interval = checkpoints.seqs.count > 1 ? checkpoints.seqs[1] - checkpoints.seqs[0] : TestHooks.checkpointInterval
         if !TestHooks.alwaysUsesIndex && UInt64(wanted.count) * interval / 2 > covered { return nil }
 
-        var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console)
+        // Only the traced labels' removed titles are printed: the others' are not made `String`s.
+        var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console, removedAmong: labels)
         var printed = try traceEach(wanted, from: &state, labels: labels, query: query, printer: printer, console: console)
         // The records after the index, replayed one by one from the list before the first of them.
         let tailStart = max(from, covered + 1)
@@ -125,8 +126,8 @@ struct ListCursor {
     let checkpoints: Checkpoints
     let interval: UInt64
     let console: Console
-    /// The removed labels whose titles the lists need (`nil`: all of them); a
-    /// server list's checkpoints give only those named.
+    /// The removed labels whose titles the lists need (`nil`: all of them):
+    /// the checkpoints and the records folded give only those named.
     let removedAmong: Set<LabelID>?
     private var replay: Replay?
     private var removed: [LabelID: RemovedLabel] = [:]
@@ -180,8 +181,9 @@ struct ListCursor {
             replay = fresh
         }
         var removed = self.removed
+        let among = removedAmong
         let list = try replay!.foldQuickly(through: seq) { view in
-            if case .removed(let id, _, let title, let isEnabled) = view.event {
+            if case .removed(let id, _, let title, let isEnabled) = view.event, among?.contains(id) != false {
                 removed[id] = RemovedLabel(title: title.string, isEnabled: isEnabled)
             }
         }
