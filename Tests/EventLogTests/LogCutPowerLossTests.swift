@@ -59,9 +59,11 @@ struct LogCutPowerLossTests {
             } else {
                 fs.armCrash(beforeMutatingCall: step)
                 do {
+                    // A lock wait as a writer's open has by default: a child process another test forks
+                    // holds a copy of the log's descriptor (and so its lock) until it execs.
                     _ = try LogCut.cut(
-                        logPath: path, through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), begin: { _ in },
-                        visitingCut: nil, image: { [1, 2, 3] }, fileSystem: fs)
+                        logPath: path, through: 60, archiveTo: archiving ? archivePath : nil, now: .now(), lockWait: .seconds(1),
+                        begin: { _ in }, visitingCut: nil, image: { [1, 2, 3] }, fileSystem: fs)
                 } catch { failure = error }
             }
             let completed = !fs.hasCrashed  // past the cut's last file operation: the loss comes after it

@@ -105,7 +105,7 @@ struct RemovedLabels {
         }
         if keepingTitles { titleAt = Array(repeating: (UInt32.max, 0, 0, false), count: slotCount) }
         // Every block is read and checked first, then their removals are
-        // noted slot range by slot range (``TombstoneTable/note(_:)``): a
+        // noted slot range by slot range (``TombstoneTable/note(_:passSlots:)``): a
         // block's entries are spread over the whole table, and noting them
         // block by block would miss the cache on nearly every one.
         var checked: [TombstoneTable.Block] = []
