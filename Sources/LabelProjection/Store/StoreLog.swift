@@ -104,21 +104,27 @@ final class StoreLog: Sendable {
 
     /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
     func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?) throws(StoreError) {
-        if let writer = (storage ?? retained) as? LogWriter, list.lastSeq < seq {
-            // A log file the store writes: the records are folded as they are decoded, in place.
+        if let writer = (storage ?? retained) as? LogWriter {
+            // A log file the store writes: the records are folded as they are decoded, in place, at most
+            // `viewBatch` per read, so that a `close()` meanwhile is not held up by a long fold (a read
+            // keeps the file, and its lock, open until it returns).
             var failure: ProjectionError?
-            do throws(EventLogError) {
-                try writer.forEachView(from: list.lastSeq + 1) { view in
-                    do throws(ProjectionError) { try list.replay(view) } catch {
-                        failure = error
-                        return false
+            while list.lastSeq < seq, failure == nil {
+                let start = list.lastSeq
+                do throws(EventLogError) {
+                    try writer.forEachView(from: start + 1) { view in
+                        do throws(ProjectionError) { try list.replay(view) } catch {
+                            failure = error
+                            return false
+                        }
+                        return view.seq < seq && view.seq - start < Self.viewBatch
                     }
-                    return view.seq < seq
+                } catch  where error.code == .closed && path != nil {
+                    break  // closed meanwhile: what is left is read from the file below
+                } catch {
+                    throw StoreError.storage(error)
                 }
-            } catch  where error.code == .closed && path != nil {
-                // Closed meanwhile: what is left is read from the file below.
-            } catch {
-                throw StoreError.storage(error)
+                if list.lastSeq == start { break }  // the log holds no more
             }
             if let failure { throw StoreError.inconsistent(failure) }
             guard list.lastSeq < seq else { return }
@@ -144,6 +150,10 @@ final class StoreLog: Sendable {
 
     /// How many records the store reads from its log at a time when it folds or walks it.
     static let batch = 4096
+
+    /// How many records a fold of a log file decodes in place per read (``fold(_:through:via:)``):
+    /// a few tens of milliseconds of folding, the longest a `close()` waits for the file's release.
+    static let viewBatch: UInt64 = 65_536
 }
 
 /// A `LogReader` in ``StoreLog``'s pool. `@unchecked Sendable`: a reader is
