@@ -13,7 +13,7 @@ import Glibc
 /// Issue 16, item 10: Ctrl-C during `import`, and `import --resume`.
 ///
 /// The child is interrupted with a real SIGINT at three points: while it waits
-/// for its input (the log already created), just before its commit, and just
+/// for more input (the log created after its first line), just before its commit, and just
 /// after it. The last two are reached through `LABELREPLAY_TEST_PAUSE`, which
 /// makes the child stop there and say so on standard error (no timing).
 @Suite struct ImportInterruptTests {
@@ -27,9 +27,12 @@ import Glibc
         let scratch = try Scratch()
         let log = scratch.path("new.labellog")
         let running = try CLI.start(["import", log], openStdin: true)
-        // The log is created before the input is read; wait for it, then interrupt the read.
+        // The log is created once the input's first line says it is not a based export's base line; the import
+        // then waits for more lines (a chunk is 1,024 records); wait for the log, then interrupt the read.
+        let first = #"{"kind":"added","id":"00000000-0000-4000-8000-000000000004","title":"Four","isEnabled":true,"index":0}"#
+        running.stdinPipe?.fileHandleForWriting.write(Data((first + "\n").utf8))
         let created = try await running.waitFor { FileManager.default.fileExists(atPath: log) }
-        #expect(created, "import did not create the log before reading its input")
+        #expect(created, "import did not create the log once it had read its input's first line")
         running.send(SIGINT)
         let result = try await running.wait(atMost: .seconds(30))
         #expect(result.status == 130, "\(result)")

@@ -194,6 +194,46 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("another history"), "\(refused)")
     }
 
+    @Test func aCutListExportedWithoutItsArchiveImportsAsABasedListAndABasedFile() throws {
+        let (_, url, log, store) = try writtenList(120, seed: 8)
+        defer { log.close() }
+        let directory = try scratchDirectory()
+        let head = try store.head
+        #expect(try cli(["archive", url, "--before", "61", "--to", directory]).status == 0)
+        let archive = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".labellog") })
+        try FileManager.default.moveItem(atPath: directory + "/" + archive, toPath: directory + "/away")
+        // The export starts with the list's base; its records follow.
+        let export = try cli(["export", url])
+        #expect(
+            export.status == 0 && export.output.hasPrefix(#"{"base":{"#) && export.errors.contains("is archived in"),
+            "\(export.output.prefix(300)) \(export.errors)")
+        let input = directory + "/list.jsonl"
+        try export.output.write(toFile: input, atomically: false, encoding: .utf8)
+        // Into a new list and into a file: based, with the list's head.
+        let target = CLIOverServerTests.url(list: server.location().list)
+        let file = directory + "/imported.labellog"
+        for destination in [target, file] {
+            let imported = try cli(["import", destination, input])
+            #expect(imported.status == 0 && imported.output.contains("as seq 61…"), "\(destination): \(imported.output) \(imported.errors)")
+            let heads = try cli(["head", destination, "--json"])
+            #expect(heads.status == 0 && heads.output.contains(head.hash.hex), "\(destination): \(heads)")
+        }
+        #expect(try LogReader(path: file).header.firstSeq == 61)
+        // The archive brought back joins both.
+        try FileManager.default.moveItem(atPath: directory + "/away", toPath: directory + "/" + archive)
+        for destination in [target, file] {
+            let verified = try cli(["verify", destination])
+            #expect(verified.status == 0 && verified.output.contains("joins"), "\(destination): \(verified)")
+        }
+        // Again, with --resume: nothing twice; into a list of another history: refused.
+        let again = try cli(["import", target, input, "--resume"])
+        #expect(again.status == 0 && again.output.contains("already at the end"), "\(again)")
+        let other = CLIOverServerTests.url(list: server.location().list)
+        #expect(try cli(["init", other]).status == 0)
+        let refused = try cli(["import", other, input])
+        #expect(refused.status == 1 && refused.errors.contains("another history than the input's"), "\(refused)")
+    }
+
     @Test func appendsFromAnotherHostGoOnWhileTheListIsCutAndEveryRecordIsKept() throws {
         let (location, _, log, store) = try writtenList(400, seed: 31)
         defer { log.close() }

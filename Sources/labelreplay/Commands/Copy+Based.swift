@@ -34,33 +34,55 @@ extension Copy {
 
     /// `base` with an archive named relative to `sourceDirectory` (a file
     /// source; `nil`: the name is already absolute or the current
-    /// directory's) renamed so it resolves from `destination`: for a log
-    /// file, just its file name when both directories are the same, else its
-    /// absolute path; for a server list, its absolute path (on this machine).
+    /// directory's) renamed so it resolves from `destination` (``absolutized(_:from:)``,
+    /// then ``relativized(_:for:)``).
     private static func rebased(_ base: LogBase, from sourceDirectory: String?, to destination: String) -> LogBase {
+        relativized(absolutized(base, from: sourceDirectory), for: destination)
+    }
+
+    /// `base` with an archive named relative to `directory` (`nil`: the
+    /// current directory) named by its absolute path instead.
+    static func absolutized(_ base: LogBase, from directory: String?) -> LogBase {
         guard case .archived(let file) = base.disposition else { return base }
-        let here = FileManager.default.currentDirectoryPath
-        func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : here + "/" + path }
-        let archive = URL(fileURLWithPath: file.hasPrefix("/") ? file : absolute((sourceDirectory ?? ".") + "/" + file)).standardizedFileURL
-        var rebased = base
-        rebased.disposition = .archived(file: archive.path)
-        if case .file(let destinationPath) = LogLocation.resolve(destination),
-            archive.deletingLastPathComponent().path
-                == URL(fileURLWithPath: absolute(SystemFile.directoryName(of: destinationPath))).standardizedFileURL.path
-        {
-            rebased.disposition = .archived(file: archive.lastPathComponent)
+        var absolute = base
+        absolute.disposition = .archived(
+            file: URL(fileURLWithPath: absolutePath(file.hasPrefix("/") ? file : (directory ?? ".") + "/" + file)).standardizedFileURL.path)
+        return absolute
+    }
+
+    /// `base`, whose archive is named by its absolute path, as the log at
+    /// `destination` names it: by its file name when the log is in the
+    /// archive's directory, else by the absolute path (also for a server list:
+    /// a path on this machine).
+    static func relativized(_ base: LogBase, for destination: String) -> LogBase {
+        guard case .archived(let file) = base.disposition, case .file(let destinationPath) = LogLocation.resolve(destination) else {
+            return base
         }
-        return rebased
+        let archive = URL(fileURLWithPath: file)
+        guard
+            archive.deletingLastPathComponent().path
+                == URL(fileURLWithPath: absolutePath(SystemFile.directoryName(of: destinationPath))).standardizedFileURL.path
+        else { return base }
+        var relative = base
+        relative.disposition = .archived(file: archive.lastPathComponent)
+        return relative
+    }
+
+    /// `path`, made absolute from the current directory if it is relative.
+    private static func absolutePath(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// Refuses a destination that exists but is not a based log or list of
     /// `header`'s history from the same seq with the same chained checksum there.
+    /// `command` names the refusal (`copy`, `import`).
     static func checkBasedDestination(
-        _ display: String, logID: LabelID, firstSeq: UInt64, chainValue: UInt32, matches header: LogHeader
+        _ display: String, logID: LabelID, firstSeq: UInt64, chainValue: UInt32, matches header: LogHeader, command: String = "copy"
     ) throws {
         guard logID == header.logID, firstSeq == header.firstSeq, chainValue == header.previousChecksum else {
+            let source = command == "copy" ? "the source's" : "the input's"
             throw Failure(
-                "\(display): the destination holds another history than the source's from seq \(header.firstSeq) (it starts at seq \(firstSeq)); refusing to copy (copy into a new destination)"
+                "\(display): the destination holds another history than \(source) from seq \(header.firstSeq) (it starts at seq \(firstSeq)); refusing to \(command) (\(command) into a new destination)"
             )
         }
     }

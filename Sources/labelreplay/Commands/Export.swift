@@ -9,6 +9,12 @@ enum Export: Command {
             One object per line, exactly the records' JSON form (as 'log --json'): seq, time (ISO 8601 UTC with \
             milliseconds), kind, id, actor, note and the kind's fields. Importing the output into an empty log \
             reproduces the same records: seqs, timestamps, actors and notes.
+
+            A based log (its records before some seq archived or dropped) is exported from seq 1 when its archive \
+            is beside it. Otherwise the export starts from its base: the first line is {"base":{…}} (the log id, \
+            the first seq, the chained checksum there and the base block, which holds the list at the cut), and \
+            'import' into a new path makes a based log of the same history: the same records, seqs and head, \
+            which the archive, brought back to where the base names it, joins again ('verify').
             """,
         arguments: [
             .positional("log", "The label log file."),
@@ -24,9 +30,18 @@ enum Export: Command {
         if let to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let replay = try Replay(path: path, folds: false, console: console)
         // The records before a based log's first are read from its archive when it is there; else named (and,
-        // for a whole-history export, exported from the log's first on: an import of them needs the archive).
+        // for a whole-history export, exported from the log's first on, after the base they need).
         try replay.includeArchived(
             from: from, explicit: arguments.option("from") != nil || to.map { $0 < replay.header.firstSeq } == true)
+        // An export from a base starts with it: an import makes a based log of the same history.
+        if from <= replay.origin + 1,
+            let base = ExportedBase(
+                header: replay.startHeader,
+                directory: LogLocation.isServer(replay.path) && !replay.readsArchive
+                    ? nil : SystemFile.directoryName(of: replay.archivePath ?? replay.path))
+        {
+            console.line(base.line)
+        }
         // Each record is written from its view in the read buffer, as `JSONEncoder` would write it (`JSONLine.write`).
         try replay.forEachView(from: from) { view in
             if let to, view.seq > to { return false }

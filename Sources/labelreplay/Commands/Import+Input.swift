@@ -117,6 +117,48 @@ final class ImportInput {
         return entries.isEmpty ? nil : entries
     }
 
+    /// Reads the input's first non-blank line and, when it is an export's
+    /// base line (``ExportedBase``), consumes it and returns the based log's
+    /// header it describes; otherwise leaves everything unread. Before any
+    /// ``nextChunk(maxCount:)``.
+    /// - Throws: ``Failure`` for a base line that does not decode, naming its line.
+    func takeBaseLine() throws -> LogHeader? {
+        precondition(lineNumber == 0 && entryCount == 0, "the base line is read first")
+        var at = start
+        var blanks = 0
+        while true {
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let line: UnsafeRawBufferPointer
+            if let newline = memchr(base + at, 0x0A, end - at) {
+                let stop = base.distance(to: UnsafeRawPointer(newline))
+                line = UnsafeRawBufferPointer(start: base + at, count: stop - at)
+                at = stop + 1
+            } else if endOfInput {
+                guard at < end else { return nil }
+                line = UnsafeRawBufferPointer(start: base + at, count: end - at)
+                at = end
+            } else {
+                // Keep the lines looked at so far: they are read again unless the line is a base.
+                let looked = at - start
+                try refill()
+                at = start + looked
+                continue
+            }
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
+                blanks += 1
+                continue
+            }
+            guard ExportedBase.isBaseLine(line) else { return nil }
+            let header = try ExportedBase.header(from: line, where: "\(name) line \(blanks + 1)")
+            // The base line and the blank lines before it count as blank lines for the records' line numbers.
+            consumed += Int64(at - start)
+            start = at
+            lineNumber = blanks + 1
+            lines.noteBlankLines(blanks + 1, before: 0)
+            return header
+        }
+    }
+
     /// Moves the unread bytes to the front (growing the buffer for a line longer than it) and reads more.
     private func refill() throws {
         if start > 0 {

@@ -33,13 +33,15 @@ final class ResumeMatcher {
     private var queue: [LogEntry] = []
 
     /// A matcher passing on what `source` yields; `inputCount`, when known, bounds how far back a match can start.
-    init(storage: any EventStorage, lastSeq: UInt64, inputCount: Int?, source: @escaping () throws -> [LogEntry]?) {
+    /// `firstSeq` is the log's first (after a based log's base): a match never starts before it.
+    init(storage: any EventStorage, lastSeq: UInt64, firstSeq: UInt64, inputCount: Int?, source: @escaping () throws -> [LogEntry]?) {
         self.storage = storage
         self.lastSeq = lastSeq
         self.source = source
-        let back = UInt64(min(inputCount.map { max($0, 0) } ?? .max, Int(clamping: lastSeq)))
+        let held = lastSeq >= firstSeq ? lastSeq - firstSeq + 1 : 0
+        let back = UInt64(min(inputCount.map { max($0, 0) } ?? .max, Int(clamping: held)))
         window = lastSeq - back + 1
-        if lastSeq == 0 { skipped = 0 }
+        if held == 0 { skipped = 0 }
     }
 
     /// The next entries to append, `nil` at the end.

@@ -14,6 +14,11 @@ enum Import: Command {
             store checks raw entries; one bad line (malformed JSON, an unknown kind, an event that contradicts the \
             state) imports nothing and names its line number.
 
+            An export that starts with a base line ({"base":{…}}, from a based log whose archive was not there) \
+            creates the log as a based log of that history: its log id, first seq, chained checksum and base, as \
+            'copy' does. An existing log must be a based log of the same history from the same seq (an import then \
+            appends, or with --resume skips what it already ends with); any other is refused and left as it was.
+
             --resume makes the import idempotent: the longest run of records at the start of the input that the log \
             already ends with is skipped, compared by content (kind, id, fields, actor, note, and time when the line \
             has one; never by seq), and only the rest is appended. Rerunning an import that was interrupted, or \
@@ -50,17 +55,28 @@ enum Import: Command {
         let log = try arguments.logPath()
         let source = arguments.optionalPositional("file") ?? "-"
         Platform.deferInterrupts()
-        // The log first, so that a log that cannot be written fails before a long input is read.
-        let store = try Writing.open(log, create: true, console: console)
+        // The input is opened and its first line read (an export's base line, if any, says how to create the
+        // log), then the log, so that a log that cannot be written fails before the rest of the input is read.
+        let opened = try ImportInput(source)
+        let basedOn: LogHeader?
+        do {
+            basedOn = try opened.takeBaseLine()
+        } catch let interrupted as Interrupted {
+            console.error("\(log): interrupted before the import was committed: nothing was imported; the log was not opened")
+            return interrupted.status
+        }
+        let (store, created) =
+            try basedOn.map { try openBased(log, header: $0, input: opened.name, console: console) }
+            ?? {
+                let store = try Writing.open(log, create: true, console: console)
+                return (store, store.createdLog)
+            }()
         defer { Writing.finish(store, path: log, console: console) }
-        let created = store.createdLog
         let before = store.lastSeq
-        var name = source == "-" ? "standard input" : source
+        let name = opened.name
         var matcher: ResumeMatcher?
         let seqs: ClosedRange<UInt64>?
         do {
-            let opened = try ImportInput(source)
-            name = opened.name
             try Platform.checkInterrupt()
             let progress = Progress("importing \(name)", total: opened.size, console: console)
             defer { progress.finish() }
@@ -75,7 +91,9 @@ enum Import: Command {
                 return chunk.entries
             }
             if arguments.flag("resume") {
-                let resume = ResumeMatcher(storage: store.storage, lastSeq: before, inputCount: lineCount, source: next)
+                let resume = ResumeMatcher(
+                    storage: store.storage, lastSeq: before, firstSeq: (store.storage.base?.lastCutSeq ?? 0) + 1, inputCount: lineCount,
+                    source: next)
                 matcher = resume
                 next = resume.next
             }
@@ -107,6 +125,14 @@ enum Import: Command {
         }
         let skipped = matcher?.skipped ?? 0
         guard let seqs else {
+            if let basedOn, skipped == 0 {
+                // The base alone is a history: the based log stays.
+                let done =
+                    created
+                    ? "created \(log), a based log starting at seq \(basedOn.firstSeq) from the base in \(name)" : "nothing to import"
+                console.line(Escape.text("\(done); \(name) holds no records after its base"))
+                return ExitStatus.success
+            }
             if created { Writing.discardNewLog(store, path: log) }
             let why =
                 skipped > 0

@@ -50,6 +50,8 @@ final class Replay {
     private(set) var reachableBase: LogBase?
     /// The archive read before the log, if one is (``readArchiveFirst(_:path:)``).
     private(set) var archivePath: String?
+    /// The header of the file read first: the log's, or its archive's once that is read first.
+    private(set) var startHeader: LogHeader
     /// Whether an archive is read before the log.
     var readsArchive: Bool { reader.chainsArchive }
 
@@ -67,6 +69,7 @@ final class Replay {
         lastSeq = reader.header.firstSeq - 1
         origin = lastSeq
         reachableBase = reader.header.base
+        startHeader = reader.header
         for label in list.labels { titles[label.id] = label.title }
         self.strict = strict
         self.folds = folds
@@ -181,6 +184,7 @@ final class Replay {
         lastSeq = archive.header.firstSeq - 1
         origin = lastSeq
         reachableBase = archive.header.base
+        startHeader = archive.header
         self.archivePath = archivePath
         titles = [:]
         for label in list.labels { titles[label.id] = label.title }

@@ -133,7 +133,7 @@ enum Writing {
     /// Closes and deletes a log this command just created, if nothing was written to it,
     /// so that a refused first write leaves no empty log behind.
     static func discardNewLog(_ store: LabelStore, path: String) {
-        guard store.lastSeq == 0, !LogLocation.isServer(path) else { return }
+        guard store.lastSeq == store.storage.base?.lastCutSeq ?? 0, !LogLocation.isServer(path) else { return }
         store.close()
         try? FileManager.default.removeItem(atPath: path)
     }
@@ -154,13 +154,7 @@ enum Writing {
         let location = LogLocation.resolve(path)
         if case .server = location {
             // A server list is created only by 'init' (or 'copy'): a mistyped list name is an error, not a new list.
-            let opened = try ServerStorage.open(location)
-            do {
-                return try LabelStore(storage: opened.storage, options: options)
-            } catch {
-                if case .storage(let underlying) = error.code { throw underlying }
-                throw error
-            }
+            return try store(over: try ServerStorage.open(location).storage, options: options)
         }
         do {
             return try LabelStore.open(path: path, options: options)
@@ -171,6 +165,16 @@ enum Writing {
                 }
                 throw Failure("\(path): no such log (only 'add', 'import' and 'demo' create one)")
             }
+            throw error
+        }
+    }
+
+    /// A store over a server list's `storage`; a storage failure is thrown as the backend's error.
+    static func store(over storage: any EventStorage, options: LabelStore.Options) throws -> LabelStore {
+        do {
+            return try LabelStore(storage: storage, options: options)
+        } catch {
+            if case .storage(let underlying) = error.code { throw underlying }
             throw error
         }
     }

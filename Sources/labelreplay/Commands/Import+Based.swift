@@ -1,0 +1,47 @@
+import EventLog
+import LabelProjection
+
+/// Importing an export that starts from a base (``ExportedBase``): the log is
+/// created as a based log of the input's history — its id, first seq, chained
+/// checksum and base — as `copy` creates one; an existing log must be a based
+/// log of that history from the same seq (it then resumes, with `--resume`).
+extension Import {
+    /// Opens `log` for an import of a based export whose base is `header`,
+    /// creating it (a file, or a server list) when missing; returns the store
+    /// and whether the log was created.
+    ///
+    /// - Throws: ``Failure`` when the log exists and holds another history (it is not changed).
+    static func openBased(_ log: String, header: LogHeader, input: String, console: Console) throws -> (LabelStore, Bool) {
+        var header = header
+        header.base = Copy.relativized(header.base!, for: log)
+        switch LogLocation.resolve(log) {
+        case .file(let path):
+            let writer: LogWriter
+            do {
+                var options = LogWriter.Options(createIfMissing: true)
+                options.creationHeader = header
+                writer = try LogWriter.open(path: path, options: options)
+            } catch let error as EventLogError where error.code == .fileNotFound {
+                throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
+            }
+            let created = writer.created
+            let existing = writer.header
+            writer.close()
+            if !created {
+                try Copy.checkBasedDestination(
+                    path, logID: existing.logID, firstSeq: existing.firstSeq, chainValue: existing.previousChecksum, matches: header,
+                    command: "import")
+            }
+            return (try Writing.open(path, create: false, console: console), created)
+        case .server:
+            let creation = try ServerStorage.create(LogLocation.resolve(log), basedOn: header)
+            let opened = creation.opened
+            if !creation.createdList {
+                try Copy.checkBasedDestination(
+                    opened.display, logID: LabelID(opened.logID), firstSeq: (opened.storage.base?.lastCutSeq ?? 0) + 1,
+                    chainValue: opened.baseChainValue, matches: header, command: "import")
+            }
+            return (try Writing.store(over: opened.storage, options: LabelStore.Options(createIfMissing: false)), creation.createdList)
+        }
+    }
+}
