@@ -147,6 +147,21 @@ struct TableAndDiffTests {
             let plain = Self.plainCompare(a, b, removedAs: removedAs).map(\.jsonText)
             #expect(changes == plain)
             if changes != plain { break }
+            // `b`'s labels in a list of another history, whose slots are numbered otherwise: matched by id.
+            let live = b.labels
+            var added: [LabelEvent] = live.shuffled(using: &rng).enumerated().map {
+                .added(id: $1.id, title: $1.title, isEnabled: $1.isEnabled, index: $0)
+            }
+            if live.count > 1 { added.append(.reordered(order: live.map(\.id))) }
+            let other = try LabelList(
+                replaying: added.enumerated().map {
+                    EventRecord(seq: UInt64($0 + 1), timestamp: EventTimestamp(millisecondsSince1970: Int64($0)), event: $1)
+                })
+            #expect(
+                other.labels.map { [$0.id.description, $0.title, "\($0.isEnabled)"] }
+                    == live.map { [$0.id.description, $0.title, "\($0.isEnabled)"] })
+            let otherChanges = Diff.compare(a, other, removedAs: removedAs).map(\.jsonText)
+            #expect(otherChanges == Self.plainCompare(a, other, removedAs: removedAs).map(\.jsonText))
         }
     }
 }

@@ -92,47 +92,52 @@ enum Diff: Command {
 
     /// The per-label changes from `a` to `b`: for each label in `b`'s order its
     /// additions, renames, toggles and moves, then the removed labels in `a`'s order.
+    /// Labels are matched by slot (``LabelList/correspondence(to:)``) and titles
+    /// compared as bytes: a `String` is made only for a label that changed.
     static func compare(_ a: LabelList, _ b: LabelList, removedAs: [LabelID: (title: String, isEnabled: Bool)]) -> [LabelDiffEntry] {
-        let aLabels = a.labels, bLabels = b.labels
-        var aPosition = [LabelID: Int](minimumCapacity: aLabels.count)
-        for (position, label) in aLabels.enumerated() { aPosition[label.id] = position }
-        // For each of `b`'s positions the label's position in `a` (-1: added), and the reverse (-1: removed).
-        var oldPosition = [Int](repeating: -1, count: bLabels.count)
-        var newPosition = [Int](repeating: -1, count: aLabels.count)
-        for (position, label) in bLabels.enumerated() {
-            if let old = aPosition[label.id] {
-                oldPosition[position] = old
-                newPosition[old] = position
-            }
-        }
+        let match = a.correspondence(to: b)
         // The labels present at both, in `a`'s order, by their positions in `b`: those of a longest
         // increasing run stayed, the others moved.
-        let common = newPosition.filter { $0 >= 0 }
-        var stayed = [Bool](repeating: false, count: bLabels.count)
+        let common = match.newPosition.compactMap { $0 >= 0 ? Int($0) : nil }
+        var stayed = [Bool](repeating: false, count: match.laterSlots.count)
         for i in longestIncreasingRun(common) { stayed[common[i]] = true }
 
         var changes: [LabelDiffEntry] = []
-        for (position, new) in bLabels.enumerated() {
-            let id = new.id
-            guard oldPosition[position] >= 0 else {
-                changes.append(LabelDiffEntry(id: id, change: .added, title: new.title, isEnabled: new.isEnabled, to: position))
+        for (position, slot) in match.laterSlots.enumerated() {
+            let oldPosition = Int(match.oldPosition[position])
+            guard oldPosition >= 0 else {
+                let new = b.label(inSlot: slot)
+                changes.append(LabelDiffEntry(id: new.id, change: .added, title: new.title, isEnabled: new.isEnabled, to: position))
                 continue
             }
-            let old = aLabels[oldPosition[position]]
-            if !String.sameBytes(old.title, new.title) {
-                changes.append(LabelDiffEntry(id: id, change: .renamed, title: new.title, oldTitle: old.title, newTitle: new.title))
-            }
-            if old.isEnabled != new.isEnabled {
+            let oldSlot = match.earlierSlots[oldPosition]
+            let renamed = !a.sameTitle(slot: oldSlot, as: b, slot: slot)
+            let toggled = a.isEnabled(slot: oldSlot) != b.isEnabled(slot: slot)
+            let moved = !stayed[position]
+            guard renamed || toggled || moved else { continue }
+            let new = b.label(inSlot: slot)
+            if renamed {
                 changes.append(
-                    LabelDiffEntry(id: id, change: .toggled, title: new.title, oldIsEnabled: old.isEnabled, isEnabled: new.isEnabled))
+                    LabelDiffEntry(
+                        id: new.id, change: .renamed, title: new.title, oldTitle: a.label(inSlot: oldSlot).title, newTitle: new.title))
             }
-            if !stayed[position] {
-                changes.append(LabelDiffEntry(id: id, change: .moved, title: new.title, from: oldPosition[position], to: position))
+            if toggled {
+                changes.append(
+                    LabelDiffEntry(id: new.id, change: .toggled, title: new.title, oldIsEnabled: !new.isEnabled, isEnabled: new.isEnabled))
+            }
+            if moved {
+                changes.append(LabelDiffEntry(id: new.id, change: .moved, title: new.title, from: oldPosition, to: position))
             }
         }
-        for (position, old) in aLabels.enumerated() where newPosition[position] < 0 {
-            let last = removedAs[old.id] ?? (old.title, old.isEnabled)
-            changes.append(LabelDiffEntry(id: old.id, change: .removed, title: last.title, isEnabled: last.isEnabled, from: position))
+        for (position, slot) in match.earlierSlots.enumerated() where match.newPosition[position] < 0 {
+            let id = a.id(slot: slot)
+            let last =
+                removedAs[id]
+                ?? {
+                    let old = a.label(inSlot: slot)
+                    return (old.title, old.isEnabled)
+                }()
+            changes.append(LabelDiffEntry(id: id, change: .removed, title: last.title, isEnabled: last.isEnabled, from: position))
         }
         return changes
     }
