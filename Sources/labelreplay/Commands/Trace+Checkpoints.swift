@@ -81,8 +81,14 @@ extension Trace {
         console: Console
     ) throws -> Int {
         var printed = 0
+        // The lists before the events, computed ahead on two threads where there are two cores (`state` is then not moved).
+        let lists = try ListsAhead(seqs: seqs.map { $0 - 1 }, cursor: state)
+        defer {
+            lists.stop()
+            if let cursor = lists.cursor { state = cursor }
+        }
         for seq in seqs {
-            let before = try state.list(through: seq - 1)
+            let before = try lists.next()
             let step = try NotifyingReplay(
                 path: state.path, query: query, labels: labels, start: before, through: seq, console: console)
             guard let next = try step.nextStep() else { break }
@@ -156,7 +162,7 @@ struct ListCursor {
         for seq in seqs where seq > 1 {
             let target = seq - 1
             let nearest = checkpointSeqs.last { $0 <= target } ?? 0
-            if let at = folded, at <= target, !(at < nearest && nearest - at > interval / 2) {
+            if let at = folded, !startsAfresh(from: at, to: target, nearest: nearest, interval: interval) {
                 reads += target - at
             } else {
                 reads += target - nearest + 512
@@ -166,12 +172,20 @@ struct ListCursor {
         return reads
     }
 
+    /// Whether the list at `seq` is folded afresh from the nearest checkpoint
+    /// at or before it (at `nearest`) rather than on from `previous`, where
+    /// the last fold stopped (`nil`: none): when `seq` is before it, or the
+    /// checkpoint is more than half an interval nearer.
+    static func startsAfresh(from previous: UInt64?, to seq: UInt64, nearest: UInt64, interval: UInt64) -> Bool {
+        guard let previous, previous <= seq else { return true }
+        return previous < nearest && nearest - previous > interval / 2
+    }
+
     /// The list right after `seq` (a seq at or after the previous call's), as a checkpoint to start a replay from.
     mutating func list(through seq: UInt64) throws -> ListCheckpoint? {
         guard seq > 0 else { return nil }
         let nearest = checkpoints.seqs.last { $0 <= seq } ?? 0
-        // Folding on from where the last call stopped, unless a checkpoint is more than half an interval nearer.
-        if replay == nil || replay!.lastSeq > seq || replay!.lastSeq < nearest && nearest - replay!.lastSeq > interval / 2 {
+        if Self.startsAfresh(from: replay?.lastSeq, to: seq, nearest: nearest, interval: interval) {
             let fresh = try Replay(path: path, console: console)
             removed = [:]
             if let checkpoint = checkpoints.checkpoint(atOrBefore: seq, removedAmong: removedAmong) {

@@ -17,15 +17,30 @@ import LabelProjection
 /// table, ``ServerCheckpoints``); they hold no removed labels' titles, so
 /// they serve the folds that print none, and those that name the labels
 /// whose titles they need (read from the labels' removal records).
+///
+/// Not thread-safe: a second thread uses a ``lane()`` of its own, which
+/// collects what it would report instead of printing it.
 final class Checkpoints {
+    /// A report a lane collected, for the thread that prints to replay in order (``report(_:)``).
+    enum Report: Sendable {
+        /// A problem with a checkpoint (printed once, as a warning).
+        case problem(String)
+        /// A line for standard error (a test hook's).
+        case line(String)
+    }
+
     private let reader: LogReader?
+    private let path: String?
     private let directory: CheckpointFile.Directory?
     private let server: ServerCheckpoints?
     private let console: Console
     private var reported = Set<String>()
+    /// A lane's reports, not yet taken (`nil`: this instance prints them).
+    private var collected: [Report]?
 
-    private init(reader: LogReader, directory: CheckpointFile.Directory, console: Console) {
+    private init(reader: LogReader, path: String, directory: CheckpointFile.Directory, console: Console) {
         self.reader = reader
+        self.path = path
         self.directory = directory
         self.server = nil
         self.console = console
@@ -33,6 +48,7 @@ final class Checkpoints {
 
     private init(server: ServerCheckpoints, console: Console) {
         self.reader = nil
+        self.path = nil
         self.directory = nil
         self.server = server
         self.console = console
@@ -55,7 +71,7 @@ final class Checkpoints {
             if let tail = directory.tail {
                 console.warning("\(tail); the checkpoints before it are used ('\(Tool.name) index \(path)' cuts it)")
             }
-            return Checkpoints(reader: reader, directory: directory, console: console)
+            return Checkpoints(reader: reader, path: path, directory: directory, console: console)
         }
     }
 
@@ -81,19 +97,45 @@ final class Checkpoints {
         if let server {
             guard !withRemovedLabels || removedAmong != nil else { return nil }
             let (checkpoint, problems) = server.checkpoint(atOrBefore: seq, removedAmong: withRemovedLabels ? removedAmong : nil)
-            for problem in problems where reported.insert(problem).inserted {
-                console.warning("\(problem); it is not used")
-            }
-            if let checkpoint, TestHooks.alwaysUsesIndex { console.errorLine("(from the checkpoint at seq \(checkpoint.position.seq))") }
+            for problem in problems { report(.problem(problem)) }
+            if let checkpoint, TestHooks.alwaysUsesIndex { report(.line("(from the checkpoint at seq \(checkpoint.position.seq))")) }
             return checkpoint
         }
         guard let reader, let directory else { return nil }
         let (checkpoint, problems) = CheckpointFile.checkpoint(
             atOrBefore: seq, in: directory, reader: reader, decodingRemoved: withRemovedLabels, removedAmong: removedAmong)
-        for problem in problems where reported.insert(problem.description).inserted {
-            console.warning("\(problem); it is not used")
-        }
-        if let checkpoint, TestHooks.alwaysUsesIndex { console.errorLine("(from the checkpoint at seq \(checkpoint.position.seq))") }
+        for problem in problems { report(.problem(problem.description)) }
+        if let checkpoint, TestHooks.alwaysUsesIndex { report(.line("(from the checkpoint at seq \(checkpoint.position.seq))")) }
         return checkpoint
+    }
+
+    /// Prints `report` (a problem once), or collects it in a lane.
+    func report(_ report: Report) {
+        if collected != nil {
+            collected!.append(report)
+            return
+        }
+        switch report {
+        case .problem(let problem):
+            if reported.insert(problem).inserted { console.warning("\(problem); it is not used") }
+        case .line(let line):
+            console.errorLine(line)
+        }
+    }
+
+    /// The same checkpoints for another thread (a file's: `nil` for a server
+    /// list's): its own reader of the log, the directory already read, and
+    /// its reports collected (``takeReports()``) for this instance to print.
+    func lane() throws -> Checkpoints? {
+        guard let directory, let path, server == nil else { return nil }
+        let lane = Checkpoints(reader: try Replay.openReader(path), path: path, directory: directory, console: console)
+        lane.collected = []
+        return lane
+    }
+
+    /// The reports a lane collected since the last call, in order.
+    func takeReports() -> [Report] {
+        defer { if collected != nil { collected = [] } }
+        return collected ?? []
     }
 }
