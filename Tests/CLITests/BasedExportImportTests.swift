@@ -70,6 +70,12 @@ import Testing
         let held = try LogReader.readAll(path: archive).records.count + LogReader.readAll(path: path).records.count
         #expect(whole.stdout.split(separator: "\n").count == held, "every record from seq 1")
 
+        // Through a pipe (standard input), as `export A | labelreplay import B` runs: the same log.
+        let piped = scratch.path("elsewhere/piped.labellog")
+        let fromStdin = try await CLI.run(["import", piped], stdin: Data(export.stdout.utf8))
+        #expect(fromStdin.status == 0, "\(fromStdin)")
+        #expect(try LogReader(path: piped).header.firstSeq == 301 && LogReader.readAll(path: piped).records == LogReader.readAll(path: copy).records)
+
         // Again with --resume: nothing twice. Without it, the records contradict the log: nothing imported.
         let before = try bytes(copy)
         let again = try await CLI.run(["import", copy, input, "--resume"])
