@@ -74,7 +74,9 @@ import Testing
         let piped = scratch.path("elsewhere/piped.labellog")
         let fromStdin = try await CLI.run(["import", piped], stdin: Data(export.stdout.utf8))
         #expect(fromStdin.status == 0, "\(fromStdin)")
-        #expect(try LogReader(path: piped).header.firstSeq == 301 && LogReader.readAll(path: piped).records == LogReader.readAll(path: copy).records)
+        #expect(
+            try LogReader(path: piped).header.firstSeq == 301
+                && LogReader.readAll(path: piped).records == LogReader.readAll(path: copy).records)
 
         // Again with --resume: nothing twice. Without it, the records contradict the log: nothing imported.
         let before = try bytes(copy)

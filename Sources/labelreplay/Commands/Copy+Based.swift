@@ -73,6 +73,34 @@ extension Copy {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
+    /// Opens the log file at `path` for appending, creating it when missing
+    /// (with `header`, as a based log of that history); an existing file must
+    /// then be a based log of that history from the same seq
+    /// (``checkBasedDestination(_:logID:firstSeq:chainValue:matches:command:)``;
+    /// `command` names the refusal).
+    static func openForAppending(_ path: String, basedOn header: LogHeader?, command: String) throws -> LogWriter {
+        let writer: LogWriter
+        do {
+            var options = LogWriter.Options(createIfMissing: true)
+            options.creationHeader = header
+            writer = try LogWriter.open(path: path, options: options)
+        } catch let error as EventLogError where error.code == .fileNotFound {
+            throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
+        }
+        if let header, !writer.created {
+            let existing = writer.header
+            do {
+                try checkBasedDestination(
+                    path, logID: existing.logID, firstSeq: existing.firstSeq, chainValue: existing.previousChecksum, matches: header,
+                    command: command)
+            } catch {
+                writer.close()
+                throw error
+            }
+        }
+        return writer
+    }
+
     /// Refuses a destination that exists but is not a based log or list of
     /// `header`'s history from the same seq with the same chained checksum there.
     /// `command` names the refusal (`copy`, `import`).

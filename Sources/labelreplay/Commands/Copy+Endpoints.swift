@@ -86,25 +86,7 @@ extension Copy {
             let location = LogLocation.resolve(text)
             switch location {
             case .file(let path):
-                let writer: LogWriter
-                do {
-                    var options = LogWriter.Options(createIfMissing: true)
-                    options.creationHeader = basedHeader
-                    writer = try LogWriter.open(path: path, options: options)
-                } catch let error as EventLogError where error.code == .fileNotFound {
-                    throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
-                }
-                if let basedHeader, !writer.created {
-                    let existing = writer.header
-                    do {
-                        try Copy.checkBasedDestination(
-                            path, logID: existing.logID, firstSeq: existing.firstSeq, chainValue: existing.previousChecksum,
-                            matches: basedHeader)
-                    } catch {
-                        writer.close()
-                        throw error
-                    }
-                }
+                let writer = try Copy.openForAppending(path, basedOn: basedHeader, command: "copy")
                 let report = writer.recoveryReport
                 if report.droppedBytes > 0 {
                     console.warning(

@@ -16,22 +16,9 @@ extension Import {
         header.base = Copy.relativized(header.base!, for: log)
         switch LogLocation.resolve(log) {
         case .file(let path):
-            let writer: LogWriter
-            do {
-                var options = LogWriter.Options(createIfMissing: true)
-                options.creationHeader = header
-                writer = try LogWriter.open(path: path, options: options)
-            } catch let error as EventLogError where error.code == .fileNotFound {
-                throw Failure("\(path): cannot create the log: the directory \(SystemFile.directoryName(of: path)) does not exist")
-            }
+            let writer = try Copy.openForAppending(path, basedOn: header, command: "import")
             let created = writer.created
-            let existing = writer.header
             writer.close()
-            if !created {
-                try Copy.checkBasedDestination(
-                    path, logID: existing.logID, firstSeq: existing.firstSeq, chainValue: existing.previousChecksum, matches: header,
-                    command: "import")
-            }
             return (try Writing.open(path, create: false, console: console), created)
         case .server:
             let creation = try ServerStorage.create(LogLocation.resolve(log), basedOn: header)

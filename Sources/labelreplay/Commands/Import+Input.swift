@@ -79,24 +79,7 @@ final class ImportInput {
             self.lineNumber = lineNumber
             if blankRun > 0 { lines.noteBlankLines(blankRun, before: entryCount) }
         }
-        while entries.count < maxCount {
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            let line: UnsafeRawBufferPointer
-            if let newline = memchr(base + at, 0x0A, end - at) {
-                let stop = base.distance(to: UnsafeRawPointer(newline))
-                line = UnsafeRawBufferPointer(start: base + at, count: stop - at)
-                at = stop + 1
-            } else if endOfInput {
-                guard at < end else { break }
-                line = UnsafeRawBufferPointer(start: base + at, count: end - at)
-                at = end
-            } else {
-                consumed += Int64(at - start)
-                start = at
-                try refill()
-                at = start
-                continue
-            }
+        while entries.count < maxCount, let line = try nextLine(at: &at, keepingRead: false) {
             lineNumber += 1
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
                 blankRun += 1
@@ -126,24 +109,8 @@ final class ImportInput {
         precondition(lineNumber == 0 && entryCount == 0, "the base line is read first")
         var at = start
         var blanks = 0
-        while true {
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            let line: UnsafeRawBufferPointer
-            if let newline = memchr(base + at, 0x0A, end - at) {
-                let stop = base.distance(to: UnsafeRawPointer(newline))
-                line = UnsafeRawBufferPointer(start: base + at, count: stop - at)
-                at = stop + 1
-            } else if endOfInput {
-                guard at < end else { return nil }
-                line = UnsafeRawBufferPointer(start: base + at, count: end - at)
-                at = end
-            } else {
-                // Keep the lines looked at so far: they are read again unless the line is a base.
-                let looked = at - start
-                try refill()
-                at = start + looked
-                continue
-            }
+        // The lines looked at are kept: they are read again unless the line is a base.
+        while let line = try nextLine(at: &at, keepingRead: true) {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
                 blanks += 1
                 continue
@@ -156,6 +123,36 @@ final class ImportInput {
             lineNumber = blanks + 1
             lines.noteBlankLines(blanks + 1, before: 0)
             return header
+        }
+        return nil
+    }
+
+    /// The line at `at` (without its newline; valid until the next call),
+    /// `at` moved past it, reading more input when the buffer holds no whole
+    /// line; `nil` at the end of the input. Before reading more, the bytes
+    /// before `at` are dropped from the buffer (counted as consumed), unless
+    /// `keepingRead` (a look ahead that may read them again).
+    @inline(__always)
+    private func nextLine(at: inout Int, keepingRead: Bool) throws -> UnsafeRawBufferPointer? {
+        while true {
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            if let newline = memchr(base + at, 0x0A, end - at) {
+                let stop = base.distance(to: UnsafeRawPointer(newline))
+                defer { at = stop + 1 }
+                return UnsafeRawBufferPointer(start: base + at, count: stop - at)
+            }
+            if endOfInput {
+                guard at < end else { return nil }
+                defer { at = end }
+                return UnsafeRawBufferPointer(start: base + at, count: end - at)
+            }
+            if !keepingRead {
+                consumed += Int64(at - start)
+                start = at
+            }
+            let kept = at - start
+            try refill()
+            at = start + kept
         }
     }
 
