@@ -40,6 +40,26 @@ import Testing
         #expect(through.status == 0 && through.stdout == scanned.stdout && !scanned.stdout.isEmpty)
     }
 
+    /// The three caches are written side by side (the checkpoints on a second
+    /// thread): one that cannot be written is a warning, the others are written,
+    /// and the command's answer is the same.
+    @Test(arguments: [".checkpoints", ".index"])
+    func aCacheThatCannotBeWrittenIsAWarningAndTheOthersAreWritten(_ blocked: String) async throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file("history.labellog")
+        let ids = try HistoryIndexCommandTests.makeHistory(at: log, seed: 29, writes: 3000)
+        for cache in Self.caches(log) { try? FileManager.default.removeItem(atPath: cache) }
+        let plain = try await CLI.run(["log", log, "--label", ids[5].description, "--json"])
+        // A directory where the cache's file goes: it cannot be opened as a file.
+        try FileManager.default.createDirectory(atPath: log + blocked, withIntermediateDirectories: false)
+        let environment = ["LABELREPLAY_CACHE_BYTES": String(try Self.size(log) / 2)]
+        let run = try await CLI.run(["log", log, "--label", ids[5].description, "--json"], environment: environment)
+        #expect(run.status == 0 && run.stdout == plain.stdout, "\(run)")
+        #expect(run.stderr.contains("the history caches could not be updated"), "\(run.stderr)")
+        let others = [".checkpoints", ".index", ".tree"].filter { $0 != blocked }.map { log + $0 }
+        #expect(others.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "\(others)")
+    }
+
     @Test func aReadBuildsMissingCachesOnceAndASmallWriteLeavesThem() async throws {
         let dir = TemporaryDirectory()
         let log = dir.file("history.labellog")

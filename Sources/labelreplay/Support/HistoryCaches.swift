@@ -77,22 +77,72 @@ enum HistoryCaches {
 
     /// Extends (or, with `rebuild`, rebuilds) the three caches of the log at `path`, with progress;
     /// `merge` merges the index's segments into a new base.
+    ///
+    /// The three are independent passes over the log, each writing its own
+    /// file under its own lock: with two cores the checkpoints are written on
+    /// a second thread while this one writes the index and then the tree (the
+    /// progress line follows the slower), and this one waits for it before
+    /// returning. Each cache is tried whatever became of the others; the first
+    /// failure (the index's, the checkpoints', the tree's) is thrown once all are done.
     static func update(_ path: String, rebuild: Bool, merge: Bool = false, console: Console) throws -> Written {
-        let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
-        let index = try HistoryIndexFile.update(logPath: path, rebuild: rebuild, merge: merge) { seq in progress.update(Int64(seq)) }
-        progress.finish()
-        let checkpointProgress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
-        let checkpoints = try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
-            checkpointProgress.update(Int64(seq))
+        let checkpointsAside = ProcessInfo.processInfo.activeProcessorCount > 1
+        let aside = CheckpointsAside()
+        if checkpointsAside {
+            aside.done.enter()
+            Thread {
+                defer { aside.done.leave() }
+                aside.result = Result {
+                    try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
+                        aside.seq.withLock { $0 = seq }
+                    }
+                }
+            }.start()
         }
-        checkpointProgress.finish()
-        if let failure = checkpoints.foldFailure {
+        /// The checkpoints' seq while they are written aside, for the progress line.
+        func slower(_ seq: UInt64) -> UInt64 { checkpointsAside ? min(seq, aside.seq.withLock { $0 }) : seq }
+        // Each cache is tried whatever became of the others; the first failure is thrown at the end.
+        let index = Result { () throws -> HistoryIndexFile.Update in
+            let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
+            defer { progress.finish() }
+            return try HistoryIndexFile.update(logPath: path, rebuild: rebuild, merge: merge) { seq in progress.update(Int64(slower(seq))) }
+        }
+        var tree = checkpointsAside ? Result { try hashTree(path, console: console, slower: slower) } : nil
+        let checkpoints: Result<CheckpointFile.Update, any Error>
+        if checkpointsAside {
+            // Waits, drawing the checkpoints' progress while they are still being written.
+            let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
+            while aside.done.wait(timeout: .now() + .milliseconds(100)) == .timedOut { progress.update(Int64(aside.seq.withLock { $0 })) }
+            progress.finish()
+            checkpoints = aside.result
+        } else {
+            let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
+            checkpoints = Result {
+                try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
+                    progress.update(Int64(seq))
+                }
+            }
+            progress.finish()
+            tree = Result { try hashTree(path, console: console, slower: { $0 }) }
+        }
+        if let failure = try? checkpoints.get().foldFailure {
             console.warning("\(path): \(failure); no checkpoint is written after it (run '\(Tool.name) verify')")
         }
-        let treeProgress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
-        let tree = try HistoryTreeFile.update(logPath: path) { seq in treeProgress.update(Int64(seq)) }
-        treeProgress.finish()
-        return Written(index: index, checkpoints: checkpoints, tree: tree)
+        return Written(index: try index.get(), checkpoints: try checkpoints.get(), tree: try tree!.get())
+    }
+
+    /// Extends or builds `LOG.tree`, with progress (`slower` gives the seq to show for its own).
+    private static func hashTree(_ path: String, console: Console, slower: @escaping (UInt64) -> UInt64) throws -> HistoryTreeFile.Update {
+        let progress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
+        defer { progress.finish() }
+        return try HistoryTreeFile.update(logPath: path) { seq in progress.update(Int64(slower(seq))) }
+    }
+
+    /// The checkpoints written on a second thread: its result and progress,
+    /// read by the calling thread once `done` is left (the seq at any time, under its lock).
+    private final class CheckpointsAside: @unchecked Sendable {
+        let done = DispatchGroup()
+        let seq = Locked<UInt64>(0)
+        var result: Result<CheckpointFile.Update, any Error> = .failure(CancellationError())
     }
 
     /// The bytes of the log `reader` reads that the index covers (the header's when there is no usable index).
