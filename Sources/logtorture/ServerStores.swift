@@ -29,8 +29,11 @@ func serverStores(conninfo: String, list: String, stores count: Int, commands: I
             let titles = Heard()
             subscriptions.append(store.subscribe(to: .everything) { n in everything.seqs.withLock { $0.append(n.seq) } })
             subscriptions.append(store.subscribe(to: .title(ids[0])) { n in titles.seqs.withLock { $0.append(n.seq) } })
+            // Where the subscribers start hearing: read before following, which may deliver at once the
+            // records the other processes (already writing) appended since the store opened.
+            let opened = store.lastSeq
             store.startFollowing(wait: .milliseconds(200))
-            hosts.append((store, log, everything, titles, store.lastSeq))
+            hosts.append((store, log, everything, titles, opened))
         }
     } catch {
         fail("open: \(error)")
