@@ -11,7 +11,7 @@ extension Import {
     /// and whether the log was created.
     ///
     /// - Throws: ``Failure`` when the log exists and holds another history (it is not changed).
-    static func openBased(_ log: String, header: LogHeader, input: String, console: Console) throws -> (LabelStore, Bool) {
+    static func openBased(_ log: String, header: LogHeader, console: Console) throws -> (LabelStore, Bool) {
         var header = header
         header.base = Copy.relativized(header.base!, for: log)
         switch LogLocation.resolve(log) {

@@ -66,7 +66,7 @@ enum Import: Command {
             return interrupted.status
         }
         let (store, created) =
-            try basedOn.map { try openBased(log, header: $0, input: opened.name, console: console) }
+            try basedOn.map { try openBased(log, header: $0, console: console) }
             ?? {
                 let store = try Writing.open(log, create: true, console: console)
                 return (store, store.createdLog)

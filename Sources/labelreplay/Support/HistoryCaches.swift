@@ -91,11 +91,7 @@ enum HistoryCaches {
             aside.done.enter()
             Thread {
                 defer { aside.done.leave() }
-                aside.result = Result {
-                    try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
-                        aside.seq.withLock { $0 = seq }
-                    }
-                }
+                aside.result = Result { try writeCheckpoints(path, rebuild: rebuild) { seq in aside.seq.withLock { $0 = seq } } }
             }.start()
         }
         /// The checkpoints' seq while they are written aside, for the progress line.
@@ -116,11 +112,7 @@ enum HistoryCaches {
             checkpoints = aside.result
         } else {
             let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
-            checkpoints = Result {
-                try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval) { seq in
-                    progress.update(Int64(seq))
-                }
-            }
+            checkpoints = Result { try writeCheckpoints(path, rebuild: rebuild) { seq in progress.update(Int64(seq)) } }
             progress.finish()
             tree = Result { try hashTree(path, console: console, slower: { $0 }) }
         }
@@ -128,6 +120,13 @@ enum HistoryCaches {
             console.warning("\(path): \(failure); no checkpoint is written after it (run '\(Tool.name) verify')")
         }
         return Written(index: try index.get(), checkpoints: try checkpoints.get(), tree: try tree!.get())
+    }
+
+    /// Extends or builds `LOG.checkpoints` at the command's interval, telling `progress` each seq folded.
+    private static func writeCheckpoints(_ path: String, rebuild: Bool, progress: @escaping (UInt64) -> Void) throws
+        -> CheckpointFile.Update
+    {
+        try CheckpointFile.update(logPath: path, rebuild: rebuild, interval: TestHooks.checkpointInterval, progress: progress)
     }
 
     /// Extends or builds `LOG.tree`, with progress (`slower` gives the seq to show for its own).
