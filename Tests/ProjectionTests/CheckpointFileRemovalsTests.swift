@@ -36,8 +36,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [5, 6, 7] as [UInt64])
-    func everyCheckpointIsTheFoldWithTheRemovedLabelsWrittenOnce(seed: UInt64) throws {
+    /// With `concurrent`, the removal blocks are read on another thread while the images are decoded, as for a long history's.
+    @Test(arguments: [5, 6, 7] as [UInt64], [false, true])
+    func everyCheckpointIsTheFoldWithTheRemovedLabelsWrittenOnce(seed: UInt64, concurrent: Bool) throws {
+        let concurrentFrom = concurrent ? 0 : Int.max
         try helpers.withTemporaryDirectory { dir in
             let path = dir + "/labels.log"
             let store = try LabelStore.open(path: path, options: helpers.options())
@@ -73,7 +75,7 @@ import Testing
                     try fold.apply(record)
                     next += 1
                 }
-                let taken = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader)
+                let taken = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, concurrentFrom: concurrentFrom)
                 #expect(taken.problems.isEmpty, "seq \(entry.seq): \(taken.problems)")
                 let checkpoint = try #require(taken.checkpoint)
                 #expect(checkpoint.position.seq == entry.seq)
@@ -86,11 +88,15 @@ import Testing
                 checkpoint.list._checkInvariants()
                 // Only some labels' titles: those labels' and no others.
                 let some = Set(removedNow.sorted { $0.description < $1.description }.prefix(3)).union(fold.ids.prefix(2))
-                let among = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, removedAmong: some).checkpoint
+                let among = CheckpointFile.checkpoint(
+                    atOrBefore: entry.seq, in: directory, reader: reader, removedAmong: some, concurrentFrom: concurrentFrom
+                ).checkpoint
                 #expect(among?.removed == lastRemoval.filter { removedNow.contains($0.key) && some.contains($0.key) }, "seq \(entry.seq)")
                 // Without the titles: the same list, no removed labels.
                 let bare = try #require(
-                    CheckpointFile.checkpoint(atOrBefore: entry.seq, in: directory, reader: reader, decodingRemoved: false).checkpoint)
+                    CheckpointFile.checkpoint(
+                        atOrBefore: entry.seq, in: directory, reader: reader, decodingRemoved: false, concurrentFrom: concurrentFrom
+                    ).checkpoint)
                 #expect(bare.list == fold && bare.removed.isEmpty)
             }
             #expect(reAdded > 0, "the history brings removed ids back")
@@ -100,7 +106,8 @@ import Testing
         }
     }
 
-    @Test func aDamagedRemovalBlockMakesOnlyTheCheckpointsAfterItUnusable() throws {
+    @Test(arguments: [false, true])
+    func aDamagedRemovalBlockMakesOnlyTheCheckpointsAfterItUnusable(concurrent: Bool) throws {
         try helpers.withTemporaryDirectory { dir in
             let path = dir + "/labels.log"
             let store = try LabelStore.open(path: path, options: helpers.options())
@@ -117,7 +124,8 @@ import Testing
             let damaged = try #require(CheckpointFile.load(for: reader).directory)
             let records = try LogReader.readAll(path: path).records
             for entry in damaged.entries {
-                let taken = CheckpointFile.checkpoint(atOrBefore: entry.seq, in: damaged, reader: reader)
+                let taken = CheckpointFile.checkpoint(
+                    atOrBefore: entry.seq, in: damaged, reader: reader, concurrentFrom: concurrent ? 0 : Int.max)
                 let expectedSeq = entry.blocksBefore > 2 ? directory.entries.last { $0.blocksBefore <= 2 }?.seq : entry.seq
                 #expect(taken.checkpoint?.position.seq == expectedSeq, "at seq \(entry.seq)")
                 if entry.blocksBefore > 2 {

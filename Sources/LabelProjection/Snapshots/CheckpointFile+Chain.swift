@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 
 /// Reading one checkpoint of `LOG.checkpoints` format 5 (docs/SNAPSHOTS.md,
@@ -26,18 +27,23 @@ extension CheckpointFile {
     /// ``ListCheckpoint/removed`` is empty: only `diff` and `trace` print
     /// removed labels; with `removedAmong`, it holds only those labels.
     ///
+    /// The removal blocks are read on another thread while the images are
+    /// decoded when the checkpoint has `concurrentFrom` slots or more (tests
+    /// take both ways on small histories).
+    ///
     /// - Complexity: O(size of the full image and deltas read, and of the
     ///   removal blocks before the checkpoint) plus one frame read of the log
     ///   per checkpoint tried.
     package static func checkpoint(
-        atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true, removedAmong: Set<LabelID>? = nil
+        atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true, removedAmong: Set<LabelID>? = nil,
+        concurrentFrom: Int = RemovalReadJob.concurrentSlotCount
     ) -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]) {
         var problems: [HistoryIndexFile.Problem] = []
         var next = directory.entries.lastIndex { $0.seq <= seq }
         while let index = next {
             do throws(ChainFailure) {
                 let removals = RemovedLabels(keepingTitles: decodingRemoved, wanted: removedAmong)
-                return (try checkpoint(index, in: directory, reader: reader, removals: removals), problems)
+                return (try checkpoint(index, in: directory, reader: reader, removals: removals, concurrentFrom: concurrentFrom), problems)
             } catch {
                 problems.append(error.problem)
                 next = error.firstUnusable > 0 ? min(error.firstUnusable, index) - 1 : nil
@@ -47,7 +53,7 @@ extension CheckpointFile {
     }
 
     /// Decodes and checks the checkpoint `directory.entries[index]`.
-    private static func checkpoint(_ index: Int, in directory: Directory, reader: LogReader, removals: RemovedLabels)
+    private static func checkpoint(_ index: Int, in directory: Directory, reader: LogReader, removals: RemovedLabels, concurrentFrom: Int)
         throws(ChainFailure) -> ListCheckpoint
     {
         let entry = directory.entries[index]
@@ -60,11 +66,9 @@ extension CheckpointFile {
         guard let first = directory.entries[...index].lastIndex(where: { !$0.isDelta }) else {
             throw fail(entry, "is a delta with no full image before it")  // readDirectory refuses such a file; kept for safety
         }
-        var state: CheckpointState?
-        var frontier: [HistoryHash] = []
-        for k in first...index {
+        // The pieces' bytes, read and checked against their entries' checksums as they are decoded.
+        func pieceBytes(_ k: Int) throws(ChainFailure) -> [UInt8] {
             let piece = directory.entries[k]
-            let removedLimit = Int(min(piece.removalCount, UInt64(Int32.max))) + (directory.origin?.slotCount ?? 0)
             let bytes: [UInt8]
             do throws(EventLogError) {
                 bytes = try directory.bytes(at: piece.offset, count: piece.length, of: "the checkpoint at seq \(piece.seq)")
@@ -74,6 +78,34 @@ extension CheckpointFile {
             guard bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == piece.checksum else {
                 throw fail(piece, "does not match its entry's checksum (damaged, or an append that did not reach the disk)", unusable: k)
             }
+            return bytes
+        }
+        // The last piece is read first for its counts (a failure is thrown
+        // when the loop reaches it, so an earlier damaged piece is named first).
+        let lastBytes = try? pieceBytes(index)
+        // The removal blocks are read and checked on another thread while the
+        // images are decoded here, when the last image's counts say the table
+        // is large; those counts are checked against the decoded state before the table is used.
+        let chainBytes = directory.entries[first...index].reduce(0) { $0 + $1.length }
+        let counts = lastBytes?.withUnsafeBytes { raw in
+            CheckpointState.counts(ofImage: UnsafeRawBufferPointer(rebasing: raw[0..<entry.imageLength]), liveLimit: chainBytes)
+        }
+        let removalJob = counts.flatMap { counts in
+            counts.slotCount >= concurrentFrom
+                ? RemovalReadJob(
+                    removals, blocks: directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount,
+                    slotCount: counts.slotCount, liveCount: counts.liveCount) : nil
+        }
+        removalJob?.start()
+        // The job reads only what it was given; it is awaited all the same, so a failure here leaves no work running.
+        defer { removalJob?.wait() }
+        var state: CheckpointState?
+        var frontier: [HistoryHash] = []
+        for k in first...index {
+            let piece = directory.entries[k]
+            let removedLimit = Int(min(piece.removalCount, UInt64(Int32.max))) + (directory.origin?.slotCount ?? 0)
+            let bytes: [UInt8]
+            if k == index, let lastBytes { bytes = lastBytes } else { bytes = try pieceBytes(k) }
             // The state is changed in place (a delta costs what it changed, not a copy of the list).
             let decoded = bytes.withUnsafeBytes { raw in
                 Result { () throws(SnapshotError) in
@@ -108,9 +140,16 @@ extension CheckpointFile {
         var removals = removals
         let list: LabelList
         do throws(SnapshotError) {
-            let tombstones = try removals.read(
-                directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount, slotCount: decoded.slotCount,
-                liveCount: decoded.liveCount)
+            let tombstones: TombstoneTable
+            if let removalJob, removalJob.slotCount == decoded.slotCount, removalJob.liveCount == decoded.liveCount {
+                let result: Result<TombstoneTable, SnapshotError>
+                (removals, result) = removalJob.take()
+                tombstones = try result.get()
+            } else {
+                tombstones = try removals.read(
+                    directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount, slotCount: decoded.slotCount,
+                    liveCount: decoded.liveCount)
+            }
             state = nil
             list = try decoded.list(tombstones: consume tombstones)
         } catch {

@@ -29,6 +29,25 @@ struct CheckpointState {
     /// The number of live slots.
     var liveCount: Int { order.count }
 
+    /// The slot and live counts an image (a full image or a delta, of the
+    /// chain this state is built from) states, read from its first fields
+    /// without checking the rest; `nil` when they cannot be read or the live
+    /// count exceeds `liveLimit` (the bytes of the chain: every live slot
+    /// takes at least one). A hint for work started before the chain is
+    /// decoded, to be compared with the decoded state.
+    static func counts(ofImage bytes: UnsafeRawBufferPointer, liveLimit: Int) -> (slotCount: Int, liveCount: Int)? {
+        let flags = SnapshotFormat.liveSlotsOnlyFlag | SnapshotFormat.deltaFlag
+        guard let (_, found, body) = try? LabelList.decodeSnapshotHeader(bytes, allowing: flags, checksumVerified: true) else {
+            return nil
+        }
+        var r = body
+        if found & SnapshotFormat.deltaFlag != 0 { guard (try? r.varint("the previous seq")) != nil else { return nil } }
+        guard let slotCount = try? r.count("the slot count", limit: Int(UInt32.max)),
+            let liveCount = try? r.count("the live count", limit: min(slotCount, liveLimit))
+        else { return nil }
+        return (slotCount, liveCount)
+    }
+
     /// Decodes and checks a full image: a live-slots-only snapshot image
     /// (header flag ``SnapshotFormat/liveSlotsOnlyFlag``) whose bytes the
     /// caller checked against its entry's checksum (the image's own trailer
@@ -62,7 +81,8 @@ struct CheckpointState {
         let (idsStart, statesStart, seqs) = try LabelList.decodeSlotColumns(&r, count: liveCount, seq: seq, naming: "live slot")
         var titleOffset: Int
         let lengths: [Int]
-        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: liveCount, naming: "live title", into: &titles)
+        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(
+            &r, count: liveCount, naming: "live title", into: &titles, checkingUTF8: false)
         var live: [LabelList.Slot] = []
         live.reserveCapacity(liveCount)
         var liveIndex = [Int32](repeating: -1, count: slotCount)
@@ -104,7 +124,8 @@ struct CheckpointState {
     /// ``slotCount`` slots) with the live ones over them, the titles, the
     /// order, and the id index; checked as a snapshot is (every slot live or
     /// removed at or before the seq, no id in two slots, the order naming
-    /// each live slot once).
+    /// each live slot once, every live title valid UTF-8: the images leave
+    /// that to this one pass over the titles that are kept).
     ///
     /// - Throws: ``SnapshotError/Code/invalidContent`` when it does not add up.
     /// - Complexity: O(s + n) for s slots and n live ones.
@@ -119,14 +140,28 @@ struct CheckpointState {
         // One bit per live slot, cleared as the order places it (the order visits slots at random).
         var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
         var liveSlots = 0
+        var badTitle: Int?
         list.slots.withUnsafeMutableBufferPointer { slots in
             liveIndex.withUnsafeBufferPointer { index in
-                for number in 0..<slotCount where index[number] >= 0 {
-                    slots[number] = live[Int(index[number])]
-                    awaitingPlace[number >> 6] |= 1 << UInt64(number & 63)
-                    liveSlots += 1
+                titles.bytes.withUnsafeBytes { arena in
+                    for number in 0..<slotCount where index[number] >= 0 {
+                        let slot = live[Int(index[number])]
+                        slots[number] = slot
+                        awaitingPlace[number >> 6] |= 1 << UInt64(number & 63)
+                        liveSlots += 1
+                        // The images' titles are checked here, the live ones only, each once.
+                        let title = slot.title
+                        if badTitle == nil, title.length > 0,
+                            !UTF8Validation.isValid(UnsafeRawBufferPointer(rebasing: arena[title.offset..<title.offset + title.length]))
+                        {
+                            badTitle = number
+                        }
+                    }
                 }
             }
+        }
+        if let badTitle {
+            throw SnapshotError(.invalidContent, "the title of live slot \(badTitle) (label \(list.slots[badTitle].id)) is not valid UTF-8")
         }
         guard liveSlots == order.count else {
             throw SnapshotError(.invalidContent, "\(liveSlots) slots are live, but the order holds \(order.count)")

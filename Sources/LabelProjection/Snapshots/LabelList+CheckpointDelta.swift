@@ -178,7 +178,8 @@ extension CheckpointState {
         }
         var titleOffset: Int
         let lengths: [Int]
-        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: titleCount, naming: "changed title", into: &titles)
+        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(
+            &r, count: titleCount, naming: "changed title", into: &titles, checkingUTF8: false)
         var idIndex = 0, versionIndex = 0, titleIndex = 0
         var enabled = self.enabledCount
         for (k, number) in numbers.enumerated() {

@@ -177,12 +177,15 @@ extension LabelList {
     /// the lengths' sum. The titles are decompressed onto the end of `titles`
     /// and checked as ``checkTitles(_:count:naming:)`` checks them (in the
     /// messages, bytes are counted in the decompressed titles). Returns the
-    /// lengths and where the first title starts in the arena.
+    /// lengths and where the first title starts in the arena. Without
+    /// `checkingUTF8`, the caller checks the titles it keeps itself (a
+    /// checkpoint's chain checks its live titles once, at the end, not every
+    /// title each of its deltas gave and a later one replaced).
     ///
     /// - Throws: ``SnapshotError/Code/invalidContent``; `titles` is unchanged then.
-    static func decodeCompressedTitles(_ r: inout ByteReader, count: Int, naming what: String, into titles: inout TitleArena)
-        throws(SnapshotError) -> (lengths: [Int], base: Int)
-    {
+    static func decodeCompressedTitles(
+        _ r: inout ByteReader, count: Int, naming what: String, into titles: inout TitleArena, checkingUTF8: Bool = true
+    ) throws(SnapshotError) -> (lengths: [Int], base: Int) {
         let (lengths, total) = try titleLengths(&r, count: count, naming: what)
         let at = r.position
         let blockCount = try r.count("the byte count of the compressed titles", limit: r.remaining)
@@ -199,6 +202,7 @@ extension LabelList {
             throw SnapshotError(.invalidContent, "the compressed titles at byte \(r.position) do not decompress: \(error.message)")
         }
         r.position += blockCount
+        guard checkingUTF8 else { return (lengths, base) }
         do throws(SnapshotError) {
             try titles.bytes.withUnsafeBytes { all in
                 Result { () throws(SnapshotError) in
