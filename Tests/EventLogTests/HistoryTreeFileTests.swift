@@ -37,6 +37,34 @@ import Testing
         #expect(HistoryTreeFile.read(logPath: log, logID: LabelID()) == nil)
     }
 
+    /// The chunks are written a batch at a time as the leaves come: with one
+    /// chunk per batch, the build and each extension (ending inside a chunk,
+    /// on a chunk's end, past it) give the file's bytes a single batch gives.
+    @Test func chunksWrittenABatchAtATimeGiveTheSameFile() throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file()
+        try writeLog(log, Self.entries(300))
+        let tree = HistoryTreeFile.path(for: log)
+        let header = try LogReader(path: log).header
+        var written = 300
+        for more in [0, 84, 1, 130] {
+            if more > 0 {
+                let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
+                _ = try writer.append(Self.entries(more, from: written))
+                writer.close()
+                written += more
+            }
+            let batched = try HistoryTreeFile.update(logPath: log, progress: nil, batchChunks: 1)
+            #expect(batched.leaves == UInt64(written) && batched.added == UInt64(more == 0 ? 300 : more))
+            let bytes = readBytes(tree)
+            #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)), "\(written) leaves")
+            // The same history written whole, in one batch, from a fresh file.
+            try FileManager.default.removeItem(atPath: tree)
+            #expect(try HistoryTreeFile.update(logPath: log).rebuilt)
+            #expect(readBytes(tree) == bytes, "\(written) leaves")
+        }
+    }
+
     @Test func aDamagedOrStaleCacheIsWrittenAgainFromSeqOne() throws {
         let dir = TemporaryDirectory()
         let log = dir.file()

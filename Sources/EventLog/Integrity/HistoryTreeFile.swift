@@ -107,74 +107,129 @@ public enum HistoryTreeFile {
     ///
     /// - Throws: ``EventLogError`` when the log cannot be read or the file written.
     public static func update(logPath: String, progress: ((UInt64) -> Void)? = nil) throws(EventLogError) -> Update {
+        try update(logPath: logPath, progress: progress, batchChunks: ChunkWriter.batchChunks)
+    }
+
+    /// ``update(logPath:progress:)``, its chunks written `batchChunks` at a time (tests take 1).
+    static func update(logPath: String, progress: ((UInt64) -> Void)?, batchChunks: Int) throws(EventLogError) -> Update {
         let reader = try LogReader(path: logPath)
         // A based log's leaves before its first record are gone: its cache holds its own records' (flag bit 0).
         let firstSeq = reader.header.firstSeq
-        var leaves: [HistoryHash] = []
+        let (file, _) = try SystemFile.openCreating(path(for: logPath))
+        defer { file.close() }
+        var writer = ChunkWriter(file: file, batchChunks: batchChunks)
         var rebuilt = true
         if let cached = read(logPath: logPath, logID: reader.header.logID, firstSeq: firstSeq), let covered = cached.covered,
             try reader.keeps(covered) == .kept
         {
-            leaves = cached.leaves
+            // The chunk holding the last cached leaves is written again with the new ones after them.
+            writer = ChunkWriter(file: file, batchChunks: batchChunks, keeping: cached.leaves)
             rebuilt = false
             _ = try reader.resume(after: covered)
         }
-        let before = leaves.count
+        let before = writer.count
         var last: LogPosition? = reader.lastPosition
         while let (view, position) = try reader.nextPositionedView() {
-            leaves.append(.leaf(payload: view.payload))
+            try writer.append(.leaf(payload: view.payload))
             last = position
             if view.seq % 65_536 == 0 { progress?(view.seq) }
         }
-        try write(
-            leaves, from: rebuilt ? 0 : before, logID: reader.header.logID, based: firstSeq > 1, covered: last, to: path(for: logPath))
-        return Update(leaves: UInt64(leaves.count), added: UInt64(leaves.count - before), rebuilt: rebuilt)
+        try writer.finish(logID: reader.header.logID, based: firstSeq > 1, covered: last)
+        return Update(leaves: UInt64(writer.count), added: UInt64(writer.count - before), rebuilt: rebuilt)
     }
 
-    /// Writes the chunks holding leaves `from…` (rewriting the chunk that
-    /// held the first of them) and then the header.
-    private static func write(
-        _ leaves: [HistoryHash], from first: Int, logID: LabelID, based: Bool, covered: LogPosition?, to path: String
-    ) throws(EventLogError) {
-        let (file, _) = try SystemFile.openCreating(path)
-        defer { file.close() }
-        let firstChunk = first / chunkLeaves
-        var body: [UInt8] = []
-        var chunk = firstChunk
-        while chunk * chunkLeaves < leaves.count {
-            let range = chunk * chunkLeaves..<min(leaves.count, (chunk + 1) * chunkLeaves)
-            var bytes = [UInt8](repeating: 0, count: range.count * 32)
-            bytes.withUnsafeMutableBytes { raw in
-                for (i, leaf) in leaves[range].enumerated() { leaf.store(to: raw.baseAddress! + i * 32) }
-            }
-            let checksum = bytes.withUnsafeBytes { CRC32C.checksum($0) }
-            body += bytes
-            withUnsafeBytes(of: checksum.littleEndian) { body += $0 }
-            chunk += 1
+    /// Writes a tree file's chunks as their leaves come, a batch of full
+    /// chunks at a time, so an update holds a few megabytes of leaves however
+    /// long the history (not every leaf and then the whole file's bytes).
+    /// A crash leaves chunks the old header does not describe: a read then
+    /// finds a checksum that does not match, and the next update writes the
+    /// file again.
+    struct ChunkWriter {
+        /// Full chunks written per batch by default (1,024 chunks: 4 MiB of leaves).
+        static let batchChunks = 1_024
+
+        let file: SystemFile
+        let batchChunks: Int
+        /// The leaves from chunk ``firstPending`` on, not yet written.
+        private var pending: [HistoryHash] = []
+        private var firstPending = 0
+        /// Leaves in the file once everything is written.
+        private(set) var count = 0
+
+        /// A writer of a new file, from the first leaf.
+        init(file: SystemFile, batchChunks: Int) {
+            self.file = file
+            self.batchChunks = max(1, batchChunks)
         }
-        let bodyOffset = Int64(headerLength + firstChunk * chunkBytes)
-        try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: bodyOffset) } }.get()
-        try file.truncate(to: bodyOffset + Int64(body.count))
-        var header = [UInt8](repeating: 0, count: headerLength)
-        header.withUnsafeMutableBytes { raw in
-            raw.copyBytes(from: magic)
-            raw.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt16.self)
-            raw.storeBytes(of: (based ? basedFlag : 0).littleEndian, toByteOffset: 10, as: UInt16.self)
-            raw.storeBytes(of: UInt32(headerLength).littleEndian, toByteOffset: 12, as: UInt32.self)
-            raw.storeBytes(of: logID.uuid.uuid, toByteOffset: 16, as: uuid_t.self)
-            raw.storeBytes(of: UInt64(leaves.count).littleEndian, toByteOffset: 32, as: UInt64.self)
-            if let covered {
-                raw.storeBytes(of: UInt64(covered.offset).littleEndian, toByteOffset: 40, as: UInt64.self)
-                raw.storeBytes(of: UInt32(covered.length).littleEndian, toByteOffset: 48, as: UInt32.self)
-                if let checksum = covered.checksum {
-                    raw.storeBytes(of: checksum.littleEndian, toByteOffset: 52, as: UInt32.self)
-                    raw[56] = 1
+
+        /// A writer that keeps the file's first `leaves` (their chunks but
+        /// the last, partial one, already there) and goes on after them.
+        init(file: SystemFile, batchChunks: Int, keeping leaves: [HistoryHash]) {
+            self.file = file
+            self.batchChunks = max(1, batchChunks)
+            firstPending = leaves.count / HistoryTreeFile.chunkLeaves
+            pending = Array(leaves[(firstPending * HistoryTreeFile.chunkLeaves)...])
+            count = leaves.count
+        }
+
+        mutating func append(_ leaf: HistoryHash) throws(EventLogError) {
+            pending.append(leaf)
+            count += 1
+            if pending.count >= batchChunks * HistoryTreeFile.chunkLeaves { try flush(all: false) }
+        }
+
+        /// Writes the pending full chunks (and with `all`, the last partial one).
+        private mutating func flush(all: Bool) throws(EventLogError) {
+            let chunks =
+                all
+                ? (pending.count + HistoryTreeFile.chunkLeaves - 1) / HistoryTreeFile.chunkLeaves
+                : pending.count / HistoryTreeFile.chunkLeaves
+            guard chunks > 0 else { return }
+            var body: [UInt8] = []
+            body.reserveCapacity(chunks * HistoryTreeFile.chunkBytes)
+            for chunk in 0..<chunks {
+                let range = chunk * HistoryTreeFile.chunkLeaves..<min(pending.count, (chunk + 1) * HistoryTreeFile.chunkLeaves)
+                let start = body.count
+                body.append(contentsOf: repeatElement(0, count: range.count * 32))
+                body.withUnsafeMutableBytes { raw in
+                    for (i, leaf) in pending[range].enumerated() { leaf.store(to: raw.baseAddress! + start + i * 32) }
                 }
+                let checksum = body.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                withUnsafeBytes(of: checksum.littleEndian) { body += $0 }
             }
-            raw.storeBytes(
-                of: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])).littleEndian, toByteOffset: 60, as: UInt32.self)
+            let offset = Int64(HistoryTreeFile.headerLength + firstPending * HistoryTreeFile.chunkBytes)
+            try body.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: offset) } }.get()
+            let written = min(pending.count, chunks * HistoryTreeFile.chunkLeaves)
+            pending.removeFirst(written)
+            firstPending += chunks
+            if all { try file.truncate(to: offset + Int64(body.count)) }
         }
-        try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
+
+        /// Writes the last chunks, cuts the file after them, then writes the header.
+        mutating func finish(logID: LabelID, based: Bool, covered: LogPosition?) throws(EventLogError) {
+            try flush(all: true)
+            if count == 0 { try file.truncate(to: Int64(HistoryTreeFile.headerLength)) }
+            var header = [UInt8](repeating: 0, count: HistoryTreeFile.headerLength)
+            header.withUnsafeMutableBytes { raw in
+                raw.copyBytes(from: magic)
+                raw.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt16.self)
+                raw.storeBytes(of: (based ? basedFlag : 0).littleEndian, toByteOffset: 10, as: UInt16.self)
+                raw.storeBytes(of: UInt32(headerLength).littleEndian, toByteOffset: 12, as: UInt32.self)
+                raw.storeBytes(of: logID.uuid.uuid, toByteOffset: 16, as: uuid_t.self)
+                raw.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 32, as: UInt64.self)
+                if let covered {
+                    raw.storeBytes(of: UInt64(covered.offset).littleEndian, toByteOffset: 40, as: UInt64.self)
+                    raw.storeBytes(of: UInt32(covered.length).littleEndian, toByteOffset: 48, as: UInt32.self)
+                    if let checksum = covered.checksum {
+                        raw.storeBytes(of: checksum.littleEndian, toByteOffset: 52, as: UInt32.self)
+                        raw[56] = 1
+                    }
+                }
+                raw.storeBytes(
+                    of: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])).littleEndian, toByteOffset: 60, as: UInt32.self)
+            }
+            try header.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
+        }
     }
 
     /// The first seq at which the history `records` differs from the leaves
