@@ -16,8 +16,21 @@ struct HistoryIndexBuilder {
     var blocks: [HistoryIndex.Block] = []
     /// Every record's frame offset, relative to its piece's first frame (``HistoryIndexPart/farRecord``: 4 GiB or more).
     var recordOffsets: [UInt32] = []
-    private(set) var labels: [LabelID: [UInt64]] = [:]
-    private(set) var actors: [String?: [UInt64]] = [:]
+    /// The labels' numbers, in the order they were first seen.
+    private var labelNumbers: [LabelID: UInt32] = [:]
+    /// By number, each label's id.
+    private(set) var labelIDs: [LabelID] = []
+    /// By record (seq − ``firstSeq``), its label's number, or ``noLabel``:
+    /// 4 bytes a record, where a seq list per label held 8 and an array each
+    /// (the lists are made when the part is encoded).
+    private var recordLabels: [UInt32] = []
+    /// The number of no label (a record without one: `reordered`, some `rejected`).
+    static let noLabel = UInt32.max
+    /// The actors' numbers (`nil`: no actor), in the order they were first seen, and by number each actor.
+    private var actorNumbers: [String?: UInt32] = [:]
+    private(set) var actorNames: [String?] = []
+    /// By record, its actor's number.
+    private var recordActors: [UInt32] = []
     private(set) var reorders: [UInt64] = []
 
     /// An empty base of the log whose id is `logID`, from its first seq
@@ -44,7 +57,10 @@ struct HistoryIndexBuilder {
     /// - Complexity: O(index size).
     init(_ index: HistoryIndex) throws(HistoryIndexFile.Problem) {
         self.init(logID: index.logID, firstSeq: index.parts[0].firstSeq)
-        recordOffsets.reserveCapacity(Int(index.coveredSeq + 1 - firstSeq))
+        let recordCount = Int(index.coveredSeq + 1 - firstSeq)
+        recordOffsets.reserveCapacity(recordCount)
+        recordLabels = [UInt32](repeating: Self.noLabel, count: recordCount)
+        recordActors = [UInt32](repeating: Self.noLabel, count: recordCount)
         for part in index.parts {
             for j in 0..<part.layout.blockCount {
                 let piece = part.block(j)
@@ -66,11 +82,29 @@ struct HistoryIndexBuilder {
             for chunk in 0..<part.layout.fenceCount {
                 for k in try part.checkedChunk(chunk) {
                     let entry = part.labelEntry(k)
-                    labels[entry.id, default: []] += try part.seqList(entry.list, what: "the seq list of label \(entry.id)")
+                    let number = self.number(of: entry.id)
+                    for seq in try part.seqList(entry.list, what: "the seq list of label \(entry.id)") {
+                        guard seq >= firstSeq, seq - firstSeq < UInt64(recordCount) else {
+                            throw HistoryIndexFile.Problem(
+                                path: part.path,
+                                reason:
+                                    "the seq list of label \(entry.id) names seq \(seq), outside the records \(firstSeq)…\(index.coveredSeq)"
+                            )
+                        }
+                        recordLabels[Int(seq - firstSeq)] = number
+                    }
                 }
             }
             for (actor, list) in part.actorLists {
-                actors[actor, default: []] += try part.seqList(list, what: "the seq list of an actor")
+                let number = self.number(ofActor: actor)
+                for seq in try part.seqList(list, what: "the seq list of an actor") {
+                    guard seq >= firstSeq, seq - firstSeq < UInt64(recordCount) else {
+                        throw HistoryIndexFile.Problem(
+                            path: part.path,
+                            reason: "the seq list of an actor names seq \(seq), outside the records \(firstSeq)…\(index.coveredSeq)")
+                    }
+                    recordActors[Int(seq - firstSeq)] = number
+                }
             }
             reorders += try part.reorders
             covered = part.covered
@@ -78,6 +112,46 @@ struct HistoryIndexBuilder {
     }
 
     var coveredSeq: UInt64 { covered?.seq ?? firstSeq - 1 }
+
+    /// The number of label `id`, given it if it has none yet.
+    private mutating func number(of id: LabelID) -> UInt32 {
+        if let number = labelNumbers[id] { return number }
+        let number = UInt32(labelIDs.count)
+        labelNumbers[id] = number
+        labelIDs.append(id)
+        return number
+    }
+
+    /// The number of actor `actor`, given it if it has none yet.
+    private mutating func number(ofActor actor: String?) -> UInt32 {
+        if let number = actorNumbers[actor] { return number }
+        let number = UInt32(actorNames.count)
+        actorNumbers[actor] = number
+        actorNames.append(actor)
+        return number
+    }
+
+    /// Each label's seqs, ascending, by number, and where each label's start.
+    func labelSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordLabels, count: labelIDs.count, firstSeq: firstSeq) }
+
+    /// Each actor's seqs, ascending, by number, and where each actor's start.
+    func actorSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordActors, count: actorNames.count, firstSeq: firstSeq) }
+
+    /// The seq lists of `count` numbers from each record's number (`numbers[k]` is
+    /// record `firstSeq + k`'s, ``noLabel`` for none): one array for all of them,
+    /// a counting sort of the records by number, and where each number's list starts.
+    static func seqLists(_ numbers: [UInt32], count: Int, firstSeq: UInt64) -> (seqs: [UInt64], starts: [Int]) {
+        var starts = [Int](repeating: 0, count: count + 1)
+        for number in numbers where number != noLabel { starts[Int(number) + 1] += 1 }
+        for k in 0..<count { starts[k + 1] += starts[k] }
+        var next = starts
+        var seqs = [UInt64](repeating: 0, count: starts[count])
+        for (k, number) in numbers.enumerated() where number != noLabel {
+            seqs[next[Int(number)]] = firstSeq + UInt64(k)
+            next[Int(number)] += 1
+        }
+        return (seqs, starts)
+    }
 
     /// The number of records added.
     var recordCount: UInt64 { coveredSeq + 1 - firstSeq }
@@ -98,9 +172,9 @@ struct HistoryIndexBuilder {
         }
         let relative = position.offset - blocks[blocks.count - 1].offset
         recordOffsets.append(relative < Int64(HistoryIndexPart.farRecord) ? UInt32(relative) : HistoryIndexPart.farRecord)
-        if let id = view.labelID { labels[id, default: []].append(seq) }
+        recordLabels.append(view.labelID.map { number(of: $0) } ?? Self.noLabel)
         if view.kind == .reordered { reorders.append(seq) }
-        actors[view.actor?.string, default: []].append(seq)
+        recordActors.append(number(ofActor: view.actor?.string))
         covered = position
     }
 

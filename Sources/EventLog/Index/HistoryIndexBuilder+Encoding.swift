@@ -10,7 +10,7 @@ extension HistoryIndexBuilder {
         precondition(!isSegment || recordCount >= 1, "a segment covers at least one record")
         // The seq lists first, in a region of their own; the sections point into it.
         var lists = ByteWriter(capacity: 1 << 16)
-        func list(_ seqs: [UInt64]) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
+        func list(_ seqs: some Collection<UInt64>) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
             let at = lists.bytes.count
             lists.varint(UInt64(seqs.count))
             var last: UInt64 = 0
@@ -21,17 +21,19 @@ extension HistoryIndexBuilder {
             let checksum = lists.bytes[at...].withUnsafeBytes { CRC32C.checksum($0) }
             return (UInt64(at), UInt32(lists.bytes.count - at), checksum)
         }
-        let sortedLabels = labels.keys.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
-        let labelLists = sortedLabels.map { list(labels[$0.1]!) }
+        let (seqs, starts) = labelSeqs()
+        let sortedLabels = labelIDs.indices.map { (labelIDs[$0].bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        let labelLists = sortedLabels.map { list(seqs[starts[$0.1]..<starts[$0.1 + 1]]) }
         // No actor first, then by name.
-        let actorKeys = actors.keys.sorted { a, b in
-            switch (a, b) {
-            case (nil, _): b != nil
+        let (actorSeqs, actorStarts) = actorSeqs()
+        let actorKeys = actorNames.indices.sorted { a, b in
+            switch (actorNames[a], actorNames[b]) {
+            case (nil, _): actorNames[b] != nil
             case (_, nil): false
             case (let a?, let b?): a < b
             }
         }
-        let actorLists = actorKeys.map { list(actors[$0]!) }
+        let actorLists = actorKeys.map { list(actorSeqs[actorStarts[$0]..<actorStarts[$0 + 1]]) }
         let reordersList = list(reorders)
 
         var blockSection = ByteWriter(capacity: blocks.count * HistoryIndexPart.blockEntryLength)
@@ -51,23 +53,23 @@ extension HistoryIndexBuilder {
             blockSection.u64(UInt64(bitPattern: block.maxTime))
             blockSection.u32(offsetSection.bytes[start...].withUnsafeBytes { CRC32C.checksum($0) })
         }
-        var directory = ByteWriter(capacity: labels.count * HistoryIndexPart.labelEntryLength)
-        var fences = ByteWriter(capacity: (labels.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
-        for (k, ((_, id), list)) in zip(sortedLabels, labelLists).enumerated() {
-            directory.id(id)
+        var directory = ByteWriter(capacity: labelIDs.count * HistoryIndexPart.labelEntryLength)
+        var fences = ByteWriter(capacity: (labelIDs.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
+        for (k, ((_, number), list)) in zip(sortedLabels, labelLists).enumerated() {
+            directory.id(labelIDs[number])
             directory.u64(list.offset)
             directory.u32(list.length)
             directory.u32(list.checksum)
             if k % HistoryIndexPart.chunkSize == HistoryIndexPart.chunkSize - 1 || k == sortedLabels.count - 1 {
                 let chunkStart = (k / HistoryIndexPart.chunkSize) * HistoryIndexPart.chunkSize * HistoryIndexPart.labelEntryLength
-                fences.id(sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1)
+                fences.id(labelIDs[sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1])
                 fences.u32(directory.bytes[chunkStart...].withUnsafeBytes { CRC32C.checksum($0) })
             }
         }
         var actorSection = ByteWriter(capacity: 64)
         actorSection.varint(UInt64(actorKeys.count))
-        for (actor, list) in zip(actorKeys, actorLists) {
-            if let actor {
+        for (number, list) in zip(actorKeys, actorLists) {
+            if let actor = actorNames[number] {
                 actorSection.u8(1)
                 actorSection.string(actor)
             } else {
@@ -97,7 +99,7 @@ extension HistoryIndexBuilder {
         out.u32(UInt32(covered?.length ?? 0))
         out.u32(covered?.checksum ?? 0)
         out.u64(UInt64(fileLength))
-        out.u64(UInt64(labels.count))
+        out.u64(UInt64(labelIDs.count))
         out.u64(UInt64(actorSection.bytes.count))
         out.u64(UInt64(lists.bytes.count))
         out.u64(reordersList.offset)
