@@ -61,8 +61,22 @@ import Testing
             // The same history written whole, in one batch, from a fresh file.
             try FileManager.default.removeItem(atPath: tree)
             #expect(try HistoryTreeFile.update(logPath: log).rebuilt)
-            #expect(readBytes(tree) == bytes, "\(written) leaves")
+            let whole = readBytes(tree)
+            let same = whole == bytes  // compared apart: a failure prints the sizes, not every byte
+            #expect(same, "\(written) leaves: \(bytes.count) bytes written in batches of one chunk, \(whole.count) in one")
         }
+        // Another log's longer file in its place: written over from the first leaf and cut after
+        // the last chunk, also when that chunk is full and was written with the batch before it.
+        let other = dir.file("other.labellog")
+        try writeLog(other, Self.entries(256))
+        writeBytes(HistoryTreeFile.path(for: other), readBytes(tree))
+        #expect(try HistoryTreeFile.update(logPath: other, progress: nil, batchChunks: 1).rebuilt)
+        let overwritten = readBytes(HistoryTreeFile.path(for: other))
+        try FileManager.default.removeItem(atPath: HistoryTreeFile.path(for: other))
+        _ = try HistoryTreeFile.update(logPath: other)
+        let fresh = readBytes(HistoryTreeFile.path(for: other))
+        let same = overwritten == fresh
+        #expect(same, "written over a longer file: \(overwritten.count) bytes, from nothing: \(fresh.count)")
     }
 
     @Test func aDamagedOrStaleCacheIsWrittenAgainFromSeqOne() throws {

@@ -153,6 +153,8 @@ public enum HistoryTreeFile {
         /// The leaves from chunk ``firstPending`` on, not yet written.
         private var pending: [HistoryHash] = []
         private var firstPending = 0
+        /// Where the chunks written so far end (the kept ones, for a writer that goes on after them).
+        private var end = Int64(HistoryTreeFile.headerLength)
         /// Leaves in the file once everything is written.
         private(set) var count = 0
 
@@ -168,6 +170,7 @@ public enum HistoryTreeFile {
             self.file = file
             self.batchChunks = max(1, batchChunks)
             firstPending = leaves.count / HistoryTreeFile.chunkLeaves
+            end = Int64(HistoryTreeFile.headerLength + firstPending * HistoryTreeFile.chunkBytes)
             pending = Array(leaves[(firstPending * HistoryTreeFile.chunkLeaves)...])
             count = leaves.count
         }
@@ -202,13 +205,14 @@ public enum HistoryTreeFile {
             let written = min(pending.count, chunks * HistoryTreeFile.chunkLeaves)
             pending.removeFirst(written)
             firstPending += chunks
-            if all { try file.truncate(to: offset + Int64(body.count)) }
+            end = offset + Int64(body.count)
         }
 
         /// Writes the last chunks, cuts the file after them, then writes the header.
         mutating func finish(logID: LabelID, based: Bool, covered: LogPosition?) throws(EventLogError) {
             try flush(all: true)
-            if count == 0 { try file.truncate(to: Int64(HistoryTreeFile.headerLength)) }
+            // What a longer file had after the last chunk is cut.
+            try file.truncate(to: end)
             var header = [UInt8](repeating: 0, count: HistoryTreeFile.headerLength)
             header.withUnsafeMutableBytes { raw in
                 raw.copyBytes(from: magic)
