@@ -20,12 +20,12 @@ struct HistoryIndexBuilder {
     private var labelNumbers: [LabelID: UInt32] = [:]
     /// By number, each label's id.
     private(set) var labelIDs: [LabelID] = []
-    /// By record (seq − ``firstSeq``), its label's number, or ``noLabel``:
+    /// By record (seq − ``firstSeq``), its label's number, or ``noNumber``:
     /// 4 bytes a record, where a seq list per label held 8 and an array each
     /// (the lists are made when the part is encoded).
     private var recordLabels: [UInt32] = []
-    /// The number of no label (a record without one: `reordered`, some `rejected`).
-    static let noLabel = UInt32.max
+    /// The number of a record with no label (`reordered`, some `rejected`), or no actor list naming it (a merged part that lacks one).
+    static let noNumber = UInt32.max
     /// The actors' numbers (`nil`: no actor), in the order they were first seen, and by number each actor.
     private var actorNumbers: [String?: UInt32] = [:]
     private(set) var actorNames: [String?] = []
@@ -59,8 +59,8 @@ struct HistoryIndexBuilder {
         self.init(logID: index.logID, firstSeq: index.parts[0].firstSeq)
         let recordCount = Int(index.coveredSeq + 1 - firstSeq)
         recordOffsets.reserveCapacity(recordCount)
-        recordLabels = [UInt32](repeating: Self.noLabel, count: recordCount)
-        recordActors = [UInt32](repeating: Self.noLabel, count: recordCount)
+        recordLabels = [UInt32](repeating: Self.noNumber, count: recordCount)
+        recordActors = [UInt32](repeating: Self.noNumber, count: recordCount)
         for part in index.parts {
             for j in 0..<part.layout.blockCount {
                 let piece = part.block(j)
@@ -82,29 +82,14 @@ struct HistoryIndexBuilder {
             for chunk in 0..<part.layout.fenceCount {
                 for k in try part.checkedChunk(chunk) {
                     let entry = part.labelEntry(k)
-                    let number = self.number(of: entry.id)
-                    for seq in try part.seqList(entry.list, what: "the seq list of label \(entry.id)") {
-                        guard seq >= firstSeq, seq - firstSeq < UInt64(recordCount) else {
-                            throw HistoryIndexFile.Problem(
-                                path: part.path,
-                                reason:
-                                    "the seq list of label \(entry.id) names seq \(seq), outside the records \(firstSeq)…\(index.coveredSeq)"
-                            )
-                        }
-                        recordLabels[Int(seq - firstSeq)] = number
-                    }
+                    let seqs = try part.seqList(entry.list, what: "the seq list of label \(entry.id)")
+                    try Self.place(
+                        seqs, as: number(of: entry.id), in: &recordLabels, firstSeq: firstSeq, naming: "label \(entry.id)", of: part)
                 }
             }
             for (actor, list) in part.actorLists {
-                let number = self.number(ofActor: actor)
-                for seq in try part.seqList(list, what: "the seq list of an actor") {
-                    guard seq >= firstSeq, seq - firstSeq < UInt64(recordCount) else {
-                        throw HistoryIndexFile.Problem(
-                            path: part.path,
-                            reason: "the seq list of an actor names seq \(seq), outside the records \(firstSeq)…\(index.coveredSeq)")
-                    }
-                    recordActors[Int(seq - firstSeq)] = number
-                }
+                let seqs = try part.seqList(list, what: "the seq list of an actor")
+                try Self.place(seqs, as: number(ofActor: actor), in: &recordActors, firstSeq: firstSeq, naming: "an actor", of: part)
             }
             reorders += try part.reorders
             covered = part.covered
@@ -112,6 +97,26 @@ struct HistoryIndexBuilder {
     }
 
     var coveredSeq: UInt64 { covered?.seq ?? firstSeq - 1 }
+
+    /// Notes `number` for each of `seqs` (a seq list of `part`, of what `naming` names) in `records`, by seq − `firstSeq`.
+    ///
+    /// - Throws: ``HistoryIndexFile/Problem`` for a seq outside the records (a part's lists are
+    ///   checked to hold its own seqs; this guards the parts' sequence as well).
+    private static func place(
+        _ seqs: [UInt64], as number: UInt32, in records: inout [UInt32], firstSeq: UInt64, naming what: @autoclosure () -> String,
+        of part: HistoryIndexPart
+    ) throws(HistoryIndexFile.Problem) {
+        for seq in seqs {
+            guard seq >= firstSeq, seq - firstSeq < UInt64(records.count) else {
+                throw HistoryIndexFile.Problem(
+                    path: part.path,
+                    reason:
+                        "the seq list of \(what()) names seq \(seq), outside the records \(firstSeq)…\(firstSeq - 1 + UInt64(records.count))"
+                )
+            }
+            records[Int(seq - firstSeq)] = number
+        }
+    }
 
     /// The number of label `id`, given it if it has none yet.
     private mutating func number(of id: LabelID) -> UInt32 {
@@ -138,15 +143,15 @@ struct HistoryIndexBuilder {
     func actorSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordActors, count: actorNames.count, firstSeq: firstSeq) }
 
     /// The seq lists of `count` numbers from each record's number (`numbers[k]` is
-    /// record `firstSeq + k`'s, ``noLabel`` for none): one array for all of them,
+    /// record `firstSeq + k`'s, ``noNumber`` for none): one array for all of them,
     /// a counting sort of the records by number, and where each number's list starts.
     static func seqLists(_ numbers: [UInt32], count: Int, firstSeq: UInt64) -> (seqs: [UInt64], starts: [Int]) {
         var starts = [Int](repeating: 0, count: count + 1)
-        for number in numbers where number != noLabel { starts[Int(number) + 1] += 1 }
+        for number in numbers where number != noNumber { starts[Int(number) + 1] += 1 }
         for k in 0..<count { starts[k + 1] += starts[k] }
         var next = starts
         var seqs = [UInt64](repeating: 0, count: starts[count])
-        for (k, number) in numbers.enumerated() where number != noLabel {
+        for (k, number) in numbers.enumerated() where number != noNumber {
             seqs[next[Int(number)]] = firstSeq + UInt64(k)
             next[Int(number)] += 1
         }
@@ -172,7 +177,7 @@ struct HistoryIndexBuilder {
         }
         let relative = position.offset - blocks[blocks.count - 1].offset
         recordOffsets.append(relative < Int64(HistoryIndexPart.farRecord) ? UInt32(relative) : HistoryIndexPart.farRecord)
-        recordLabels.append(view.labelID.map { number(of: $0) } ?? Self.noLabel)
+        recordLabels.append(view.labelID.map { number(of: $0) } ?? Self.noNumber)
         if view.kind == .reordered { reorders.append(seq) }
         recordActors.append(number(ofActor: view.actor?.string))
         covered = position
