@@ -79,6 +79,33 @@ import Testing
         #expect(same, "written over a longer file: \(overwritten.count) bytes, from nothing: \(fresh.count)")
     }
 
+    /// An update killed after writing some chunks but before its header:
+    /// the old header does not describe the chunk it rewrote, a read drops
+    /// the leaves from there (its checksum does not match), and the next
+    /// update writes the file again — the same bytes as a fresh build.
+    @Test func anUpdateCutBeforeItsHeaderIsWrittenAgain() throws {
+        let dir = TemporaryDirectory()
+        let log = dir.file()
+        try writeLog(log, Self.entries(300))
+        _ = try HistoryTreeFile.update(logPath: log)
+        let tree = HistoryTreeFile.path(for: log)
+        let oldHeader = Array(readBytes(tree).prefix(HistoryTreeFile.headerLength))
+        let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
+        _ = try writer.append(Self.entries(300, from: 300))
+        writer.close()
+        _ = try HistoryTreeFile.update(logPath: log, progress: nil, batchChunks: 1)
+        // The new chunks are there, the header still the old one's.
+        var cut = readBytes(tree)
+        cut.replaceSubrange(0..<HistoryTreeFile.headerLength, with: oldHeader)
+        writeBytes(tree, cut)
+        let header = try LogReader(path: log).header
+        let read = HistoryTreeFile.read(logPath: log, logID: header.logID)
+        #expect(read?.leaves.count == 256 && read?.covered == nil, "the leaves up to the rewritten chunk, no covered record")
+        let update = try HistoryTreeFile.update(logPath: log)
+        #expect(update.rebuilt && update.leaves == 600)
+        #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
+    }
+
     @Test func aDamagedOrStaleCacheIsWrittenAgainFromSeqOne() throws {
         let dir = TemporaryDirectory()
         let log = dir.file()
