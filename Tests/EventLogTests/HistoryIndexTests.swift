@@ -98,6 +98,37 @@ import Testing
         }
     }
 
+    /// The builder finds a history's first 16 actors by their bytes and any
+    /// more through a table: with 30 actors (and none), in runs and at random,
+    /// every actor's records are the ones a scan finds, and the index is the
+    /// same bytes once extended as built whole.
+    @Test func manyActorsAreIndexedAsAScanFindsThem() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        var rng = SeededGenerator(seed: 29)
+        let ids = (0..<20).map { _ in LabelID() }
+        let actors: [String?] = [nil] + (0..<30).map { "actor \($0) \(String(repeating: "é", count: $0 % 3))" }
+        let entries = Self.randomEntries(2_000, rng: &rng, ids: ids).enumerated().map { k, entry in
+            LogEntry(entry.event, timestamp: entry.timestamp, actor: k < 600 ? actors[k / 20] : actors.randomElement(using: &rng)!)
+        }
+        try Self.append(Array(entries.prefix(900)), to: path)
+        _ = try HistoryIndexFile.update(logPath: path)
+        try Self.append(Array(entries.dropFirst(900)), to: path)
+        let index = try HistoryIndexFile.update(logPath: path).index
+        let (all, _) = try LogReader.readAll(path: path)
+        for actor in actors + ["actor 99"] {
+            var query = HistoryQuery()
+            query.actors = [actor]
+            let expected = all.filter { query.matches($0) }
+            #expect(try Self.answer(path, query, index: index) == expected, "actor \(actor ?? "none")")
+        }
+        let extended = readBytes(HistoryIndexFile.path(for: path))
+        _ = try HistoryIndexFile.update(logPath: path, rebuild: true)
+        let whole = readBytes(HistoryIndexFile.path(for: path))
+        let same = extended == whole
+        #expect(same, "extended \(extended.count) bytes, rebuilt \(whole.count)")
+    }
+
     @Test func anExtendedIndexIsTheIndexRebuiltFromScratch() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

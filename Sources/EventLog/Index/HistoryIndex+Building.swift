@@ -136,6 +136,22 @@ struct HistoryIndexBuilder {
         return number
     }
 
+    /// The number of the actor whose name is `text` (`nil`: no actor). A
+    /// history's few actors are found by their bytes, without making a
+    /// `String` of every record's; past 16, through the names' table.
+    private mutating func number(ofActor text: UTF8Text?) -> UInt32 {
+        if actorNames.count <= 16 {
+            for (number, name) in actorNames.enumerated() {
+                switch (text, name) {
+                case (nil, nil): return UInt32(number)
+                case (let text?, let name?) where text == name: return UInt32(number)
+                default: continue
+                }
+            }
+        }
+        return number(ofActor: text?.string)
+    }
+
     /// Each label's seqs, ascending, by number, and where each label's start.
     func labelSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordLabels, count: labelIDs.count, firstSeq: firstSeq) }
 
@@ -179,7 +195,7 @@ struct HistoryIndexBuilder {
         recordOffsets.append(relative < Int64(HistoryIndexPart.farRecord) ? UInt32(relative) : HistoryIndexPart.farRecord)
         recordLabels.append(view.labelID.map { number(of: $0) } ?? Self.noNumber)
         if view.kind == .reordered { reorders.append(seq) }
-        recordActors.append(number(ofActor: view.actor?.string))
+        recordActors.append(number(ofActor: view.actor))
         covered = position
     }
 
