@@ -16,19 +16,16 @@ struct HistoryIndexBuilder {
     var blocks: [HistoryIndex.Block] = []
     /// Every record's frame offset, relative to its piece's first frame (``HistoryIndexPart/farRecord``: 4 GiB or more).
     var recordOffsets: [UInt32] = []
-    /// The labels' numbers, in the order they were first seen.
-    private var labelNumbers: [LabelID: UInt32] = [:]
-    /// By number, each label's id.
-    private(set) var labelIDs: [LabelID] = []
+    /// The labels, numbered in the order they were first seen.
+    private(set) var labels = Numbering<LabelID>()
     /// By record (seq − ``firstSeq``), its label's number, or ``noNumber``:
     /// 4 bytes a record, where a seq list per label held 8 and an array each
     /// (the lists are made when the part is encoded).
     private var recordLabels: [UInt32] = []
     /// The number of a record with no label (`reordered`, some `rejected`), or no actor list naming it (a merged part that lacks one).
     static let noNumber = UInt32.max
-    /// The actors' numbers (`nil`: no actor), in the order they were first seen, and by number each actor.
-    private var actorNumbers: [String?: UInt32] = [:]
-    private(set) var actorNames: [String?] = []
+    /// The actors (`nil`: no actor), numbered in the order they were first seen.
+    private(set) var actors = Numbering<String?>()
     /// By record, its actor's number.
     private var recordActors: [UInt32] = []
     private(set) var reorders: [UInt64] = []
@@ -84,12 +81,12 @@ struct HistoryIndexBuilder {
                     let entry = part.labelEntry(k)
                     let seqs = try part.seqList(entry.list, what: "the seq list of label \(entry.id)")
                     try Self.place(
-                        seqs, as: number(of: entry.id), in: &recordLabels, firstSeq: firstSeq, naming: "label \(entry.id)", of: part)
+                        seqs, as: labels.number(of: entry.id), in: &recordLabels, firstSeq: firstSeq, naming: "label \(entry.id)", of: part)
                 }
             }
             for (actor, list) in part.actorLists {
                 let seqs = try part.seqList(list, what: "the seq list of an actor")
-                try Self.place(seqs, as: number(ofActor: actor), in: &recordActors, firstSeq: firstSeq, naming: "an actor", of: part)
+                try Self.place(seqs, as: actors.number(of: actor), in: &recordActors, firstSeq: firstSeq, naming: "an actor", of: part)
             }
             reorders += try part.reorders
             covered = part.covered
@@ -118,30 +115,12 @@ struct HistoryIndexBuilder {
         }
     }
 
-    /// The number of label `id`, given it if it has none yet.
-    private mutating func number(of id: LabelID) -> UInt32 {
-        if let number = labelNumbers[id] { return number }
-        let number = UInt32(labelIDs.count)
-        labelNumbers[id] = number
-        labelIDs.append(id)
-        return number
-    }
-
-    /// The number of actor `actor`, given it if it has none yet.
-    private mutating func number(ofActor actor: String?) -> UInt32 {
-        if let number = actorNumbers[actor] { return number }
-        let number = UInt32(actorNames.count)
-        actorNumbers[actor] = number
-        actorNames.append(actor)
-        return number
-    }
-
     /// The number of the actor whose name is `text` (`nil`: no actor). A
     /// history's few actors are found by their bytes, without making a
     /// `String` of every record's; past 16, through the names' table.
     private mutating func number(ofActor text: UTF8Text?) -> UInt32 {
-        if actorNames.count <= 16 {
-            for (number, name) in actorNames.enumerated() {
+        if actors.keys.count <= 16 {
+            for (number, name) in actors.keys.enumerated() {
                 switch (text, name) {
                 case (nil, nil): return UInt32(number)
                 case (let text?, let name?) where text == name: return UInt32(number)
@@ -149,14 +128,14 @@ struct HistoryIndexBuilder {
                 }
             }
         }
-        return number(ofActor: text?.string)
+        return actors.number(of: text?.string)
     }
 
     /// Each label's seqs, ascending, by number, and where each label's start.
-    func labelSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordLabels, count: labelIDs.count, firstSeq: firstSeq) }
+    func labelSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordLabels, count: labels.keys.count, firstSeq: firstSeq) }
 
     /// Each actor's seqs, ascending, by number, and where each actor's start.
-    func actorSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordActors, count: actorNames.count, firstSeq: firstSeq) }
+    func actorSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordActors, count: actors.keys.count, firstSeq: firstSeq) }
 
     /// The seq lists of `count` numbers from each record's number (`numbers[k]` is
     /// record `firstSeq + k`'s, ``noNumber`` for none): one array for all of them,
@@ -193,7 +172,7 @@ struct HistoryIndexBuilder {
         }
         let relative = position.offset - blocks[blocks.count - 1].offset
         recordOffsets.append(relative < Int64(HistoryIndexPart.farRecord) ? UInt32(relative) : HistoryIndexPart.farRecord)
-        recordLabels.append(view.labelID.map { number(of: $0) } ?? Self.noNumber)
+        recordLabels.append(view.labelID.map { labels.number(of: $0) } ?? Self.noNumber)
         if view.kind == .reordered { reorders.append(seq) }
         recordActors.append(number(ofActor: view.actor))
         covered = position
@@ -221,5 +200,22 @@ struct HistoryIndexBuilder {
             preconditionFailure("a history index part decodes as it was encoded")
         }
         return part
+    }
+}
+
+/// Keys numbered in the order they were first seen: a history index part's
+/// labels or actors, so that each record holds a 4-byte number.
+struct Numbering<Key: Hashable> {
+    private var numbers: [Key: UInt32] = [:]
+    /// By number, each key.
+    private(set) var keys: [Key] = []
+
+    /// The number of `key`, given it if it has none yet.
+    mutating func number(of key: Key) -> UInt32 {
+        if let number = numbers[key] { return number }
+        let number = UInt32(keys.count)
+        numbers[key] = number
+        keys.append(key)
+        return number
     }
 }

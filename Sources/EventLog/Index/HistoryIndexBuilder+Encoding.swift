@@ -22,13 +22,13 @@ extension HistoryIndexBuilder {
             return (UInt64(at), UInt32(lists.bytes.count - at), checksum)
         }
         let (seqs, starts) = labelSeqs()
-        let sortedLabels = labelIDs.indices.map { (labelIDs[$0].bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        let sortedLabels = labels.keys.indices.map { (labels.keys[$0].bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
         let labelLists = sortedLabels.map { list(seqs[starts[$0.1]..<starts[$0.1 + 1]]) }
         // No actor first, then by name.
         let (actorSeqs, actorStarts) = actorSeqs()
-        let actorKeys = actorNames.indices.sorted { a, b in
-            switch (actorNames[a], actorNames[b]) {
-            case (nil, _): actorNames[b] != nil
+        let actorKeys = actors.keys.indices.sorted { a, b in
+            switch (actors.keys[a], actors.keys[b]) {
+            case (nil, _): actors.keys[b] != nil
             case (_, nil): false
             case (let a?, let b?): a < b
             }
@@ -53,23 +53,23 @@ extension HistoryIndexBuilder {
             blockSection.u64(UInt64(bitPattern: block.maxTime))
             blockSection.u32(offsetSection.bytes[start...].withUnsafeBytes { CRC32C.checksum($0) })
         }
-        var directory = ByteWriter(capacity: labelIDs.count * HistoryIndexPart.labelEntryLength)
-        var fences = ByteWriter(capacity: (labelIDs.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
+        var directory = ByteWriter(capacity: labels.keys.count * HistoryIndexPart.labelEntryLength)
+        var fences = ByteWriter(capacity: (labels.keys.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
         for (k, ((_, number), list)) in zip(sortedLabels, labelLists).enumerated() {
-            directory.id(labelIDs[number])
+            directory.id(labels.keys[number])
             directory.u64(list.offset)
             directory.u32(list.length)
             directory.u32(list.checksum)
             if k % HistoryIndexPart.chunkSize == HistoryIndexPart.chunkSize - 1 || k == sortedLabels.count - 1 {
                 let chunkStart = (k / HistoryIndexPart.chunkSize) * HistoryIndexPart.chunkSize * HistoryIndexPart.labelEntryLength
-                fences.id(labelIDs[sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1])
+                fences.id(labels.keys[sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1])
                 fences.u32(directory.bytes[chunkStart...].withUnsafeBytes { CRC32C.checksum($0) })
             }
         }
         var actorSection = ByteWriter(capacity: 64)
         actorSection.varint(UInt64(actorKeys.count))
         for (number, list) in zip(actorKeys, actorLists) {
-            if let actor = actorNames[number] {
+            if let actor = actors.keys[number] {
                 actorSection.u8(1)
                 actorSection.string(actor)
             } else {
@@ -99,7 +99,7 @@ extension HistoryIndexBuilder {
         out.u32(UInt32(covered?.length ?? 0))
         out.u32(covered?.checksum ?? 0)
         out.u64(UInt64(fileLength))
-        out.u64(UInt64(labelIDs.count))
+        out.u64(UInt64(labels.keys.count))
         out.u64(UInt64(actorSection.bytes.count))
         out.u64(UInt64(lists.bytes.count))
         out.u64(reordersList.offset)
