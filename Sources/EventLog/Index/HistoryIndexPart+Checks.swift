@@ -75,16 +75,16 @@ extension HistoryIndexPart {
         }
     }
 
-    /// The seqs of the list `list` (`what` names it in problems), once its bytes
+    /// The seqs of the list `list` (`what` names it in problems, and is made only for one), once its bytes
     /// lie in the seq-list region, match its checksum, and decode to a strictly
     /// ascending list of this part's seqs that fills them exactly.
-    func seqList(_ list: ListRef, what: String) throws(HistoryIndexFile.Problem) -> [UInt64] {
+    func seqList(_ list: ListRef, what: @autoclosure () -> String) throws(HistoryIndexFile.Problem) -> [UInt64] {
         guard list.offset <= UInt64(layout.listsLength), UInt64(list.length) <= UInt64(layout.listsLength) - list.offset else {
-            throw problem("\(what) runs past the seq lists", at: nil)
+            throw problem("\(what()) runs past the seq lists", at: nil)
         }
         let start = layout.listsStart + Int(list.offset)
         let raw = bytes[start..<start + Int(list.length)]
-        guard CRC32C.checksum(raw) == list.checksum else { throw problem("\(what) does not match its checksum", at: start) }
+        guard CRC32C.checksum(raw) == list.checksum else { throw problem("\(what()) does not match its checksum", at: start) }
         let last = coveredSeq
         var reader = ByteReader(raw)
         var seqs: [UInt64] = []
@@ -102,7 +102,7 @@ extension HistoryIndexPart {
             }
             guard reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes are left over") }
         } catch {
-            throw problem("\(what) does not decode: \(error.reason)", at: start)
+            throw problem("\(what()) does not decode: \(error.reason)", at: start)
         }
         return seqs
     }
