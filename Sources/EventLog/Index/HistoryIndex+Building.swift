@@ -21,13 +21,13 @@ struct HistoryIndexBuilder {
     /// By record (seq − ``firstSeq``), its label's number, or ``noNumber``:
     /// 4 bytes a record, where a seq list per label held 8 and an array each
     /// (the lists are made when the part is encoded).
-    private var recordLabels: [UInt32] = []
+    private(set) var recordLabels: [UInt32] = []
     /// The number of a record with no label (`reordered`, some `rejected`), or no actor list naming it (a merged part that lacks one).
     static let noNumber = UInt32.max
     /// The actors (`nil`: no actor), numbered in the order they were first seen.
     private(set) var actors = Numbering<String?>()
     /// By record, its actor's number.
-    private var recordActors: [UInt32] = []
+    private(set) var recordActors: [UInt32] = []
     private(set) var reorders: [UInt64] = []
 
     /// An empty base of the log whose id is `logID`, from its first seq
@@ -131,30 +131,50 @@ struct HistoryIndexBuilder {
         return actors.number(of: text?.string)
     }
 
-    /// Each label's seqs, ascending, by number, and where each label's start.
-    func labelSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordLabels, count: labels.keys.count, firstSeq: firstSeq) }
-
-    /// Each actor's seqs, ascending, by number, and where each actor's start.
-    func actorSeqs() -> (seqs: [UInt64], starts: [Int]) { Self.seqLists(recordActors, count: actors.keys.count, firstSeq: firstSeq) }
-
-    /// The seq lists of `count` numbers from each record's number (`numbers[k]` is
-    /// record `firstSeq + k`'s, ``noNumber`` for none): one array for all of them,
-    /// a counting sort of the records by number, and where each number's list starts.
-    static func seqLists(_ numbers: [UInt32], count: Int, firstSeq: UInt64) -> (seqs: [UInt64], starts: [Int]) {
+    /// The records of each of `count` numbers, ascending, by number, and where
+    /// each number's start, from each record's number (`numbers[k]` is record
+    /// ``firstSeq`` + k's, ``noNumber`` for none): one array of record indices
+    /// (of type `Record`: 4 bytes each where the records' count fits) for all
+    /// of them, a counting sort of the records by number.
+    static func recordLists<Record: FixedWidthInteger & UnsignedInteger>(_ numbers: [UInt32], count: Int, as: Record.Type)
+        -> (records: [Record], starts: [Int])
+    {
         var starts = [Int](repeating: 0, count: count + 1)
         for number in numbers where number != noNumber { starts[Int(number) + 1] += 1 }
         for k in 0..<count { starts[k + 1] += starts[k] }
         var next = starts
-        var seqs = [UInt64](repeating: 0, count: starts[count])
+        var records = [Record](repeating: 0, count: starts[count])
         for (k, number) in numbers.enumerated() where number != noNumber {
-            seqs[next[Int(number)]] = firstSeq + UInt64(k)
+            records[next[Int(number)]] = Record(k)
             next[Int(number)] += 1
         }
-        return (seqs, starts)
+        return (records, starts)
     }
 
     /// The number of records added.
     var recordCount: UInt64 { coveredSeq + 1 - firstSeq }
+
+    /// Gives up what encoding no longer needs once it starts (the lookup
+    /// tables of the labels' and actors' numbers: their keys stay), so that a
+    /// consumed builder's memory goes as its file is made.
+    mutating func dropLookups() {
+        labels.dropLookup()
+        actors.dropLookup()
+    }
+
+    /// Each record's label number, taken out of the builder (which holds none after).
+    mutating func takeRecordLabels() -> [UInt32] {
+        let taken = recordLabels
+        recordLabels = []
+        return taken
+    }
+
+    /// Each record's actor number, taken out of the builder (which holds none after).
+    mutating func takeRecordActors() -> [UInt32] {
+        let taken = recordActors
+        recordActors = []
+        return taken
+    }
 
     /// Adds the record `view`, the record after ``covered``, whose frame is at `position`.
     ///
@@ -218,4 +238,7 @@ struct Numbering<Key: Hashable> {
         keys.append(key)
         return number
     }
+
+    /// Forgets the table that finds a key's number (the keys stay, by number); ``number(of:)`` must not be called after.
+    mutating func dropLookup() { numbers = [:] }
 }

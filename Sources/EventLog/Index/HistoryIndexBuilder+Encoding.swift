@@ -3,11 +3,14 @@
 extension HistoryIndexBuilder {
     /// The part's bytes: the header, then the blocks, record offsets, label
     /// fences and directory, actors and seq lists, each part with its checksum.
-    /// The same records always have the same bytes.
+    /// The same records always have the same bytes. Consuming: the builder's
+    /// tables are let go as the file is made (a caller that passes its last
+    /// use of the builder does not hold them beside the file's bytes).
     ///
     /// - Precondition: a segment covers at least one record.
-    func encoded() -> [UInt8] {
+    consuming func encoded() -> [UInt8] {
         precondition(!isSegment || recordCount >= 1, "a segment covers at least one record")
+        dropLookups()
         // The seq lists first, in a region of their own; the sections point into it.
         var lists = ByteWriter(capacity: 1 << 16)
         func list(_ seqs: some Collection<UInt64>) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
@@ -21,11 +24,20 @@ extension HistoryIndexBuilder {
             let checksum = lists.bytes[at...].withUnsafeBytes { CRC32C.checksum($0) }
             return (UInt64(at), UInt32(lists.bytes.count - at), checksum)
         }
-        let (seqs, starts) = labelSeqs()
+        /// The lists of `numbers` (each record's label or actor number) in the order of `keys`, their
+        /// records sorted out and dropped once written (the labels' and the actors' are not held at once).
+        func listsByNumber(_ numbers: [UInt32], in keys: [Int], count: Int) -> [(offset: UInt64, length: UInt32, checksum: UInt32)] {
+            func lists<Record: FixedWidthInteger & UnsignedInteger>(as type: Record.Type) -> [(
+                offset: UInt64, length: UInt32, checksum: UInt32
+            )] {
+                let (records, starts) = Self.recordLists(numbers, count: count, as: type)
+                return keys.map { key in list(records[starts[key]..<starts[key + 1]].lazy.map { firstSeq + UInt64($0) }) }
+            }
+            return numbers.count <= Int(UInt32.max) ? lists(as: UInt32.self) : lists(as: UInt64.self)
+        }
         let sortedLabels = labels.keys.indices.map { (labels.keys[$0].bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
-        let labelLists = sortedLabels.map { list(seqs[starts[$0.1]..<starts[$0.1 + 1]]) }
+        let labelLists = listsByNumber(takeRecordLabels(), in: sortedLabels.map(\.1), count: labels.keys.count)
         // No actor first, then by name.
-        let (actorSeqs, actorStarts) = actorSeqs()
         let actorKeys = actors.keys.indices.sorted { a, b in
             switch (actors.keys[a], actors.keys[b]) {
             case (nil, _): actors.keys[b] != nil
@@ -33,39 +45,8 @@ extension HistoryIndexBuilder {
             case (let a?, let b?): a < b
             }
         }
-        let actorLists = actorKeys.map { list(actorSeqs[actorStarts[$0]..<actorStarts[$0 + 1]]) }
+        let actorLists = listsByNumber(takeRecordActors(), in: actorKeys, count: actors.keys.count)
         let reordersList = list(reorders)
-
-        var blockSection = ByteWriter(capacity: blocks.count * HistoryIndexPart.blockEntryLength)
-        var offsetSection = ByteWriter(capacity: recordOffsets.count * 4)
-        let firstBlock = Int((firstSeq - 1) / HistoryIndex.blockSize)
-        for (j, block) in blocks.enumerated() {
-            let start = offsetSection.bytes.count
-            // Piece j's records: from its block's first seq (or the part's), to the next block's.
-            let from = j == 0 ? 0 : Int(UInt64(firstBlock + j) * HistoryIndex.blockSize + 1 - firstSeq)
-            let to = min(Int(UInt64(firstBlock + j + 1) * HistoryIndex.blockSize + 1 - firstSeq), recordOffsets.count)
-            for offset in recordOffsets[from..<to] {
-                offsetSection.u32(offset)
-            }
-            blockSection.u64(UInt64(bitPattern: block.offset))
-            blockSection.u32(block.previousChecksum)
-            blockSection.u64(UInt64(bitPattern: block.minTime))
-            blockSection.u64(UInt64(bitPattern: block.maxTime))
-            blockSection.u32(offsetSection.bytes[start...].withUnsafeBytes { CRC32C.checksum($0) })
-        }
-        var directory = ByteWriter(capacity: labels.keys.count * HistoryIndexPart.labelEntryLength)
-        var fences = ByteWriter(capacity: (labels.keys.count / HistoryIndexPart.chunkSize + 1) * HistoryIndexPart.fenceEntryLength)
-        for (k, ((_, number), list)) in zip(sortedLabels, labelLists).enumerated() {
-            directory.id(labels.keys[number])
-            directory.u64(list.offset)
-            directory.u32(list.length)
-            directory.u32(list.checksum)
-            if k % HistoryIndexPart.chunkSize == HistoryIndexPart.chunkSize - 1 || k == sortedLabels.count - 1 {
-                let chunkStart = (k / HistoryIndexPart.chunkSize) * HistoryIndexPart.chunkSize * HistoryIndexPart.labelEntryLength
-                fences.id(labels.keys[sortedLabels[k / HistoryIndexPart.chunkSize * HistoryIndexPart.chunkSize].1])
-                fences.u32(directory.bytes[chunkStart...].withUnsafeBytes { CRC32C.checksum($0) })
-            }
-        }
         var actorSection = ByteWriter(capacity: 64)
         actorSection.varint(UInt64(actorKeys.count))
         for (number, list) in zip(actorKeys, actorLists) {
@@ -79,13 +60,24 @@ extension HistoryIndexBuilder {
             actorSection.u32(list.length)
             actorSection.u32(list.checksum)
         }
-        let parts = [blockSection.bytes, offsetSection.bytes, fences.bytes, directory.bytes, actorSection.bytes, lists.bytes]
-        var bodyChecksum: UInt32 = 0
-        for part in parts { bodyChecksum = part.withUnsafeBytes { CRC32C.update(bodyChecksum, $0) } }
-        let fileLength = HistoryIndexPart.headerLength + parts.reduce(0) { $0 + $1.count }
-        func checksum(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { CRC32C.checksum($0) } }
 
+        // The file is written in one buffer, in order; each section's entries that hold a checksum of the
+        // section after them (a block of its records' offsets, a fence of its chunk of the directory) are
+        // filled in once that section is written, and the header's checksums last.
+        let fenceCount = (labels.keys.count + HistoryIndexPart.chunkSize - 1) / HistoryIndexPart.chunkSize
+        let blocksStart = HistoryIndexPart.headerLength
+        let offsetsStart = blocksStart + blocks.count * HistoryIndexPart.blockEntryLength
+        let fencesStart = offsetsStart + recordOffsets.count * 4
+        let directoryStart = fencesStart + fenceCount * HistoryIndexPart.fenceEntryLength
+        let actorsStart = directoryStart + labels.keys.count * HistoryIndexPart.labelEntryLength
+        let listsStart = actorsStart + actorSection.bytes.count
+        let fileLength = listsStart + lists.bytes.count
         var out = ByteWriter(capacity: fileLength)
+        func checksum(_ range: Range<Int>) -> UInt32 { out.bytes[range].withUnsafeBytes { CRC32C.checksum($0) } }
+        func put(_ value: some FixedWidthInteger, at offset: Int) {
+            out.bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: type(of: value)) }
+        }
+
         out.bytes.append(contentsOf: HistoryIndexPart.magic)
         out.u16(HistoryIndexPart.formatVersion)
         let based = !isSegment && firstSeq > 1
@@ -105,13 +97,63 @@ extension HistoryIndexBuilder {
         out.u64(reordersList.offset)
         out.u32(reordersList.length)
         out.u32(reordersList.checksum)
-        out.u32(checksum(blockSection.bytes))
-        out.u32(checksum(fences.bytes))
-        out.u32(checksum(actorSection.bytes))
-        out.u32(bodyChecksum)
+        let headerChecksums = out.bytes.count  // the blocks', fences', actors' and body's checksums, then the header's
+        out.u32(0)
+        out.u32(0)
+        out.u32(0)
+        out.u32(0)
         out.u32(isSegment || based ? UInt32(recordCount) : 0)
-        out.u32(checksum(out.bytes))
-        for part in parts { out.bytes.append(contentsOf: part) }
+        out.u32(0)
+        precondition(out.bytes.count == blocksStart, "the index header is \(HistoryIndexPart.headerLength) bytes")
+
+        // The blocks, each with the checksum of its piece of the record offsets written after them.
+        let firstBlock = Int((firstSeq - 1) / HistoryIndex.blockSize)
+        out.bytes.append(contentsOf: repeatElement(0, count: offsetsStart - blocksStart))
+        for j in blocks.indices {
+            let start = out.bytes.count
+            // Piece j's records: from its block's first seq (or the part's), to the next block's.
+            let from = j == 0 ? 0 : Int(UInt64(firstBlock + j) * HistoryIndex.blockSize + 1 - firstSeq)
+            let to = min(Int(UInt64(firstBlock + j + 1) * HistoryIndex.blockSize + 1 - firstSeq), recordOffsets.count)
+            for offset in recordOffsets[from..<to] {
+                out.u32(offset)
+            }
+            let entry = blocksStart + j * HistoryIndexPart.blockEntryLength
+            put(UInt64(bitPattern: blocks[j].offset), at: entry)
+            put(blocks[j].previousChecksum, at: entry + 8)
+            put(UInt64(bitPattern: blocks[j].minTime), at: entry + 12)
+            put(UInt64(bitPattern: blocks[j].maxTime), at: entry + 20)
+            put(checksum(start..<out.bytes.count), at: entry + 28)
+        }
+        precondition(out.bytes.count == fencesStart, "every record's offset is in a block's piece")
+
+        // The fences, each with the checksum of its chunk of the label directory written after them.
+        out.bytes.append(contentsOf: repeatElement(0, count: directoryStart - fencesStart))
+        for (k, ((_, number), list)) in zip(sortedLabels, labelLists).enumerated() {
+            out.id(labels.keys[number])
+            out.u64(list.offset)
+            out.u32(list.length)
+            out.u32(list.checksum)
+            if k % HistoryIndexPart.chunkSize == HistoryIndexPart.chunkSize - 1 || k == sortedLabels.count - 1 {
+                let chunk = k / HistoryIndexPart.chunkSize
+                let chunkStart = directoryStart + chunk * HistoryIndexPart.chunkSize * HistoryIndexPart.labelEntryLength
+                let fence = fencesStart + chunk * HistoryIndexPart.fenceEntryLength
+                withUnsafeBytes(of: labels.keys[sortedLabels[chunk * HistoryIndexPart.chunkSize].1].uuid.uuid) { id in
+                    out.bytes.withUnsafeMutableBytes {
+                        UnsafeMutableRawBufferPointer(rebasing: $0[fence..<fence + 16]).copyMemory(from: id)
+                    }
+                }
+                put(checksum(chunkStart..<out.bytes.count), at: fence + 16)
+            }
+        }
+        out.bytes.append(contentsOf: actorSection.bytes)
+        out.bytes.append(contentsOf: lists.bytes)
+        precondition(out.bytes.count == fileLength, "the index sections add up to the file's length")
+
+        put(checksum(blocksStart..<offsetsStart), at: headerChecksums)
+        put(checksum(fencesStart..<directoryStart), at: headerChecksums + 4)
+        put(checksum(actorsStart..<listsStart), at: headerChecksums + 8)
+        put(checksum(blocksStart..<fileLength), at: headerChecksums + 12)
+        put(checksum(0..<HistoryIndexPart.headerLength - 4), at: HistoryIndexPart.headerLength - 4)
         return out.bytes
     }
 }

@@ -69,7 +69,7 @@ extension HistoryIndexFile {
                 builder.add(next.view, at: next.position)
                 report(next.view.seq)
             }
-            let written = try writeBase(builder, logPath: logPath)
+            let written = try writeBase(consume builder, logPath: logPath)
             return Update(index: written, previous: previous, added: written.coveredSeq, change: .rebuilt)
         }
         func merged(_ index: HistoryIndex, added: UInt64) throws(EventLogError) -> Update {
@@ -80,7 +80,7 @@ extension HistoryIndexFile {
                 // A damaged part of the index: built again from seq 1.
                 return try rebuilt(after: .ignored(error))
             }
-            let written = try writeBase(builder, logPath: logPath)
+            let written = try writeBase(consume builder, logPath: logPath)
             return Update(index: written, previous: previous, added: added, change: .merged)
         }
         guard !rebuild, let index = previous.index, let covered = index.covered else { return try rebuilt(after: previous) }
@@ -127,12 +127,19 @@ extension HistoryIndexFile {
     /// Writes `builder`'s base atomically and durably, then an empty delta
     /// file naming it (atomically too: a crash between the two leaves a delta
     /// file that names the old base, which is not used and is rewritten).
-    private static func writeBase(_ builder: HistoryIndexBuilder, logPath: String) throws(EventLogError) -> HistoryIndex {
-        let bytes = builder.encoded()
+    private static func writeBase(_ builder: consuming HistoryIndexBuilder, logPath: String) throws(EventLogError) -> HistoryIndex {
+        let logID = builder.logID
         let path = path(for: logPath)
-        try SystemFile.writeAtomically(bytes, to: path)
-        let base = HistoryIndexBuilder.part(from: bytes, segment: false, path: path)
-        return try writeDelta(logID: builder.logID, base: base, segments: [], path: HistoryIndexDelta.path(for: logPath))
+        try SystemFile.writeAtomically((consume builder).encoded(), to: path)
+        // Read back in place, as a loaded index file is (its lists checked as they are read), not copied beside the bytes.
+        let written = try HistoryIndexBytes(mapping: path)
+        let base: HistoryIndexPart
+        do throws(Problem) {
+            base = try HistoryIndexPart.decode(written, path: path, checkingWholeBody: false)
+        } catch {
+            throw EventLogError(.ioError, "the history index just written does not read back: \(error.reason)", path: path)
+        }
+        return try writeDelta(logID: logID, base: base, segments: [], path: HistoryIndexDelta.path(for: logPath))
     }
 
     /// Writes a new delta file after `base` holding `segments`, atomically and durably; returns the index they make.

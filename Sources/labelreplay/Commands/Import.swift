@@ -53,6 +53,17 @@ enum Import: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let log = try arguments.logPath()
+        // Once a store was opened, the caches are kept after it and the input are released (their memory with them).
+        var storeOpened = false
+        defer { if storeOpened { HistoryCaches.keep(log, console: console, occasion: .write) } }
+        return try importRecords(arguments, into: log, storeOpened: &storeOpened, console: console)
+    }
+
+    /// Imports the records and closes the store (`storeOpened` says whether
+    /// it was opened); ``run(_:console:)`` keeps the caches after.
+    private static func importRecords(_ arguments: ParsedArguments, into log: String, storeOpened: inout Bool, console: Console) throws
+        -> Int32
+    {
         let source = arguments.optionalPositional("file") ?? "-"
         Platform.deferInterrupts()
         // The input is opened and its first line read (an export's base line, if any, says how to create the
@@ -71,7 +82,8 @@ enum Import: Command {
                 let store = try Writing.open(log, create: true, console: console)
                 return (store, store.createdLog)
             }()
-        defer { Writing.finish(store, path: log, console: console) }
+        storeOpened = true
+        defer { Writing.close(store, path: log) }
         let before = store.lastSeq
         let name = opened.name
         var matcher: ResumeMatcher?

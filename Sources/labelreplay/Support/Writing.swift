@@ -50,7 +50,19 @@ enum Writing {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
         }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
-        defer { finish(store, path: path, console: console) }
+        // The caches are kept once the store is released (its list's memory with it).
+        defer { HistoryCaches.keep(path, console: console, occasion: .write) }
+        return try performOpen(consume store, path, arguments, console: console, subject: subject, body, report: human)
+    }
+
+    /// ``perform(_:console:create:subject:_:report:)`` with the store open: writes, reports and closes it.
+    private static func performOpen(
+        _ store: consuming LabelStore, _ path: String, _ arguments: ParsedArguments, console: Console, subject: Subject?,
+        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
+        report human: (([EventRecord]) -> [String])?
+    ) throws -> Int32 {
+        let store = store
+        defer { close(store, path: path) }
         let created = store.createdLog
         let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
         let outcome: (records: [EventRecord], unchanged: String)
@@ -120,14 +132,15 @@ enum Writing {
         return Platform.loginName
     }
 
-    /// Closes the store a write command opened and keeps the history caches
-    /// current: a file log's `LOG.index` and `LOG.checkpoints` (``HistoryCaches``);
-    /// for a server list, the checkpoint the store may be writing in the
-    /// background is waited for, so the command's exit does not cut it off.
-    static func finish(_ store: LabelStore, path: String, console: Console) {
+    /// Closes the store a write command opened; for a server list, the
+    /// checkpoint the store may be writing in the background is waited for,
+    /// so the command's exit does not cut it off. The command then keeps the
+    /// history caches current (``HistoryCaches/keep(_:console:occasion:)``:
+    /// a file log's `LOG.index`, `LOG.checkpoints` and `LOG.tree`) once the
+    /// store is released, so its list's memory is not held beside theirs.
+    static func close(_ store: LabelStore, path: String) {
         store.close()
         if LogLocation.isServer(path) { store.waitForHistoryFiles() }
-        HistoryCaches.keep(path, console: console, occasion: .write)
     }
 
     /// Closes and deletes a log this command just created, if nothing was written to it,
@@ -140,7 +153,10 @@ enum Writing {
 
     /// Opens the store for writing; warns when opening cut a torn tail.
     static func open(_ path: String, create: Bool, recordRejections: Bool = false, console: Console) throws -> LabelStore {
-        let options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
+        var options = LabelStore.Options(createIfMissing: create, recordRejections: recordRejections)
+        // The command keeps the history caches itself once it wrote and released the store (``perform(_:console:create:subject:_:report:)``), in the
+        // foreground; the store's background update would build them a second time beside it, and be cut off at exit.
+        options.snapshots.maintainsHistoryFiles = false
         let store = try openStore(path, options: options)
         if let report = store.recoveryReport, report.droppedBytes > 0 {
             console.warning(
