@@ -21,13 +21,13 @@ struct HistoryIndexBuilder {
     /// By record (seq − ``firstSeq``), its label's number, or ``noNumber``:
     /// 4 bytes a record, where a seq list per label held 8 and an array each
     /// (the lists are made when the part is encoded).
-    private(set) var recordLabels: [UInt32] = []
+    private var recordLabels: [UInt32] = []
     /// The number of a record with no label (`reordered`, some `rejected`), or no actor list naming it (a merged part that lacks one).
     static let noNumber = UInt32.max
     /// The actors (`nil`: no actor), numbered in the order they were first seen.
     private(set) var actors = Numbering<String?>()
     /// By record, its actor's number.
-    private(set) var recordActors: [UInt32] = []
+    private var recordActors: [UInt32] = []
     private(set) var reorders: [UInt64] = []
 
     /// An empty base of the log whose id is `logID`, from its first seq

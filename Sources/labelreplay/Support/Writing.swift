@@ -61,7 +61,6 @@ enum Writing {
         _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
         report human: (([EventRecord]) -> [String])?
     ) throws -> Int32 {
-        let store = store
         defer { close(store, path: path) }
         let created = store.createdLog
         let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
