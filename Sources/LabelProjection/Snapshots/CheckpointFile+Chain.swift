@@ -1,4 +1,3 @@
-import Dispatch
 import EventLog
 
 /// Reading one checkpoint of `LOG.checkpoints` format 5 (docs/SNAPSHOTS.md,
@@ -36,7 +35,7 @@ extension CheckpointFile {
     ///   per checkpoint tried.
     package static func checkpoint(
         atOrBefore seq: UInt64, in directory: Directory, reader: LogReader, decodingRemoved: Bool = true, removedAmong: Set<LabelID>? = nil,
-        concurrentFrom: Int = RemovalReadJob.concurrentSlotCount
+        concurrentFrom: Int = ConcurrentJob<Void>.worthwhileSlotCount
     ) -> (checkpoint: ListCheckpoint?, problems: [HistoryIndexFile.Problem]) {
         var problems: [HistoryIndexFile.Problem] = []
         var next = directory.entries.lastIndex { $0.seq <= seq }
@@ -90,15 +89,24 @@ extension CheckpointFile {
         let counts = lastBytes?.withUnsafeBytes { raw in
             CheckpointState.counts(ofImage: UnsafeRawBufferPointer(rebasing: raw[0..<entry.imageLength]), liveLimit: chainBytes)
         }
-        let removalJob = counts.flatMap { counts in
-            counts.slotCount >= concurrentFrom
-                ? RemovalReadJob(
-                    removals, blocks: directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount,
-                    slotCount: counts.slotCount, liveCount: counts.liveCount) : nil
+        let removalJob = counts.flatMap { counts -> (counts: (slotCount: Int, liveCount: Int), job: ConcurrentJob<RemovalRead>)? in
+            guard counts.slotCount >= concurrentFrom else { return nil }
+            let blocks = directory.removals[0..<entry.blocksBefore]
+            return (
+                counts,
+                ConcurrentJob {
+                    var removals = removals
+                    let table = Result { () throws(SnapshotError) in
+                        try removals.read(
+                            blocks, of: directory, count: entry.removalCount, slotCount: counts.slotCount, liveCount: counts.liveCount)
+                    }
+                    return RemovalRead(removals: removals, table: table)
+                }
+            )
         }
-        removalJob?.start()
+        removalJob?.job.start()
         // The job reads only what it was given; it is awaited all the same, so a failure here leaves no work running.
-        defer { removalJob?.wait() }
+        defer { removalJob?.job.wait() }
         var state: CheckpointState?
         var frontier: [HistoryHash] = []
         for k in first...index {
@@ -141,10 +149,10 @@ extension CheckpointFile {
         let list: LabelList
         do throws(SnapshotError) {
             let tombstones: TombstoneTable
-            if let removalJob, removalJob.slotCount == decoded.slotCount, removalJob.liveCount == decoded.liveCount {
-                let result: Result<TombstoneTable, SnapshotError>
-                (removals, result) = removalJob.take()
-                tombstones = try result.get()
+            if let removalJob, removalJob.counts.slotCount == decoded.slotCount, removalJob.counts.liveCount == decoded.liveCount {
+                let read = removalJob.job.take()
+                removals = read.removals
+                tombstones = try read.table.get()
             } else {
                 tombstones = try removals.read(
                     directory.removals[0..<entry.blocksBefore], of: directory, count: entry.removalCount, slotCount: decoded.slotCount,
@@ -176,5 +184,12 @@ extension CheckpointFile {
             throw fail(entry, "is not usable: " + RecordKeeping.notKeptReason(position.seq), inLog: true)
         }
         return ListCheckpoint(list: list, position: position, removed: removals.labels(of: list), tree: tree)
+    }
+
+    /// What reading the removal blocks gave: the removed labels (with
+    /// ``RemovedLabels/failedBlock`` set after a failure) and the table, or the error.
+    struct RemovalRead {
+        var removals: RemovedLabels
+        var table: Result<TombstoneTable, SnapshotError>
     }
 }

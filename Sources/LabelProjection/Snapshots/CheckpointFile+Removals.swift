@@ -1,4 +1,3 @@
-import Dispatch
 import EventLog
 
 /// The removal blocks of `LOG.checkpoints` (docs/SNAPSHOTS.md, "Layout"):
@@ -191,72 +190,5 @@ struct RemovedLabels {
             removed[slot.id] = RemovedLabel(title: title, isEnabled: at.isEnabled)
         }
         return removed
-    }
-}
-
-/// ``RemovedLabels/read(_:of:count:slotCount:liveCount:)`` on another thread:
-/// a long history's removal blocks (tens of megabytes at 10 M records) are
-/// read, checked and noted while the checkpoint's images are decoded on the
-/// caller's, and the caller takes the table when it needs it.
-///
-/// `@unchecked Sendable`: ``run()`` alone writes the results, then signals;
-/// the caller reads them only after waiting (``take()``, ``wait()``), and
-/// calls those from one thread.
-package final class RemovalReadJob: @unchecked Sendable {
-    /// From this many slots on, the blocks are read on another thread (below, a thread costs more than it saves).
-    package static let concurrentSlotCount = 50_000
-
-    let slotCount: Int
-    let liveCount: Int
-    private let blocks: ArraySlice<CheckpointFile.RemovalBlock>
-    private let directory: CheckpointFile.Directory
-    private let count: UInt64
-    private var removals: RemovedLabels
-    private var result: Result<TombstoneTable, SnapshotError>?
-    private let finished = DispatchSemaphore(value: 0)
-    /// Whether the caller has waited (the semaphore is waited on once).
-    private var joined = false
-
-    /// A job reading `blocks` of `directory` for a checkpoint whose entry
-    /// counts `count` removals and whose image has `slotCount` slots, `liveCount` of them live.
-    init(
-        _ removals: RemovedLabels, blocks: ArraySlice<CheckpointFile.RemovalBlock>, of directory: CheckpointFile.Directory,
-        count: UInt64, slotCount: Int, liveCount: Int
-    ) {
-        self.removals = removals
-        self.blocks = blocks
-        self.directory = directory
-        self.count = count
-        self.slotCount = slotCount
-        self.liveCount = liveCount
-    }
-
-    /// Starts the read on a global queue.
-    func start() {
-        DispatchQueue.global(qos: .userInitiated).async { self.run() }
-    }
-
-    private func run() {
-        let table = Result { () throws(SnapshotError) in
-            try removals.read(blocks, of: directory, count: count, slotCount: slotCount, liveCount: liveCount)
-        }
-        result = table
-        finished.signal()
-    }
-
-    /// Waits for the read to end (at most once).
-    func wait() {
-        guard !joined else { return }
-        finished.wait()
-        joined = true
-    }
-
-    /// The removed labels (with ``RemovedLabels/failedBlock`` set after a
-    /// failure) and the table, or the error; moved out, so the table is not shared.
-    func take() -> (RemovedLabels, Result<TombstoneTable, SnapshotError>) {
-        wait()
-        let taken = result ?? .failure(SnapshotError(.invalidContent, "the removal blocks were not read"))
-        result = nil
-        return (removals, taken)
     }
 }

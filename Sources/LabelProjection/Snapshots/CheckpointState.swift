@@ -1,4 +1,3 @@
-import Dispatch
 import EventLog
 
 /// The live part of the list at one checkpoint of `LOG.checkpoints` format 5
@@ -171,9 +170,9 @@ struct CheckpointState {
         // the slots, which stay as they are until the wait.
         let slots = list.slots
         let (job, checked) = slots.withUnsafeBufferPointer { buffer in
-            let job = IndexBuildJob(count: buffer.count) { buffer[Int($0)].id }
-            if slotCount >= 50_000 { DispatchQueue.global(qos: .userInitiated).async { job.run() } } else { job.run() }
-            defer { job.finished.wait() }  // the job reads the buffer: never leave before it ends
+            let job = ConcurrentJob { SlotIndex.built(count: buffer.count) { buffer[Int($0)].id } }
+            job.start(concurrently: slotCount >= ConcurrentJob<Void>.worthwhileSlotCount)
+            defer { job.wait() }  // the job reads the buffer: never leave before it ends
             let result = Result { () throws(SnapshotError) in
                 for number in 0..<slotCount where !buffer[number].isLive {
                     let removal = buffer[number].seq
@@ -197,10 +196,11 @@ struct CheckpointState {
             return (job, result)
         }
         try checked.get()
-        if let duplicate = job.duplicate {
+        let built = job.take()
+        if let duplicate = built.duplicate {
             throw SnapshotError(.invalidContent, "label \(list.slots[Int(duplicate)].id) has two slots")
         }
-        list.slotIndex = job.index
+        list.slotIndex = built.index
         list.titles = titles
         list.enabledCount = enabledCount
         list.listVersion = header.listVersion

@@ -1,4 +1,3 @@
-import Dispatch
 import EventLog
 
 /// The slot part of a snapshot's body: version 2 stores it as columns, so
@@ -29,22 +28,18 @@ extension LabelList {
     mutating func decodeColumnsIndexingConcurrently(_ r: inout ByteReader, slotCount: Int, liveCount: Int, seq: UInt64)
         throws(SnapshotError) -> (live: Int, enabled: Int, duplicate: UInt32?)
     {
-        guard slotCount >= 50_000, slotCount * 16 <= r.remaining else {
+        guard slotCount >= ConcurrentJob<Void>.worthwhileSlotCount, slotCount * 16 <= r.remaining else {
             let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
             return (counts.live, counts.enabled, buildSlotIndex())
         }
-        let job = IndexBuildJob(ids: UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + slotCount * 16]), count: slotCount)
-        DispatchQueue.global(qos: .userInitiated).async { job.run() }
-        let counts: (live: Int, enabled: Int)
-        do {
-            counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
-        } catch {
-            job.finished.wait()  // the job reads the caller's buffer: never return before it ends
-            throw error
-        }
-        job.finished.wait()
-        slotIndex = job.index
-        return (counts.live, counts.enabled, job.duplicate)
+        let ids = UnsafeRawBufferPointer(rebasing: r.base[r.position..<r.position + slotCount * 16])
+        let job = ConcurrentJob { SlotIndex.built(count: slotCount) { LabelID.load(from: ids, at: Int($0) * 16) } }
+        job.start()
+        defer { job.wait() }  // the job reads the caller's buffer: never return before it ends
+        let counts = try decodeColumns(&r, slotCount: slotCount, liveCount: liveCount, seq: seq)
+        let built = job.take()
+        slotIndex = built.index
+        return (counts.live, counts.enabled, built.duplicate)
     }
 
     /// Reads version 2's slot columns into this (empty) list's slots and
@@ -259,37 +254,6 @@ extension LabelID {
     @inline(__always)
     static func load(from raw: UnsafeRawBufferPointer, at offset: Int) -> LabelID {
         raw.loadUnaligned(fromByteOffset: offset, as: LabelID.self)
-    }
-}
-
-/// Builds a ``SlotIndex`` from a snapshot's ids column — or a checkpoint's
-/// slots — on another thread.
-///
-/// `@unchecked Sendable`: the job's results are written only by ``run()``,
-/// which signals ``finished`` when done, and read by the caller only after
-/// waiting on it; `id` reads the caller's buffer, which the caller keeps
-/// alive and unchanged until that wait.
-final class IndexBuildJob: @unchecked Sendable {
-    private let id: (UInt32) -> LabelID
-    private let count: Int
-    private(set) var index = SlotIndex()
-    private(set) var duplicate: UInt32?
-    let finished = DispatchSemaphore(value: 0)
-
-    /// A job over `count` ids, the `k`th of which is `id(k)`.
-    init(count: Int, id: @escaping (UInt32) -> LabelID) {
-        self.id = id
-        self.count = count
-    }
-
-    /// A job over an ids column: `count` × 16 bytes.
-    convenience init(ids: UnsafeRawBufferPointer, count: Int) {
-        self.init(count: count) { LabelID.load(from: ids, at: Int($0) * 16) }
-    }
-
-    func run() {
-        duplicate = index.build(count: count, ids: id)
-        finished.signal()
     }
 }
 

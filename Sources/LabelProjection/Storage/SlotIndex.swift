@@ -96,6 +96,14 @@ struct SlotIndex: Sendable {
         }
     }
 
+    /// A table of slots `0..<n` (``build(count:ids:)``) and a slot whose id an
+    /// earlier slot already has, if any.
+    static func built(count n: Int, ids: (UInt32) -> LabelID) -> (index: SlotIndex, duplicate: UInt32?) {
+        var index = SlotIndex()
+        let duplicate = index.build(count: n, ids: ids)
+        return (index, duplicate)
+    }
+
     /// Replaces the table with slots `0..<n` (bulk load, O(n)). Slots are
     /// placed in bucket order (a counting sort on the bucket's high bits), so
     /// the table is written nearly sequentially instead of at random. Returns
