@@ -11,6 +11,13 @@ import Testing
         (start..<start + count).map { LogEntry(.added(id: LabelID(), title: "Label \($0)", isEnabled: true, index: 0)) }
     }
 
+    /// Appends `entries` to the log at `path` in one unsynced append.
+    static func append(_ entries: [LogEntry], to path: String) throws {
+        let writer = try LogWriter.open(path: path, options: .init(durability: .noSync))
+        defer { writer.close() }
+        _ = try writer.append(entries)
+    }
+
     /// The leaves of the log at `path`, hashed straight from its frames.
     static func leaves(_ path: String) throws -> [HistoryHash] {
         var leaves: [HistoryHash] = []
@@ -26,9 +33,7 @@ import Testing
         #expect(built == .init(leaves: 300, added: 300, rebuilt: true))
         let header = try LogReader(path: log).header
         #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
-        let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
-        _ = try writer.append(Self.entries(5, from: 300))
-        writer.close()
+        try Self.append(Self.entries(5, from: 300), to: log)
         let extended = try HistoryTreeFile.update(logPath: log)
         #expect(extended == .init(leaves: 305, added: 5, rebuilt: false))
         #expect(HistoryTreeFile.read(logPath: log, logID: header.logID)?.leaves == (try Self.leaves(log)))
@@ -49,9 +54,7 @@ import Testing
         var written = 300
         for more in [0, 84, 1, 130] {
             if more > 0 {
-                let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
-                _ = try writer.append(Self.entries(more, from: written))
-                writer.close()
+                try Self.append(Self.entries(more, from: written), to: log)
                 written += more
             }
             let batched = try HistoryTreeFile.update(logPath: log, progress: nil, batchChunks: 1)
@@ -90,9 +93,7 @@ import Testing
         _ = try HistoryTreeFile.update(logPath: log)
         let tree = HistoryTreeFile.path(for: log)
         let oldHeader = Array(readBytes(tree).prefix(HistoryTreeFile.headerLength))
-        let writer = try LogWriter.open(path: log, options: .init(durability: .noSync))
-        _ = try writer.append(Self.entries(300, from: 300))
-        writer.close()
+        try Self.append(Self.entries(300, from: 300), to: log)
         _ = try HistoryTreeFile.update(logPath: log, progress: nil, batchChunks: 1)
         // The new chunks are there, the header still the old one's.
         var cut = readBytes(tree)
