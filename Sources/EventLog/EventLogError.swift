@@ -81,6 +81,18 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// log is shorter than the head (the message names the first seq
         /// that differs where it can be found).
         case historyDiverged
+        /// A seq asked for is before the first record the history holds: the
+        /// records through it were cut off (``LogBase``) to an archive file
+        /// that is not there, or dropped. The message names the seq, the
+        /// archive file (or that the records were dropped) and the cut.
+        case archived
+        /// An archive file is not the one a base names: another log's, cut
+        /// at other seqs, truncated, or its records changed since the cut
+        /// (they do not end with the chained checksum the next file
+        /// continues, or do not hash to the history tree's frontier the base
+        /// keeps). The message names the archive and the first thing that
+        /// differs; nothing is read from it.
+        case archiveMismatch
     }
 
     /// The stable code.

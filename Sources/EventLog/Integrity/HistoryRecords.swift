@@ -5,10 +5,10 @@ public final class HistoryRecords {
     private enum Source {
         case file(LogReader)
         case storage(any EventStorage)
-        /// A based log's archive, then the log (``init(archive:log:name:)``).
-        case joined(archive: LogReader, log: LogReader)
-        /// A based storage's archive, then the storage (``init(archive:storage:chainValue:name:)``).
-        case archiveThenStorage(archive: LogReader, storage: any EventStorage, chainValue: UInt32)
+        /// A based log's archives (oldest first), then the log (``init(archives:log:name:)``).
+        case joined(archives: [LogReader], log: LogReader)
+        /// A based storage's archives (oldest first), then the storage (``init(archives:storage:chainValue:name:)``).
+        case archivesThenStorage(archives: [LogReader], storage: any EventStorage, chainValue: UInt32)
     }
 
     private let source: Source
@@ -41,36 +41,48 @@ public final class HistoryRecords {
     }
 
     /// The records of a based log read through its archive: `archive`'s
-    /// records (the ones the log's base cut, from the archive's first), then
-    /// `log`'s, so heads and proofs at seqs before the log's first are
-    /// answered as by the log before the cut. The pass checks the two join:
-    /// the archive ends at the last seq the base cut, with the chained
-    /// checksum the log's first record continues (else `corruptRecord`, naming the archive).
+    /// records, then `log`'s (``init(archives:log:name:)`` with one archive).
+    public convenience init(archive: LogReader, log: LogReader, name: String) {
+        self.init(archives: [archive], log: log, name: name)
+    }
+
+    /// The records of a based log read through its archives (``LogHistory/archives(from:)``,
+    /// oldest first): each archive's records from its first, then `log`'s, so
+    /// heads and proofs at seqs before the log's first are answered as by the
+    /// log before the cuts. The pass checks each join: an archive ends at the
+    /// seq before the next file's first, with the chained checksum that
+    /// file's first record continues (else `corruptRecord`, naming the archive).
     ///
-    /// - Precondition: both readers are at their first record, and `archive` is the log's (the same log id).
-    public init(archive: LogReader, log: LogReader, name: String) {
+    /// - Precondition: every reader is at its first record, and every archive is the log's (the same log id).
+    public init(archives: [LogReader], log: LogReader, name: String) {
         precondition(
-            archive.nextSeq == archive.header.firstSeq && log.nextSeq == log.header.firstSeq, "a history is hashed from its first record")
-        precondition(archive.header.logID == log.header.logID, "not the log's archive")
-        source = .joined(archive: archive, log: log)
+            (archives + [log]).allSatisfy { $0.nextSeq == $0.header.firstSeq }, "a history is hashed from its first record")
+        precondition(archives.allSatisfy { $0.header.logID == log.header.logID }, "not the log's archive")
+        precondition(!archives.isEmpty, "a history read through archives has one")
+        source = .joined(archives: archives, log: log)
         self.name = name
-        if let base = archive.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
+        if let base = archives[0].header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
+    }
+
+    /// The records of a based storage read through its archive (``init(archives:storage:chainValue:name:)`` with one).
+    public convenience init(archive: LogReader, storage: any EventStorage, chainValue: UInt32, name: String) {
+        self.init(archives: [archive], storage: storage, chainValue: chainValue, name: name)
     }
 
     /// The records of a based storage (a server list whose first records were
-    /// cut off, `EventStorage.base`) read through its archive: `archive`'s
-    /// records, then the storage's from the seq after its base, as
-    /// ``init(archive:log:name:)`` reads a based log file's. The pass checks
-    /// the two join: the archive ends at the base's last cut seq with
-    /// `chainValue`, the chained checksum the storage's first record continues.
+    /// cut off, `EventStorage.base`) read through its archives (oldest
+    /// first): their records, then the storage's from the seq after its base,
+    /// as ``init(archives:log:name:)`` reads a based log file's. The pass
+    /// checks each join; the last archive ends at the base's last cut seq
+    /// with `chainValue`, the chained checksum the storage's first record continues.
     ///
-    /// - Precondition: `archive` is at its first record and `storage` has a base.
-    public init(archive: LogReader, storage: any EventStorage, chainValue: UInt32, name: String) {
-        precondition(archive.nextSeq == archive.header.firstSeq, "a history is hashed from its first record")
-        precondition(storage.base != nil, "only a based storage has an archive")
-        source = .archiveThenStorage(archive: archive, storage: storage, chainValue: chainValue)
+    /// - Precondition: every archive is at its first record and `storage` has a base.
+    public init(archives: [LogReader], storage: any EventStorage, chainValue: UInt32, name: String) {
+        precondition(archives.allSatisfy { $0.nextSeq == $0.header.firstSeq }, "a history is hashed from its first record")
+        precondition(storage.base != nil && !archives.isEmpty, "only a based storage has an archive")
+        source = .archivesThenStorage(archives: archives, storage: storage, chainValue: chainValue)
         self.name = name
-        if let base = archive.header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
+        if let base = archives[0].header.base { start = HistoryTreeBuilder(count: base.lastCutSeq, frontier: base.frontier) }
     }
 
     /// The tree over the records before the first one read: empty, or a based log's base frontier.
@@ -93,7 +105,7 @@ public final class HistoryRecords {
     /// - Throws: what reading throws.
     func lastSeq() throws(EventLogError) -> UInt64 {
         switch source {
-        case .storage(let storage), .archiveThenStorage(_, let storage, _): return try storage.refreshLastSeq()
+        case .storage(let storage), .archivesThenStorage(_, let storage, _): return try storage.refreshLastSeq()
         case .file(let reader), .joined(_, log: let reader):
             // A second reader of the same file, so the pass still starts at seq 1.
             let counter = try LogReader(path: reader.path)
@@ -126,24 +138,41 @@ public final class HistoryRecords {
         switch source {
         case .file(let reader):
             _ = try pass(reader, from: first, through: lastSeq, body)
-        case .joined(let archive, let log):
-            let cut = log.header.base?.lastCutSeq ?? 0
-            if first <= cut {
-                guard try pass(archive, from: first, through: lastSeq, body) else { break }
-                try checkJoin(archive, cut: cut, chainValue: log.header.previousChecksum, log: log.path)
-            }
+        case .joined(let archives, let log):
+            guard
+                try pass(
+                    archives, before: log.header.firstSeq, chainValue: log.header.previousChecksum, next: log.path, from: first,
+                    through: lastSeq, body)
+            else { break }
             _ = try pass(log, from: first, through: lastSeq, body)
-        case .archiveThenStorage(let archive, let storage, let chainValue):
+        case .archivesThenStorage(let archives, let storage, let chainValue):
             let cut = storage.base?.lastCutSeq ?? 0
-            if first <= cut {
-                guard try pass(archive, from: first, through: lastSeq, body) else { break }
-                try checkJoin(archive, cut: cut, chainValue: chainValue, log: name)
+            guard try pass(archives, before: cut + 1, chainValue: chainValue, next: name, from: first, through: lastSeq, body) else {
+                break
             }
             try pass(storage, from: max(first, cut + 1), through: lastSeq, body)
         case .storage(let storage):
             try pass(storage, from: max(first, startSeq + 1), through: lastSeq, body)
         }
         currentPayload = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+
+    /// The archives' part of a pass (oldest first), each checked to join the
+    /// file after it (the last one: the part starting at seq `end`, whose
+    /// first record continues `chainValue`); returns whether the pass goes on.
+    private func pass(
+        _ archives: [LogReader], before end: UInt64, chainValue: UInt32, next: String, from first: UInt64, through lastSeq: UInt64,
+        _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+    ) throws(EventLogError) -> Bool {
+        for (index, archive) in archives.enumerated() {
+            let following = index + 1 < archives.count ? archives[index + 1] : nil
+            let cut = (following?.header.firstSeq ?? end) - 1
+            guard first <= cut else { continue }
+            guard try pass(archive, from: first, through: lastSeq, body) else { return false }
+            try checkJoin(
+                archive, cut: cut, chainValue: following?.header.previousChecksum ?? chainValue, log: following?.path ?? next)
+        }
+        return true
     }
 
     /// Throws unless `archive`, read to its end, ends at seq `cut` with `chainValue` (what the log after it continues).

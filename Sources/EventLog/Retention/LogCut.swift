@@ -159,7 +159,10 @@ public enum LogCut {
         let dataEnd = cutEnd + report.keptBytes
         let disposition: LogBase.Disposition
         if let archivePath {
-            try copy(from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, fileSystem: fileSystem)
+            let archiveHeader = archiveHeader(header, archivePath: archivePath, logPath: logPath)
+            try copy(
+                from: old, range: (archiveHeader == nil ? 0 : Int64(header.length))..<cutEnd, header: archiveHeader, to: archivePath,
+                replacing: false, fileSystem: fileSystem)
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: relativeName(of: archivePath, from: logPath))
         } else {
@@ -270,10 +273,35 @@ public enum LogCut {
         }
     }
 
-    /// `path` relative to the directory of `logPath` when it is in it, else as given.
+    /// The header an archive written to `archivePath` starts with, when it
+    /// is not the log's byte for byte: the log at `logPath` was cut before
+    /// and its base names the older archive by a path relative to the log's
+    /// directory, which the archive (in another directory) must name
+    /// relative to its own. `nil` when the log's header serves as it is.
+    static func archiveHeader(_ header: LogHeader, archivePath: String, logPath: String) -> [UInt8]? {
+        guard var base = header.base, case .archived(let file) = base.disposition, !file.hasPrefix("/") else { return nil }
+        let renamed = relativeName(of: HistoryArchive.resolve(file, namedBy: logPath), from: archivePath)
+        guard renamed != file else { return nil }
+        base.disposition = .archived(file: renamed)
+        var moved = header
+        moved.base = base
+        return moved.encoded()
+    }
+
+    /// `path` relative to the directory of `logPath`: its name alone when it
+    /// is in it, as given when absolute, else the steps from that directory.
     static func relativeName(of path: String, from logPath: String) -> String {
         let directory = SystemFile.directoryName(of: logPath)
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        return path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") ? String(path.dropFirst(prefix.count)) : path
+        if path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") { return String(path.dropFirst(prefix.count)) }
+        if path.hasPrefix("/") { return path }
+        // A relative path names a file from the working directory; the base names it from the
+        // log's directory (docs/FORMAT.md): the steps from one to the other.
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let from = URL(fileURLWithPath: directory.isEmpty ? "." : directory, isDirectory: true).standardizedFileURL.pathComponents
+        var shared = 0
+        while shared < min(target.count - 1, from.count), target[shared] == from[shared] { shared += 1 }
+        let steps = Array(repeating: "..", count: from.count - shared) + target[shared...]
+        return steps.joined(separator: "/")
     }
 }

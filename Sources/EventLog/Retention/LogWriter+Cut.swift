@@ -69,8 +69,10 @@ extension LogWriter {
         // next retention cut removes under the log's lock (removing it here could race a cut by a writer
         // opened after this one was closed, writing an archive of the same name).
         if let archivePath {
+            let archiveHeader = LogCut.archiveHeader(header, archivePath: archivePath, logPath: path)
             try LogCut.copy(
-                from: old, range: 0..<cutEnd, header: nil, to: archivePath, replacing: false, paced: true, fileSystem: fileSystem)
+                from: old, range: (archiveHeader == nil ? 0 : Int64(header.length))..<cutEnd, header: archiveHeader, to: archivePath,
+                replacing: false, paced: true, fileSystem: fileSystem)
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: LogCut.relativeName(of: archivePath, from: path))
         } else {

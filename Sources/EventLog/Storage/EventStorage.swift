@@ -62,11 +62,20 @@ public protocol EventStorage: AnyObject, Sendable {
     /// records start at seq 1. A read from an earlier seq starts at the
     /// first record after it.
     var base: LogBase? { get }
+    /// Where the storage's records start in its history, read at one moment
+    /// (a cut of the open log changes it): its log id, its base and the
+    /// chained checksum its first record continues, for reading it across
+    /// its archives (``LogHistory/init(storage:name:)``). `nil` (the
+    /// default) when the storage has no log id or chain (an in-memory log).
+    var historyStart: LogHistory.Start? { get }
 }
 
 extension EventStorage {
     /// `nil`: the storage's records start at seq 1.
     public var base: LogBase? { nil }
+
+    /// `nil`: the storage has no log id or chain to continue.
+    public var historyStart: LogHistory.Start? { nil }
 
     /// ``lastSeq``: storages with one writer know their last seq exactly.
     public func refreshLastSeq() throws(EventLogError) -> UInt64 { lastSeq }

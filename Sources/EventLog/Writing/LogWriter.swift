@@ -95,6 +95,10 @@ public final class LogWriter: EventStorage, Sendable {
     public var header: LogHeader { state.withLock { $0.header } }
     /// A based log's base (``LogHeader/base``): `nil` for a log from seq 1.
     public var base: LogBase? { header.base }
+    /// The log's id, base and the chained checksum its first record continues, read together.
+    public var historyStart: LogHistory.Start? {
+        state.withLock { LogHistory.Start(logID: $0.header.logID, base: $0.header.base, chainValue: $0.header.previousChecksum) }
+    }
     /// What opening found and cut.
     public let recoveryReport: RecoveryReport
     /// The options the log was opened with.

@@ -9,6 +9,12 @@ extension LabelStore {
     /// checkpoint (a `CheckpointStorage`, such as a PostgreSQL list), else from seq 1. The current seq returns the projection itself.
     /// It works on a closed store too (a closed file log is read with a `LogReader`).
     ///
+    /// A `seq` before a cut log's first record is answered from the archives
+    /// (``history()``), each checked against the base naming it before it is
+    /// read; when the records were dropped or their archive is not there it
+    /// throws ``StoreError/Code/storage(_:)`` with `EventLogError.Code.archived`
+    /// (kind ``StoreError/Kind/seqOutOfRange``), naming the archive.
+    ///
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;
     ///   ``StoreError/Code/storage(_:)`` when the log cannot be read (e.g.
     ///   `EventLogError.Code.ioError` or `EventLogError.Code.corruptRecord`);
@@ -32,7 +38,12 @@ extension LabelStore {
     /// fold stops before the first record stamped later than `time` (so a
     /// record with an out-of-order earlier timestamp after it is not included).
     ///
-    /// - Throws: ``StoreError/Code/storage(_:)`` when the log cannot be read;
+    /// A time before the last record cut off a cut log is answered from its
+    /// archives (``history()``), as ``state(atSeq:)`` answers an archived seq.
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` when the log cannot be read
+    ///   (`EventLogError.Code.archived` when the records the fold needs were
+    ///   dropped or their archive is not there);
     ///   ``StoreError/Code/inconsistentEvent(_:)`` if a stored record does not fold.
     /// - Complexity: O(r) in the records folded, always from seq 1 (no snapshot is used)
     ///   up to the first record stamped later than `time`; each fold is O(log n), a
@@ -40,6 +51,12 @@ extension LabelStore {
     ///   are read but not folded.
     public func state(atTime time: EventTimestamp) throws(StoreError) -> LabelList {
         try readingAcrossCuts { (origin) throws(StoreError) in
+            // Records cut off before the log stamped later than `time`: the fold stops in an archive.
+            if let base = storage.base, base.timeRange.upperBound > time {
+                let first: UInt64
+                do throws(EventLogError) { first = try history().firstSeq(foldingUntil: time) } catch { throw StoreError.storage(error) }
+                return try foldAcrossArchives(from: first) { $0.timestamp <= time }
+            }
             var list = origin
             try forEachStoredRecord(from: origin.lastSeq + 1, through: lastSeq) { (record) throws(StoreError) -> Bool in
                 guard record.timestamp <= time else { return false }
@@ -55,7 +72,7 @@ extension LabelStore {
     func fold(through seq: UInt64) throws(StoreError) -> LabelList {
         guard seq > 0 else { return LabelList() }
         return try readingAcrossCuts { (origin) throws(StoreError) in
-            guard seq >= origin.lastSeq else { throw archived(seq) }
+            guard seq >= origin.lastSeq else { return try foldAcrossArchives(through: seq) }
             var list = nearestList(atOrBefore: seq).flatMap { $0.lastSeq >= origin.lastSeq ? $0 : nil } ?? origin
             try log.fold(&list, through: seq, via: storage)
             return list

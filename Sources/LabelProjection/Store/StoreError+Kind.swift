@@ -109,7 +109,8 @@ extension StoreError {
         case .logInUse: .logInUse
         case .fileNotFound, .listNotFound, .schemaMissing, .listReplaced: .logNotFound
         case .notARegularFile, .emptyFile, .notALog, .unsupportedVersion, .invalidLocation: .notALog
-        case .corruptHeader, .corruptRecord, .seqGap, .historyDiverged: .logDamaged
+        case .corruptHeader, .corruptRecord, .seqGap, .historyDiverged, .archiveMismatch: .logDamaged
+        case .archived: .seqOutOfRange
         case .ioError, .poisoned: .ioError
         case .closed: .closed
         case .invalidEvent: .invalidCommand

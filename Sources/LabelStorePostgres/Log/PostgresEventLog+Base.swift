@@ -60,6 +60,11 @@ extension PostgresEventLog {
     /// row continues it); 0 for a list from seq 1.
     public var baseChainValue: UInt32 { listBase.withLock { $0.crc } }
 
+    /// The list's id, base and the chained checksum its first row continues, read together.
+    public var historyStart: LogHistory.Start? {
+        listBase.withLock { LogHistory.Start(logID: LabelID(logID), base: $0.block, chainValue: $0.crc) }
+    }
+
     /// The seq of the list's first record: 1, or the one after its base.
     public var firstSeq: UInt64 { listBase.withLock { $0.seq } + 1 }
 

@@ -31,7 +31,7 @@ enum Head: Command {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = try arguments.logPath()
         let at = try arguments.seq("at")
-        let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console, reaching: at)
+        let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console, reaching: at.map { $0 + 1 })
         let head: HistoryHead
         do {
             defer { progress.finish() }

@@ -50,7 +50,9 @@ enum Prove: Command {
         default: break
         }
         let at = try trusted?.seq ?? arguments.seq("at")
-        let reaching = [seq, extends?.seq, at].compactMap { $0 }.min()
+        // The first record needed: the one proved, and the one after each head (a head at the
+        // seq an archive starts after is the frontier of the archive before it).
+        let reaching = [seq, extends.map { $0.seq + 1 }, at.map { $0 + 1 }].compactMap { $0 }.min()
         let (records, progress) = try HistorySource.open(path, label: "hashing \(path)", console: console, reaching: reaching)
         let document: ProofDocument
         do {

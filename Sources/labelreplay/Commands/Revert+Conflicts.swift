@@ -22,17 +22,22 @@ struct RevertConflicts {
     /// The last later event that changed the list's membership or order (any label's).
     private(set) var lastListChange: (seq: UInt64, kind: LabelEvent.Kind)?
 
-    /// The events after `seq` (about `id`, and those changing the list), read from `store`'s log.
+    /// The events after `seq` (about `id`, and those changing the list), read
+    /// from `store`'s history (its archives first when `seq` is archived).
     init(after seq: UInt64, about id: LabelID?, in store: LabelStore) throws {
-        var cursor = RecordCursor(storage: store.storage, from: seq + 1)
-        while let record = try cursor.next() {
+        var ofLabel: [(seq: UInt64, kind: LabelEvent.Kind)] = []
+        var lastListChange: (seq: UInt64, kind: LabelEvent.Kind)?
+        try store.history().forEachRecord(from: seq + 1) { record in
             let event = record.event
             if let id, event.labelID == id, event.kind != .rejected { ofLabel.append((record.seq, event.kind)) }
             switch event.kind {
             case .added, .removed, .moved, .reordered: lastListChange = (record.seq, event.kind)
             case .renamed, .toggled, .rejected: break
             }
+            return true
         }
+        self.ofLabel = ofLabel
+        self.lastListChange = lastListChange
     }
 
     /// The last later event about the label of one of `kinds`, or a reorder when `reorders` (whichever is later).

@@ -33,7 +33,9 @@ enum Revert: Command {
         return try Writing.perform(arguments, console: console) { store, options in
             let last = store.lastSeq
             guard seq >= 1, seq <= last else { throw Failure("\(path): there is no seq \(seq): the log ends at seq \(last)") }
-            guard let record = try store.storage.read(from: seq, maxCount: 1).first else {
+            // Through the history: an archived seq is read from its archive (checked first), or
+            // refused naming it; never another seq's record.
+            guard let record = try store.history().record(at: seq) else {
                 throw Failure("\(path): seq \(seq) could not be read")
             }
             switch try undoing(record, in: store, path: path) {

@@ -147,7 +147,7 @@ enum Verify: Command {
     static func checkHeads(_ heads: [HistoryHead], of path: String, into result: inout VerifyResult, console: Console) {
         do {
             let (records, progress) = try HistorySource.open(
-                path, label: "hashing \(path)", console: console, reaching: heads.map(\.seq).min())
+                path, label: "hashing \(path)", console: console, reaching: heads.map(\.seq).min().map { $0 + 1 })
             defer { progress.finish() }
             let (now, failures) = try HistoryProver.check(records, against: heads)
             result.historyHead = now.description

@@ -5,10 +5,11 @@ import EventLog
 /// progress line (bytes of a file, records of a list).
 enum HistorySource {
     /// Opens the history at `path` (a file or a server location) with a progress line labelled `label`.
-    /// When `reaching` (the smallest seq the command needs a head at or a
-    /// proof of) is before a based log's first record and the archive its
-    /// base names is beside it (and of this log), the archive's records are
-    /// read first and the log's after them, their join checked as they are.
+    /// When `reaching` (the first record the command needs: the one after a
+    /// head it gives or checks, a record it proves) is before a based log's first record, the archives holding
+    /// the seqs from it on are checked and read first (``LogHistory``, a
+    /// chain of any length) and the log's records after them; a missing or
+    /// mismatched archive is an error naming it.
     static func open(_ path: String, label: String, console: Console, reaching: UInt64? = nil) throws -> (
         records: HistoryRecords, progress: Progress
     ) {
@@ -17,9 +18,10 @@ enum HistorySource {
         let total: Int64
         if case .file(let file) = location {
             let reader = try LogReader(path: file)
-            if let reaching, let archive = archive(of: reader, path: file, reaching: reaching) {
-                total = try archive.fileSize() + reader.fileSize()
-                records = HistoryRecords(archive: archive, log: reader, name: file)
+            let archives = try reaching.map { try Self.archives(of: LogHistory(logPath: file, header: reader.header), reaching: $0) } ?? []
+            if !archives.isEmpty {
+                total = try archives.reduce(Int64(0)) { $0 + (try $1.fileSize()) } + reader.fileSize()
+                records = HistoryRecords(archives: archives, log: reader, name: file)
             } else {
                 total = try reader.fileSize()
                 records = HistoryRecords(reader: reader, name: file)
@@ -27,12 +29,13 @@ enum HistorySource {
         } else {
             let opened = try ServerStorage.open(location)
             total = Int64(try opened.storage.refreshLastSeq())
-            if let reaching, let base = opened.storage.base, reaching <= base.lastCutSeq, case .archived(let file) = base.disposition,
-                let archive = try? LogReader(path: SystemPaths.archive(named: file, besideLog: opened.display)),
-                archive.header.logID == LabelID(opened.logID)
-            {
-                // Seqs before the list's first: its archive's records first, then the list's.
-                records = HistoryRecords(archive: archive, storage: opened.storage, chainValue: opened.baseChainValue, name: opened.display)
+            let history = LogHistory(
+                storage: opened.storage, logID: LabelID(opened.logID), chainValue: opened.baseChainValue, name: opened.display)
+            let archives = try reaching.map { try Self.archives(of: history, reaching: $0) } ?? []
+            if !archives.isEmpty {
+                // Seqs before the list's first: its archives' records first, then the list's.
+                records = HistoryRecords(
+                    archives: archives, storage: opened.storage, chainValue: opened.baseChainValue, name: opened.display)
             } else {
                 // A list whose first records were cut off hashes on from its base's frontier.
                 let start = opened.storage.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) }
@@ -44,13 +47,16 @@ enum HistorySource {
         return (records, progress)
     }
 
-    /// The archive of the based log `reader` reads, when `reaching` is before
-    /// the log's first seq and the archive is beside it and of this log.
-    private static func archive(of reader: LogReader, path: String, reaching: UInt64) -> LogReader? {
-        guard let base = reader.header.base, reaching <= base.lastCutSeq, case .archived(let file) = base.disposition else { return nil }
-        let archivePath = SystemPaths.archive(named: file, besideLog: path)
-        guard let archive = try? LogReader(path: archivePath), archive.header.logID == reader.header.logID else { return nil }
-        return archive
+    /// Readers of the archives (oldest first) holding the seqs from
+    /// `reaching` on, each checked against the base naming it (``LogHistory``);
+    /// none when the live part holds `reaching`. A seq whose records were
+    /// dropped, or whose archive is missing or not the one named, is an
+    /// error naming the archive: no head or proof is given over records
+    /// that were not checked.
+    private static func archives(of history: LogHistory, reaching: UInt64) throws -> [LogReader] {
+        var readers: [LogReader] = []
+        for archive in try history.archives(from: max(reaching, 1)) { readers.append(try history.open(archive)) }
+        return readers
     }
 
     /// A head given on the command line (`SEQ:HEX`), or a usage error naming the option.

@@ -27,6 +27,13 @@ enum LabelFilter {
             }
             titles = pass.titles
         }
+        if hasPrefix {
+            // A cut log's records start after its base: the labels its base's list knows (live
+            // and removed, whose records may all be archived) are named as well.
+            let origin = try Replay(path: path, strict: false, folds: false, console: console).list
+            known.formUnion(origin.knownIDs)
+            for label in origin.labels where titles[label.id] == nil { titles[label.id] = label.title }
+        }
         var ids = Set<LabelID>()
         for (text, pattern) in patterns {
             if case .full(let id) = pattern {

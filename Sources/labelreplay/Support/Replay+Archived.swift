@@ -14,6 +14,31 @@ extension Replay {
         if let missing = try reachArchive(holding: seq, naming: seq) { throw Failure(missing) }
     }
 
+    /// Makes the list at `time` readable: when a record cut off before the
+    /// log is stamped later than `time` (the base's time range says so), the
+    /// archives from the oldest one the fold needs are read first
+    /// (``LogHistory/firstSeq(foldingUntil:)``). Otherwise fails, naming the
+    /// time and where the records went.
+    func requireHeld(time: EventTimestamp) throws {
+        guard lastSeq == origin, !readsArchive, let base = reachableBase, base.timeRange.upperBound > time else { return }
+        let history = self.history()
+        let first: UInt64
+        switch Result(catching: { () throws(EventLogError) in try history.firstSeq(foldingUntil: time) }) {
+        case .success(let seq): first = seq
+        case .failure(let error):
+            guard error.code == .archived else { throw error }
+            throw Failure("\(path): the list at time \(time.iso8601) needs records cut off before the log: \(unnamed(error.message))")
+        }
+        if let missing = try reachArchive(holding: first - 1, naming: first) {
+            throw Failure("\(path): the list at time \(time.iso8601) needs records cut off before the log: \(unnamed(missing))")
+        }
+    }
+
+    /// `message` without the log's path in front.
+    private func unnamed(_ message: String) -> String {
+        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
+    }
+
     /// Makes the records from `seq` on readable, as ``requireHeld(_:)`` makes
     /// a state readable: when `seq` is before this log's first record and the
     /// archive is there, it is read first. When it is not (dropped, or not
@@ -31,31 +56,43 @@ extension Replay {
         if explicit { throw Failure(missing) }
         let warning =
             missing.replacingOccurrences(of: ": run the command on the archive", with: "")
-            + "; reading from seq \(lastSeq + 1)"
+            .replacingOccurrences(of: ": put the archive back beside the log", with: "") + "; reading from seq \(lastSeq + 1)"
         if deferWarning { return warning }
         console.warning(warning)
         return nil
     }
 
-    /// Reads the archives this log's base names, as far as needed for the
-    /// state after `seq` (the records through it); returns what is missing
-    /// (the message naming `shown` and where it went), or `nil` when it is held.
+    /// Reads the archives needed for the state after `seq` (the records
+    /// through it) first, found and checked by ``LogHistory`` (a chain of any
+    /// length; each archive checked against the base naming it before it is
+    /// read); returns what is missing (the message naming `shown` and where it
+    /// went), or `nil` when it is held. An archive that is not the one its
+    /// base names is an error, never read.
     private func reachArchive(holding seq: UInt64, naming shown: UInt64) throws -> String? {
-        guard let base = reachableBase, seq < base.lastCutSeq else { return nil }
-        guard lastSeq == origin, !readsArchive, case .archived(let file) = base.disposition else {
-            return Self.archivedMessage(path: readsArchive ? archivePath ?? path : path, seq: shown, base: base)
+        guard seq < origin else { return nil }
+        guard lastSeq == origin, !readsArchive else {
+            return Self.archivedMessage(path: path, seq: shown, base: reachableBase ?? header.base!)
         }
-        let archivePath = SystemPaths.archive(named: file, besideLog: path)
-        guard SystemFile.exists(archivePath) else { return Self.archivedMessage(path: path, seq: shown, base: base) }
-        let archive = try LogReader(path: archivePath)
-        guard archive.header.logID == header.logID else {
-            throw Failure(
-                "\(archivePath): not the archive of \(path) (log id \(archive.header.logID), not \(header.logID)); \(Self.archivedMessage(path: path, seq: shown, base: base))"
-            )
+        let history = self.history()
+        switch Result(catching: { () throws(EventLogError) in try history.archives(from: seq + 1) }) {
+        case .failure(let error):
+            guard error.code == .archived else { throw error }
+            return error.message.replacingOccurrences(of: "\(path): seq \(seq + 1) ", with: "\(path): seq \(shown) ")
+        case .success(let archives):
+            guard !archives.isEmpty else { return nil }
+            var readers: [(reader: LogReader, path: String)] = []
+            for archive in archives { readers.append((try history.open(archive), archive.path)) }
+            try readArchivesFirst(readers)
+            return nil
         }
-        try readArchiveFirst(archive, path: archivePath)
-        // The archive may itself start from a base: the seq must be at or after it.
-        return try reachArchive(holding: seq, naming: shown)
+    }
+
+    /// The history this replay reads (its archives' chain and the live log or list).
+    func history() -> LogHistory {
+        if let storage = serverStorage {
+            return LogHistory(storage: storage, logID: header.logID, chainValue: header.previousChecksum, name: path)
+        }
+        return LogHistory(logPath: path, header: header)
     }
 
     /// The base of the log file at `path` (`nil` for a log from seq 1, a

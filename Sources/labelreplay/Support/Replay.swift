@@ -48,7 +48,7 @@ final class Replay {
     private(set) var origin: UInt64 = 0
     /// The base of the file read first: the log's, or its archive's once that is read first.
     private(set) var reachableBase: LogBase?
-    /// The archive read before the log, if one is (``readArchiveFirst(_:path:)``).
+    /// The oldest archive read before the log, if one is (``readArchivesFirst(_:)``).
     private(set) var archivePath: String?
     /// The header of the file read first: the log's, or its archive's once that is read first.
     private(set) var startHeader: LogHeader
@@ -177,18 +177,20 @@ final class Replay {
         return list
     }
 
-    /// Reads `archive` (at `archivePath`) before the log: the fold starts
-    /// from the archive's own origin (empty, or its base's list).
-    func readArchiveFirst(_ archive: LogReader, path archivePath: String) throws {
-        list = try LabelList.origin(of: archive.header, path: archivePath)
-        lastSeq = archive.header.firstSeq - 1
+    /// Reads `archives` (oldest first, checked by ``LogHistory``) before the
+    /// log: the fold starts from the oldest archive's own origin (empty, or
+    /// its base's list).
+    func readArchivesFirst(_ archives: [(reader: LogReader, path: String)]) throws {
+        let oldest = archives[0]
+        list = try LabelList.origin(of: oldest.reader.header, path: oldest.path)
+        lastSeq = oldest.reader.header.firstSeq - 1
         origin = lastSeq
-        reachableBase = archive.header.base
-        startHeader = archive.header
-        self.archivePath = archivePath
+        reachableBase = oldest.reader.header.base
+        startHeader = oldest.reader.header
+        archivePath = oldest.path
         titles = [:]
         for label in list.labels { titles[label.id] = label.title }
-        reader.readArchiveFirst(archive, path: archivePath)
+        reader.readArchivesFirst(archives)
     }
 
     /// Starts the fold from `checkpoint` instead of seq 1: the list is the
@@ -235,6 +237,7 @@ final class Replay {
 
     /// Reads in seq order up to, not including, the first record stamped later than `time`.
     func fold(until time: EventTimestamp) throws -> LabelList {
+        try requireHeld(time: time)
         while let step = try read() {
             if step.record.timestamp > time {
                 progress?.finish()

@@ -9,13 +9,16 @@ import Foundation
 /// ``fileSize()`` count records (the unit of its progress line), it has no
 /// tail and no positions, and it is never replaced under a reader.
 final class ReplayReader {
-    /// The file's reader, for a log file (the archive's, while an archive is read before its log).
+    /// The file's reader, for a log file (an archive's, while archives are read before the log).
     private(set) var file: LogReader?
-    /// The based log to read once the archive ``file`` ends (``readArchiveFirst(_:path:)``).
-    private var live: LogReader?
-    /// The archive being read before the log, and the bytes of it done once the log is read.
+    /// The files to read after ``file`` ends, in order (the later archives, then the based log
+    /// file; for a server list only archives, the list after them), and each one's path.
+    private var following: [(reader: LogReader, path: String)] = []
+    /// The path of the archive ``file`` reads (`nil` once the log itself is read), and the bytes of the files done.
     private var archivePath: String?
     private var archiveBytes: Int64 = 0
+    /// Whether the last archive is followed by a server list (not by a file in ``following``).
+    private var storageFollows = false
     private let storage: (any EventStorage)?
     /// The log's header (for a server list: its id, and the first record's time as its creation).
     private(set) var header: LogHeader
@@ -67,16 +70,16 @@ final class ReplayReader {
     /// The file's size in bytes; a server list's last seq.
     func fileSize() throws -> Int64 {
         if storage != nil { return Int64(try storage!.refreshLastSeq()) }
-        if let live, let file { return try file.fileSize() + live.fileSize() }
-        return try file!.fileSize() + archiveBytes
+        var total = try file!.fileSize() + archiveBytes
+        for next in following { total += try next.reader.fileSize() }
+        return total
     }
 
     /// The next record, or `nil` at the end of the complete records.
     func next() throws -> EventRecord? {
-        if let file {
+        while let file {
             if let record = try file.next() { return record }
             guard try joinLog() else { return nil }
-            if let log = self.file { return try log.next() }
         }
         if index == buffer.count {
             buffer = try storage!.read(from: storageNext, maxCount: 4096)
@@ -91,13 +94,9 @@ final class ReplayReader {
     /// Calls `body` with each record from `seq` on, as a view (for a server
     /// list, each record's payload encoded and parsed again: the same checks).
     func forEachView(from seq: UInt64, _ body: (EventRecordView) throws -> Void) throws {
-        if let file {
-            try file.forEachView(from: seq, body)
+        while let file {
+            try file.forEachView(from: max(seq, file.nextSeq), body)
             guard try joinLog() else { return }
-            if let log = self.file {
-                try log.forEachView(from: max(seq, log.nextSeq), body)
-                return
-            }
         }
         while let record = try next() {
             guard record.seq >= seq else { continue }
@@ -106,38 +105,48 @@ final class ReplayReader {
         }
     }
 
-    /// Whether an archive was set to be read before the log (whether or not the log is reached yet).
+    /// Whether archives were set to be read before the log (whether or not the log is reached yet).
     private(set) var chainsArchive = false
 
-    /// Reads `archive` (the archive at `path` holding the records a based log
-    /// cut) before the log: from the archive's first record, then, once it
-    /// ends, the log from its first. Before anything is read.
-    func readArchiveFirst(_ archive: LogReader, path: String) {
-        precondition(live == nil && (file != nil || storage != nil), "an archive is read first only before a log")
-        live = file
-        file = archive
-        archivePath = path
+    /// Reads `archives` (oldest first: the archives holding the records a
+    /// based log cut, checked by ``LogHistory``) before the log: from the
+    /// first archive's first record, each one to its end, then the log from
+    /// its first. Before anything is read.
+    func readArchivesFirst(_ archives: [(reader: LogReader, path: String)]) {
+        precondition(!chainsArchive && !archives.isEmpty && (file != nil || storage != nil), "archives are read first only before a log")
+        var queue = archives
+        if let file { queue.append((file, file.path)) } else { storageFollows = true }
+        file = queue[0].reader
+        archivePath = queue[0].path
+        following = Array(queue.dropFirst())
         chainsArchive = true
     }
 
-    /// Moves from the archive, at its end, to the log after it, checking that
-    /// they join: the archive's last record is the one before the log's first,
-    /// and the log's first record chains on from its checksum. `false` when
-    /// there is no log to move to.
+    /// Moves from the archive being read, at its end, to the file (or list)
+    /// after it, checking that they join: the archive's last record is the
+    /// one before the next part's first, and the next part's first record
+    /// chains on from its checksum. `false` when there is nothing to move to.
     private func joinLog() throws -> Bool {
         guard let archive = file, let path = archivePath else { return false }
-        // The log after the archive: a file, or the server list (whose header is the one made for it).
-        let logHeader = live?.header ?? header
+        // The part after the archive: a file, or the server list (whose header is the one made for it).
+        let next = following.first
+        guard next != nil || storageFollows else { return false }
+        let nextHeader = next?.reader.header ?? header
         let last = archive.lastPosition
-        guard last?.seq == logHeader.firstSeq - 1, let checksum = last?.checksum, checksum == logHeader.previousChecksum else {
+        guard last?.seq == nextHeader.firstSeq - 1, let checksum = last?.checksum, checksum == nextHeader.previousChecksum else {
             throw Failure(
-                "\(path): the archive ends at seq \(last?.seq ?? 0) and does not join the log after it (which starts at seq \(logHeader.firstSeq)); run 'labelreplay verify' on the log"
+                "\(path): the archive ends at seq \(last?.seq ?? 0) and does not join the file after it (which starts at seq \(nextHeader.firstSeq)); run 'labelreplay verify' on the log"
             )
         }
-        archiveBytes = try archive.fileSize()
-        file = live
-        self.live = nil
-        archivePath = nil
+        archiveBytes += try archive.fileSize()
+        if let next {
+            following.removeFirst()
+            file = next.reader
+            archivePath = following.isEmpty && !storageFollows ? nil : next.path
+        } else {
+            file = nil
+            archivePath = nil
+        }
         return true
     }
 
