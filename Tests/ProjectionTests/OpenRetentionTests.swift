@@ -70,7 +70,12 @@ import Testing
                 #expect(try store.state(atSeq: seq) == kept.state(atSeq: seq), "state at \(seq)")
                 #expect(try store.historyHead(atSeq: seq) == kept.historyHead(atSeq: seq), "head at \(seq)")
             }
-            #expect(throws: StoreError.self) { try store.state(atSeq: firstSeq - 2) }
+            // Seqs before the log's first are answered from the archives its cuts wrote (the history).
+            for seq in [firstSeq - 2, 1, 2, report.cut.lowerBound, report.cut.lowerBound + 1] {
+                #expect(try store.state(atSeq: seq) == kept.state(atSeq: seq), "archived state at \(seq)")
+            }
+            let time = try #require(try kept.storage.read(from: 5, maxCount: 1).first?.timestamp)
+            #expect(try store.state(atTime: time) == kept.state(atTime: time), "archived state at \(time.iso8601)")
             // The history files were written again for the new file.
             #expect(FileManager.default.fileExists(atPath: CheckpointFile.path(for: path)))
             kept.close()

@@ -103,9 +103,24 @@ final class Replay {
     /// ` at byte offset N` for a record of a file; nothing for a server list's.
     func at(_ offset: Int64) -> String { reader.isServer ? "" : " at byte offset \(offset)" }
 
-    /// A size for `log`'s columns (``EventColumns``): the file's, or one whose records would be a server list's.
+    /// A size for `log`'s columns (``EventColumns``): a server list's records as a file's would
+    /// be; for a file, the bytes of every record of the history plus the oldest part's header —
+    /// the size of the log had it never been cut, so a cut log's columns are the uncut one's.
     func columnsSize() throws -> Int64 {
-        reader.isServer ? try reader.fileSize() * 16 : try reader.fileSize()
+        if reader.isServer { return try reader.fileSize() * 16 }
+        var bytes = try LogReader(path: path).fileSize() - Int64(header.length)
+        var oldestHeader = Int64(header.length)
+        let history = self.history()
+        var first = history.liveFirstSeq
+        while first > 1, case .archive(let archive)? = try? history.holder(of: first - 1),
+            let part = try? LogReader(path: archive.path)
+        {
+            bytes += try part.fileSize() - Int64(part.header.length)
+            oldestHeader = Int64(part.header.length)
+            first = archive.seqs.lowerBound
+        }
+        // Records dropped or in a missing archive: counted at the smallest a record takes.
+        return bytes + oldestHeader + Int64(first - 1) * 16
     }
 
     /// Erases the progress line and draws no more (before following a live log).
