@@ -125,3 +125,20 @@ import Testing
         #expect(try newestCheckpointSeq(of: memory) == nil, "an in-memory log keeps no checkpoints")
     }
 }
+
+/// The article "Reading a history that was cut": compiled with its lines exactly
+/// (``DocumentedSnippetTests``); `CutHistoryTests` and `LogHistoryTests` run the same calls.
+enum ReadingACutHistorySnippet {
+    static func run() throws {
+        // snippet: log-history-read
+        let history = try LogHistory(logPath: "labels.labellog")
+        if let record = try history.record(at: 50) {  // from labels.1-1000.labellog
+            print(record.event)
+        }
+        try history.forEachRecord(from: 990, through: 1_010) { record in
+            print(record.seq)  // 990…1000 from the archive, then the log
+            return true
+        }
+        // end snippet
+    }
+}
