@@ -48,6 +48,14 @@ import Testing
         return outputs
     }
 
+    /// A history of `writes` random edits (``HistoryIndexCommandTests/makeHistory(at:seed:writes:)``)
+    /// in the directory `uncut` of `scratch`: the reference the cut copies are compared with.
+    static func reference(in scratch: Scratch, seed: UInt64, writes: Int) throws -> (path: String, ids: [LabelID]) {
+        try FileManager.default.createDirectory(atPath: scratch.path("uncut"), withIntermediateDirectories: true)
+        let path = scratch.path("uncut/h.labellog")
+        return (path, try HistoryIndexCommandTests.makeHistory(at: path, seed: seed, writes: writes))
+    }
+
     /// A copy of the history at `reference` in a directory of its own, cut before each of `cuts` in turn.
     static func cutCopy(of reference: String, in scratch: Scratch, name: String, cuts: [UInt64]) async throws -> String {
         let directory = scratch.path(name)
@@ -64,9 +72,7 @@ import Testing
     @Test(arguments: [[2], [3], [16], [17], [18], [UInt64(writes) + 1], [100, 250], [40, 200, 330]] as [[UInt64]])
     func everyCommandAnswersOnACutHistoryAsOnTheUncutOne(cuts: [UInt64]) async throws {
         let scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.path("uncut"), withIntermediateDirectories: true)
-        let reference = scratch.path("uncut/h.labellog")
-        let ids = try HistoryIndexCommandTests.makeHistory(at: reference, seed: 43, writes: Self.writes)
+        let (reference, ids) = try Self.reference(in: scratch, seed: 43, writes: Self.writes)
         let last = try LogReader.readAll(path: reference).0.last!.seq
         let head = try await CLI.run(["head", reference, "--at", String(last / 4)]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let expected = try await Self.answers(reference, ids: ids, last: last, extending: head)
@@ -96,9 +102,7 @@ import Testing
     /// naming the archive, and nothing is appended.
     @Test func revertOfAnArchivedSeqUndoesThatSeq() async throws {
         let scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.path("uncut"), withIntermediateDirectories: true)
-        let reference = scratch.path("uncut/h.labellog")
-        _ = try HistoryIndexCommandTests.makeHistory(at: reference, seed: 7, writes: Self.writes)
+        let reference = try Self.reference(in: scratch, seed: 7, writes: Self.writes).path
         let path = try await Self.cutCopy(of: reference, in: scratch, name: "cut", cuts: [300])
         // The first seqs whose revert the uncut log accepts.
         var reverted = 0
@@ -127,9 +131,7 @@ import Testing
     /// without it is refused naming the archive (it answered for the cut seq, exit 0).
     @Test func showAtATimeInsideTheArchiveAnswersFromIt() async throws {
         let scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.path("uncut"), withIntermediateDirectories: true)
-        let reference = scratch.path("uncut/h.labellog")
-        _ = try HistoryIndexCommandTests.makeHistory(at: reference, seed: 8, writes: 300)
+        let reference = try Self.reference(in: scratch, seed: 8, writes: 300).path
         let path = try await Self.cutCopy(of: reference, in: scratch, name: "cut", cuts: [201])
         let want = try await CLI.run(["show", reference, "--at-time", at(100).iso8601, "--json"]).json()
         let got = try await CLI.run(["show", path, "--at-time", at(100).iso8601, "--json"]).json()
@@ -147,9 +149,7 @@ import Testing
     /// expected name, or its records' hashes not the base's frontier.
     @Test func aMismatchedArchiveIsRefusedByEveryReadThatReachesIt() async throws {
         let scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.path("uncut"), withIntermediateDirectories: true)
-        let reference = scratch.path("uncut/h.labellog")
-        _ = try HistoryIndexCommandTests.makeHistory(at: reference, seed: 9, writes: 300)
+        let reference = try Self.reference(in: scratch, seed: 9, writes: 300).path
         let path = try await Self.cutCopy(of: reference, in: scratch, name: "cut", cuts: [201])
         let archive = scratch.path("cut/h.1-200.labellog")
         let good = try bytes(archive)

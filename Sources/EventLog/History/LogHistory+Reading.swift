@@ -35,23 +35,24 @@ extension LogHistory {
         from seq: UInt64, through last: UInt64? = nil, _ body: (EventRecord) throws(EventLogError) -> Bool
     ) throws(EventLogError) {
         let start = max(seq, 1)
-        guard start <= (last ?? .max) else { return }
+        let end = last ?? .max
+        guard start <= end else { return }
         var next = start
         for archive in try archives(from: start) {
             let reader = try open(archive)
             try reader.skip(toSeq: next)
-            while next <= archive.seqs.upperBound, next <= (last ?? .max) {
+            while next <= archive.seqs.upperBound, next <= end {
                 guard let record = try reader.next() else { break }
                 guard try body(record) else { return }
                 next = record.seq + 1
             }
-            guard next > (last ?? .max) || next == archive.seqs.upperBound + 1 else {
+            guard next > end || next == archive.seqs.upperBound + 1 else {
                 throw ArchiveJoin.mismatch(archive, "it ended at seq \(next - 1) while it was read")
             }
-            if next > (last ?? .max) { return }
+            if next > end { return }
         }
-        while next <= (last ?? .max) {
-            let count = Int(clamping: min(4_096, (last ?? .max) - next + 1))
+        while next <= end {
+            let count = Int(clamping: min(4_096, end - next + 1))
             let records = try liveRecords(from: next, maxCount: count)
             guard let first = records.first else { return }
             guard first.seq == next else {

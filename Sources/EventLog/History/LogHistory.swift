@@ -108,12 +108,6 @@ public final class LogHistory {
         self.init(storage: storage, start: start, name: name)
     }
 
-    /// The history of a server list with log id `logID`, whose first record
-    /// continues `chainValue` (its base's; 0 from seq 1).
-    public convenience init(storage: any EventStorage, logID: LabelID, chainValue: UInt32, name: String) {
-        self.init(storage: storage, start: Start(logID: logID, base: storage.base, chainValue: chainValue), name: name)
-    }
-
     // MARK: - The chain
 
     /// Where a seq is held.

@@ -156,7 +156,7 @@ struct LogStats: Encodable {
             last = base.cut.upperBound
             cutAt = base.cutAt.iso8601
             if case .archived(let file) = base.disposition {
-                archive = SystemPaths.archive(named: file, besideLog: logPath)
+                archive = HistoryArchive.resolve(file, namedBy: logPath)
                 dropped = false
             } else {
                 archive = nil

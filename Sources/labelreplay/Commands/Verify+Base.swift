@@ -16,7 +16,7 @@ extension Verify {
             check.dropped = true
             return
         }
-        let archive = SystemPaths.archive(named: file, besideLog: path)
+        let archive = HistoryArchive.resolve(file, namedBy: path)
         check.archive = archive
         guard SystemFile.exists(archive) else { return }
         func fail(_ message: String) {

@@ -29,8 +29,7 @@ enum HistorySource {
         } else {
             let opened = try ServerStorage.open(location)
             total = Int64(try opened.storage.refreshLastSeq())
-            let history = LogHistory(
-                storage: opened.storage, logID: LabelID(opened.logID), chainValue: opened.baseChainValue, name: opened.display)
+            let history = LogHistory(storage: opened.storage, name: opened.display)
             let archives = try reaching.map { try Self.archives(of: history, reaching: $0) } ?? []
             if !archives.isEmpty {
                 // Seqs before the list's first: its archives' records first, then the list's.

@@ -1,4 +1,5 @@
 import EventLog
+import LabelProjection
 
 /// `--label` for the read-only commands: ids or prefixes resolved against
 /// every id the log's records name (so removed labels, and ids only seen in
@@ -18,6 +19,9 @@ enum LabelFilter {
         var known = Set<LabelID>()
         var titles: [LabelID: String] = [:]
         let hasPrefix = patterns.contains { if case .prefix = $0.1 { true } else { false } }
+        // A cut log's records start after its base: the labels its base's list knows (live and
+        // removed, whose records may all be archived) are named as well. A non-folding pass keeps it.
+        var origin: LabelList?
         if hasPrefix, let history {
             known = try history.knownIDs
         } else if hasPrefix {
@@ -26,11 +30,10 @@ enum LabelFilter {
                 if let id = step.record.event.labelID { known.insert(id) }
             }
             titles = pass.titles
+            origin = pass.list
         }
         if hasPrefix {
-            // A cut log's records start after its base: the labels its base's list knows (live
-            // and removed, whose records may all be archived) are named as well.
-            let origin = try Replay(path: path, strict: false, folds: false, console: console).list
+            let origin = try origin ?? Replay(path: path, strict: false, folds: false, console: console).list
             known.formUnion(origin.knownIDs)
             for label in origin.labels where titles[label.id] == nil { titles[label.id] = label.title }
         }

@@ -90,7 +90,7 @@ extension Replay {
     /// The history this replay reads (its archives' chain and the live log or list).
     func history() -> LogHistory {
         if let storage = serverStorage {
-            return LogHistory(storage: storage, logID: header.logID, chainValue: header.previousChecksum, name: path)
+            return LogHistory(storage: storage, name: path)
         }
         return LogHistory(logPath: path, header: header)
     }
@@ -116,7 +116,7 @@ extension Replay {
             "records \(base.cut.lowerBound)…\(base.cut.upperBound), stamped \(base.timeRange.lowerBound.iso8601) to \(base.timeRange.upperBound.iso8601)"
         switch base.disposition {
         case .archived(let file):
-            let archive = SystemPaths.archive(named: file, besideLog: path)
+            let archive = HistoryArchive.resolve(file, namedBy: path)
             return
                 "\(path): seq \(seq) is archived in \(archive) (\(cut)); this log starts at seq \(base.lastCutSeq + 1) and keeps the list at seq \(base.lastCutSeq): run the command on the archive"
         case .dropped:
@@ -128,12 +128,6 @@ extension Replay {
 
 /// Paths of files beside a log.
 enum SystemPaths {
-    /// The archive a based log's base names (`LogBase.Disposition.archived(file:)`):
-    /// an absolute path as it is, a relative one in the directory of the log at `logPath`.
-    static func archive(named file: String, besideLog logPath: String) -> String {
-        file.hasPrefix("/") ? file : sibling(of: logPath, named: file)
-    }
-
     /// The path of `name` in the directory of `path`.
     static func sibling(of path: String, named name: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return name }
