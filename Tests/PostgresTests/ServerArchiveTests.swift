@@ -82,7 +82,13 @@ import Testing
         for (seq, state) in zip(seqs.dropFirst(), states.dropFirst()) {
             #expect(try joined.state(atSeq: seq) == state, "seq \(seq)")
         }
-        #expect(throws: StoreError.self, "seq 120 is archived") { try joined.state(atSeq: 120) }
+        // Seq 120 is archived: answered from the archive file (LabelStore.history()), and refused,
+        // naming the archive, while the file is gone.
+        #expect(try joined.state(atSeq: seqs[0]) == states[0], "seq 120, from the archive")
+        try FileManager.default.moveItem(atPath: archive, toPath: archive + ".away")
+        let refused = try #require(throws: StoreError.self, "seq 120 is archived") { try joined.state(atSeq: 120) }
+        #expect(refused.message.contains(archive), "\(refused)")
+        try FileManager.default.moveItem(atPath: archive + ".away", toPath: archive)
 
         // The CLI answers as before: from the base, and from the archive for earlier seqs.
         let after = try commands.map { try cli($0) }
