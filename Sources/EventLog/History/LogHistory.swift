@@ -137,7 +137,7 @@ public final class LogHistory {
 
     /// The archives to read, oldest first, to read the records from `seq`
     /// on (every archive from the one holding `seq` to the live log), each
-    /// checked (``ArchiveJoin``) before it is returned. Empty when the live
+    /// checked (against the base naming it) before it is returned. Empty when the live
     /// log holds `seq`.
     ///
     /// - Throws: ``EventLogError/Code/archived`` as ``holder(of:)``, and when

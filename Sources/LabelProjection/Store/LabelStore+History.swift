@@ -9,7 +9,7 @@ extension LabelStore {
     /// names are resolved in the log file's directory.
     ///
     /// Each call returns a new value for one thread; archives are checked
-    /// (``EventLog/LogHistory/archives(from:)``) before any record of them
+    /// (`LogHistory.archives(from:)`) before any record of them
     /// is read.
     public func history() -> LogHistory {
         LogHistory(storage: storage, name: ownedWriter?.path ?? "the store's log")
