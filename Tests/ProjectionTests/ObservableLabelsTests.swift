@@ -55,6 +55,40 @@ import Testing
         #expect(model.rows.map(\.title) == ["B", "A2"])
     }
 
+    /// Swift's `String ==` is canonical equivalence, and `@Observable` skips a
+    /// set whose value is `==` to the old one: a rename to a canonically
+    /// equivalent title (other bytes, a new record) must still tell `title`'s
+    /// readers, through a row edit, the store, a reload and a view's query.
+    @Test func renamingToACanonicallyEquivalentTitleFiresTitleObservers() async throws {
+        let composed = "\u{622}\u{628}", decomposed = "\u{627}\u{653}\u{628}"
+        #expect(composed == decomposed && !String.sameBytes(composed, decomposed))
+        let store = try makeStore()
+        let a = try await store.add(composed)
+        let model = ObservableLabels(store: store)
+        let row = try #require(model.row(a))
+        let fired = Collector<String>()
+        observe(fired, ["A.title": { _ = row.title }])
+        try await row.rename(to: decomposed)
+        #expect(fired.all == ["A.title"], "a row edit")
+        #expect(String.sameBytes(row.title, decomposed))
+        fired.removeAll()
+        observe(fired, ["A.title": { _ = row.title }])
+        try await store.rename(a, to: composed)
+        model.update()
+        #expect(fired.all == ["A.title"], "a store write applied by update()")
+        #expect(String.sameBytes(row.title, composed))
+        fired.removeAll()
+        observe(fired, ["A.title": { _ = row.title }])
+        row.update(from: Label(id: a, title: decomposed, isEnabled: true, version: row.version))
+        #expect(fired.all == ["A.title"], "a reload's update of the row")
+        fired.removeAll()
+        let view = ObservableView(model, query: composed)
+        observe(fired, ["query": { _ = view.query }])
+        view.query = decomposed
+        #expect(fired.all == ["query"], "a view's query set to other bytes")
+        #expect(String.sameBytes(view.query, decomposed))
+    }
+
     @Test func scenarioC_togglingOneOfFiftyRowsInvalidatesOnlyThatRowsIsEnabled() throws {
         let store = try makeStore()
         let ids = try (0..<50).map { try store.add("Label \($0)") }

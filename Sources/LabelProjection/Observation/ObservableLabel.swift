@@ -21,8 +21,22 @@ import Observation
 public final class ObservableLabel: Identifiable {
     /// The stable identity.
     public let id: LabelID
-    /// The title.
-    public internal(set) var title: String
+    /// The title, exact to the byte: a rename to a canonically equivalent
+    /// title (other bytes, equal by Swift's `String ==`) is told to its
+    /// readers like any other rename. (`@Observable`'s generated setter skips
+    /// a value that is `==` to the old one, so the title is stored outside
+    /// the macro and notifies by hand.)
+    public internal(set) var title: String {
+        get {
+            access(keyPath: \.title)
+            return titleBytes
+        }
+        set {
+            withMutation(keyPath: \.title) { titleBytes = newValue }
+        }
+    }
+    /// The storage of ``title``, set only through it.
+    @ObservationIgnored private var titleBytes: String
     /// Whether the label is enabled.
     public internal(set) var isEnabled: Bool
     /// The label's version (see ``Label/version``): the seq of the record that
@@ -36,7 +50,7 @@ public final class ObservableLabel: Identifiable {
 
     init(_ label: Label, store: LabelStore, model: ObservableLabels?) {
         id = label.id
-        title = label.title
+        titleBytes = label.title
         isEnabled = label.isEnabled
         version = label.version
         self.store = store

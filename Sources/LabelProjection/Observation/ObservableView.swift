@@ -41,10 +41,22 @@ import Observation
 @Observable
 public final class ObservableView {
     /// The text a title must contain (case- and diacritic-insensitive, see
-    /// ``ViewQuery``); empty shows every label. Setting it re-filters.
+    /// ``ViewQuery``); empty shows every label. Setting it re-filters. Its
+    /// readers are told whenever its bytes change, even to a canonically
+    /// equivalent text (which `@Observable`'s generated setter would skip).
     public var query: String {
-        didSet { refilter() }
+        get {
+            access(keyPath: \.query)
+            return queryText
+        }
+        set {
+            guard !String.sameBytes(queryText, newValue) else { return }
+            withMutation(keyPath: \.query) { queryText = newValue }
+            refilter()
+        }
     }
+    /// The storage of ``query``, set only through it.
+    @ObservationIgnored private var queryText: String
     /// Whether only enabled labels are shown. Setting it re-filters.
     public var enabledOnly: Bool {
         didSet { refilter() }
@@ -72,7 +84,7 @@ public final class ObservableView {
     ///   model is behind the store, what ``ObservableLabels/update()`` costs.
     public init(_ labels: ObservableLabels, query: String = "", enabledOnly: Bool = false) {
         self.labels = labels
-        self.query = query
+        queryText = query
         self.enabledOnly = enabledOnly
         viewQuery = ViewQuery(query, enabledOnly: enabledOnly)
         refilter()
