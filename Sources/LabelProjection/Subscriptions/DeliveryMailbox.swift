@@ -3,12 +3,16 @@ import EventLog
 /// One subscriber's FIFO between the store's ``DeliveryQueue`` and the
 /// subscriber's ``DeliveryTarget`` (the main actor, an actor, a queue).
 ///
-/// The drainer of the delivery queue ``post(_:)``s each notification here
-/// (in seq order, since the delivery queue is) and, when no run is scheduled,
-/// schedules one on the target; it never waits for the target. A run
-/// (``run(_:)``, on the target) takes the notifications in order and calls the
-/// handler for each, at most ``batch`` per run; if more remain it schedules the
-/// next run itself. At most one run is scheduled or running at a time (the
+/// The drainer of the delivery queue ``post(_:)``s each record's
+/// notifications here together (in seq order, since the delivery queue is)
+/// and, when no run is scheduled, schedules one on the target; it never waits
+/// for the target. A run (``run(_:)``, on the target) takes the notifications
+/// in order and calls the handler for each, ending only at a record's end:
+/// after about ``batch`` calls it stops at the next change of seq and, if more
+/// remain, schedules the next run itself. So every subscriber sharing the
+/// mailbox (a list model and its views) handles a record in the same run —
+/// one main-actor job — and a frame drawn between jobs never sees the list
+/// and a view at different records. At most one run is scheduled or running at a time (the
 /// `scheduled` flag is cleared only by a run that found the FIFO empty, after
 /// its last call returned), so the handler runs one call at a time, in seq
 /// order, each notification once, whatever the target's executor.
@@ -48,7 +52,8 @@ final class DeliveryMailbox: Sendable {
         }
     }
 
-    /// The most handler calls one run makes before it schedules the next run.
+    /// The handler calls after which a run ends at the next record boundary
+    /// and schedules the next run (a record's notifications are never split).
     static let batch = 128
 
     private let state = Locked(State())
@@ -61,12 +66,15 @@ final class DeliveryMailbox: Sendable {
         self.schedule = schedule
     }
 
-    /// Queues `notification` (call in seq order, with no store lock held) and
-    /// schedules a run if none is. Does nothing once cancelled.
-    func post(_ notification: ChangeNotification) {
+    /// Queues `notifications` — every notification of one record for this
+    /// mailbox's subscribers, in subscription order — at once (call in seq
+    /// order, with no store lock held), and schedules a run if none is. Does
+    /// nothing once cancelled.
+    func post(_ notifications: [ChangeNotification]) {
+        guard !notifications.isEmpty else { return }
         let start = state.withLock { s -> Bool in
             guard !s.cancelled else { return false }
-            s.items.append(notification)
+            s.items.append(contentsOf: notifications)
             guard !s.scheduled else { return false }
             s.scheduled = true
             return true
@@ -100,28 +108,43 @@ final class DeliveryMailbox: Sendable {
         }
     }
 
-    /// One run, on the target: calls `handler` for up to ``batch`` queued
-    /// notifications, in order, checking for cancellation before each; then
-    /// either ends (nothing left, or cancelled) or schedules the next run.
+    /// One run, on the target: calls `handler` for the queued notifications,
+    /// in order, checking for cancellation before each, until ``batch`` calls
+    /// were made and the next notification is of another record; then either
+    /// ends (nothing left, or cancelled) or schedules the next run.
     func run(_ handler: (ChangeNotification) -> Void) {
-        for _ in 0..<Self.batch {
-            let next = state.withLock { s -> ChangeNotification? in
-                guard !s.cancelled, let item = s.pop() else {
+        var calls = 0
+        var lastSeq: UInt64 = 0
+        while true {
+            let step = state.withLock { s -> RunStep in
+                guard !s.cancelled, s.head < s.items.count else {
                     s.scheduled = false
-                    return nil
+                    return .finished
                 }
-                return item
+                if calls >= Self.batch, s.items[s.head].seq != lastSeq { return .yield }
+                return s.pop().map(RunStep.handle) ?? .finished
             }
-            guard let next else { return }
-            handler(next)
-        }
-        let more = state.withLock { s -> Bool in
-            guard !s.cancelled, s.pending > 0 else {
-                s.scheduled = false
-                return false
+            switch step {
+            case .handle(let next):
+                handler(next)
+                calls += 1
+                lastSeq = next.seq
+            case .finished:
+                return
+            case .yield:
+                schedule(self)
+                return
             }
-            return true
         }
-        if more { schedule(self) }
+    }
+
+    /// What a run does next.
+    private enum RunStep {
+        /// Hand this notification to the handler.
+        case handle(ChangeNotification)
+        /// Nothing left (or cancelled): the run ends and `scheduled` is cleared.
+        case finished
+        /// A full batch ended at a record boundary and more remain: the next run is scheduled.
+        case yield
     }
 }

@@ -86,7 +86,7 @@ final class SubscriberBox: Sendable {
         switch sink {
         case .callback(let handler): handler(notification)
         case .stream(let buffer): buffer.offer(notification)
-        case .target(let mailbox): mailbox.post(notification)
+        case .target(let mailbox): mailbox.post([notification])
         }
     }
 
