@@ -34,6 +34,45 @@ import Testing
         #expect(store.lastSeq == seq)
     }
 
+    /// NUL is a rule of the command's values (titles, actors, notes), not a
+    /// failure of the log: `invalidCommand`, naming the rule and the byte, for
+    /// every write that takes a title, and the audit record of the refusal
+    /// carries the command's text with the NUL escaped.
+    @Test func aStringHoldingNULIsRefusedAsAnInvalidCommandNamingTheRuleNotAsAFailedLog() throws {
+        for recordRejections in [false, true] {
+            let store = try makeStore(recordRejections: recordRejections)
+            let a = try store.add("A")
+            let seq = store.lastSeq
+            let nul = "Ri\u{0}ng"
+            let refusals: [(String, () throws -> Any)] = [
+                ("add", { try store.add(nul) }), ("rename", { try store.rename(a, to: nul) }),
+                ("batch", { try store.execute(batch: [.add(title: "B"), .rename(id: a, title: nul)]) })
+            ]
+            var audits = 0
+            for (name, write) in refusals {
+                let error = #expect(throws: StoreError.self, "\(name)") { _ = try write() }
+                #expect(error?.code == .invalidCommand, "\(name)")
+                #expect(error?.kind == .invalidCommand, "\(name)")
+                #expect(error?.message.contains("may not hold U+0000 (NUL)") == true, "\(name): \(error?.message ?? "")")
+                #expect(error?.message.contains("at byte 2") == true, "\(name)")
+                #expect(error?.message.contains("could not be written") == false, "\(name): the audit record was written")
+                if error?.auditSeq != nil { audits += 1 }
+            }
+            #expect(audits == (recordRejections ? 3 : 0))
+            let rejected = store.snapshot.lastSeq - seq
+            #expect(rejected == UInt64(audits))
+            for actor in ["ad\u{0}min", String(repeating: "a", count: LogLimits.maxActorBytes + 1)] {
+                let error = #expect(throws: StoreError.self) { try store.add("C", options: WriteOptions(actor: actor)) }
+                #expect(error?.code == .invalidCommand && error?.auditSeq == nil)
+                #expect(error?.message.hasPrefix("The actor") == true, "\(error?.message ?? "")")
+            }
+            let note = #expect(throws: StoreError.self) { try store.toggle(a, options: WriteOptions(note: "n\u{0}")) }
+            #expect(note?.code == .invalidCommand && note?.message.hasPrefix("The note") == true)
+            #expect(store.snapshot.lastSeq == seq + rejected, "nothing else was appended")
+            #expect(store.labels.map(\.title) == ["A"])
+        }
+    }
+
     @Test func staleLabelVersionIsRefusedNamingTheCurrentVersionAndTheChangingSeq() throws {
         let store = try makeStore()
         let a = try store.add("A")

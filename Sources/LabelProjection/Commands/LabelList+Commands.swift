@@ -99,10 +99,7 @@ extension LabelList {
     }
 
     private func checkTitle(_ title: String) throws(StoreError) {
-        let bytes = title.utf8.count
-        if bytes > LogLimits.maxTitleBytes {
-            throw StoreError(.invalidCommand, "A title of \(bytes) bytes of UTF-8 is longer than the limit of \(LogLimits.maxTitleBytes).")
-        }
+        try WriteText.check(title, limit: LogLimits.maxTitleBytes, "A title")
     }
 
     private func checkPermutation(_ newOrder: [LabelID]) throws(StoreError) {

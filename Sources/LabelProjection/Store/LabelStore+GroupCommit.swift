@@ -174,6 +174,11 @@ extension LabelStore {
     /// One request's plan in state `list` (which it leaves as it found it).
     private func plan(for request: WriteRequest, now: EventTimestamp, _ list: inout LabelList) -> Plan {
         do throws(StoreError) {
+            try request.options.validate()
+        } catch {
+            return .refused(error, audit: nil)  // the audit record would carry the same actor or note
+        }
+        do throws(StoreError) {
             return .accepted(try request.makeEntries(&list, now))
         } catch {
             return .refused(error, audit: auditEntry(for: error, request: request, now: now))
@@ -183,11 +188,11 @@ extension LabelStore {
     /// The `rejected` audit entry for a refusal, when ``Options/recordRejections`` asks for one.
     private func auditEntry(for error: StoreError, request: WriteRequest, now: EventTimestamp) -> LogEntry? {
         guard options.recordRejections, error.isRejection, let audit = request.audit else { return nil }
-        var command = audit.command
+        var command = WriteText.escapingNUL(audit.command)
         if let index = error.batchIndex { command += " (command \(index) failed)" }
         let event = LabelEvent.rejected(
             id: audit.id ?? error.id, command: command.clipped(toUTF8: LogLimits.maxReasonBytes),
-            reason: error.message.clipped(toUTF8: LogLimits.maxReasonBytes))
+            reason: WriteText.escapingNUL(error.message).clipped(toUTF8: LogLimits.maxReasonBytes))
         let options = request.options
         return LogEntry(event, timestamp: options.timestamp ?? now, actor: options.actor, note: options.note)
     }
