@@ -30,7 +30,11 @@ import Testing
         return try log.read(from: 1, maxCount: 1000)
     }
 
-    func expectDamage(_ location: PostgresLocation, _ code: EventLogError.Code, naming text: String, from seq: UInt64 = 1) throws {
+    /// Every read from `seq` fails with `code` naming `text`, so does `verify`;
+    /// with `firstBad`, `verify --json` names that seq and counts the records before it.
+    func expectDamage(
+        _ location: PostgresLocation, _ code: EventLogError.Code, naming text: String, from seq: UInt64 = 1, firstBad: UInt64? = nil
+    ) throws {
         let log = try server.open(location, create: false)
         defer { log.close() }
         do {
@@ -41,6 +45,15 @@ import Testing
         }
         let verify = try CLIOverServerTests.cli(["verify", CLIOverServerTests.url(list: location.list)])
         #expect(verify.status == 1 && verify.errors.contains(text), "\(verify)")
+        guard let firstBad else { return }
+        // `--json` names the same seq as the text, and counts the sound records before it (as for a file).
+        let json = try CLIOverServerTests.cli(["verify", CLIOverServerTests.url(list: location.list), "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        let problem = object?["problem"] as? [String: Any]
+        #expect(json.status == 1)
+        #expect(problem?["seq"] as? Int == Int(firstBad), "\(json.output)")
+        #expect(object?["records"] as? Int == Int(firstBad) - 1, "\(json.output)")
+        #expect((problem?["message"] as? String)?.contains(text) == true, "\(json.output)")
     }
 
     // MARK: The head row is a promise (issue 26, item 2)
@@ -48,7 +61,7 @@ import Testing
     @Test func aMissingLastRowIsASeqGapNotAShorterList() throws {
         let location = try list(4)
         try server.psql("DELETE FROM labelstore.records WHERE list = '\(location.list)' AND seq = 4")
-        try expectDamage(location, .seqGap, naming: "seq 4 is missing: the head row says the list ends at seq 4")
+        try expectDamage(location, .seqGap, naming: "seq 4 is missing: the head row says the list ends at seq 4", firstBad: 4)
         try expectDamage(location, .seqGap, naming: "seq 4 is missing", from: 5)
         #expect(throws: StoreError.self) { _ = try LabelStore(storage: try server.open(location, create: false)) }
     }
@@ -83,7 +96,7 @@ import Testing
         try server.psql(
             "UPDATE labelstore.records SET payload = set_byte(payload, 2, get_byte(payload, 2) # 1) WHERE list = '\(location.list)' AND seq = 3"
         )
-        try expectDamage(location, .corruptRecord, naming: "the row of seq 3 was altered")
+        try expectDamage(location, .corruptRecord, naming: "the row of seq 3 was altered", firstBad: 3)
         try expectDamage(location, .corruptRecord, naming: "the row of seq 3 was altered", from: 3)
     }
 
@@ -92,7 +105,7 @@ import Testing
         try server.psql(
             "UPDATE labelstore.records SET payload = set_byte(payload, 12, get_byte(payload, 12) # 128) WHERE list = '\(location.list)' AND seq = 5"
         )
-        try expectDamage(location, .corruptRecord, naming: "the row of seq 5 was altered")
+        try expectDamage(location, .corruptRecord, naming: "the row of seq 5 was altered", firstBad: 5)
     }
 
     @Test func swappedRowsAreNamedBySeq() throws {
@@ -103,13 +116,13 @@ import Testing
             FROM labelstore.records o
             WHERE r.list = '\(location.list)' AND o.list = r.list AND ((r.seq = 2 AND o.seq = 3) OR (r.seq = 3 AND o.seq = 2))
             """)
-        try expectDamage(location, .corruptRecord, naming: "seq 2")
+        try expectDamage(location, .corruptRecord, naming: "seq 2", firstBad: 2)
     }
 
     @Test func aRemovedRowInTheMiddleIsASeqGap() throws {
         let location = try list(6)
         try server.psql("DELETE FROM labelstore.records WHERE list = '\(location.list)' AND seq = 4")
-        try expectDamage(location, .seqGap, naming: "seq 4 is missing")
+        try expectDamage(location, .seqGap, naming: "seq 4 is missing", firstBad: 4)
     }
 
     @Test func aRowPutBackWithOtherContentIsNamed() throws {
@@ -123,13 +136,13 @@ import Testing
             SELECT '\(location.list)', seq, time_ms, kind, label_id, actor, crc, payload
             FROM labelstore.records WHERE list = '\(other.list)' AND seq = 4
             """)
-        try expectDamage(location, .corruptRecord, naming: "the row of seq 4 was altered")
+        try expectDamage(location, .corruptRecord, naming: "the row of seq 4 was altered", firstBad: 4)
     }
 
     @Test func aHeadRowWhoseChainValueWasChangedIsNamed() throws {
         let location = try list(3)
         try server.psql("UPDATE labelstore.lists SET last_crc = (last_crc + 1) % 4294967296 WHERE list = '\(location.list)'")
-        try expectDamage(location, .corruptRecord, naming: "the head row's chain value")
+        try expectDamage(location, .corruptRecord, naming: "the head row's chain value", firstBad: 3)
     }
 
     @Test func verifySaysWhatItCheckedOfASoundList() throws {

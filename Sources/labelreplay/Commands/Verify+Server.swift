@@ -43,6 +43,22 @@ extension Verify {
             do {
                 batch = try storage.read(from: next, maxCount: 4096)
             } catch {
+                // A read fails as a whole; the records before the damage it names are
+                // read again up to it and checked, so `records` counts them and
+                // `problem.seq` is the first seq that fails, as for a file.
+                if let good = error.lastGoodSeq, good >= next, good < next + 4096,
+                    let before = try? storage.read(from: next, maxCount: Int(good - next + 1)),
+                    before.count == Int(good - next + 1)
+                {
+                    for record in before {
+                        do {
+                            try list.replay(record)
+                        } catch {
+                            result.problem = .init(kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
+                            break reading
+                        }
+                    }
+                }
                 result.problem = .init(
                     kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue, offset: nil,
                     seq: list.lastSeq + 1, message: error.message)
