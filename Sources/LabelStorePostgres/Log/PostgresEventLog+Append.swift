@@ -129,6 +129,7 @@ extension PostgresEventLog {
                 if !conflicted { noteCleanAppend() }
                 noteChain(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
                 noteVerified(seq: expected + UInt64(entries.count), crc: prepared.lastCRC)
+                seenChain.withLock { $0.note(from: expected + 1, crcs: prepared.chain) }
                 noteLastSeq(expected + UInt64(entries.count))
                 return prepared.records
             case .found(let range):

@@ -31,6 +31,7 @@ extension PostgresEventLog {
             batch.actors.append(record.actor.map { Array($0.utf8) })
             crc = checksums.next(after: crc, payload: payload)
             batch.crcs.append(PostgresValue.bigEndian(Int64(crc)))
+            batch.chain.append(crc)
             batch.payloads.append(payload)
         }
         batch.expected = last
@@ -45,6 +46,8 @@ extension PostgresEventLog {
         var previousCRC: UInt32 = 0
         var lastCRC: UInt32 = 0
         var crcs: [[UInt8]?] = []
+        /// The chained checksum of each record, in order.
+        var chain: [UInt32] = []
         var records: [EventRecord] = []
         var seqs: [[UInt8]?] = []
         var times: [[UInt8]?] = []

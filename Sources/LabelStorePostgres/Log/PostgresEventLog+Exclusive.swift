@@ -125,6 +125,7 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 }
                 noteChain(seq: newHead, crc: prepared.lastCRC)
                 noteVerified(seq: newHead, crc: prepared.lastCRC)
+                seenChain.withLock { $0.note(from: head + 1, crcs: prepared.chain) }
                 noteLastSeq(newHead)
                 noteLockedTurn(head: head, newHead: newHead)
                 return .success(prepared.records)

@@ -88,6 +88,9 @@ extension PostgresEventLog {
         let checked = schemaVersion >= 2
         var records: [EventRecord] = []
         records.reserveCapacity(result.rowCount)
+        var chain: [UInt32] = []
+        // What this handle saw before: a row that holds another record at a seq it saw is a changed history.
+        let seen = checked ? seenChain.withLock { $0 } : SeenChain()
         var expected = rowBefore ? first - 1 : first
         // Without a row before: the chain starts at 0 before seq 1, or at the base's chain value.
         var previous: UInt32 = first - 1 == base.seq ? base.crc : 0
@@ -112,7 +115,7 @@ extension PostgresEventLog {
             if expected < first {
                 // The row before the read: its checksum starts the chain (its own is checked when it is
                 // read), and it must be the record this log read there, if it did.
-                try checkSameHistory(seq: UInt64(rowSeq), crc: stored)
+                try checkSameHistory(seq: UInt64(rowSeq), crc: stored, on: connection)
                 previous = stored
                 expected += 1
                 row += 1
@@ -129,6 +132,9 @@ extension PostgresEventLog {
                             seq: expected - 1))
                 }
             }
+            if let was = seen.value(at: UInt64(rowSeq)), was != stored {
+                try checkSameHistory(seq: UInt64(rowSeq), crc: stored, on: connection)
+            }
             let record: EventRecord
             do {
                 record = try EventRecordView.parse(payload: payload).record
@@ -139,6 +145,7 @@ extension PostgresEventLog {
                 throw .log(damage(.corruptRecord, "the row of seq \(rowSeq) holds a payload of seq \(record.seq)", seq: expected - 1))
             }
             records.append(record)
+            if checked { chain.append(stored) }
             previous = stored
             expected += 1
             row += 1
@@ -162,7 +169,10 @@ extension PostgresEventLog {
                         seq: head - 1))
             }
             noteChain(seq: last.seq, crc: previous)
-            if checked { noteVerified(seq: last.seq, crc: previous) }
+            if checked {
+                noteVerified(seq: last.seq, crc: previous)
+                seenChain.withLock { $0.note(from: first, crcs: chain) }
+            }
         }
         return records
     }

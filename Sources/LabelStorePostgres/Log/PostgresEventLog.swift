@@ -142,6 +142,10 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The last record this object appended, or read and checked: a server that
     /// accepts writes must still hold it (``checkNotBehind(head:on:)``).
     let verifiedTip = Mutex(ChainTip(seq: 0, crc: 0))
+    /// The chained checksums of the last records this object appended, or read
+    /// and checked, seq by seq: the first seq of a changed history is found
+    /// against them (``firstDifferingSeq(seen:head:on:)``).
+    let seenChain = Mutex(SeenChain())
     let statements: PostgresStatements
     /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
     let session: Locked<PostgresConnection?>

@@ -20,6 +20,11 @@ struct PostgresStatements {
     /// `$1` list → `log_id`, `last_seq`, `last_crc`.
     var head: String { "SELECT log_id, last_seq, \(lastCRC) FROM \(schema).lists WHERE list = $1" }
 
+    /// `$1` list, `$2`…`$3` seqs → `seq`, `crc` of each row in that range, in
+    /// seq order (version 2 and later): where a changed history parts from the
+    /// one a handle saw.
+    var chainValues: String { "SELECT seq, crc FROM \(schema).records WHERE list = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq" }
+
     /// `$1` milliseconds as text: the transaction's `lock_timeout` (pessimistic
     /// mode's opening, after `BEGIN` and before ``lockHead``, in one round trip).
     var setLockTimeout: String { "SELECT set_config('lock_timeout', $1, true)" }
