@@ -23,7 +23,9 @@ import Testing
                     "view \(view.viewQuery) at seq \(view.appliedSeq) shows \(view.rows.count) rows, its query over the list at seq \(labels.appliedSeq) \(expected.count)"
                 )
             }
-            if view.visibleCount != view.rows.count { problems.append("view \(view.viewQuery) visibleCount \(view.visibleCount) for \(view.rows.count) rows") }
+            if view.visibleCount != view.rows.count {
+                problems.append("view \(view.viewQuery) visibleCount \(view.visibleCount) for \(view.rows.count) rows")
+            }
         }
         return problems
     }

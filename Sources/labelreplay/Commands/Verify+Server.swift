@@ -54,7 +54,8 @@ extension Verify {
                         do {
                             try list.replay(record)
                         } catch {
-                            result.problem = .init(kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
+                            result.problem = .init(
+                                kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
                             break reading
                         }
                     }
