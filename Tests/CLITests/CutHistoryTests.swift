@@ -90,6 +90,11 @@ import Testing
         }
         for seq in Set([0, 1, 2, 15, 16, 17, last / 2, last - 1, last] + cuts.flatMap { [$0 - 2, $0 - 1, $0] }) where seq <= last {
             #expect(try store.state(atSeq: seq) == uncut.state(atSeq: seq), "state at \(seq)")
+            #expect(try store.historyHead(atSeq: seq) == uncut.historyHead(atSeq: seq), "head at \(seq)")
+            #expect(try store.consistencyProof(from: seq) == uncut.consistencyProof(from: seq), "consistency from \(seq)")
+            if seq >= 1 {
+                #expect(try store.inclusionProof(ofSeq: seq) == uncut.inclusionProof(ofSeq: seq), "inclusion of \(seq)")
+            }
         }
         for seconds in [Int64(0), 1, 20, 120, 300] {
             #expect(try store.state(atTime: at(seconds)) == uncut.state(atTime: at(seconds)), "state at +\(seconds)s")

@@ -53,7 +53,9 @@ extension LabelStore {
     /// - Throws: ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` if `seq > lastSeq`;
     ///   ``StoreError/Code/storage(_:)`` when the log cannot be read.
     /// - Complexity: O(records hashed): those after the nearest frontier the
-    ///   store kept (the newest, or one every 65,536 records) at or before `seq`.
+    ///   store kept (the newest, or one every 65,536 records) at or before `seq`;
+    ///   for a seq before a cut log's first, those from the start of the oldest
+    ///   archive holding it (``history()``; each archive is checked first).
     public func historyHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
         try checkInRange(seq)
         let cut = storage.base?.lastCutSeq
@@ -70,7 +72,7 @@ extension LabelStore {
     /// before it that is not before the storage's base.
     private func hashHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
         let base = baseFrontier
-        guard seq >= (base?.count ?? origin.lastSeq) else { throw archived(seq) }
+        guard seq >= (base?.count ?? origin.lastSeq) else { return try hashArchivedHead(atSeq: seq) }
         var builder = historyFrontiers.withLock { $0.start(for: seq) }
         if let base, builder.count < base.count { builder = base }
         guard builder.count < seq else { return builder.head }
@@ -95,6 +97,28 @@ extension LabelStore {
         return builder.head
     }
 
+    /// The head after record `seq`, a seq before the log's first: hashed
+    /// through the archives holding it (``history()``, each checked against
+    /// the base naming it first), from the oldest one's start.
+    private func hashArchivedHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
+        let records = try historyRecords(reaching: seq)
+        var builder = records.start ?? HistoryTreeBuilder()
+        guard builder.count < seq else {
+            guard builder.count == seq else { throw archived(seq) }
+            return builder.head
+        }
+        do throws(EventLogError) {
+            try records.forEachLeaf(from: builder.count + 1, through: seq) { _, leaf in builder.append(leaf: leaf) }
+        } catch {
+            throw StoreError.storage(error)
+        }
+        guard builder.count == seq else {
+            throw StoreError.storage(
+                EventLogError(.historyDiverged, "The history ends at seq \(builder.count), before seq \(seq).", lastGoodSeq: builder.count))
+        }
+        return builder.head
+    }
+
     /// A proof that record `seq` is under the head at `headSeq` (the last seq
     /// when `nil`), checked before it is returned; anyone holding the
     /// record's payload and that head checks it with `InclusionProof.verify(payload:)` (EventLog).
@@ -103,14 +127,15 @@ extension LabelStore {
     ///   seq is past the last; ``StoreError/Code/storage(_:)`` when the log cannot be read.
     /// - Complexity: O(`headSeq`): the records are read and hashed from seq 1
     ///   (a based log: from its first, its base's frontier standing for the
-    ///   records cut; a seq before it is refused with ``StoreError/Code/storage(_:)``).
+    ///   records cut; a seq before it is read through the archives holding
+    ///   it, ``history()``, or refused naming the archive when it is not there).
     public func inclusionProof(ofSeq seq: UInt64, underHeadAt headSeq: UInt64? = nil) throws(StoreError) -> InclusionProof {
         let size = headSeq ?? lastSeq
         try checkInRange(size)
         guard seq >= 1, seq <= size else {
             throw StoreError(.seqOutOfRange(seq: seq, lastSeq: size), "There is no record \(seq) under the head at seq \(size).", seq: seq)
         }
-        let records = try historyRecords()
+        let records = try historyRecords(reaching: seq)
         do throws(EventLogError) {
             return try HistoryProver.inclusionProof(ofSeq: seq, underHeadAt: size, in: records).proof
         } catch {
@@ -127,14 +152,15 @@ extension LabelStore {
     ///   or `oldSeq > newSeq`; ``StoreError/Code/storage(_:)`` when the log cannot be read.
     /// - Complexity: O(`newSeq`): the records are read and hashed from seq 1
     ///   (a based log: from its first, its base's frontier standing for the
-    ///   records cut; an `oldSeq` before it is refused with ``StoreError/Code/storage(_:)``).
+    ///   records cut; an `oldSeq` before it is read through the archives
+    ///   holding it, ``history()``, or refused naming the archive when it is not there).
     public func consistencyProof(from oldSeq: UInt64, to newSeq: UInt64? = nil) throws(StoreError) -> ConsistencyProof {
         let size = newSeq ?? lastSeq
         try checkInRange(size)
         guard oldSeq <= size else {
             throw StoreError(.seqOutOfRange(seq: oldSeq, lastSeq: size), "Head \(oldSeq) is after head \(size).", seq: oldSeq)
         }
-        let records = try historyRecords()
+        let records = try historyRecords(reaching: max(oldSeq, 1))
         do throws(EventLogError) {
             return try HistoryProver.consistencyProof(from: oldSeq, to: size, in: records)
         } catch {
@@ -152,6 +178,38 @@ extension LabelStore {
     /// The tree's frontier at the storage's base (`nil` for a log from seq 1).
     var baseFrontier: HistoryTreeBuilder? {
         storage.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) }
+    }
+
+    /// The records to hash for a head, proof or record at `first` or later:
+    /// ``historyRecords()`` when the log holds `first`; else the archives
+    /// holding the seqs from `first` on (``history()``: each checked against
+    /// the base naming it; a missing, mismatched or dropped one is an error
+    /// naming it), then the log.
+    private func historyRecords(reaching first: UInt64) throws(StoreError) -> HistoryRecords {
+        guard let base = storage.base, first <= base.lastCutSeq else { return try historyRecords() }
+        if state.withLock({ $0.closed }), let path = log.path {
+            do throws(EventLogError) {
+                let reader = try LogReader(path: path)
+                let archives = try Self.archiveReaders(of: LogHistory(logPath: path, header: reader.header), from: first)
+                return archives.isEmpty
+                    ? HistoryRecords(reader: reader, name: path) : HistoryRecords(archives: archives, log: reader, name: path)
+            } catch {
+                throw StoreError.storage(error)
+            }
+        }
+        let archives: [LogReader]
+        do throws(EventLogError) { archives = try Self.archiveReaders(of: history(), from: first) } catch {
+            throw StoreError.storage(error)
+        }
+        guard !archives.isEmpty, let start = storage.historyStart else { return try historyRecords() }
+        return HistoryRecords(archives: archives, storage: storage, chainValue: start.chainValue, name: log.path ?? "the store's log")
+    }
+
+    /// Readers of the archives of `history` holding the seqs from `first` on, oldest first, each checked.
+    private static func archiveReaders(of history: LogHistory, from first: UInt64) throws(EventLogError) -> [LogReader] {
+        var readers: [LogReader] = []
+        for archive in try history.archives(from: first) { readers.append(try history.open(archive)) }
+        return readers
     }
 
     /// The records to hash: through the storage while the store is open, the
