@@ -100,6 +100,23 @@ import Testing
             #expect(try store.state(atTime: at(seconds)) == uncut.state(atTime: at(seconds)), "state at +\(seconds)s")
         }
         #expect(try store.history().firstHeldSeq() == 1)
+        // Subscribing from a seq: the history's notifications, then live, as on the uncut log.
+        for seq in Set([1, 2, last / 2, last] + cuts.flatMap { [$0 - 1, $0] }) where seq >= 1 && seq <= last {
+            let got = try await Self.notifications(store, from: seq, through: last)
+            #expect(got == (try await Self.notifications(uncut, from: seq, through: last)), "changes from \(seq)")
+            #expect(got.first?.seq == seq && got.last?.seq == last, "changes from \(seq)")
+        }
+    }
+
+    /// The records and labels after them that `store.changes(for: .everything, from: seq)`
+    /// delivers through `last` (fewer when the stream ends early).
+    static func notifications(_ store: LabelStore, from seq: UInt64, through last: UInt64) async throws -> [EventRecord] {
+        var records: [EventRecord] = []
+        for await notification in try store.changes(for: .everything, from: seq) {
+            records.append(notification.change.record)
+            if notification.seq >= last { break }
+        }
+        return records
     }
 
     /// `revert` of an archived seq appends the undo of that seq (as on the uncut log), never of

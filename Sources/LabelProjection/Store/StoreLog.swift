@@ -59,6 +59,13 @@ final class StoreLog: Sendable {
     /// store's, while it is alive) or the storage kept here, and through the
     /// file when that storage is a closed file log or there is none.
     func read(from seq: UInt64, maxCount: Int, via storage: (any EventStorage)?) throws(StoreError) -> [EventRecord] {
+        if seq >= 1, seq <= origin.lastSeq {
+            do throws(EventLogError) {
+                return try readArchived(from: seq, maxCount: maxCount, via: storage)
+            } catch {
+                throw StoreError.storage(error)
+            }
+        }
         if let storage = storage ?? retained {
             do {
                 return try storage.read(from: seq, maxCount: maxCount)
@@ -76,11 +83,43 @@ final class StoreLog: Sendable {
         }
     }
 
+    /// Up to `maxCount` records from `seq`, a seq before the log's first:
+    /// from the archive holding it, found and checked through the log's
+    /// history (``LabelStore/history()``), never from the log (whose reads
+    /// start at its first record whatever seq is asked). A read stops at the
+    /// archive's last record; the next one continues in the next part.
+    /// Positioned archive readers are pooled like the file's, so a stream
+    /// catching up through an archive reads it once.
+    private func readArchived(from seq: UInt64, maxCount: Int, via storage: (any EventStorage)?) throws(EventLogError) -> [EventRecord] {
+        let history: LogHistory
+        if let storage = storage ?? retained {
+            history = LogHistory(storage: storage, name: path ?? "the store's log")
+        } else if let path {
+            history = try LogHistory(logPath: path)
+        } else {
+            throw EventLogError(.closed, "The store's log is gone.")
+        }
+        guard let archive = try history.archives(from: seq).first, archive.seqs.contains(seq) else {
+            throw EventLogError(.archived, "seq \(seq) is held by no archive of \(history.name)", lastGoodSeq: seq - 1)
+        }
+        let count = Int(clamping: min(UInt64(maxCount), archive.seqs.upperBound - seq + 1))
+        return try readPooled(archive.path, from: seq, maxCount: count) { () throws(EventLogError) in try history.open(archive) }
+    }
+
     /// Reads the file with the pooled reader nearest before `seq` (or a new
     /// one) and pools it again unless it reached the end of the log.
     private func readFile(_ path: String, from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
+        try readPooled(path, from: seq, maxCount: maxCount) { () throws(EventLogError) in try LogReader(path: path) }
+    }
+
+    /// Reads `path` (the log or an archive) with the pooled reader of it
+    /// nearest before `seq` (or one `open` makes) and pools it again unless
+    /// it reached the end of the file.
+    private func readPooled(
+        _ path: String, from seq: UInt64, maxCount: Int, open: () throws(EventLogError) -> LogReader
+    ) throws(EventLogError) -> [EventRecord] {
         let pooled = readers.withLock { pool -> PooledReader? in
-            let usable = pool.indices.filter { pool[$0].reader.nextSeq <= seq }
+            let usable = pool.indices.filter { pool[$0].reader.path == path && pool[$0].reader.nextSeq <= seq }
             guard let best = usable.max(by: { pool[$0].reader.nextSeq < pool[$1].reader.nextSeq }) else { return nil }
             return pool.remove(at: best)
         }
@@ -88,7 +127,7 @@ final class StoreLog: Sendable {
         if let pooled {
             reader = pooled
         } else {
-            reader = PooledReader(try LogReader(path: path))
+            reader = PooledReader(try open())
             readersOpened.add(1, ordering: .relaxed)
         }
         try reader.reader.skip(toSeq: seq)

@@ -165,7 +165,9 @@ extension LabelStore {
     /// (notifications for records `seq...lastSeq` that changed `dependency`),
     /// then continues live with no gap and no duplicate; `seq` must be in
     /// `1...lastSeq + 1`. The history is folded from the log lazily, as the
-    /// consumer reads, so it is bounded like a lagging stream.
+    /// consumer reads, so it is bounded like a lagging stream. Seqs before a
+    /// cut log's first are read from the archives holding them (``history()``,
+    /// each checked first); when one is missing the stream ends early.
     ///
     /// - Throws: ``StoreError/Code/closed`` after ``close()-553o2``;
     ///   ``StoreError/Code/seqOutOfRange(seq:lastSeq:)`` when `seq` is outside
