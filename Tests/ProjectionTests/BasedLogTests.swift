@@ -61,7 +61,9 @@ import Testing
             #expect(store.snapshot == lists[store.lastSeq])
             #expect(try store.head == headBefore, "the store's head of the based log is not the whole history's")
             #expect(try store.historyHead(atSeq: cut + 5) == headAfterCut)
-            #expect(throws: StoreError.self) { try store.historyHead(atSeq: cut - 1) }
+            // An archived seq's head is hashed through the archive beside the log (LabelStore.history()).
+            #expect(try store.historyHead(atSeq: cut) == head(archive))
+            #expect(try store.historyHead(atSeq: cut - 1).seq == cut - 1)
             for (seq, list) in lists where seq >= cut { #expect(try store.state(atSeq: seq) == list, "seq \(seq)") }
             #expect(try store.state(atSeq: cut) == LabelList.origin(of: reader.header, path: path))
             // Archived seqs are answered from the archive beside the log (LabelStore.history()).

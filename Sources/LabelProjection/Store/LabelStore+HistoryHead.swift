@@ -160,7 +160,7 @@ extension LabelStore {
         guard oldSeq <= size else {
             throw StoreError(.seqOutOfRange(seq: oldSeq, lastSeq: size), "Head \(oldSeq) is after head \(size).", seq: oldSeq)
         }
-        let records = try historyRecords(reaching: max(oldSeq, 1))
+        let records = try historyRecords(reaching: oldSeq + 1)  // the old head's frontier: a base's at its cut
         do throws(EventLogError) {
             return try HistoryProver.consistencyProof(from: oldSeq, to: size, in: records)
         } catch {
