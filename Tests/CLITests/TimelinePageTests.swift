@@ -196,6 +196,21 @@ import Testing
         #expect(try TimelineDocument(html: piped.stdout).events.count == 7 && piped.stdout.count == written.count)
     }
 
+    /// The same history makes the same page, byte for byte, run after run (the
+    /// embedded JSON's keys were in hash order, which changes per process).
+    @Test func theSameHistoryMakesTheSamePageEveryRun() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("labels.labellog")
+        try TimelineFixtures.hostileHistory(at: log)
+        var pages: Set<String> = []
+        for _ in 0..<4 {
+            let piped = try await CLI.run(["timeline", log, "-o", "-"])
+            #expect(piped.status == 0, "\(piped)")
+            pages.insert(piped.stdout)
+        }
+        #expect(pages.count == 1, "\(pages.count) different pages from one history")
+    }
+
     @Test func anEmptyLogMakesAPageWithNoEvents() async throws {
         let scratch = try Scratch()
         let log = scratch.path("empty.labellog"), out = scratch.path("empty.html")

@@ -46,7 +46,7 @@ public enum HistoryTreeFile {
     /// A based log's cache (flag bit 0) holds the leaves of its own records,
     /// from `firstSeq` (its first seq) on: it is read only for a log whose
     /// first seq is above 1, and a cache from seq 1 only for one that starts there.
-    package static func read(logPath: String, logID: LabelID, firstSeq: UInt64 = 1) -> Contents? {
+    package static func read(logPath: String, logID: LabelID?, firstSeq: UInt64 = 1) -> Contents? {
         guard let file = try? SystemFile.open(path(for: logPath), .readOnly), let size = try? file.size() else { return nil }
         defer { file.close() }
         var bytes = [UInt8](repeating: 0, count: Int(size))
@@ -59,7 +59,7 @@ public enum HistoryTreeFile {
                 raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian == version,
                 raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self).littleEndian == (firstSeq > 1 ? basedFlag : 0),
                 raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self).littleEndian == UInt32(headerLength),
-                LabelID(UUID(uuid: raw.loadUnaligned(fromByteOffset: 16, as: uuid_t.self))) == logID
+                logID == nil || LabelID(UUID(uuid: raw.loadUnaligned(fromByteOffset: 16, as: uuid_t.self))) == logID
             else { return nil }
             let count = Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self).littleEndian)
             var leaves: [HistoryHash] = []
@@ -82,7 +82,8 @@ public enum HistoryTreeFile {
                     seq: firstSeq - 1 + UInt64(count), offset: Int64(raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self).littleEndian),
                     length: Int64(raw.loadUnaligned(fromByteOffset: 48, as: UInt32.self).littleEndian),
                     checksum: raw[56] == 1 ? raw.loadUnaligned(fromByteOffset: 52, as: UInt32.self).littleEndian : nil) : nil
-            return Contents(logID: logID, leaves: leaves, covered: covered)
+            let fileLogID = LabelID(UUID(uuid: raw.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)))
+            return Contents(logID: logID ?? fileLogID, leaves: leaves, covered: covered)
         }
     }
 
@@ -239,7 +240,11 @@ public enum HistoryTreeFile {
     /// The first seq at which the history `records` differs from the leaves
     /// cached beside it, when those leaves are authenticated by `head` (the
     /// root of the first `head.seq` of them is `head`); `nil` when there is no
-    /// such cache or it is not of that head. Reads the records again.
+    /// such cache or it is not of that head. The cache may be another log's
+    /// (a copy's, an import's: another log id): leaves are over the records'
+    /// payloads, and the head authenticates them whatever file they came
+    /// from. Reads the records again; a log that ends before the first
+    /// difference gives the seq after its last.
     ///
     /// - Throws: what reading throws.
     public static func firstDifference(
@@ -251,7 +256,7 @@ public enum HistoryTreeFile {
         var builder =
             reader.header.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) } ?? HistoryTreeBuilder()
         guard head.seq >= builder.count,
-            let cached = read(logPath: logPath, logID: reader.header.logID, firstSeq: firstSeq),
+            let cached = read(logPath: logPath, logID: nil, firstSeq: firstSeq),
             UInt64(cached.leaves.count) >= head.seq - builder.count
         else { return nil }
         for leaf in cached.leaves.prefix(Int(head.seq - builder.count)) { builder.append(leaf: leaf) }

@@ -153,15 +153,23 @@ enum Verify: Command {
             result.historyHead = now.description
             result.heads = zip(heads, failures).map { head, failure in
                 guard var failure else { return .init(head: head.description, ok: true, message: nil, firstDifferentSeq: nil) }
-                // A tree cache that the head authenticates tells which record differs.
-                let location = LogLocation.resolve(path)
+                // A tree cache that the head authenticates tells which record differs, also when the
+                // log is shorter (records after a cut back may differ too) and when the cache is a
+                // copy's; without one, the message says so.
                 var seq = failure.lastGoodSeq.map { $0 + 1 }
-                if location == .file(path), failure.lastGoodSeq == nil,
-                    let first = try? HistoryTreeFile.firstDifference(logPath: path, from: head)
-                {
-                    seq = first
-                    failure.message +=
-                        "; the first record that differs is seq \(first) (\(HistoryTreeFile.path(for: path)), whose leaves give that head)"
+                if case .file(let file) = LogLocation.resolve(path) {
+                    let tree = HistoryTreeFile.path(for: file)
+                    if let first = try? HistoryTreeFile.firstDifference(logPath: file, from: head) {
+                        seq = first
+                        failure.message += "; the first record that differs is seq \(first) (\(tree), whose leaves give that head)"
+                    } else {
+                        let unknown =
+                            failure.lastGoodSeq.map { "whether records up to seq \($0) differ as well is not known" }
+                            ?? "the record that differs is not named"
+                        failure.message +=
+                            "; no tree of that head's history is at hand (\(tree) is missing or its leaves do not give that head), "
+                            + "so \(unknown): compare the log with a copy or an export from the time of the head"
+                    }
                 }
                 return .init(head: head.description, ok: false, message: failure.message, firstDifferentSeq: seq)
             }

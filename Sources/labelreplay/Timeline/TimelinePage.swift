@@ -25,7 +25,7 @@ enum TimelinePage {
     /// The whole page for `document`, as UTF-8 bytes.
     static func html(_ document: TimelineDocument) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]  // the same page for the same history, run after run
         let json = escapedForScript(Array(try encoder.encode(document)))
         var page: [UInt8] = []
         page.reserveCapacity(json.count + 64 * 1024)
