@@ -34,6 +34,7 @@ extension ObservableLabels {
         if enabledCount != change.enabledCountAfter { enabledCount = change.enabledCountAfter }
         appliedSeq = change.seq
         appliedRecords += 1
+        resumeCaughtUpWaiters()
     }
 
     /// Edits `rows` and the row objects as `change` says: the label after the

@@ -63,6 +63,10 @@ public final class ObservableLabels {
     @ObservationIgnored var views: [ViewQuery: [WeakView]] = [:]
     /// Whether a notification is being applied (``update()`` then does nothing: no re-entrant drain).
     @ObservationIgnored var routing = false
+    /// The tasks waiting in ``caughtUp(to:)``, resumed as ``appliedSeq`` moves.
+    @ObservationIgnored var catchUpWaiters: [CatchUpWaiter] = []
+    /// The id of the next wait in ``caughtUp(to:)``.
+    @ObservationIgnored var nextCatchUpWaiter: UInt64 = 0
     /// How many times the model was rebuilt by ``reload()`` (for tests and diagnostics).
     @ObservationIgnored var reloads = 0
     /// How many records the model applied one by one (for tests and diagnostics).
@@ -162,5 +166,6 @@ public final class ObservableLabels {
         if enabledCount != list.enabledCount { enabledCount = list.enabledCount }
         appliedSeq = list.lastSeq
         for view in liveViews() { view.reload(to: list) }
+        resumeCaughtUpWaiters()
     }
 }
