@@ -31,8 +31,16 @@ private func rowObserving(_ store: LabelStore) async throws {
     let labels = ObservableLabels(store: store)
     // snippet: observable-label-row
     let row = labels.rows[0]
-    withObservationTracking { _ = row.title } onChange: { print("title changed") }
-    withObservationTracking { _ = row.isEnabled } onChange: { print("isEnabled changed") }
+    withObservationTracking {
+        _ = row.title
+    } onChange: {
+        print("title changed")
+    }
+    withObservationTracking {
+        _ = row.isEnabled
+    } onChange: {
+        print("isEnabled changed")
+    }
     try await row.rename(to: "Ring Two")  // prints "title changed" only; the row shows it on return
     print(row.title, row.version)  // Ring Two 2
     // end snippet
