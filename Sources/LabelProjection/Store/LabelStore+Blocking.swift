@@ -43,7 +43,8 @@ extension LabelStore {
 
         /// The store's synchronous `setEnabled(_:_:options:)`, blocking.
         @discardableResult
-        public func setEnabled(_ id: LabelID, _ isEnabled: Bool, options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord] {
+        public func setEnabled(_ id: LabelID, _ isEnabled: Bool, options: WriteOptions = WriteOptions()) throws(StoreError) -> [EventRecord]
+        {
             try store.setEnabled(id, isEnabled, options: options)
         }
 
