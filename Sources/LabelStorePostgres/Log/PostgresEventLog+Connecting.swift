@@ -39,14 +39,22 @@ extension PostgresEventLog {
                 let ms = max(1, timeout.wholeMilliseconds)
                 try connection.execute("SET statement_timeout = \(ms)")
             }
+            // The protocol's transactions run at READ COMMITTED, whatever the server, role or
+            // connection string sets as the default (a `serializable` default made every append
+            // fail with 40001): its statements read the head row they lock or update, and its
+            // retries and conflict checks are written for that isolation.
             // The server's start time names it (with a backend's pid) across restarts and failovers;
             // an engine without the function (42883: CockroachDB) leaves it unknown.
             do {
                 let setup = try connection.execute(
-                    "SELECT set_config('client_min_messages', 'warning', false), pg_postmaster_start_time()::text")
+                    """
+                    SELECT set_config('client_min_messages', 'warning', false), pg_postmaster_start_time()::text,
+                           set_config('default_transaction_isolation', 'read committed', false)
+                    """)
                 connection.serverStartedAt = setup.text(0, 1) ?? ""
             } catch  where error.sqlState == "42883" {
                 try connection.execute("SET client_min_messages = warning")
+                try connection.execute("SET default_transaction_isolation = 'read committed'")
             }
         } catch {
             throw mapped(error, location: location, doing: "configure the session")
