@@ -62,6 +62,41 @@ extension PostgresEventLog {
         return connection
     }
 
+    /// Connects and prepares the list for opening, retrying a server that
+    /// cannot be reached (`connectionFailed`) within
+    /// ``Options-swift.struct/reconnectTimeout``, as a reconnect does: the
+    /// first failure is reported through ``Options-swift.struct/onConnectionEvent``
+    /// as ``ConnectionEvent/lost(_:)`` and a success after it as
+    /// ``ConnectionEvent/restored(after:)``. Any other failure is thrown at once.
+    static func openSession(
+        _ location: PostgresLocation, schema: PostgresSchema, options: Options
+    ) throws(EventLogError) -> (PostgresConnection, Head) {
+        let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
+        var delay = Duration.milliseconds(20)
+        var lostSince: ContinuousClock.Instant?
+        while true {
+            do throws(EventLogError) {
+                let connection = try connect(location, options)
+                do throws(EventLogError) {
+                    let head = try prepare(connection, location: location, schema: schema, options: options)
+                    if let lostSince { options.onConnectionEvent?(.restored(after: ContinuousClock.now - lostSince)) }
+                    return (connection, head)
+                } catch {
+                    connection.close()
+                    throw error
+                }
+            } catch {
+                guard error.code == .connectionFailed, ContinuousClock.now < deadline else { throw error }
+                if lostSince == nil {
+                    lostSince = ContinuousClock.now
+                    options.onConnectionEvent?(.lost(error))
+                }
+            }
+            Thread.sleep(forTimeInterval: delay.timeInterval * Double.random(in: 0.5...1.0))
+            delay = min(delay * 2, .seconds(1))
+        }
+    }
+
     /// The connection string libpq gets: the location's, with a 10 s connect timeout
     /// unless it sets one, and the application name `labelstore` unless it sets one;
     /// with `writable`, `target_session_attrs=read-write` last (libpq takes the

@@ -184,8 +184,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
         self.location = location
         self.options = options
         self.schema = PostgresSchema(name: location.schema)
-        let connection = try Self.connect(location, options)
-        let head = try Self.prepare(connection, location: location, schema: schema, options: options)
+        let (connection, head) = try Self.openSession(location, schema: schema, options: options)
         self.statements = PostgresStatements(schema: location.schema, version: head.version)
         self.schemaVersion = Int(head.version)
         self.logID = head.logID
