@@ -45,6 +45,14 @@ public struct EventLogError: Error, Sendable, Hashable, CustomStringConvertible 
         /// PostgreSQL backend). An append that failed with it may or may not
         /// have been committed; the backend's own retry settles which.
         case connectionFailed
+        /// No server that accepts writes was found: the one reached is
+        /// read-only (a standby, a primary fenced by a failover tool, or a
+        /// session the connection string makes read-only). Nothing of the
+        /// write took effect. Thrown at once when waiting cannot help (the
+        /// connection string asks for read-only sessions, or its one host is a
+        /// standby); else after the reconnect window, in which a failover
+        /// could have made a server writable (the PostgreSQL backend).
+        case readOnlyServer
         /// The server refused the login (wrong password, unknown role, no
         /// password to give).
         case authenticationFailed

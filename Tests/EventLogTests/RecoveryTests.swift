@@ -196,6 +196,28 @@ struct RecoveryTests {
         #expect(try LogReader.readAll(path: path).records == Array(records[..<4]))
     }
 
+    /// Two salvages in one millisecond (seen in a crash test's run) gave the
+    /// same `PATH.salvaged-<ms>` name, and the second open failed with "a file
+    /// already exists". A taken name gets a suffix; no salvage is overwritten.
+    @Test func aSalvageWhoseNameIsTakenIsSavedUnderTheNextFreeName() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        try writeLog(path)
+        var bytes = readBytes(path)
+        let offsets = frameOffsets(bytes)
+        bytes[offsets[4] + 10] ^= 0xff  // inside record 5
+        writeBytes(path, bytes)
+        // Every name of the next few seconds' milliseconds is taken, holding other bytes.
+        let now = EventTimestamp.now().millisecondsSince1970
+        for ms in now...(now + 3_000) { writeBytes("\(path).salvaged-\(ms)", [0x2a]) }
+        let writer = try LogWriter.open(path: path, options: .init(recovery: .pointInTime))
+        defer { writer.close() }
+        let saved = try #require(writer.recoveryReport.savedTailPath)
+        #expect(saved.hasSuffix("-2"), "\(saved)")
+        #expect(readBytes(saved) == Array(bytes[offsets[4]...]))
+        #expect(readBytes(String(saved.dropLast(2))) == [0x2a], "the earlier file is kept")
+    }
+
     @Test func aValidFrameWithTheWrongSeqIsASeqGap() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

@@ -66,7 +66,7 @@ import Testing
         #expect(try reader.read(from: 1, maxCount: 10) == first + second, "once, unchanged")
     }
 
-    @Test func aWriteRefusedAsReadOnlyForTheWholeWindowFailsAsUnavailableHavingWrittenNothing() throws {
+    @Test func aWriteRefusedAsReadOnlyForTheWholeWindowFailsAsReadOnlyHavingWrittenNothing() throws {
         let (log, schema) = try refusingLog(reconnect: .milliseconds(500))
         defer { log.close() }
         try log.append([entry(1)])
@@ -75,11 +75,64 @@ import Testing
             try log.append([entry(2)], expectedLastSeq: 1)
         } throws: { error in
             guard let error = error as? EventLogError else { return false }
-            return error.code == .connectionFailed && error.message.contains("no server that accepts writes")
+            return error.code == .readOnlyServer && error.message.contains("no server that accepts writes")
                 && error.message.contains("SQLSTATE 25006")
         }
         try server.psql("DELETE FROM \(schema).refuse")
         #expect(try log.refreshLastSeq() == 1, "nothing was written")
+    }
+}
+#endif
+#if Postgres
+import LabelProjection
+
+/// A server that accepts no writes is `readOnlyServer` (kind `readOnly`, not
+/// `unavailable`, which apps retry), named as what it is: at once when waiting
+/// cannot help, after the reconnect window when a failover could (issue 45, item 3).
+@Suite(.serialized) struct ReadOnlyServerTests {
+    @Test func aSessionTheConnectionStringMakesReadOnlyIsRefusedAtOnceAsReadOnly() throws {
+        let server = PostgresTestServer.shared
+        let location = server.location()
+        try server.open(location).close()
+        let readOnly = try PostgresLocation(
+            connection: server.conninfo + " options='-c default_transaction_read_only=on'", list: location.list)
+        let log = try PostgresEventLog(location: readOnly, options: .init(reconnectTimeout: .seconds(30)))
+        let store = try LabelStore(storage: log)
+        defer { store.close() }
+        let start = ContinuousClock.now
+        let refused = #expect(throws: StoreError.self) { try store.add("never") }
+        #expect(ContinuousClock.now - start < .seconds(10), "at once, not after the 30 s window")
+        #expect(refused?.kind == .readOnly, "\(String(describing: refused))")
+        #expect(refused?.message.contains("no server that accepts writes was found") == true, "\(String(describing: refused))")
+        #expect(refused?.message.contains("the connection string sets default_transaction_read_only") == true)
+        #expect(try log.refreshLastSeq() == 0, "nothing was written")
+        // The CLI says the same, at once, exit 1.
+        let url = CLIOverServerTests.url(list: location.list) + "&options=-c%20default_transaction_read_only%3Don"
+        let cliStart = ContinuousClock.now
+        let cli = try runCommand(try CLIOverServerTests.executable(), ["add", url, "never"])
+        #expect(ContinuousClock.now - cliStart < .seconds(10))
+        #expect(cli.status == 1 && cli.errors.contains("no server that accepts writes was found"), "\(cli)")
+        #expect(!cli.errors.contains("waiting for"), "\(cli)")
+    }
+
+    @Test func aFencedPrimaryIsWaitedForWithinTheWindowThenReportedAsReadOnly() throws {
+        let server = try PostgresTestServer.startPrivate()
+        defer { server.stop() }
+        let location = server.location()
+        try server.open(location).close()
+        try server.psql("ALTER SYSTEM SET default_transaction_read_only = on")
+        try server.psql("SELECT pg_reload_conf()")
+        let log = try PostgresEventLog(location: location, options: .init(reconnectTimeout: .seconds(1)))
+        defer { log.close() }
+        let start = ContinuousClock.now
+        let refused = #expect(throws: EventLogError.self) {
+            try log.append([LogEntry(.added(id: testID(1), title: "fenced", isEnabled: true, index: 0))])
+        }
+        #expect(ContinuousClock.now - start >= .seconds(1), "a fenced primary may be unfenced by a failover: waited")
+        #expect(refused?.code == .readOnlyServer && refused?.message.contains("fenced") == true, "\(String(describing: refused))")
+        try server.psql("ALTER SYSTEM RESET default_transaction_read_only")
+        try server.psql("SELECT pg_reload_conf()")
+        #expect(try log.refreshLastSeq() == 0, "nothing was written")
     }
 }
 #endif

@@ -81,8 +81,22 @@ extension LogWriter {
         of file: any LogFile, from offset: Int64, length: Int64, path: String,
         fileSystem: any LogFileSystem
     ) throws(EventLogError) -> String {
-        let savePath = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
-        let out = try fileSystem.open(savePath, .createExclusive)
+        // `PATH.salvaged-<ms>`, or `-<ms>-2`, `-3`, … when a salvage of the same millisecond
+        // left that name: an earlier salvage is never overwritten, and a name taken is no reason to fail.
+        let stamp = "\(path).salvaged-\(EventTimestamp.now().millisecondsSince1970)"
+        var savePath = stamp
+        var out: any LogFile
+        var attempt = 1
+        while true {
+            do throws(EventLogError) {
+                out = try fileSystem.open(savePath, .createExclusive)
+                break
+            } catch {
+                guard error.code == .fileExists, attempt < 1000 else { throw error }
+                attempt += 1
+                savePath = "\(stamp)-\(attempt)"
+            }
+        }
         defer { out.close() }
         var done: Int64 = 0
         while done < length {

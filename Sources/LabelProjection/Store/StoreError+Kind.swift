@@ -83,6 +83,11 @@ extension StoreError {
         /// The server refused the login or access (`EventLogError.Code.authenticationFailed`,
         /// `EventLogError.Code.accessDenied`): final, not retried.
         case accessDenied
+        /// The server reached accepts no writes (`EventLogError.Code.readOnlyServer`:
+        /// a standby, a fenced primary, or a read-only session): nothing was
+        /// written. Not a passing outage: write through a location that names
+        /// the primary (or every host, for a failover to find).
+        case readOnly
     }
 
     /// The error's ``Kind``.
@@ -117,6 +122,7 @@ extension StoreError {
         case .seqConflict, .fileExists, .readerBusy, .serverError, .invalidProof: .storage
         case .connectionFailed, .timedOut, .outcomeUnknown: .unavailable
         case .authenticationFailed, .accessDenied: .accessDenied
+        case .readOnlyServer: .readOnly
         }
     }
 }

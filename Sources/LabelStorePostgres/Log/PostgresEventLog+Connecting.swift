@@ -228,6 +228,18 @@ extension PostgresEventLog {
     ) throws(EventLogError) -> R {
         let deadline = ContinuousClock.now.advanced(by: options.reconnectTimeout)
         var delay = Duration.milliseconds(20)
+        // A write that finds only read-only servers: what the location's server said (asked once).
+        var readOnly: ReadOnlyServer?
+        var askedReadOnly = false
+        func checkReadOnly() throws(EventLogError) {
+            if !askedReadOnly {
+                askedReadOnly = true
+                readOnly = Self.readOnlyServer(location, options)
+            }
+            guard let readOnly else { return }
+            if readOnly.final { throw readOnlyError(readOnly, doing: what, waited: nil) }
+            if ContinuousClock.now >= deadline { throw readOnlyError(readOnly, doing: what, waited: options.reconnectTimeout) }
+        }
         while true {
             let outcome = try (slot ?? session).withLock { (connection) throws(EventLogError) -> Result<R, PostgresStepFailure>? in
                 if closed.load(ordering: .acquiring) {
@@ -240,7 +252,12 @@ extension PostgresEventLog {
                     do throws(EventLogError) {
                         connection = try Self.connect(location, options, writable: writing)
                     } catch {
-                        if error.code == .connectionFailed { noteUnreachable(error) }
+                        // No writable server among those reached: read-only ones are named, and the
+                        // wait ends at once when it cannot help.
+                        if writing, error.code == .connectionFailed { try checkReadOnly() }
+                        if error.code == .connectionFailed {
+                            noteUnreachable(readOnly.map { readOnlyError($0, doing: what, waited: nil) } ?? error)
+                        }
                         if !retrying || error.code != .connectionFailed || ContinuousClock.now >= deadline { throw error }
                         return nil
                     }
@@ -263,8 +280,10 @@ extension PostgresEventLog {
                 return value
             case .failure(.server(let failure))? where failure.isServerGone && retrying && ContinuousClock.now < deadline:
                 break  // reconnect and run again
-            case .failure(.server(let failure))? where failure.isReadOnlyTransaction && writing && ContinuousClock.now < deadline:
-                break  // a server that accepts writes is looked for
+            case .failure(.server(let failure))? where failure.isReadOnlyTransaction && writing:
+                // A server that accepts writes is looked for, within the window, unless waiting cannot help.
+                try checkReadOnly()
+                if ContinuousClock.now >= deadline { throw Self.mapped(failure, location: location, doing: what) }
             case .failure(let failure)? where retryIf(failure):
                 break
             case .failure(let failure)?:

@@ -23,7 +23,7 @@ extension PostgresEventLog {
         }
         if failure.isReadOnlyTransaction {
             return EventLogError(
-                .connectionFailed,
+                .readOnlyServer,
                 "\(place): could not \(what): no server that accepts writes was found: the one reached is read-only (a standby, or default_transaction_read_only is on); nothing was written: \(failure.message)\(state)",
                 path: place)
         }

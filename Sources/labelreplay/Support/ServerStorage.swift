@@ -194,7 +194,8 @@ enum ServerStorage {
         switch event {
         case .lost(let error):
             let window = Int(PostgresEventLog.Options().reconnectTimeout.timeInterval)
-            warn("\(error.message); waiting for the server (up to \(window) s)")
+            let awaited = error.code == .readOnlyServer ? "a server that accepts writes" : "the server"
+            warn("\(error.message); waiting for \(awaited) (up to \(window) s)")
         case .restored(let after):
             warn("\(display): the server is back after \(String(format: "%.1f", after.timeInterval)) s; continuing")
         }
