@@ -37,8 +37,10 @@ import Darwin
     }
 
     /// Runs `labelreplay arguments…` to its end.
-    static func cli(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        try runCommand(try executable(), arguments)
+    static func cli(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        try runCommand(try executable(), arguments, environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
     }
 
     @Test func initCreatesTheSchemaAndTheListOnce() throws {
@@ -146,6 +148,11 @@ import Darwin
         #expect(status == 130 && !output.contains("\"Amber\""), "\(output)")
     }
 
+    @Test func aReconnectWindowThatIsNotANumberIsAUsageError() throws {
+        let result = try Self.cli(["show", Self.url(list: "x")], environment: ["LABELREPLAY_RECONNECT_TIMEOUT": "soon"])
+        #expect(result.status == 64 && result.errors.contains("LABELREPLAY_RECONNECT_TIMEOUT='soon'"), "\(result)")
+    }
+
     @Test func wrongCredentialsAndAnUnreachableServerNeverShowThePassword() throws {
         let host =
             PostgresTestServer.shared.conninfo.split(separator: " ").first { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) }
@@ -161,9 +168,11 @@ import Darwin
             ]
                 + [["verify", location, "--json"], ["copy", location, "/dev/null/x.labellog", "--json"]]
             {
-                let result = try Self.cli(arguments)
+                // An unreachable server is retried within the reconnect window (1 s here), saying so first.
+                let result = try Self.cli(arguments, environment: ["LABELREPLAY_RECONNECT_TIMEOUT": "1"])
                 #expect(result.status == 1, "\(arguments): \(result)")
-                #expect(result.errors.hasPrefix("error: ") || result.output.contains("\"ok\":false"), "\(arguments): \(result)")
+                let errorLine = result.errors.hasPrefix("error: ") || result.errors.contains("\nerror: ")
+                #expect(errorLine || result.output.contains("\"ok\":false"), "\(arguments): \(result)")
                 #expect(!result.errors.contains("hunter2") && !result.output.contains("hunter2"), "\(arguments): \(result)")
             }
         }

@@ -76,6 +76,10 @@ enum HelpText {
         out += wrap("See '\(Tool.name) help <command>' for detailed help.", indent: "  ", width: width)
         out += ["", "ENVIRONMENT:"]
         out += entry("LABELREPLAY_ACTOR", "The actor of edits made without --actor (default: the login name).", width: width)
+        out += entry(
+            "LABELREPLAY_RECONNECT_TIMEOUT",
+            "Seconds a command keeps trying a server list's server that cannot be reached, or that accepts no writes, "
+                + "at opening as at a reconnect (default: 30).", width: width)
         out += entry("NO_COLOR", "When set and not empty, no colour unless --color=always.", width: width)
         out += entry("PAGER", "The pager for long output on a terminal (default: less -FRX; empty or cat: none).", width: width)
         out += entry("COLUMNS", "The width help is wrapped to (default: the terminal's).", width: width)

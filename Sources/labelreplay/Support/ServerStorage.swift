@@ -52,6 +52,7 @@ enum ServerStorage {
         }
         #if Postgres
         var options = PostgresEventLog.Options(createIfMissing: create, onConnectionEvent: { report($0, display: display) })
+        options.reconnectTimeout = try reconnectTimeout()
         if let header, let base = header.base { options.creationBase = (header.logID, base, header.previousChecksum) }
         let log = try PostgresEventLog(url: url, options: options)
         opened.withLock { $0.append(log) }
@@ -188,12 +189,30 @@ enum ServerStorage {
     #if Postgres
     private static let opened = Mutex<[PostgresEventLog]>([])
 
+    /// The reconnect window: `LABELREPLAY_RECONNECT_TIMEOUT` seconds (a
+    /// number ≥ 0, decimals allowed), else the backend's default (30 s).
+    ///
+    /// - Throws: ``UsageError`` naming the variable and its value when it is not such a number.
+    static func reconnectTimeout() throws -> Duration {
+        guard let text = ProcessInfo.processInfo.environment[reconnectVariable] else {
+            return PostgresEventLog.Options().reconnectTimeout
+        }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+            throw UsageError(
+                "\(reconnectVariable)='\(Escape.text(text))' is not a number of seconds from 0 to 86400 (the reconnect window; default 30)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// The environment variable that sets the reconnect window.
+    static let reconnectVariable = "LABELREPLAY_RECONNECT_TIMEOUT"
+
     /// Says on standard error that the server went out of reach (the command
     /// waits for it, up to the reconnect window) and that it is back.
     private static func report(_ event: PostgresEventLog.ConnectionEvent, display: String) {
         switch event {
         case .lost(let error):
-            let window = Int(PostgresEventLog.Options().reconnectTimeout.timeInterval)
+            let window = (try? reconnectTimeout()).map { String(format: "%g", $0.timeInterval) } ?? "30"
             let awaited = error.code == .readOnlyServer ? "a server that accepts writes" : "the server"
             warn("\(error.message); waiting for \(awaited) (up to \(window) s)")
         case .restored(let after):
