@@ -53,7 +53,10 @@ let package = Package(
                 "EventLog", "LabelProjection",
                 .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))
             ]),
-        .executableTarget(name: "labelreplay", dependencies: ["EventLog", "LabelProjection", "LabelStorePostgres"]),
+        // Timeline/Assets holds the timeline page's .js and .css, embedded by TimelineAssets.swift (not resources:
+        // the page is one self-contained file, and the tool one binary).
+        .executableTarget(
+            name: "labelreplay", dependencies: ["EventLog", "LabelProjection", "LabelStorePostgres"], exclude: ["Timeline/Assets"]),
         // What the tests and their child process share (seeded randomness, stress records,
         // fixtures, finding the built executables); not a product.
         .target(name: "LabelStoreTestSupport", dependencies: ["EventLog", "LabelStorePostgres"], path: "Tests/TestSupport"),

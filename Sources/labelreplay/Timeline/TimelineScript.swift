@@ -1,5 +1,6 @@
 /// The timeline page's script, hand-written JavaScript in parts by concern
-/// (each part in its own file as a raw string literal), run as one strict
+/// (each part a real file in `Assets/`, embedded by `TimelineAssets.swift`,
+/// which a test keeps equal to them), run as one strict
 /// function when the page loads. It reads the data element with
 /// `JSON.parse` and creates every element itself; text from the log only
 /// ever becomes text nodes (`append(string)`, `textContent`), never markup.
