@@ -76,6 +76,8 @@ let package = Package(
                 "LabelStorePostgres", "EventLog", "LabelProjection", "LabelStoreTestSupport",
                 .target(name: "CLibPQ", condition: .when(traits: ["Postgres"]))
             ]),
+        // The seeds' filter screen written as an app would, with the public API only (no @testable).
+        .testTarget(name: "AppTests", dependencies: ["LabelProjection"]),
         // CLITests run the built tool, and test its hand-written JSON writers in process (`@testable import labelreplay`).
         .testTarget(
             name: "CLITests", dependencies: ["EventLog", "LabelProjection", "LabelStoreTestSupport", "labelreplay"],
