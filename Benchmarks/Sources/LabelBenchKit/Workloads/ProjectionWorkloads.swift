@@ -36,6 +36,7 @@ extension WorkloadCatalog {
         all += ApplyKindWorkload.all(for: settings)
         all.append(NaiveArrayWorkload(settings: settings))
         all += ObservableModelWorkload.all(for: settings)
+        all += EditRoundTripWorkload.all(for: settings)
         all.append(DispatchWorkload(settings: settings))
         all.append(StoreWritersWorkload(settings: settings, writers: .threads))
         all.append(StoreWritersWorkload(settings: settings, writers: .tasks))
