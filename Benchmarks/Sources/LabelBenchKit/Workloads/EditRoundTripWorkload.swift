@@ -23,6 +23,9 @@ import LabelProjection
 final class EditRoundTripWorkload: Workload {
     enum Path: String, CaseIterable {
         case row, store
+        /// `store.blocking.toggle` of the row's label and `update()`, on the main actor: the same
+        /// commit and apply with no thread hop, so `row` minus this is what the hops and queues cost.
+        case blocking
     }
 
     let metric = Metric.microsecondsPerEvent
@@ -45,9 +48,11 @@ final class EditRoundTripWorkload: Workload {
 
     var id: String { "edit-roundtrip-\(labels / 1_000)k-\(path.rawValue)" }
     var title: String {
-        path == .row
-            ? "await row.toggle(), list + 2 views, \(labels.grouped) labels, p99"
-            : "await store.toggle, label in no view, list + 2 views, \(labels.grouped) labels, p99"
+        switch path {
+        case .row: "await row.toggle(), list + 2 views, \(labels.grouped) labels, p99"
+        case .store: "await store.toggle, label in no view, list + 2 views, \(labels.grouped) labels, p99"
+        case .blocking: "store.blocking.toggle + update(), no hop, list + 2 views, \(labels.grouped) labels, p99"
+        }
     }
     var target: Target { Target(maxOurs: 1_000, metric: metric, text: "p99 ≤ 1,000 µs") }
     var notes: [String] {
@@ -104,6 +109,9 @@ final class EditRoundTripWorkload: Workload {
                     switch path {
                     case .row: try await row.toggle()
                     case .store: try await store.toggle(inNone)
+                    case .blocking:
+                        try store.blocking.toggle(inViews)
+                        models.list.update()
                     }
                     times.append(Statistics.seconds(clock.now - start) * 1e6)
                 }
