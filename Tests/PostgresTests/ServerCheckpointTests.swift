@@ -200,7 +200,10 @@ import Testing
         store.waitForHistoryFiles()
         try #require(try checkpointSeqs(location).count >= 3)
         let url = CLIOverServerTests.url(list: list)
-        let commands = [["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"]]
+        let commands = [
+            ["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"], ["show", url, "--json"],
+            ["show", url, "--query", "a"]
+        ]
         try expectSameOutputWithoutCheckpoints(commands, list: list) {
             // stats shows what the server holds: the list's checkpoints and payloads, the schema's tables.
             let stats = try runCommand(try CLIOverServerTests.executable(), ["stats", url, "--json"])

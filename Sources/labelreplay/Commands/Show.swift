@@ -53,6 +53,14 @@ enum Show: Command {
         } else if let time {
             list = try replay.fold(until: time)
         } else {
+            // The current list: from the newest checkpoint too (a server list's, or LOG.checkpoints),
+            // then the records after it.
+            if let checkpoints = try Checkpoints.open(path, console: console) {
+                let last = try checkpoints.serverStorage?.refreshLastSeq() ?? checkpoints.seqs.max() ?? 0
+                if last > 0, let checkpoint = checkpoints.checkpoint(atOrBefore: last, withRemovedLabels: false) {
+                    try replay.start(from: checkpoint)
+                }
+            }
             list = try replay.foldAll()
         }
 
