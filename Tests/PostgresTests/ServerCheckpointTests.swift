@@ -201,7 +201,8 @@ import Testing
         try #require(try checkpointSeqs(location).count >= 3)
         let url = CLIOverServerTests.url(list: list)
         let commands = [
-            ["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"], ["show", url, "--json"],
+            ["show", url, "--at", "100", "--json"], ["diff", url, "50", "110", "--json"], ["show", url, "--at", "37"],
+            ["show", url, "--json"],
             ["show", url, "--query", "a"]
         ]
         try expectSameOutputWithoutCheckpoints(commands, list: list) {

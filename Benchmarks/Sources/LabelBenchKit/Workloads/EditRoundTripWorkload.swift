@@ -1,8 +1,8 @@
 import Dispatch
 import EventLog
 import Foundation
-import Synchronization
 import LabelProjection
+import Synchronization
 
 /// Workload `edit-roundtrip-100k-<row|store>`: the p99 of an edit's round trip
 /// as an app sees it, at 100,000 labels with the list model and two
@@ -60,7 +60,9 @@ final class EditRoundTripWorkload: Workload {
         let sorted = samples.sorted()
         func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
         return [
-            String(format: "%@: median %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.1f µs over %d edits", id, at(0.5), at(0.9), at(0.99), sorted.last!, sorted.count)
+            String(
+                format: "%@: median %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.1f µs over %d edits", id, at(0.5), at(0.9), at(0.99),
+                sorted.last!, sorted.count)
         ]
     }
 
