@@ -95,10 +95,12 @@ extension Replay {
         return LogHistory(logPath: path, header: header)
     }
 
-    /// The base of the log file at `path` (`nil` for a log from seq 1, a
-    /// server list, or a file that does not open: the command's own read says why).
+    /// The base of the log file or server list at `path` (`nil` for a history
+    /// from seq 1, or one that does not open: the command's own read says why).
     static func base(of path: String) -> LogBase? {
-        guard !LogLocation.isServer(path) else { return nil }
+        // A server list's base is its head row's (it was nil here, so `trace --label` and `log --from`
+        // over a cut list took the list's caches, which hold none of the archived records).
+        if LogLocation.isServer(path) { return (try? ServerStorage.open(LogLocation.resolve(path)))?.storage.base }
         return (try? LogReader(path: path))?.header.base
     }
 
