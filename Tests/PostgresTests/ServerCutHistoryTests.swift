@@ -75,7 +75,8 @@ import Testing
         log.close()
 
         let url = CLIOverServerTests.url(list: location.list)
-        let head = try CLIOverServerTests.cli(["head", url, "--at", String(last / 4)]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = try CLIOverServerTests.cli(["head", url, "--at", String(last / 4)]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let commands = Self.commands(
             url, one: added[2], prefix: String(added[1].description.prefix(8)), last: last, times: times, head: head)
         let expected = try Self.answers(commands, url: url)
