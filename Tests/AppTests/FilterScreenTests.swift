@@ -8,12 +8,22 @@ import Testing
 /// the screen and other threads edit.
 @MainActor
 @Suite struct FilterScreenTests {
+    /// A log path in a new temporary directory (``remove(_:)`` deletes it).
     static func temporaryLog() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString).labellog").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("labels.labellog").path
+    }
+
+    /// Deletes the directory of a ``temporaryLog()`` path.
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
     @Test func scenarioA_rowObservationThroughTheScreen() async throws {
-        let store = try await LabelStore.open(path: Self.temporaryLog(), options: .init(createIfMissing: true))
+        let path = Self.temporaryLog()
+        defer { Self.remove(path) }
+        let store = try await LabelStore.open(path: path, options: .init(createIfMissing: true))
         try await store.add("Amber")
         try await store.add("Cobalt", isEnabled: false)
         let screen = FilterScreen(store: store)
@@ -38,7 +48,9 @@ import Testing
     }
 
     @Test func scenarioB_editingThroughAFilteredView() async throws {
-        let store = try await LabelStore.open(path: Self.temporaryLog(), options: .init(createIfMissing: true))
+        let path = Self.temporaryLog()
+        defer { Self.remove(path) }
+        let store = try await LabelStore.open(path: path, options: .init(createIfMissing: true))
         try await store.add("Grid")
         try await store.add("Tile", isEnabled: false)
         try await store.add("Ring")
@@ -77,7 +89,9 @@ import Testing
     /// plain-array model's answer for the store's state it has applied.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theScreenMatchesAPlainArrayAfterEveryMainActorJob(seed: UInt64) async throws {
-        let store = try await LabelStore.open(path: Self.temporaryLog(), options: .init(createIfMissing: true))
+        let path = Self.temporaryLog()
+        defer { Self.remove(path) }
+        let store = try await LabelStore.open(path: path, options: .init(createIfMissing: true))
         let screen = FilterScreen(store: store)
         var random = SplitMix(seed: seed)
         let titles = ["Amber", "Cobalt", "Ring", "Ring Two", "Tile", "Café", "CAFE", "grid", "Grid Two"]

@@ -109,21 +109,31 @@ public enum HistoryProver {
         // Every core hashes: whole chunks of records are perfect subtrees (ChunkedTreeHasher).
         let hasher = ChunkedTreeHasher(start: source.start ?? HistoryTreeBuilder(), wanted: Set(heads.map(\.seq)))
         try source.forEachPayload(through: .max) { _, payload in hasher.append(payload: payload) }
+        return outcome(of: hasher, against: heads, startSeq: source.startSeq, name: source.name)
+    }
+
+    /// What ``check(_:against:)`` returns, for a `hasher` (made with every head's
+    /// seq wanted) that was given every payload of the history after `startSeq`
+    /// in seq order — by a caller that reads the records for its own checks too
+    /// (`labelreplay verify`: one pass, hashing beside the checks).
+    package static func outcome(
+        of hasher: ChunkedTreeHasher, against heads: [HistoryHead], startSeq: UInt64, name: String
+    ) -> (now: HistoryHead, failures: [EventLogError?]) {
         let builder = hasher.finish()
         let found = hasher.found
         let failures = heads.map { head -> EventLogError? in
-            if head.seq < source.startSeq { return archived(head.seq, source) }
+            if head.seq < startSeq { return archived(head.seq, name: name, startSeq: startSeq) }
             guard let hash = found[head.seq] else {
                 return EventLogError(
                     .historyDiverged,
-                    "\(source.name) ends at seq \(builder.count), before the seq of head \(head): records "
+                    "\(name) ends at seq \(builder.count), before the seq of head \(head): records "
                         + "\(builder.count + 1)…\(head.seq) are missing",
                     lastGoodSeq: builder.count)
             }
             guard hash != head.hash else { return nil }
             return EventLogError(
                 .historyDiverged,
-                "\(source.name) does not extend head \(head): its records 1…\(head.seq) give \(hash.hex), so at least one of "
+                "\(name) does not extend head \(head): its records 1…\(head.seq) give \(hash.hex), so at least one of "
                     + "them was changed, removed, inserted or reordered since that head was taken")
         }
         return (builder.head, failures)
@@ -131,9 +141,14 @@ public enum HistoryProver {
 
     /// The error for a seq before a based log's first record.
     private static func archived(_ seq: UInt64, _ source: HistoryRecords) -> EventLogError {
+        archived(seq, name: source.name, startSeq: source.startSeq)
+    }
+
+    /// The error for a seq before the first record of the history `name`, which starts after `startSeq`.
+    private static func archived(_ seq: UInt64, name: String, startSeq: UInt64) -> EventLogError {
         EventLogError(
             .invalidProof,
-            "\(source.name) starts after seq \(source.startSeq) (its earlier records were archived or dropped): seq \(seq) can be checked only against the archive that holds it"
+            "\(name) starts after seq \(startSeq) (its earlier records were archived or dropped): seq \(seq) can be checked only against the archive that holds it"
         )
     }
 

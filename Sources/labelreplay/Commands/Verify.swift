@@ -59,8 +59,10 @@ enum Verify: Command {
         let heads = try arguments.values("head").map { text throws(UsageError) in
             try HistorySource.head(text, option: "head", arguments: arguments)
         }
-        var result = location == .file(path) ? check(path, console: console) : checkServer(location, console: console)
-        if !heads.isEmpty, result.ok { checkHeads(heads, of: path, into: &result, console: console) }
+        var hashed: (now: HistoryHead, failures: [EventLogError?])?
+        var result =
+            location == .file(path) ? check(path, heads: heads, hashed: &hashed, console: console) : checkServer(location, console: console)
+        if !heads.isEmpty, result.ok { checkHeads(heads, of: path, into: &result, hashed: hashed, console: console) }
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
         } else {
@@ -69,8 +71,13 @@ enum Verify: Command {
         return result.ok ? ExitStatus.success : ExitStatus.failure
     }
 
-    /// Everything `verify` finds about the log at `path`.
-    static func check(_ path: String, console: Console) -> VerifyResult {
+    /// Everything `verify` finds about the log at `path`. With `heads` that the
+    /// log's own records reach (none before its first), the records are hashed
+    /// in the same pass (`hashed`: the head now and each head's failure), so a
+    /// `verify --head` reads the log once.
+    static func check(
+        _ path: String, heads: [HistoryHead] = [], hashed: inout (now: HistoryHead, failures: [EventLogError?])?, console: Console
+    ) -> VerifyResult {
         var result = VerifyResult(path: path)
         let reader: LogReader
         do {
@@ -98,26 +105,36 @@ enum Verify: Command {
             return result
         }
         let origin = list
-        while true {
-            let offset = reader.offset
-            let record: EventRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                let kind = error.code == .seqGap ? "seq" : "frame"
-                result.problem = .init(
-                    kind: kind, code: error.code.rawValue, offset: error.offset ?? offset,
-                    seq: list.lastSeq + 1, message: error.message)
-                break
+        // The heads are hashed beside the checks when the log holds every record they need.
+        let start = reader.header.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) }
+        let hasher =
+            !heads.isEmpty && heads.allSatisfy({ $0.seq >= origin.lastSeq })
+            ? ChunkedTreeHasher(start: start ?? HistoryTreeBuilder(), wanted: Set(heads.map(\.seq))) : nil
+        // One pass over the records decoded in place (the fold's fast path, with every check of a record's).
+        struct Refused: Error {}
+        do {
+            _ = try reader.forEachView { view in
+                hasher?.append(payload: view.payload)
+                do throws(ProjectionError) {
+                    try list.replay(view)
+                } catch {
+                    result.problem = .init(
+                        kind: "event", code: error.code.rawValue, offset: reader.lastPosition?.offset, seq: view.seq,
+                        message: error.message)
+                    throw Refused()
+                }
+                progress.update(reader.offset, detail: "seq \(view.seq)")
             }
-            do {
-                try list.replay(record)
-            } catch {
-                result.problem = .init(kind: "event", code: error.code.rawValue, offset: offset, seq: record.seq, message: error.message)
-                break
-            }
-            progress.update(reader.offset, detail: "seq \(record.seq)")
+        } catch is Refused {
+        } catch let error as EventLogError {
+            let kind = error.code == .seqGap ? "seq" : "frame"
+            result.problem = .init(
+                kind: kind, code: error.code.rawValue, offset: error.offset ?? reader.offset, seq: list.lastSeq + 1, message: error.message)
+        } catch {
+            result.problem = .init(kind: "frame", code: "ioError", offset: reader.offset, seq: list.lastSeq + 1, message: "\(error)")
+        }
+        if let hasher, result.problem == nil {
+            hashed = HistoryProver.outcome(of: hasher, against: heads, startSeq: origin.lastSeq, name: path)
         }
         result.records = list.lastSeq - origin.lastSeq
         result.firstSeq = reader.header.firstSeq
@@ -143,13 +160,23 @@ enum Verify: Command {
         return result
     }
 
-    /// Proves (or not) that the log at `path` extends each of `heads`.
-    static func checkHeads(_ heads: [HistoryHead], of path: String, into result: inout VerifyResult, console: Console) {
+    /// Proves (or not) that the log at `path` extends each of `heads`: from
+    /// `hashed` when the verify pass hashed the records, else by reading them
+    /// (with the archives a head before the log's first needs).
+    static func checkHeads(
+        _ heads: [HistoryHead], of path: String, into result: inout VerifyResult,
+        hashed: (now: HistoryHead, failures: [EventLogError?])? = nil, console: Console
+    ) {
         do {
-            let (records, progress) = try HistorySource.open(
-                path, label: "hashing \(path)", console: console, reaching: heads.map(\.seq).min().map { $0 + 1 })
-            defer { progress.finish() }
-            let (now, failures) = try HistoryProver.check(records, against: heads)
+            let (now, failures): (HistoryHead, [EventLogError?])
+            if let hashed {
+                (now, failures) = hashed
+            } else {
+                let (records, progress) = try HistorySource.open(
+                    path, label: "hashing \(path)", console: console, reaching: heads.map(\.seq).min().map { $0 + 1 })
+                defer { progress.finish() }
+                (now, failures) = try HistoryProver.check(records, against: heads)
+            }
             result.historyHead = now.description
             result.heads = zip(heads, failures).map { head, failure in
                 guard var failure else { return .init(head: head.description, ok: true, message: nil, firstDifferentSeq: nil) }
