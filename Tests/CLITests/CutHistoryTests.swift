@@ -122,6 +122,32 @@ import Testing
     /// `revert` of an archived seq appends the undo of that seq (as on the uncut log), never of
     /// another: it read the cut log's first record instead. Without the archive it is refused,
     /// naming the archive, and nothing is appended.
+    /// An archive gets its history index at the cut (it never changes), and a
+    /// query by label, actor or time over archived seqs reads each part
+    /// through its index — the same records and titles as the uncut log, which
+    /// a full read of the archives gave before (issue 43, item 9).
+    @Test func labelAndActorQueriesOverArchivedSeqsReadEachPartThroughItsIndex() async throws {
+        let scratch = try Scratch()
+        let (reference, ids) = try Self.reference(in: scratch, seed: 9, writes: Self.writes)
+        let path = try await Self.cutCopy(of: reference, in: scratch, name: "cut", cuts: [100, 250])
+        let directory = scratch.path("cut")
+        let indexes = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".labellog.index") }
+        #expect(indexes.count == 2, "each archive has its index from the cut: \(indexes)")
+        _ = try await CLI.run(["index", reference])
+        _ = try await CLI.run(["index", path])
+        for arguments in [
+            ["log", "PATH", "--label", ids[2].description], ["log", "PATH", "--label", ids[1].description, "--json"],
+            ["log", "PATH", "--actor", "bob", "-n", "7"], ["log", "PATH", "--since", at(30).iso8601, "--until", at(200).iso8601]
+        ] {
+            let cut = try await CLI.run(arguments.map { $0 == "PATH" ? path : $0 }, environment: ["LABELREPLAY_TEST_INDEX": "always"])
+            let uncut = try await CLI.run(
+                arguments.map { $0 == "PATH" ? reference : $0 }, environment: ["LABELREPLAY_TEST_INDEX": "always"])
+            #expect(cut.status == 0 && cut.stdout == uncut.stdout.replacingOccurrences(of: reference, with: path), "\(arguments)")
+            let throughIndexes = cut.stderr.components(separatedBy: "(read through the history index)").count - 1
+            #expect(throughIndexes == 3, "two archives and the log, each through its index: \(cut.stderr)")
+        }
+    }
+
     @Test func revertOfAnArchivedSeqUndoesThatSeq() async throws {
         let scratch = try Scratch()
         let reference = try Self.reference(in: scratch, seed: 7, writes: Self.writes).path

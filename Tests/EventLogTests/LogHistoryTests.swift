@@ -93,4 +93,39 @@ import Testing
         let error = try #require(throws: EventLogError.self) { try LogHistory(logPath: path).archives(from: 1) }
         #expect(error.code == .archiveMismatch && error.path == archive, "\(error)")
     }
+
+    /// A passed check is remembered for later processes in `ARCHIVE.checked`, by the file's
+    /// identity and the base it was checked against: a later process (here: the in-process
+    /// memory forgotten) trusts it while the file is unchanged, checks again after an edit in
+    /// place, and trusts a record naming the file as it is now without reading it — which is
+    /// why the record is a cache like the log's others, and `verify` never reads it.
+    @Test func aPassedCheckIsRememberedBesideTheArchiveByItsIdentity() throws {
+        let dir = TemporaryDirectory()
+        let (path, _) = try Self.twiceCut(in: dir)
+        ArchiveJoin.forgetChecks()
+        #expect(try LogHistory(logPath: path).archives(from: 1).count == 2)
+        let archive = dir.file("a.7-13.labellog")
+        let record = ArchiveJoin.rememberedPath(of: archive)
+        #expect(FileManager.default.fileExists(atPath: record))
+        ArchiveJoin.forgetChecks()
+        #expect(try LogHistory(logPath: path).archives(from: 1).count == 2, "trusted from the record")
+
+        var bytes = readBytes(archive)
+        bytes[bytes.count - 10] ^= 0x01  // in the last record
+        try overwriteInPlace(archive, bytes)
+        ArchiveJoin.forgetChecks()
+        let error = try #require(throws: EventLogError.self) { try LogHistory(logPath: path).archives(from: 1) }
+        #expect(error.code == .archiveMismatch, "an edit in place changes the identity: checked again, refused: \(error)")
+
+        // A record rewritten to name the edited file (which takes write access to the directory) is trusted.
+        let text = try String(contentsOfFile: record, encoding: .utf8)
+        let identity = try #require(SystemFile.identity(of: archive))
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[1] = "\(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed)"
+        let body = lines[0..<4].joined(separator: "\n") + "\n"
+        lines[4] = String(CRC32C.checksum(body))
+        try lines.joined(separator: "\n").write(toFile: record, atomically: true, encoding: .utf8)
+        ArchiveJoin.forgetChecks()
+        #expect(try LogHistory(logPath: path).archives(from: 1).count == 2)
+    }
 }

@@ -9,15 +9,16 @@ import Synchronization
 /// the check hold against an edit that kept the frames' 32-bit checksums
 /// right: those can be forged, the tree's hashes cannot.
 ///
-/// A check reads the whole archive. It is made once per archive file per
-/// process, remembered by the file's identity (device, inode, size,
-/// modification and change times, ``FileIdentity``): an archive is
+/// A check reads the whole archive. It is made once per archive file,
+/// remembered by the file's identity (device, inode, size, modification and
+/// change times, ``FileIdentity``) in the process and in `ARCHIVE.checked`
+/// beside it for later processes (ArchiveJoin+Remembered): an archive is
 /// immutable, and an edit in place changes its identity, so it is checked
 /// again. The memory is behind a `Mutex`; checks of different archives may
 /// run on several threads.
 enum ArchiveJoin {
     /// What a passed check is remembered by.
-    private struct Checked: Hashable {
+    struct Checked: Hashable {
         var identity: FileIdentity
         var logID: LabelID
         var frontier: [HistoryHash]
@@ -53,9 +54,17 @@ enum ArchiveJoin {
         let reader = try LogReader(path: path, fileSystem: fileSystem)
         try checkHeader(reader.header, of: archive, logID: logID)
         if passed.withLock({ $0[path] }) == key { return reader }
+        // Checked by an earlier process, the file unchanged since (ArchiveJoin+Remembered).
+        if isRemembered(key, path: path) {
+            passed.withLock { $0[path] = key }
+            return reader
+        }
         try checkRecords(reader, of: archive)
         // Remembered only when the file did not change while it was read.
-        if SystemFile.identity(of: path) == identity { passed.withLock { $0[path] = key } }
+        if SystemFile.identity(of: path) == identity {
+            passed.withLock { $0[path] = key }
+            remember(key, path: path)
+        }
         return try LogReader(path: path, fileSystem: fileSystem)
     }
 

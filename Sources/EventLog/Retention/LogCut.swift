@@ -179,6 +179,8 @@ public enum LogCut {
         for cache in [HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath)] {
             fileSystem.unlink(cache)
         }
+        // The archive's history index, once (it never changes): see ArchiveIndex.
+        if let archivePath { ArchiveIndex.write(for: archivePath) }
         return report
     }
 

@@ -116,6 +116,10 @@ extension LogWriter {
         for cache in [HistoryIndexFile.path(for: path), HistoryIndexFile.deltaPath(for: path), HistoryTreeFile.path(for: path)] {
             fileSystem.unlink(cache)
         }
+        // An archive never changes: its history index is written once, now, so queries by label, actor
+        // or time over archived seqs read only the records that can match. A cache: a failure leaves
+        // the archive read whole, as before.
+        if let archivePath { ArchiveIndex.write(for: archivePath) }
         var report = plan
         report.keptRecords = kept.records
         report.keptBytes = kept.bytes

@@ -91,6 +91,7 @@ extension PostgresEventLog {
             image: plan.list.baseImageBytes(logID: checkpointHistoryID))
         try commitCut(cut, chainValue: plan.chainValue, after: base)
         plan.archive = nil
+        if let archivePath { ArchiveIndex.write(for: archivePath) }
         return CutReport(
             cut: cut.cut, timeRange: cut.timeRange, keptRecords: max(lastSeq, last) - lastCutSeq, cutBytes: plan.bytes,
             archivePath: absolute, reusedArchive: plan.reused, frontier: cut.frontier, chainValue: plan.chainValue)

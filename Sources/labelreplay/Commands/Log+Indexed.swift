@@ -25,4 +25,45 @@ extension Log {
         }
         return (records, try history.titles(for: needs))
     }
+
+    /// ``indexedSelection(_:selection:start:last:console:)`` for a read that
+    /// reaches archived seqs: the archives holding the seqs from the start on
+    /// (each checked against its base first, ``LogHistory/archives(from:)``),
+    /// each through its own index, then the log through its own; titles are
+    /// looked for from the newest part back. `nil` when a part has no usable
+    /// index, or its index would not save reading (the caller reads everything).
+    static func indexedSelectionAcrossArchives(
+        _ path: String, selection: EventSelection, start: LogStart, last: Int?, console: Console
+    ) throws -> (records: [EventRecord], titles: IndexedHistory.Titles)? {
+        guard case .seq(let from) = start, !LogLocation.isServer(path) else { return nil }
+        let history = try LogHistory(logPath: path)
+        var parts: [IndexedHistory] = []
+        for archive in try history.archives(from: max(from, 1)) {
+            guard let part = try IndexedHistory.open(archive.path, console: console) else { return nil }
+            parts.append(part)
+        }
+        guard let live = try IndexedHistory.open(path, console: console) else { return nil }
+        parts.append(live)
+        var records: [EventRecord] = []
+        for part in parts {
+            guard let found = try part.records(matching: selection.query, from: from, through: selection.to, console: console) else {
+                return nil
+            }
+            records += found.filter { record in records.last.map { record.seq > $0.seq } ?? true }
+        }
+        records = records.filter(selection.selects)
+        if let last { records = Array(records.suffix(last)) }
+        var needs: [(id: LabelID, seq: UInt64)] = []
+        for record in records {
+            if let id = record.event.labelID { needs.append((id, record.seq)) }
+            if case .reordered(let order) = record.event { needs += order.prefix(6).map { ($0, record.seq) } }
+        }
+        var titles = IndexedHistory.Titles()
+        for part in parts.reversed() where !needs.isEmpty {
+            let found = try part.titles(for: needs)
+            titles.absorb(found)
+            needs = needs.filter { titles.title(of: $0.id, atOrBefore: $0.seq) == nil }
+        }
+        return (records, titles)
+    }
 }

@@ -76,12 +76,23 @@ enum Log: Command {
         if case .seq(let from) = start, let to = selection.to, to < from { throw UsageError("'--from' (\(from)) is after '--to' (\(to))") }
         let style = try Style.resolve(arguments, console: console)
 
-        if let history,
-            let (records, titles) = try indexedSelection(history, selection: selection, start: start, last: last, console: console)
-        {
+        // Through the history indexes: the log's, or, for a read that reaches archives, each archive's
+        // (written at the cut) and the log's.
+        let indexed =
+            if let history {
+                try indexedSelection(history, selection: selection, start: start, last: last, console: console)
+            } else if archived && !follow && EventSelection.narrows(arguments) {
+                try indexedSelectionAcrossArchives(path, selection: selection, start: start, last: last, console: console)
+            } else {
+                nil as (records: [EventRecord], titles: IndexedHistory.Titles)?
+            }
+        if let (records, titles) = indexed {
+            let size =
+                archived
+                ? try Replay(path: path, strict: false, folds: false, console: console).columnsSize() : try LogReader(path: path).fileSize()
             let printer = LogPrinter(
                 console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
-                columns: EventColumns(fileSize: try LogReader(path: path).fileSize(), style: style))
+                columns: EventColumns(fileSize: size, style: style))
             let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
             defer { pager?.finish(console: console) }
             for record in records where !console.outputFailed {

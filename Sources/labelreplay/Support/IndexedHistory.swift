@@ -18,6 +18,14 @@ final class IndexedHistory {
         /// The seq of that title.
         func seq(of id: LabelID, atOrBefore seq: UInt64) -> UInt64? { stated[id]?.last { $0.seq <= seq }?.seq }
 
+        /// Adds the titles `other` holds (another part of a cut history), keeping each label's in seq order.
+        mutating func absorb(_ other: Titles) {
+            for (id, found) in other.stated {
+                stated[id, default: []] += found
+                stated[id]!.sort { $0.seq < $1.seq }
+            }
+        }
+
         fileprivate mutating func note(_ record: EventRecord, only ids: Set<LabelID>? = nil) {
             guard let (id, title) = Replay.statedTitle(record.event), ids?.contains(id) ?? true else { return }
             stated[id, default: []].append((record.seq, title))
