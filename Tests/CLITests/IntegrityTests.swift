@@ -120,6 +120,10 @@ import Darwin
         let report = try await CLI.run(["verify", log, "--json"]).json()
         let problem = try #require(report["problem"] as? [String: Any])
         #expect(problem["kind"] as? String == "event" && problem["seq"] as? Int == 4 && problem["code"] as? String == "titleMismatch")
+        // The offset is the contradicting record's frame (verify reads records decoded in place).
+        let reader = try LogReader(path: log)
+        for _ in 0..<3 { _ = try reader.next() }
+        #expect(problem["offset"] as? Int == Int(reader.offset), "\(problem)")
         let text = try await CLI.run(["verify", log])
         #expect(text.status == 1 && text.stderr.contains("seq 4") && text.stderr.contains("contradicts"), "\(text)")
         let show = try await CLI.run(["show", log])
