@@ -12,8 +12,23 @@ extension Log {
         -> (records: [EventRecord], titles: IndexedHistory.Titles)?
     {
         guard case .seq(let from) = start else { return ([], IndexedHistory.Titles()) }  // --from end, not following: nothing
-        guard var records = try history.records(matching: selection.query, from: from, through: selection.to, console: console) else {
-            return nil
+        return try selected(from: [history], selection: selection, from: from, last: last, console: console)
+    }
+
+    /// The selection read from `parts` (the parts of one history, oldest
+    /// first, each through its index): their matching records from seq `from`,
+    /// filtered, the last `last` of them, and the titles that name their labels,
+    /// looked for from the newest part back. `nil` when a part's index would not
+    /// save reading.
+    private static func selected(
+        from parts: [IndexedHistory], selection: EventSelection, from: UInt64, last: Int?, console: Console
+    ) throws -> (records: [EventRecord], titles: IndexedHistory.Titles)? {
+        var records: [EventRecord] = []
+        for part in parts {
+            guard let found = try part.records(matching: selection.query, from: from, through: selection.to, console: console) else {
+                return nil
+            }
+            records += found
         }
         records = records.filter(selection.selects)
         if let last { records = Array(records.suffix(last)) }
@@ -23,7 +38,12 @@ extension Log {
             // A reorder is shown by its first labels (EventText.summary).
             if case .reordered(let order) = record.event { needs += order.prefix(6).map { ($0, record.seq) } }
         }
-        return (records, try history.titles(for: needs))
+        var titles = IndexedHistory.Titles()
+        for part in parts.reversed() where !needs.isEmpty {
+            titles.absorb(try part.titles(for: needs))
+            needs = needs.filter { titles.title(of: $0.id, atOrBefore: $0.seq) == nil }
+        }
+        return (records, titles)
     }
 
     /// ``indexedSelection(_:selection:start:last:console:)`` for a read that
@@ -44,26 +64,6 @@ extension Log {
         }
         guard let live = try IndexedHistory.open(path, console: console) else { return nil }
         parts.append(live)
-        var records: [EventRecord] = []
-        for part in parts {
-            guard let found = try part.records(matching: selection.query, from: from, through: selection.to, console: console) else {
-                return nil
-            }
-            records += found.filter { record in records.last.map { record.seq > $0.seq } ?? true }
-        }
-        records = records.filter(selection.selects)
-        if let last { records = Array(records.suffix(last)) }
-        var needs: [(id: LabelID, seq: UInt64)] = []
-        for record in records {
-            if let id = record.event.labelID { needs.append((id, record.seq)) }
-            if case .reordered(let order) = record.event { needs += order.prefix(6).map { ($0, record.seq) } }
-        }
-        var titles = IndexedHistory.Titles()
-        for part in parts.reversed() where !needs.isEmpty {
-            let found = try part.titles(for: needs)
-            titles.absorb(found)
-            needs = needs.filter { titles.title(of: $0.id, atOrBefore: $0.seq) == nil }
-        }
-        return (records, titles)
+        return try selected(from: parts, selection: selection, from: from, last: last, console: console)
     }
 }
