@@ -44,7 +44,10 @@ import Testing
     /// Standard error without the notes the test hook adds.
     static func plainStderr(_ result: CLIResult) -> String {
         result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("(from the checkpoint at seq") && $0 != "(read through the history index)" }
+            .filter {
+                !$0.hasPrefix("(from the checkpoint at seq") && $0 != "(read through the history index)"
+                    && $0 != "(label ids from the history index)"
+            }
             .joined(separator: "\n")
     }
 

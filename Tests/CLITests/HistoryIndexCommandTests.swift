@@ -57,6 +57,7 @@ import Testing
     /// `result`'s standard error without the line that says the index was read through.
     static func stderrWithoutIndexNote(_ result: CLIResult) -> String {
         result.stderr.replacingOccurrences(of: "(read through the history index)\n", with: "")
+            .replacingOccurrences(of: "(label ids from the history index)\n", with: "")
     }
 
     @Test func logThroughACurrentOrStaleIndexPrintsWhatAFullReadPrints() async throws {

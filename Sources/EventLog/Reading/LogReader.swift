@@ -58,8 +58,20 @@ public final class LogReader {
     @exclusivity(unchecked) package private(set) var lastPosition: LogPosition?
 
     /// The last record of a prefix whose every frame ``keeps(_:)`` checked
-    /// (from seq 1), so that later checks in the same long write start there.
+    /// (from seq 1), or that the writer's sync mark names durable, so that
+    /// later checks in the same long write start there.
     private var checkedPrefix: LogPosition?
+    /// The checked sync mark (``SyncMark``), read at the first need: `.some(nil)` when there is none.
+    private var syncMark: LogPosition??
+
+    /// The record through which the writer's sync mark says the log is durable, if it has a good one.
+    private func durableMark() -> LogPosition? {
+        if let syncMark { return syncMark }
+        let mark = SyncMark.load(forLogAt: path, header: header, file: file)
+        syncMark = .some(mark)
+        if let mark, mark.seq > checkedPrefix?.seq ?? 0 { checkedPrefix = mark }
+        return mark
+    }
 
     /// Whether this reader's file still holds the record at `position`: a
     /// whole frame of that length and checksum, holding that seq, at that
@@ -84,7 +96,8 @@ public final class LogReader {
     ///
     /// - Throws: ``EventLogError/Code/ioError`` when a read fails.
     package func keeps(_ position: LogPosition) throws(EventLogError) -> RecordKeeping {
-        try Recovery.keeps(file, format: cursor.format, through: position, fileLength: try file.size(), verified: &checkedPrefix)
+        _ = durableMark()
+        return try Recovery.keeps(file, format: cursor.format, through: position, fileLength: try file.size(), verified: &checkedPrefix)
     }
 
     /// Moves this reader to just after the record at `position`, if its file
@@ -235,7 +248,10 @@ public final class LogReader {
             // later one, so if it is still bad now, it is damage, not a write in progress.
             // Frames that only continue an unsynced write are what a crash can leave after a
             // lost page: recovery cuts them with it, so the reader does not read past it.
-            guard try Recovery.laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: try file.size()).proveDamage
+            guard
+                try Recovery.laterFrames(
+                    in: file, format: cursor.format, after: problem.offset, fileLength: try file.size(), durable: durableMark()
+                ).proveDamage
             else {
                 return nil
             }
@@ -307,7 +323,10 @@ public final class LogReader {
             return .none
         case .problem(let problem):
             guard problem.canBeTornWrite else { throw corruption(problem) }
-            guard try Recovery.laterFrames(in: file, format: cursor.format, after: offset, fileLength: size).proveDamage else {
+            guard
+                try Recovery.laterFrames(in: file, format: cursor.format, after: offset, fileLength: size, durable: durableMark())
+                    .proveDamage
+            else {
                 return .torn(offset: offset, bytes: size - offset, reason: problem.reason)
             }
             // As in `next()`: a frame the writer was finishing is complete once a later one exists.
@@ -359,7 +378,10 @@ public final class LogReader {
         let file = try fileSystem.open(path, .readOnly)
         defer { file.close() }
         let header = try LogHeader.read(from: file, path: path)
-        let result = try Recovery.scan(file: file, format: FrameFormat(header: header), mode: mode) { try visit($0.record) }
+        let durable = SyncMark.load(forLogAt: path, header: header, file: file)
+        let result = try Recovery.scan(file: file, format: FrameFormat(header: header), mode: mode, durable: durable) {
+            try visit($0.record)
+        }
         return (header, result.report)
     }
 

@@ -14,24 +14,30 @@ enum Recovery {
     /// the log through it (``keeps(_:format:through:fileLength:verified:)``:
     /// no earlier record of its unsynced write is damaged), and the records
     /// before it are not read; otherwise it scans from the first record as without it.
+    ///
+    /// `durable` is the log's checked sync mark (``SyncMark/load(forLogAt:header:file:)``):
+    /// every byte through that record is known durable, so damage before it
+    /// is corruption, never a torn tail, and a `resumeAt` before it is kept.
     static func scan(
         file: any LogFile, format: FrameFormat, mode: RecoveryMode, decodeFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
-        visit: (EventRecordView) throws -> Void
+        durable: LogPosition? = nil, visit: (EventRecordView) throws -> Void
     ) throws -> ScanResult {
         let fileLength = try file.size()
-        var verified: LogPosition?
+        var verified = durable
         if mode == .tolerateCorruptedTail, let resumeAt,
             try keeps(file, format: format, through: resumeAt, fileLength: fileLength, verified: &verified) == .kept
         {
             var cursor = FrameCursor(file: file, format: format, offset: resumeAt.offset, expectedSeq: resumeAt.seq)
             cursor.decodeFrom = decodeFrom
-            var result = try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: resumeAt.seq - 1, visit: visit)
+            var result = try scan(
+                file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: resumeAt.seq - 1, durable: durable, visit: visit)
             result.report.resumedAfter = resumeAt
             return result
         }
         var cursor = FrameCursor(file: file, atFirstRecordOf: format)
         cursor.decodeFrom = decodeFrom
-        return try scan(file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: format.firstSeq - 1, visit: visit)
+        return try scan(
+            file: file, mode: mode, fileLength: fileLength, cursor: cursor, lastSeq: format.firstSeq - 1, durable: durable, visit: visit)
     }
 
     /// Whether exactly `position`'s bytes are one whole, checksummed frame
@@ -46,7 +52,7 @@ enum Recovery {
 
     /// Scans from `cursor` on; `lastSeq` is the seq before the cursor's.
     private static func scan(
-        file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64,
+        file: any LogFile, mode: RecoveryMode, fileLength: Int64, cursor: FrameCursor, lastSeq: UInt64, durable: LogPosition?,
         visit: (EventRecordView) throws -> Void
     ) throws -> ScanResult {
         var cursor = cursor
@@ -75,7 +81,8 @@ enum Recovery {
             case .problem(let problem):
                 var later = LaterFrames.none
                 if problem.canBeTornWrite {
-                    later = try laterFrames(in: file, format: cursor.format, after: problem.offset, fileLength: fileLength)
+                    later = try laterFrames(
+                        in: file, format: cursor.format, after: problem.offset, fileLength: fileLength, durable: durable)
                 }
                 let tornTail = problem.canBeTornWrite && !later.proveDamage
                 let damage = RecoveryReport.Damage(
@@ -136,9 +143,18 @@ enum Recovery {
     /// `previous`): the bytes of a record being written — a title, say —
     /// cannot then pass for a later record, while a genuine next record
     /// behind a damaged length word still does.
-    static func laterFrames(in file: any LogFile, format: FrameFormat, after offset: Int64, fileLength: Int64) throws(EventLogError)
-        -> LaterFrames
-    {
+    ///
+    /// A checked sync mark (`durable`) whose record starts after the damage
+    /// proves it durable without a search: the writer synced every byte
+    /// through that record.
+    static func laterFrames(
+        in file: any LogFile, format: FrameFormat, after offset: Int64, fileLength: Int64, durable: LogPosition? = nil
+    ) throws(EventLogError) -> LaterFrames {
+        if let durable, durable.offset > offset,
+            try heldFrame(file, format: format, at: durable, fileLength: fileLength) != nil
+        {
+            return .durableFrame(offset: durable.offset)
+        }
         let ownExtent = try damagedFrameExtent(in: file, format: format, at: offset, fileLength: fileLength)
         func counts(_ at: Int64, previous: UInt32) -> Bool {
             guard let ownExtent, at < ownExtent.end else { return true }

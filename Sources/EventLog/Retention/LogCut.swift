@@ -176,7 +176,10 @@ public enum LogCut {
         try copy(
             from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true, fileSystem: fileSystem)
         CutCrashPoint.reached(.logReplaced)
-        for cache in [HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath)] {
+        for cache in [
+            HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath),
+            SyncMark.path(for: logPath)
+        ] {
             fileSystem.unlink(cache)
         }
         // The archive's history index, once (it never changes): see ArchiveIndex.

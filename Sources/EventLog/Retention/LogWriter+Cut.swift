@@ -111,6 +111,10 @@ extension LogWriter {
             // Every record written so far is in the synced new file: once the directory is synced they are
             // durable (a sync of the old file that began before vouched for the old file only).
             try syncs.runSync({ () throws(EventLogError) in try fileSystem.syncDirectory(containing: path) }, poisonFor: poisonError)
+            // The old file's mark names its offsets: the new file, all durable now, gets its own.
+            SyncMark.remove(forLogAt: path)
+            s.markedSeq = 0
+            markDurable(&s, through: s.lastPosition)
             return (s.lastSeq - lastCutSeq, s.end - Int64(headerBytes.count))
         }
         for cache in [HistoryIndexFile.path(for: path), HistoryIndexFile.deltaPath(for: path), HistoryTreeFile.path(for: path)] {

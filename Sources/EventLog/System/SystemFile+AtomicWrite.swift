@@ -6,14 +6,18 @@ extension SystemFile {
     /// ``removeStaleTemporaries(of:)``, those of processes that no longer
     /// exist). On failure the temporary is removed and `path` is unchanged.
     ///
+    /// With `durably` off, nothing is synced: a crash leaves the old file,
+    /// the new one, or (on some file systems) an empty or partial one — for
+    /// files whose loss or damage only costs work (a cache that checks itself).
+    ///
     /// - Throws: ``EventLogError/Code/ioError`` when creating, writing, syncing or renaming fails.
-    package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(EventLogError) {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, durably: Bool = true) throws(EventLogError) {
         removeStaleTemporaries(of: path)
         let temporary = "\(path)\(temporaryMarker)\(processID)-\(UInt32.random(in: 0...UInt32.max))"
         let file = try open(temporary, .createExclusive)
         do throws(EventLogError) {
             try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()
-            try file.syncAll()
+            if durably { try file.syncAll() }
             file.close()
             try rename(temporary, to: path)
         } catch {
@@ -21,6 +25,6 @@ extension SystemFile {
             unlink(temporary)
             throw error
         }
-        try syncDirectory(containing: path)
+        if durably { try syncDirectory(containing: path) }
     }
 }

@@ -56,6 +56,7 @@ extension LogWriter {
                 cut = cursor.offset
             }
             let removed = s.end - cut
+            dropSyncMark(&s, after: seq)
             do throws(EventLogError) { try file.truncate(to: cut) } catch {
                 // The file may now end anywhere between the cut and the old end: refuse appends until reopened.
                 syncs.poison(

@@ -225,7 +225,10 @@ extension LogWriter {
             s.lastChecksum = staging.lastChecksum
             for (seq, offset) in staging.indexed { s.index.note(seq: seq, offset: offset) }
             _ = syncs.noteWritten(s.lastSeq)
-            if syncing { try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError) }
+            if syncing {
+                try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
+                markDurable(&s, through: s.lastPosition)
+            }
             return staging.firstSeq...staging.lastSeq
         }
     }

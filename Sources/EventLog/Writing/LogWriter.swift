@@ -85,6 +85,9 @@ public final class LogWriter: EventStorage, Sendable {
         var stagingTokens: UInt64 = 0
         /// Whether a cut of the open log is under way (one at a time).
         var cutting = false
+        /// The seq the sync mark (`LOG.synced`) names, 0 for none: the next
+        /// mark is written a ``SyncMark/interval`` of records later.
+        var markedSeq: UInt64 = 0
     }
 
     /// The log file's path.
@@ -206,14 +209,20 @@ public final class LogWriter: EventStorage, Sendable {
             }
             let header = try LogHeader.read(from: file, path: path)
             let format = FrameFormat(header: header)
+            var mark = SyncMark.load(forLogAt: path, header: header, file: file)
             var scan = try Recovery.scan(
-                file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt,
+                file: file, format: format, mode: options.recovery, decodeFrom: replayFrom, resumeAt: resumeAt, durable: mark,
                 visit: replayViews)
             scan.report.removedTemporaryFiles = LogCreation.removeAbandonedTemporaries(of: path, fileSystem: fs)
             if scan.report.droppedBytes > 0 {
                 if let damage = scan.report.damage, !damage.isTornTail || damage.cutsWrittenRecords {
                     scan.report.savedTailPath = try saveTail(
                         of: file, from: scan.report.validLength, length: scan.report.droppedBytes, path: path, fileSystem: fs)
+                }
+                if let durable = mark, durable.end > scan.report.validLength {
+                    // Salvage cut records the mark names: it no longer describes the file.
+                    SyncMark.remove(forLogAt: path)
+                    mark = nil
                 }
                 try file.truncate(to: scan.report.validLength)
                 try file.syncAll()
@@ -223,7 +232,13 @@ public final class LogWriter: EventStorage, Sendable {
                 // durable before any frame is written that says they are.
                 try file.syncData()
             }
-            return LogWriter(path: path, file: file, header: header, format: format, scan: scan, options: options, created: created)
+            let writer = LogWriter(path: path, file: file, header: header, format: format, scan: scan, options: options, created: created)
+            // Every record found is durable now (the sync above): mark it, if the mark is far behind.
+            writer.state.withLock { s in
+                s.markedSeq = mark?.seq ?? 0
+                writer.markDurable(&s, through: s.lastPosition)
+            }
+            return writer
         } catch {
             file.close()
             throw error
@@ -304,7 +319,8 @@ public final class LogWriter: EventStorage, Sendable {
         guard !entries.isEmpty else { return [] }
         let now = options.clock()
         let mode = options.durability
-        let (records, file, epoch) = try state.withLock { (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64) in
+        let (records, file, epoch, pendingMark) = try state.withLock {
+            (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64, (LogPosition, UInt64)?) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
             try refuseWhileStaging(s)
@@ -348,10 +364,12 @@ public final class LogWriter: EventStorage, Sendable {
             let epoch = syncs.noteWritten(s.lastSeq)
             if mode == .syncEachAppend {
                 try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
+                markDurable(&s, through: s.lastPosition)
             }
             // Group commit syncs outside the lock: hold the file open until then, whatever `close()` does.
             if mode == .groupCommit { ReadLeases.acquire(self) }
-            return (batch.records, file, epoch)
+            let pendingMark = mode == .groupCommit && needsSyncMark(s, at: s.lastPosition) ? s.lastPosition.map { ($0, s.generation) } : nil
+            return (batch.records, file, epoch, pendingMark)
         }
         if mode == .groupCommit {
             defer { ReadLeases.release(self) }
@@ -361,6 +379,7 @@ public final class LogWriter: EventStorage, Sendable {
                 cutBeforeDurable: {
                     EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
                 })
+            if let (position, generation) = pendingMark { markDurable(through: position, generation: generation) }
         }
         return records
     }
@@ -423,15 +442,17 @@ public final class LogWriter: EventStorage, Sendable {
     ///   ``EventLogError/Code/ioError`` when this sync fails (the writer is then poisoned).
     /// - Complexity: One `fdatasync`, after waiting for a sync already running, if any.
     public func sync() throws(EventLogError) {
-        let (file, lastSeq) = try state.withLock { (s) throws(EventLogError) -> (any LogFile, UInt64) in
+        let (file, lastSeq, last, generation) = try state.withLock {
+            (s) throws(EventLogError) -> (any LogFile, UInt64, LogPosition?, UInt64) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
-            return (file, s.lastSeq)
+            return (file, s.lastSeq, s.lastPosition, s.generation)
         }
         // The lease keeps the file open for the sync even if `close()` runs meanwhile. The sync
         // vouches for the records written to this file by now only: a cut may have replaced it since.
         defer { ReadLeases.release(self) }
         try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, covering: lastSeq, poisonFor: poisonError)
+        if let last { markDurable(through: last, generation: generation) }
     }
 
     /// Reads up to `maxCount` records starting at `seq` (1-based), in order.

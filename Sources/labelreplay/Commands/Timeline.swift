@@ -56,7 +56,9 @@ enum Timeline: Command {
             ? ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only")) : nil
         let output = arguments.option("output") ?? defaultOutput(for: path)
         if output.isEmpty { throw UsageError("the value '' is invalid for '--output <path>': expected a file path, or '-'") }
-        let selected = try LabelFilter.resolve(arguments, path: path, console: console)?.first
+        // An id prefix resolves through the history index, when there is one, instead of a pass over the log.
+        let history = try LabelFilter.namesPrefix(arguments) ? try IndexedHistory.open(path, console: console) : nil
+        let selected = try LabelFilter.resolve(arguments, path: path, console: console, history: history)?.first
 
         let replay = try NotifyingReplay(
             path: path, query: query, archived: (from, arguments.option("from") != nil || Replay.reachesArchive(path, from: to ?? .max)),

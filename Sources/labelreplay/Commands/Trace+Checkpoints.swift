@@ -7,26 +7,32 @@ import LabelProjection
 /// checkpoint, or on from the previous event when that is nearer — and the
 /// records after the index are replayed as usual. The output is the full
 /// replay's, byte for byte.
+///
+/// Its cost follows the records it needs: the lists before the events come
+/// from ``ListCursor``, which folds on from the previous event or afresh
+/// from a nearer checkpoint, whichever reads less, so the records folded are
+/// at most those from the first event's checkpoint to the last event — and
+/// folded without notifications, which a full replay computes for every
+/// record. It is used whenever the log has a usable history index.
 extension Trace {
     /// Traces `labels` this way and returns how many events it printed; `nil`
-    /// (nothing printed) when there is no usable history index or replaying
-    /// everything would read less.
+    /// (nothing printed) when the log has no usable history index (`history`,
+    /// which the caller opened).
     static func traceThroughCheckpoints(
         _ path: String, labels: Set<LabelID>, query: ViewQuery?, from: UInt64, to: UInt64?, checkpoints: Checkpoints,
-        printer: TracePrinter, console: Console
+        history: IndexedHistory?, printer: TracePrinter, console: Console
     ) throws -> Int? {
         if let storage = checkpoints.serverStorage {
             return try traceThroughServerCheckpoints(
                 storage, labels: labels, query: query, from: from, to: to, checkpoints: checkpoints, printer: printer,
                 console: console, path: path)
         }
-        guard let history = try IndexedHistory.open(path, console: console),
+        guard let history,
             let candidates = history.candidates(labels: labels)
         else { return nil }
         let covered = history.index.coveredSeq
         let wanted = candidates.filter { $0 >= from && $0 <= (to ?? .max) }
         let interval = checkpoints.seqs.count > 1 ? checkpoints.seqs[1] - checkpoints.seqs[0] : TestHooks.checkpointInterval
-        if !TestHooks.alwaysUsesIndex && UInt64(wanted.count) * interval / 2 > covered { return nil }
 
         // Only the traced labels' removed titles are printed: the others' are not made `String`s.
         var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console, removedAmong: labels)

@@ -54,7 +54,11 @@ enum Trace: Command {
         let query: ViewQuery? =
             arguments.option("query") != nil || arguments.flag("enabled-only")
             ? ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only")) : nil
-        let label = try LabelFilter.resolve(arguments, path: path, console: console)
+        // The history index resolves id prefixes without a pass over the log (opened once: it also
+        // finds the events to trace).
+        let prefixHistory: IndexedHistory?? =
+            try LabelFilter.namesPrefix(arguments) ? .some(try IndexedHistory.open(path, console: console)) : .none
+        let label = try LabelFilter.resolve(arguments, path: path, console: console, history: prefixHistory ?? nil)
         let style = try Style.resolve(arguments, console: console)
         let printer = TracePrinter(console: console, query: query, json: arguments.flag("json"), style: style)
         let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
@@ -66,7 +70,8 @@ enum Trace: Command {
         let checkpoints = !archived && (from > 1 || label != nil) ? try Checkpoints.open(path, console: console) : nil
         if let label, let checkpoints,
             let printed = try traceThroughCheckpoints(
-                path, labels: label, query: query, from: from, to: to, checkpoints: checkpoints, printer: printer, console: console)
+                path, labels: label, query: query, from: from, to: to, checkpoints: checkpoints,
+                history: try prefixHistory ?? IndexedHistory.open(path, console: console), printer: printer, console: console)
         {
             if printed == 0 && !arguments.flag("json") { console.errorLine("(no matching events)") }
             return ExitStatus.success

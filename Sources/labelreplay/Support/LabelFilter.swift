@@ -6,6 +6,18 @@ import LabelProjection
 /// `rejected` records, can be named). Repeated, it selects events about any
 /// of them.
 enum LabelFilter {
+    /// Whether `--label` names an id by a prefix (resolving it needs the
+    /// log's ids: the history index, or a pass over the log).
+    ///
+    /// - Throws: ``UsageError`` for a value that is not an id or a prefix of one.
+    static func namesPrefix(_ arguments: ParsedArguments) throws -> Bool {
+        let display = arguments.spec.argument(named: "label")?.display ?? "--label <id>"
+        return try arguments.values("label").contains { text in
+            if case .prefix = try LabelIDArgument.parse(text, for: display) { return true }
+            return false
+        }
+    }
+
     /// The ids `--label` names, or `nil` when it was not given. Prefixes cost
     /// one extra pass over the log to learn its ids.
     static func resolve(_ arguments: ParsedArguments, path: String, console: Console, history: IndexedHistory? = nil) throws
@@ -24,6 +36,7 @@ enum LabelFilter {
         var origin: LabelList?
         if hasPrefix, let history {
             known = try history.knownIDs
+            if TestHooks.alwaysUsesIndex { console.errorLine("(label ids from the history index)") }
         } else if hasPrefix {
             let pass = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading ids")
             while let step = try pass.next() {

@@ -49,8 +49,8 @@ final class CLIQueryWorkload: Workload {
         switch command {
         case .show: return "labelreplay show --at \(seqs.show.grouped) --json, \(n) events"
         case .diff: return "labelreplay diff \(seqs.from.grouped) \(seqs.to.grouped) --json, \(n) events"
-        case .trace: return "labelreplay trace --label ID --json, \(n) events"
-        case .logLabel: return "labelreplay log --label ID, \(n) events"
+        case .trace: return "labelreplay trace --label PREFIX --json, \(n) events"
+        case .logLabel: return "labelreplay log --label PREFIX, \(n) events"
         case .logActor: return "labelreplay log --actor A, 1 day, \(n) events"
         }
     }
@@ -74,7 +74,8 @@ final class CLIQueryWorkload: Workload {
     /// The command line (without the program name).
     var arguments: [String] {
         let log = fixture.logPath
-        let label = fixture.label.description
+        // An id prefix, as users type it: resolving it is part of the command's work.
+        let label = String(fixture.label.description.prefix(8))
         switch command {
         case .show: return ["show", log, "--at", String(seqs.show), "--json"]
         case .diff: return ["diff", log, String(seqs.from), String(seqs.to), "--json"]
