@@ -1,5 +1,6 @@
 #if Postgres
 import EventLog
+import Foundation
 
 /// Reading the records of some labels only, through the records' label
 /// index (`records_by_label`), instead of every record.
@@ -34,37 +35,65 @@ extension PostgresEventLog {
                         .array(of: PostgresValue.OID.int2, arrayType: PostgresValue.OID.int2Array, codes)
                     ])
             }
-            var records: [EventRecord] = []
-            records.reserveCapacity(result.rowCount)
-            // The first record after a base continues the base's chain value (its row before was cut).
-            let base = listBase.withLock { $0 }
-            for row in 0..<result.rowCount {
-                guard let seq = result.integer(row, 0), seq >= 1, let stored = result.integer(row, 1) else { continue }
-                let payload = result.bytes(row, 2)
-                func damage(_ what: String) -> PostgresStepFailure {
-                    .log(
-                        EventLogError(
-                            .corruptRecord, "\(location): list '\(location.list)': \(what)", path: location.description,
-                            lastGoodSeq: UInt64(seq) - 1))
-                }
-                if schemaVersion >= 2 {
-                    let previous = seq == 1 ? 0 : UInt64(seq) - 1 == base.seq ? Int64(base.crc) : result.integer(row, 3)
-                    guard let previous else { throw damage("seq \(seq - 1) is missing before seq \(seq)") }
-                    let computed = payload.withUnsafeBytes { checksums.next(after: UInt32(truncatingIfNeeded: previous), payload: $0) }
-                    guard computed == UInt32(truncatingIfNeeded: stored) else {
-                        throw damage("the row of seq \(seq) was altered: its checksum does not match its payload and seq \(seq - 1)'s")
-                    }
-                }
-                let record: EventRecord
-                do throws(EventLogError) {
-                    record = try EventRecordView.parse(payload: payload).record
-                } catch {
-                    throw damage("the payload of seq \(seq) cannot be decoded: \(error.message)")
-                }
-                guard record.seq == UInt64(seq) else { throw damage("the row of seq \(seq) holds a payload of seq \(record.seq)") }
-                records.append(record)
+            return try checkedRecords(result)
+        }
+    }
+
+    /// The records of rows `seq, crc, payload, crc of the row before`, each
+    /// checked as far as it can be alone (see ``records(ofLabels:after:through:kinds:)``).
+    private func checkedRecords(_ result: PostgresResult) throws(PostgresStepFailure) -> [EventRecord] {
+        var records: [EventRecord] = []
+        records.reserveCapacity(result.rowCount)
+        // The first record after a base continues the base's chain value (its row before was cut).
+        let base = listBase.withLock { $0 }
+        for row in 0..<result.rowCount {
+            guard let seq = result.integer(row, 0), seq >= 1, let stored = result.integer(row, 1) else { continue }
+            let payload = result.bytes(row, 2)
+            func damage(_ what: String) -> PostgresStepFailure {
+                .log(
+                    EventLogError(
+                        .corruptRecord, "\(location): list '\(location.list)': \(what)", path: location.description,
+                        lastGoodSeq: UInt64(seq) - 1))
             }
-            return records
+            if schemaVersion >= 2 {
+                let previous = seq == 1 ? 0 : UInt64(seq) - 1 == base.seq ? Int64(base.crc) : result.integer(row, 3)
+                guard let previous else { throw damage("seq \(seq - 1) is missing before seq \(seq)") }
+                let computed = payload.withUnsafeBytes { checksums.next(after: UInt32(truncatingIfNeeded: previous), payload: $0) }
+                guard computed == UInt32(truncatingIfNeeded: stored) else {
+                    throw damage("the row of seq \(seq) was altered: its checksum does not match its payload and seq \(seq - 1)'s")
+                }
+            }
+            let record: EventRecord
+            do throws(EventLogError) {
+                record = try EventRecordView.parse(payload: payload).record
+            } catch {
+                throw damage("the payload of seq \(seq) cannot be decoded: \(error.message)")
+            }
+            guard record.seq == UInt64(seq) else { throw damage("the row of seq \(seq) holds a payload of seq \(record.seq)") }
+            records.append(record)
+        }
+        return records
+    }
+
+    /// The list's reorders (`reordered` records) with seqs in `after + 1 …
+    /// through`, in seq order, each checked as ``records(ofLabels:after:through:kinds:)``
+    /// checks a record; read through the index of the records that name no label.
+    ///
+    /// - Throws: `EventLogError` as ``records(ofLabels:after:through:kinds:)`` does.
+    /// - Complexity: one round trip; O(the reorders in the range and their bytes).
+    public func reorderRecords(after: UInt64, through: UInt64) throws(EventLogError) -> [EventRecord] {
+        guard through > after else { return [] }
+        return try withSession(retrying: true, doing: "read the list's reorders") {
+            (connection) throws(PostgresStepFailure) -> [EventRecord] in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "unlabelled-records", statements.unlabelledRecords,
+                    [
+                        .text(location.list), .int2(Int16(LabelEvent.Kind.reordered.code)),
+                        .int8(Int64(clamping: after)), .int8(Int64(clamping: through))
+                    ])
+            }
+            return try checkedRecords(result)
         }
     }
 
@@ -91,6 +120,24 @@ extension PostgresEventLog {
                     ])
             }
             return (0..<result.rowCount).compactMap { result.integer($0, 0) }.map { UInt64($0) }
+        }
+    }
+
+    /// The label ids the list's records name that lie in `lowest … highest`
+    /// (compared as 16 bytes, as an id prefix's range is: the prefix padded
+    /// with zero bits, then with one bits), ascending. For resolving an id
+    /// prefix without reading every record: one round trip, and a scan of the
+    /// list's rows on the server. Records cut off to an archive are not in it.
+    ///
+    /// - Throws: `EventLogError` as a read does.
+    public func labelIDs(from lowest: UUID, through highest: UUID) throws(EventLogError) -> [UUID] {
+        try withSession(retrying: true, doing: "read the list's label ids") { (connection) throws(PostgresStepFailure) -> [UUID] in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "label-ids-in-range", statements.labelIDsInRange,
+                    [.text(location.list), .uuid(lowest), .uuid(highest)])
+            }
+            return (0..<result.rowCount).compactMap { result.uuid($0, 0) }
         }
     }
 

@@ -138,6 +138,30 @@ struct PostgresStatements {
             """
     }
 
+    /// `$1` list, `$2` kind, `$3` after, `$4` through → the records of that
+    /// kind naming no label (reorders) in that range, as ``labelRecords``
+    /// gives them (with the checksum of the row before), through the
+    /// unlabelled records' index.
+    var unlabelledRecords: String {
+        let crc = version >= 2 ? "crc" : "0::bigint"
+        return """
+            SELECT r.seq, r.\(crc), r.payload, p.\(crc) FROM \(schema).records r
+            LEFT JOIN \(schema).records p ON p.list = r.list AND p.seq = r.seq - 1
+            WHERE r.list = $1 AND r.label_id IS NULL AND r.kind = $2 AND r.seq > $3 AND r.seq <= $4
+            ORDER BY r.seq
+            """
+    }
+
+    /// `$1` list, `$2` lowest id, `$3` highest id → the distinct label ids
+    /// the list's records name in that range (an id prefix's: every id that
+    /// starts with it), in id order.
+    var labelIDsInRange: String {
+        """
+        SELECT DISTINCT label_id FROM \(schema).records
+        WHERE list = $1 AND label_id >= $2::uuid AND label_id <= $3::uuid ORDER BY label_id
+        """
+    }
+
     /// `$1` list, `$2` kind, `$3` after, `$4` through → the seqs of the
     /// records of that kind naming no label (reorders) in that range, in seq
     /// order, through the unlabelled records' index.

@@ -83,12 +83,15 @@ enum Log: Command {
                 try indexedSelection(history, selection: selection, start: start, last: last, console: console)
             } else if archived && !follow && EventSelection.narrows(arguments) {
                 try indexedSelectionAcrossArchives(path, selection: selection, start: start, last: last, console: console)
+            } else if !follow && !archived {
+                // A server list: through the server's label index.
+                try serverSelection(path, selection: selection, start: start, last: last)
             } else {
                 nil as (records: [EventRecord], titles: IndexedHistory.Titles)?
             }
         if let (records, titles) = indexed {
             let size =
-                archived
+                archived || LogLocation.isServer(path)
                 ? try Replay(path: path, strict: false, folds: false, console: console).columnsSize() : try LogReader(path: path).fileSize()
             let printer = LogPrinter(
                 console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),

@@ -69,22 +69,24 @@ extension Trace {
         checkpoints: Checkpoints, printer: TracePrinter, console: Console, path: String
     ) throws -> Int? {
         let last = min(to ?? .max, try storage.refreshLastSeq())
-        guard let candidates = try ServerStorage.candidates(concerning: labels, through: last, in: storage) else { return nil }
-        let wanted = candidates.filter { $0 >= from }
+        guard let candidates = try ServerStorage.candidateRecords(concerning: labels, through: last, in: storage) else { return nil }
+        let wanted = candidates.seqs.filter { $0 >= from }
         let interval = ListCursor.interval(of: checkpoints.seqs, lastSeq: last)
         let plannedReads = ListCursor.plannedReads(wanted, checkpointSeqs: checkpoints.seqs, interval: interval)
         if !TestHooks.alwaysUsesIndex && plannedReads >= last { return nil }
 
         var state = ListCursor(path: path, checkpoints: checkpoints, interval: interval, console: console, removedAmong: labels)
-        return try traceEach(wanted, from: &state, labels: labels, query: query, printer: printer, console: console)
+        return try traceEach(
+            wanted, from: &state, known: candidates.records, labels: labels, query: query, printer: printer, console: console)
     }
 
     /// Replays each of `seqs` (ascending) into a store started from the list
     /// right before it (`state`), and prints it when it concerns `labels`;
-    /// returns how many were printed.
+    /// returns how many were printed. `known` holds records already read (a
+    /// server list's, through its label index), which are not read again.
     private static func traceEach(
-        _ seqs: [UInt64], from state: inout ListCursor, labels: Set<LabelID>, query: ViewQuery?, printer: TracePrinter,
-        console: Console
+        _ seqs: [UInt64], from state: inout ListCursor, known: [UInt64: EventRecord] = [:], labels: Set<LabelID>,
+        query: ViewQuery?, printer: TracePrinter, console: Console
     ) throws -> Int {
         var printed = 0
         // The lists before the events, computed ahead on two threads where there are two cores (`state` is then not moved).
@@ -96,7 +98,7 @@ extension Trace {
         for seq in seqs {
             let before = try lists.next()
             let step = try NotifyingReplay(
-                path: state.path, query: query, labels: labels, start: before, through: seq, console: console)
+                path: state.path, query: query, labels: labels, start: before, through: seq, known: known[seq], console: console)
             guard let next = try step.nextStep() else { break }
             if let query { printer.resetRows(viewRows(query, before)) }
             printer.follow(next.notifications)

@@ -26,7 +26,8 @@ final class IndexedHistory {
             }
         }
 
-        fileprivate mutating func note(_ record: EventRecord, only ids: Set<LabelID>? = nil) {
+        /// Notes the title `record` states (an add, a rename, a removal), if it does and names one of `ids`.
+        mutating func note(_ record: EventRecord, only ids: Set<LabelID>? = nil) {
             guard let (id, title) = Replay.statedTitle(record.event), ids?.contains(id) ?? true else { return }
             stated[id, default: []].append((record.seq, title))
         }

@@ -34,9 +34,18 @@ enum LabelFilter {
         // A cut log's records start after its base: the labels its base's list knows (live and
         // removed, whose records may all be archived) are named as well. A non-folding pass keeps it.
         var origin: LabelList?
+        var server: (any EventStorage)?
         if hasPrefix, let history {
             known = try history.knownIDs
             if TestHooks.alwaysUsesIndex { console.errorLine("(label ids from the history index)") }
+        } else if hasPrefix, LogLocation.isServer(path),
+            let storage = try? ServerStorage.openForReading(LogLocation.resolve(path)).storage,
+            let ids = try serverIDs(patterns, in: storage)
+        {
+            // A server list: the ids that start with each prefix, found by the server.
+            known = ids
+            server = storage
+            if TestHooks.alwaysUsesIndex { console.errorLine("(label ids from the server)") }
         } else if hasPrefix {
             let pass = try Replay(path: path, strict: false, folds: false, console: console, progress: "reading ids")
             while let step = try pass.next() {
@@ -59,9 +68,23 @@ enum LabelFilter {
             ids.insert(
                 try LabelIDArgument.resolve(text, for: display, known: known, in: path) { id in
                     // Titles name the candidates of an ambiguous prefix: looked up only then.
-                    let title = history.map { try? $0.titles(for: [(id, .max)]).title(of: id, atOrBefore: .max) } ?? titles[id]
+                    let title =
+                        history.map { try? $0.titles(for: [(id, .max)]).title(of: id, atOrBefore: .max) }
+                        ?? server.flatMap { ServerStorage.lastStatedTitle(of: id, in: $0) } ?? titles[id]
                     return title.map { "\"\($0)\"" } ?? ""
                 })
+        }
+        return ids
+    }
+
+    /// The ids a server list's records name that start with one of the
+    /// prefixes among `patterns` (`nil` when the storage cannot say).
+    private static func serverIDs(_ patterns: [(String, LabelIDArgument.Pattern)], in storage: any EventStorage) throws -> Set<LabelID>? {
+        var ids = Set<LabelID>()
+        for case (_, .prefix(let digits)) in patterns {
+            guard let found = try ServerStorage.labelIDs(startingWith: digits.compactMap(\.hexDigitValue).map(UInt8.init), in: storage)
+            else { return nil }
+            ids.formUnion(found)
         }
         return ids
     }

@@ -49,17 +49,22 @@ final class NotifyingReplay {
     /// Without `start`, `archived` says from which seq the records are wanted
     /// and whether the user named it: a based log's archive is then read
     /// first when that seq is before the log's first (``Replay/includeArchived(from:explicit:)``).
+    /// `known` is the record after `start`, when the caller already read it
+    /// from a server list (it is then not read again).
     init(
         path: String, query: ViewQuery?, labels: Set<LabelID>? = nil, start: ListCheckpoint? = nil, through: UInt64? = nil,
-        archived: (from: UInt64, explicit: Bool)? = nil, console: Console, progress: String? = nil
+        archived: (from: UInt64, explicit: Bool)? = nil, known: EventRecord? = nil, console: Console, progress: String? = nil
     ) throws {
         self.path = path
         self.labels = labels
         self.through = through
         replay = try Replay(path: path, folds: false, console: console, progress: progress)
+        replay.readsNoFurther(than: through)
         if start == nil, let archived { try replay.includeArchived(from: archived.from, explicit: archived.explicit) }
         if let start {
             try replay.start(from: start)
+            // A server list's record already read (the label index's): not read again.
+            if let known { replay.prefill(known) }
             list = start.list
             lastTitles = start.removed.mapValues(\.title)
             store = LabelStore(resuming: start.list, over: InMemoryEventLog(after: start.list.lastSeq))

@@ -74,9 +74,9 @@ final class Replay {
         self.strict = strict
         self.folds = folds
         self.console = console
-        let size = try reader.fileSize()
         if let label {
-            progress = Progress(label, total: size, unit: reader.isServer ? "records" : "bytes", console: console)
+            // Asked only for a progress line: a server list's size is a query.
+            progress = Progress(label, total: try reader.fileSize(), unit: reader.isServer ? "records" : "bytes", console: console)
         } else {
             progress = nil
         }
@@ -219,6 +219,14 @@ final class Replay {
         lastSeq = position.seq
         startPosition = position
     }
+
+    /// Says that no record after `seq` will be asked for (`nil`: any may
+    /// be): a server list's reads then fetch no more rows than that.
+    func readsNoFurther(than seq: UInt64?) { reader.readsThrough = seq }
+
+    /// Gives a server list's replay the next record, already read and checked
+    /// (``ReplayReader/prefill(_:)``); ignored for a file, or another seq.
+    func prefill(_ record: EventRecord) { reader.prefill(record) }
 
     /// Folds through record `seq` without describing the changes (``LabelList/replay(_:)``
     /// on records decoded in place), showing each record to `visit` first, and returns

@@ -25,6 +25,10 @@ final class ReplayReader {
     private var buffer: [EventRecord] = []
     private var index = 0
     private var storageNext: UInt64 = 1
+    /// The last seq the caller needs, when it knows (`nil`: read on): a
+    /// server list's pages then ask for no record after it, so a replay of
+    /// one record reads one row, not a page of 4,096.
+    var readsThrough: UInt64?
 
     /// A reader of a log file.
     init(file: LogReader) {
@@ -37,8 +41,7 @@ final class ReplayReader {
     init(server: ServerStorage.Opened) throws {
         self.file = nil
         self.storage = server.storage
-        let first = try server.storage.read(from: 1, maxCount: 1).first
-        let created = first?.timestamp ?? EventTimestamp.now()
+        let created = try ServerStorage.createdAt(of: server)
         // A list whose first records were cut off reads as a based log: from the record after its base.
         if let base = server.storage.base {
             self.header = LogHeader(logID: LabelID(server.logID), createdAt: created, base: base, previousChecksum: server.baseChainValue)
@@ -82,7 +85,8 @@ final class ReplayReader {
             guard try joinLog() else { return nil }
         }
         if index == buffer.count {
-            buffer = try storage!.read(from: storageNext, maxCount: 4096)
+            let wanted = readsThrough.map { $0 >= storageNext ? Int(clamping: $0 - storageNext + 1) : 4096 } ?? 4096
+            buffer = try storage!.read(from: storageNext, maxCount: min(4096, wanted))
             index = 0
             guard !buffer.isEmpty else { return nil }
         }
@@ -161,6 +165,15 @@ final class ReplayReader {
             return
         }
         try file.seek(toSeq: seq, atOffset: offset, previousChecksum: previousChecksum)
+    }
+
+    /// Hands a server list's reader `record`, already read and checked (the
+    /// label index's read of it), as the next one when it is the seq the
+    /// reader is at: it is not read again. Nothing for a file.
+    func prefill(_ record: EventRecord) {
+        guard file == nil, storage != nil, index == buffer.count, record.seq == storageNext else { return }
+        buffer = [record]
+        index = 0
     }
 
     /// Whether the file still holds `position` as it was (always for a server list).

@@ -87,6 +87,18 @@ enum ServerStorage {
 
     private static let readers = Mutex<[String: Opened]>([:])
 
+    /// The time of the list's first record as a header's creation time (now
+    /// for an empty list): read once per list and run (one query), however
+    /// many replays of it the command makes.
+    static func createdAt(of opened: Opened) throws -> EventTimestamp {
+        if let known = creationTimes.withLock({ $0[opened.display] }) { return known }
+        let created = try opened.storage.read(from: 1, maxCount: 1).first?.timestamp ?? EventTimestamp.now()
+        creationTimes.withLock { $0[opened.display] = created }
+        return created
+    }
+
+    private static let creationTimes = Mutex<[String: EventTimestamp]>([:])
+
     /// Opens the list at `location`, creating the schema and the list when
     /// missing, and says which of them it created.
     static func create(_ location: LogLocation, basedOn header: LogHeader? = nil) throws -> Creation {
@@ -153,12 +165,85 @@ enum ServerStorage {
     /// list's reorders) through `seq`, ascending, read through the server's
     /// indexes; `nil` when the storage cannot read records by label.
     static func candidates(concerning ids: Set<LabelID>, through seq: UInt64, in storage: any EventStorage) throws -> [UInt64]? {
+        try candidateRecords(concerning: ids, through: seq, in: storage)?.seqs
+    }
+
+    /// ``candidates(concerning:through:in:)``, with the labels' own records
+    /// as the label index read them (checked row by row), by seq: a replay
+    /// of one of them need not read it again. Reorders are named by seq only.
+    static func candidateRecords(concerning ids: Set<LabelID>, through seq: UInt64, in storage: any EventStorage) throws -> (
+        seqs: [UInt64], records: [UInt64: EventRecord]
+    )? {
         #if Postgres
         guard let log = storage as? PostgresEventLog else { return nil }
-        let own = try log.records(ofLabels: ids, after: 0, through: seq).map(\.seq)
-        return Array(Set(own).union(try log.reorderSeqs(after: 0, through: seq))).sorted()
+        let own = try log.records(ofLabels: ids, after: 0, through: seq)
+        let records = Dictionary(own.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+        return (Array(Set(records.keys).union(try log.reorderSeqs(after: 0, through: seq))).sorted(), records)
         #else
         _ = (ids, seq, storage)
+        return nil
+        #endif
+    }
+
+    /// A server list's records that name one of `ids` (of `kinds`, when
+    /// given) with seqs in `after + 1 … through`, read through its label
+    /// index and checked row by row (`nil` for another storage).
+    static func records(
+        ofLabels ids: Set<LabelID>, after: UInt64, through: UInt64, kinds: Set<LabelEvent.Kind>? = nil, in storage: any EventStorage
+    ) throws -> [EventRecord]? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        return try log.records(ofLabels: ids, after: after, through: through, kinds: kinds)
+        #else
+        _ = (ids, after, through, kinds, storage)
+        return nil
+        #endif
+    }
+
+    /// A server list's reorders with seqs in `after + 1 … through`, checked
+    /// row by row (`nil` for another storage).
+    static func reorderRecords(after: UInt64, through: UInt64, in storage: any EventStorage) throws -> [EventRecord]? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        return try log.reorderRecords(after: after, through: through)
+        #else
+        _ = (after, through, storage)
+        return nil
+        #endif
+    }
+
+    /// The ids the records of a server list name that start with `nibbles`
+    /// (an id prefix's hex digits), through the server (`nil` for another
+    /// storage). Records cut off to an archive are not among them.
+    static func labelIDs(startingWith nibbles: [UInt8], in storage: any EventStorage) throws -> [LabelID]? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog else { return nil }
+        func bound(_ fill: UInt8) -> UUID {
+            var bytes = [UInt8](repeating: fill == 0 ? 0 : 0xff, count: 16)
+            for (k, nibble) in nibbles.prefix(32).enumerated() {
+                let shift: UInt8 = k % 2 == 0 ? 4 : 0
+                bytes[k / 2] = (bytes[k / 2] & ~(0x0f << shift)) | (nibble << shift)
+            }
+            return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        }
+        return try log.labelIDs(from: bound(0), through: bound(0xf)).map { LabelID($0) }
+        #else
+        _ = (nibbles, storage)
+        return nil
+        #endif
+    }
+
+    /// The last title a server list's records state for `id` (`nil` for
+    /// another storage, or when none does): for naming the candidates of an
+    /// ambiguous id prefix.
+    static func lastStatedTitle(of id: LabelID, in storage: any EventStorage) -> String? {
+        #if Postgres
+        guard let log = storage as? PostgresEventLog,
+            let records = try? log.records(ofLabels: [id], after: 0, through: .max, kinds: [.added, .renamed, .removed])
+        else { return nil }
+        return records.last.flatMap { Replay.statedTitle($0.event)?.1 }
+        #else
+        _ = (id, storage)
         return nil
         #endif
     }

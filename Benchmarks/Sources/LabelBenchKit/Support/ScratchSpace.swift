@@ -28,8 +28,11 @@ final class ScratchSpace {
         return path
     }
 
-    /// Removes `path` and everything in it; errors are ignored.
+    /// Removes `path` and everything in it; errors are ignored. With
+    /// `LABELBENCH_KEEP_SCRATCH=1` in the environment nothing is removed, so
+    /// a fixture can be profiled after the run.
     func remove(_ path: String) {
+        if ProcessInfo.processInfo.environment["LABELBENCH_KEEP_SCRATCH"] == "1" { return }
         try? FileManager.default.removeItem(atPath: path)
     }
 
