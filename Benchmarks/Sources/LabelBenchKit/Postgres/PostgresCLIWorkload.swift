@@ -4,8 +4,8 @@ import Foundation
 import LabelProjection
 import LabelStorePostgres
 
-/// `pg-cli-show`, `pg-cli-diff`, `pg-cli-trace` (`-1m`; `-200k` with
-/// `--quick`): the release `labelreplay` over a long server list (issue 29,
+/// `pg-cli-show`, `pg-cli-show-current`, `pg-cli-diff`, `pg-cli-trace`
+/// (`-1m`; `-200k` with `--quick`): the release `labelreplay` over a long server list (issue 29,
 /// item 2), as `cli-*` runs it over a file.
 ///
 /// Prepared once (untimed, ``PostgresCLIList``): the ``HistoryFixture``'s
@@ -38,8 +38,11 @@ final class PostgresCLIWorkload: Workload {
     var title: String {
         switch command {
         case .show: "pg: labelreplay show --at \(seqs.show.grouped) --json, \(eventCount.grouped) events"
+        case .showCurrent: "pg: labelreplay show --json (the current list), \(eventCount.grouped) events"
         case .diff: "pg: labelreplay diff \(seqs.from.grouped) \(seqs.to.grouped) --json, \(eventCount.grouped) events"
-        default: "pg: labelreplay trace --label ID --json, \(eventCount.grouped) events"
+        case .logLabel: "pg: labelreplay log --label PREFIX, \(eventCount.grouped) events"
+        case .logActor: "pg: labelreplay log --actor A, 1 day, \(eventCount.grouped) events"
+        case .trace: "pg: labelreplay trace --label PREFIX --json, \(eventCount.grouped) events"
         }
     }
 
@@ -52,10 +55,15 @@ final class PostgresCLIWorkload: Workload {
 
     var arguments: [String] {
         let url = list.url
+        // An id prefix, as users type it: resolving it is part of the command's work.
+        let label = String(list.fixture.label.description.prefix(8))
         switch command {
         case .show: return ["show", url, "--at", String(seqs.show), "--json"]
+        case .showCurrent: return ["show", url, "--json"]
         case .diff: return ["diff", url, String(seqs.from), String(seqs.to), "--json"]
-        default: return ["trace", url, "--label", list.fixture.label.description, "--json"]
+        case .logLabel: return ["log", url, "--label", label]
+        case .logActor: return ["log", url, "--actor", "alice"]
+        case .trace: return ["trace", url, "--label", label, "--json"]
         }
     }
 

@@ -24,12 +24,14 @@ enum PostgresCatalog {
     /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
     static func ids(for settings: BenchSettings) -> [String] {
         [
-            "pg-single-append", "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
+            "pg-single-append"
+        ] + PostgresAppendLadderWorkload.Rung.allCases.map { "pg-append-ladder-\($0.rawValue)" } + [
+            "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
             "pg-writers-8-lists-no-notify",
             settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll", "pg-failover",
             settings.quick ? "pg-open-200k" : "pg-open-1m"
         ] + (settings.big ? ["pg-open-10m"] : [])
-            + ["show", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
+            + ["show", "show-current", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
     }
 
     /// What a run does about the PostgreSQL workloads.
@@ -137,29 +139,31 @@ extension WorkloadCatalog {
         guard let conninfo = settings.postgres else { return [] }
         let server = PostgresBenchServer(conninfo: conninfo)
         return [
-            PostgresAppendWorkload(server: server, settings: settings, batchSize: 1),
-            PostgresAppendWorkload(server: server, settings: settings, batchSize: 100),
-            PostgresWritersWorkload(server: server, settings: settings, mode: .oneList),
-            PostgresWritersWorkload(server: server, settings: settings, mode: .oneListLocked),
-            PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: true)),
-            PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
-            PostgresCatchUpWorkload(server: server, settings: settings),
-            PostgresLatencyWorkload(server: server, settings: settings, notify: true),
-            PostgresLatencyWorkload(server: server, settings: settings, notify: false),
-            PostgresFailoverWorkload()
-        ] + openWorkloads(server: server, settings: settings) + cliWorkloads(server: server, settings: settings)
+            PostgresAppendWorkload(server: server, settings: settings, batchSize: 1)
+        ] + PostgresAppendLadderWorkload.Rung.allCases.map { PostgresAppendLadderWorkload(server: server, settings: settings, rung: $0) }
+            + [
+                PostgresAppendWorkload(server: server, settings: settings, batchSize: 100),
+                PostgresWritersWorkload(server: server, settings: settings, mode: .oneList),
+                PostgresWritersWorkload(server: server, settings: settings, mode: .oneListLocked),
+                PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: true)),
+                PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
+                PostgresCatchUpWorkload(server: server, settings: settings),
+                PostgresLatencyWorkload(server: server, settings: settings, notify: true),
+                PostgresLatencyWorkload(server: server, settings: settings, notify: false),
+                PostgresFailoverWorkload()
+            ] + openWorkloads(server: server, settings: settings) + cliWorkloads(server: server, settings: settings)
         #else
         return []
         #endif
     }
 
     #if Postgres
-    /// `pg-cli-*`: `labelreplay show`, `diff` and `trace` over one server list.
+    /// `pg-cli-*`: `labelreplay show` (at a seq and the current list), `diff` and `trace --label` over one server list.
     private static func cliWorkloads(server: PostgresBenchServer, settings: BenchSettings) -> [any Workload] {
         let fixture = HistoryFixture(eventCount: settings.size(full: 1_000_000, quick: 200_000), seed: settings.seed, users: 1)
         let list = PostgresCLIList(server: server, fixture: fixture, users: 0)
         let run = CLIRun(binary: LabelReplayBinary(path: settings.labelreplay, postgres: true), fixture: fixture)
-        let all = [CLIQueryWorkload.Command.show, .diff, .trace].map {
+        let all = [CLIQueryWorkload.Command.show, .showCurrent, .diff, .trace].map {
             PostgresCLIWorkload(command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
         }
         let selected = all.filter { settings.includes($0.id) }

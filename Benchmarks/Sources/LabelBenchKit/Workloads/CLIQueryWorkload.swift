@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-/// Workloads `cli-show`, `cli-diff`, `cli-trace`, `cli-log-label`,
+/// Workloads `cli-show`, `cli-show-current`, `cli-diff`, `cli-trace`, `cli-log-label`,
 /// `cli-log-actor`: the release `labelreplay` binary run as a child process
 /// (``ChildProcess``: `posix_spawn` + `wait4`) on the ``HistoryFixture``,
 /// output to a scratch file, timed from the spawn until it is reaped.
@@ -18,6 +18,7 @@ final class CLIQueryWorkload: Workload {
     /// The command run.
     enum Command: String, CaseIterable {
         case show, diff, trace
+        case showCurrent = "show-current"
         case logLabel = "log-label"
         case logActor = "log-actor"
     }
@@ -48,6 +49,7 @@ final class CLIQueryWorkload: Workload {
         let n = eventCount.grouped
         switch command {
         case .show: return "labelreplay show --at \(seqs.show.grouped) --json, \(n) events"
+        case .showCurrent: return "labelreplay show --json (the current list), \(n) events"
         case .diff: return "labelreplay diff \(seqs.from.grouped) \(seqs.to.grouped) --json, \(n) events"
         case .trace: return "labelreplay trace --label PREFIX --json, \(n) events"
         case .logLabel: return "labelreplay log --label PREFIX, \(n) events"
@@ -60,7 +62,7 @@ final class CLIQueryWorkload: Workload {
     var target: Target {
         switch command {
         case .logLabel, .logActor: Target(maxRatio: 1, maxOurs: 50, metric: .milliseconds, text: "≤ 50 ms & ≥ 1×")
-        case .show, .diff, .trace: Target(maxRatio: 1, metric: .milliseconds, text: "≥ 1× (≤ 100 ms: state-at)")
+        case .show, .showCurrent, .diff, .trace: Target(maxRatio: 1, metric: .milliseconds, text: "≥ 1× (≤ 100 ms: state-at)")
         }
     }
 
@@ -78,6 +80,7 @@ final class CLIQueryWorkload: Workload {
         let label = String(fixture.label.description.prefix(8))
         switch command {
         case .show: return ["show", log, "--at", String(seqs.show), "--json"]
+        case .showCurrent: return ["show", log, "--json"]
         case .diff: return ["diff", log, String(seqs.from), String(seqs.to), "--json"]
         case .trace: return ["trace", log, "--label", label, "--json"]
         case .logLabel: return ["log", log, "--label", label]
