@@ -232,16 +232,18 @@ struct LabelDiffEntry: Encodable {
     }
 }
 
-extension ListDiff: JSONWritable {
-    func writeJSON(to out: inout [UInt8]) {
+extension ListDiff: JSONPieces {
+    func writeJSONPieces(_ emit: ((inout [UInt8]) -> Void) -> Void) {
         var first = true
-        JSONLine.key("changes", first: &first, to: &out)
-        JSONLine.array(changes, to: &out)
-        JSONLine.key("from", first: &first, to: &out)
-        JSONLine.number(from, to: &out)
-        JSONLine.key("to", first: &first, to: &out)
-        JSONLine.number(to, to: &out)
-        JSONLine.close(first, to: &out)
+        emit { JSONLine.key("changes", first: &first, to: &$0) }
+        JSONLine.array(changes, pieces: emit)
+        emit { out in
+            JSONLine.key("from", first: &first, to: &out)
+            JSONLine.number(from, to: &out)
+            JSONLine.key("to", first: &first, to: &out)
+            JSONLine.number(to, to: &out)
+            JSONLine.close(first, to: &out)
+        }
     }
 }
 

@@ -133,16 +133,20 @@ struct ShownLabel: Encodable {
     let position: Int
 }
 
-extension ShownList: JSONWritable {
-    func writeJSON(to out: inout [UInt8]) {
+extension ShownList: JSONPieces {
+    func writeJSONPieces(_ emit: ((inout [UInt8]) -> Void) -> Void) {
         var first = true
-        JSONLine.key("count", first: &first, to: &out)
-        JSONLine.number(count, to: &out)
-        JSONLine.key("labels", first: &first, to: &out)
-        JSONLine.array(labels, to: &out)
-        JSONLine.key("seq", first: &first, to: &out)
-        JSONLine.number(seq, to: &out)
-        JSONLine.close(first, to: &out)
+        emit { out in
+            JSONLine.key("count", first: &first, to: &out)
+            JSONLine.number(count, to: &out)
+            JSONLine.key("labels", first: &first, to: &out)
+        }
+        JSONLine.array(labels, pieces: emit)
+        emit { out in
+            JSONLine.key("seq", first: &first, to: &out)
+            JSONLine.number(seq, to: &out)
+            JSONLine.close(first, to: &out)
+        }
     }
 }
 

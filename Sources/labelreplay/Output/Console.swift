@@ -47,6 +47,14 @@ final class Console {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Appends the bytes `write` appends to standard output's buffer (no
+    /// newline), and sends the buffer once it is large: for one line written
+    /// in pieces (``JSONPieces``).
+    func append(_ write: (inout [UInt8]) -> Void) {
+        write(&buffer)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     /// Writes every line of `lines`.
     func lines(_ lines: [String]) { for text in lines { line(text) } }
 

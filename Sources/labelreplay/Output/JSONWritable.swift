@@ -11,10 +11,31 @@ protocol JSONWritable: Encodable {
     func writeJSON(to out: inout [UInt8])
 }
 
+/// A `--json` value that can be large (a list of 100,000 rows, a diff of
+/// them), written in pieces: standard output's buffer is sent between the
+/// pieces once it is large, so the value never sits whole in memory (no
+/// buffer grown to its size, no page of it touched twice).
+protocol JSONPieces: JSONWritable {
+    /// Calls `emit` with each piece of the value's JSON, in order; together
+    /// they append exactly the bytes of ``JSONWritable/writeJSON(to:)``.
+    func writeJSONPieces(_ emit: ((inout [UInt8]) -> Void) -> Void)
+}
+
+extension JSONPieces {
+    func writeJSON(to out: inout [UInt8]) { writeJSONPieces { piece in piece(&out) } }
+}
+
 extension Console {
     /// Writes `value`'s JSON and a newline to standard output, straight into the output buffer.
     func json(_ value: some JSONWritable) {
         line { value.writeJSON(to: &$0) }
+    }
+
+    /// Writes `value`'s JSON and a newline to standard output piece by piece,
+    /// sending the buffer whenever it is large (``JSONPieces``).
+    func json(_ value: some JSONPieces) {
+        value.writeJSONPieces { piece in append(piece) }
+        line { _ in }
     }
 }
 
@@ -28,6 +49,21 @@ extension JSONWritable {
 }
 
 extension JSONLine {
+    /// Emits `[`, each value's JSON (with its comma) as a piece of its own, and `]` (``JSONPieces``).
+    static func array(_ values: some Sequence<some JSONWritable>, pieces emit: ((inout [UInt8]) -> Void) -> Void) {
+        emit { $0.append(0x5B) }
+        var first = true
+        for value in values {
+            let comma = !first
+            first = false
+            emit { out in
+                if comma { out.append(0x2C) }
+                value.writeJSON(to: &out)
+            }
+        }
+        emit { $0.append(0x5D) }
+    }
+
     /// Appends `[` each value's JSON `]`.
     static func array(_ values: some Sequence<some JSONWritable>, to out: inout [UInt8]) {
         out.append(0x5B)
