@@ -70,3 +70,21 @@ import Testing
         return payload
     }
 }
+
+@Suite struct ZeroByteScanTests {
+    @Test func theWordAtATimeScanFindsAZeroAtEveryPositionAndNoneWhereThereIsNone() {
+        for length in 0..<40 {
+            let clean = (0..<length).map { UInt8(1 + ($0 * 37) % 255) }
+            #expect(!clean.withUnsafeBytes { UTF8Validation.containsZero($0) }, "length \(length)")
+            for at in 0..<length {
+                var bytes = clean
+                bytes[at] = 0
+                #expect(bytes.withUnsafeBytes { UTF8Validation.containsZero($0) }, "length \(length), zero at \(at)")
+            }
+        }
+        // Bytes of 0x80 and 0x01 next to each other are the classic false-positive risk of the trick.
+        #expect(![UInt8](repeating: 0x80, count: 17).withUnsafeBytes { UTF8Validation.containsZero($0) })
+        #expect(![UInt8]([0x01, 0x80, 0x01, 0x80, 0x01, 0x80, 0x01, 0x80, 0x01]).withUnsafeBytes { UTF8Validation.containsZero($0) })
+        #expect(UTF8Validation.mayHoldNUL("a\u{0}b") && !UTF8Validation.mayHoldNUL("Größe Москва 東京"))
+    }
+}

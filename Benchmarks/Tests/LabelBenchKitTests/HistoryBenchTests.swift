@@ -37,8 +37,9 @@ import Testing
         settings.filters = ["cli"]
         #expect(
             WorkloadCatalog.workloads(for: settings).map(\.id) == [
-                "cli-show", "cli-diff", "cli-trace", "cli-log-label", "cli-log-actor", "cli-stats", "cli-export", "cli-import",
-                "cli-import-memory"
+                "cli-verify-head-1m", "cli-show", "cli-diff", "cli-trace", "cli-show-current", "cli-log-label", "cli-log-actor",
+                "cli-stats", "cli-export",
+                "cli-import", "cli-import-memory"
             ])
         settings.filters = ["state-at"]
         settings.quick = true
@@ -61,21 +62,25 @@ import Testing
     @Test func theCheckpointFileGivesItsIntervalAndCountsItsEntries() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var bytes = Array("LABELCKP".utf8) + [UInt8](repeating: 0, count: 40)
-        bytes[8] = 2  // format 2
+        // Format 5 (docs/SNAPSHOTS.md): a 56-byte header (u16 version at 8, u64 interval at 32), then blocks,
+        // each behind a 40-byte entry: magic `CKPT` (flags bit 0: a delta) or `RMVD`, u64 length at 16.
+        var bytes = Array("LABELCKP".utf8) + [UInt8](repeating: 0, count: 48)
+        bytes[8] = 5
         bytes[34] = 0x01  // interval 65,536
-        func entry(snapshot: UInt8, removed: UInt8) -> [UInt8] {
-            var entry = Array("CKPT".utf8) + [UInt8](repeating: 0, count: 36)
-            entry[16] = snapshot
-            entry[24] = removed
-            return entry + [UInt8](repeating: 0xAB, count: Int(snapshot) + Int(removed))
+        func entry(_ magic: String, delta: Bool = false, length: UInt8) -> [UInt8] {
+            var entry = Array(magic.utf8) + [UInt8](repeating: 0, count: 36)
+            if delta { entry[4] = 1 }
+            entry[16] = length
+            return entry + [UInt8](repeating: 0xAB, count: Int(length))
         }
-        let three = bytes + entry(snapshot: 80, removed: 5) + entry(snapshot: 100, removed: 9) + entry(snapshot: 90, removed: 5)
+        let blocks =
+            entry("CKPT", length: 80) + entry("RMVD", length: 9) + entry("CKPT", delta: true, length: 100)
+            + entry("CKPT", delta: true, length: 90)
         // An append that did not finish: zeros where the next entry would be.
-        try Data(three + [UInt8](repeating: 0, count: 20)).write(to: URL(fileURLWithPath: directory + "/a.checkpoints"))
+        try Data(bytes + blocks + [UInt8](repeating: 0, count: 20)).write(to: URL(fileURLWithPath: directory + "/a.checkpoints"))
         let header = try HistoryFixture.checkpointHeader(path: directory + "/a.checkpoints")
-        #expect(header.interval == 65_536 && header.count == 3)
-        bytes[8] = 1  // format 1 is not read
+        #expect(header.interval == 65_536 && header.count == 3 && header.full == 1)
+        bytes[8] = 4  // an older format is not read
         try Data(bytes).write(to: URL(fileURLWithPath: directory + "/b.checkpoints"))
         #expect(throws: BenchError.self) { try HistoryFixture.checkpointHeader(path: directory + "/b.checkpoints") }
     }

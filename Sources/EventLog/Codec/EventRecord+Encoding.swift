@@ -32,7 +32,7 @@ extension EventRecord {
             if n > limit {
                 throw EventLogError(.invalidEvent, "\(what) is \(n) bytes of UTF-8; the limit is \(limit) (seq \(seq))")
             }
-            if !allowingNUL, let at = s.utf8.firstIndex(of: 0) {
+            if !allowingNUL, UTF8Validation.mayHoldNUL(s), let at = s.utf8.firstIndex(of: 0) {
                 let offset = s.utf8.distance(from: s.utf8.startIndex, to: at)
                 throw EventLogError(
                     .invalidEvent,

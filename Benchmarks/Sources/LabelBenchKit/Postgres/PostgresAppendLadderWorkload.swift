@@ -26,7 +26,7 @@ import LabelStorePostgres
 /// above the last. The peer of every rung: the plain table's `INSERT`
 /// (`PlainTable`: a `bigserial` key, no other index). Metric: events/s.
 final class PostgresAppendLadderWorkload: Workload {
-    /// One rung of the ladder.
+    /// One rung of the ladder (their names are ``PostgresCatalog/ladderRungs``, in order).
     enum Rung: String, CaseIterable {
         case key
         case labelIndex = "label-index"

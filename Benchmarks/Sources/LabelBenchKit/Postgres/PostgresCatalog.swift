@@ -21,17 +21,21 @@ enum PostgresCatalog {
     /// (the one `scripts/pg-test-server start` exports).
     static let environmentVariable = "LABELSTORE_TEST_POSTGRES"
 
+    /// The rungs of `pg-append-ladder-*`, in order (``PostgresAppendLadderWorkload``; named here
+    /// too, since this part is compiled without the trait).
+    static let ladderRungs = ["key", "label-index", "chain", "head", "library-no-notify"]
+
     /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
     static func ids(for settings: BenchSettings) -> [String] {
-        [
-            "pg-single-append"
-        ] + PostgresAppendLadderWorkload.Rung.allCases.map { "pg-append-ladder-\($0.rawValue)" } + [
+        let ladder = ladderRungs.map { "pg-append-ladder-\($0)" }
+        let cli = ["show", "show-current", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
+        let rest = [
             "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
             "pg-writers-8-lists-no-notify",
             settings.quick ? "pg-catch-up-200k" : "pg-catch-up-1m", "pg-latency-notify", "pg-latency-poll", "pg-failover",
             settings.quick ? "pg-open-200k" : "pg-open-1m"
-        ] + (settings.big ? ["pg-open-10m"] : [])
-            + ["show", "show-current", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
+        ]
+        return ["pg-single-append"] + ladder + rest + (settings.big ? ["pg-open-10m"] : []) + cli
     }
 
     /// What a run does about the PostgreSQL workloads.
