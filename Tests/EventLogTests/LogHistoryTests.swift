@@ -128,4 +128,26 @@ import Testing
         ArchiveJoin.forgetChecks()
         #expect(try LogHistory(logPath: path).archives(from: 1).count == 2)
     }
+
+    /// The cut writes the record for the archive it makes (its bytes are the records the base's
+    /// frontier was hashed from), the same record a check of it writes, so the first read after
+    /// a cut trusts it; and an archive changed after the cut is still checked and refused.
+    @Test func theCutRemembersItsArchiveAsTheCheckWould() throws {
+        let dir = TemporaryDirectory()
+        let (path, _) = try Self.twiceCut(in: dir)
+        for archive in [dir.file("a.1-6.labellog"), dir.file("a.7-13.labellog")] {
+            let record = ArchiveJoin.rememberedPath(of: archive)
+            let written = try String(contentsOfFile: record, encoding: .utf8)
+            try FileManager.default.removeItem(atPath: record)
+            ArchiveJoin.forgetChecks()
+            #expect(try LogHistory(logPath: path).archives(from: 1).count == 2)
+            #expect(try String(contentsOfFile: record, encoding: .utf8) == written, "\(archive): the cut's record is the check's")
+        }
+        let archive = dir.file("a.7-13.labellog")
+        var bytes = readBytes(archive)
+        bytes[bytes.count - 10] ^= 0x01
+        try overwriteInPlace(archive, bytes)
+        ArchiveJoin.forgetChecks()
+        #expect(throws: EventLogError.self) { try LogHistory(logPath: path).archives(from: 1) }
+    }
 }

@@ -44,4 +44,21 @@ extension ArchiveJoin {
     static func remember(_ key: Checked, path: String) {
         try? SystemFile.writeAtomically(Array(rememberedText(key).utf8), to: rememberedPath(of: path))
     }
+
+    /// Remembers the archive the cut of the log at `logPath` just wrote as
+    /// checked: its records are the bytes the cut hashed into the base's
+    /// frontier and whose last checksum the base continues, so it is the
+    /// archive its base names by construction, and the first read of it
+    /// need not read it whole. The record names the file as it is now (a
+    /// later edit changes its identity, and the next read checks it). Best
+    /// effort, as ``remember(_:path:)``.
+    static func rememberCut(logPath: String) {
+        guard let history = try? LogHistory(logPath: logPath), let base = history.liveBase,
+            case .archive(let archive)? = try? history.holder(of: base.lastCutSeq),
+            let identity = SystemFile.identity(of: archive.path)
+        else { return }
+        let key = Checked(
+            identity: identity, logID: history.logID, frontier: archive.base.frontier, chainValue: archive.chainValue, cut: archive.seqs)
+        remember(key, path: archive.path)
+    }
 }

@@ -183,7 +183,10 @@ public enum LogCut {
             fileSystem.unlink(cache)
         }
         // The archive's history index, once (it never changes): see ArchiveIndex.
-        if let archivePath { ArchiveIndex.write(for: archivePath) }
+        if let archivePath {
+            ArchiveIndex.write(for: archivePath)
+            ArchiveJoin.rememberCut(logPath: logPath)
+        }
         return report
     }
 

@@ -123,7 +123,11 @@ extension LogWriter {
         // An archive never changes: its history index is written once, now, so queries by label, actor
         // or time over archived seqs read only the records that can match. A cache: a failure leaves
         // the archive read whole, as before.
-        if let archivePath { ArchiveIndex.write(for: archivePath) }
+        if let archivePath {
+            ArchiveIndex.write(for: archivePath)
+            // Written from the records the base's frontier was hashed from: checked by construction.
+            ArchiveJoin.rememberCut(logPath: path)
+        }
         var report = plan
         report.keptRecords = kept.records
         report.keptBytes = kept.bytes
