@@ -18,8 +18,10 @@ enum LabelFilter {
         }
     }
 
-    /// The ids `--label` names, or `nil` when it was not given. Prefixes cost
-    /// one extra pass over the log to learn its ids.
+    /// The ids `--label` names, or `nil` when it was not given. A prefix is
+    /// resolved through `history` (the log's index) when given, by the
+    /// server for a server list, and otherwise by one extra pass over the
+    /// log to learn its ids.
     static func resolve(_ arguments: ParsedArguments, path: String, console: Console, history: IndexedHistory? = nil) throws
         -> Set<LabelID>?
     {
