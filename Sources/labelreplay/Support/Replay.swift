@@ -235,9 +235,6 @@ final class Replay {
         struct Reached: Error {}
         try requireHeld(seq)
         if list.lastSeq < seq {
-            let before = reader.foldsThrough
-            reader.foldsThrough = seq
-            defer { reader.foldsThrough = before }
             do {
                 try reader.forEachView(from: reader.nextSeq) { view in
                     visit?(view)

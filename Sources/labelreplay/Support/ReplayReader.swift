@@ -29,11 +29,6 @@ final class ReplayReader {
     /// server list's pages then ask for no record after it, so a replay of
     /// one record reads one row, not a page of 4,096.
     var readsThrough: UInt64?
-    /// The seq a fold under way reads to (`nil`: none): a server list's
-    /// next page then asks for every record up to it (at least 4,096, at
-    /// most 65,536), one query for the fold from a checkpoint instead of a
-    /// query per 4,096 records.
-    var foldsThrough: UInt64?
 
     /// A reader of a log file.
     init(file: LogReader) {
@@ -90,10 +85,8 @@ final class ReplayReader {
             guard try joinLog() else { return nil }
         }
         if index == buffer.count {
-            var count = 4096
-            if let target = foldsThrough, target >= storageNext { count = Int(clamping: min(65_536, max(4096, target - storageNext + 1))) }
-            if let limit = readsThrough, limit >= storageNext { count = min(count, Int(clamping: limit - storageNext + 1)) }
-            buffer = try storage!.read(from: storageNext, maxCount: count)
+            let wanted = readsThrough.map { $0 >= storageNext ? Int(clamping: $0 - storageNext + 1) : 4096 } ?? 4096
+            buffer = try storage!.read(from: storageNext, maxCount: min(4096, wanted))
             index = 0
             guard !buffer.isEmpty else { return nil }
         }
