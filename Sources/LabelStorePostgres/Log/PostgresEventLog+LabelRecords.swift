@@ -83,17 +83,8 @@ extension PostgresEventLog {
     /// - Complexity: one round trip; O(the reorders in the range and their bytes).
     public func reorderRecords(after: UInt64, through: UInt64) throws(EventLogError) -> [EventRecord] {
         guard through > after else { return [] }
-        return try withSession(retrying: true, doing: "read the list's reorders") {
-            (connection) throws(PostgresStepFailure) -> [EventRecord] in
-            let result = try run { () throws(PostgresFailure) in
-                try connection.execute(
-                    prepared: "unlabelled-records", statements.unlabelledRecords,
-                    [
-                        .text(location.list), .int2(Int16(LabelEvent.Kind.reordered.code)),
-                        .int8(Int64(clamping: after)), .int8(Int64(clamping: through))
-                    ])
-            }
-            return try checkedRecords(result)
+        return try reorders("unlabelled-records", statements.unlabelledRecords, after: after, through: through) {
+            (result) throws(PostgresStepFailure) -> [EventRecord] in try checkedRecords(result)
         }
     }
 
@@ -109,17 +100,28 @@ extension PostgresEventLog {
     /// - Complexity: one round trip; O(the reorders in the range).
     public func reorderSeqs(after: UInt64, through: UInt64) throws(EventLogError) -> [UInt64] {
         guard through > after else { return [] }
-        return try withSession(retrying: true, doing: "read the list's reorders") {
-            (connection) throws(PostgresStepFailure) -> [UInt64] in
+        return try reorders("unlabelled-seqs", statements.unlabelledSeqs, after: after, through: through) { result in
+            (0..<result.rowCount).compactMap { result.integer($0, 0) }.map { UInt64($0) }
+        }
+    }
+
+    /// Runs the prepared statement `name` (`sql`: ``PostgresStatements/unlabelledSeqs``
+    /// or ``PostgresStatements/unlabelledRecords``) for the list's reorders in
+    /// `after + 1 … through`, and returns what `take` makes of its result.
+    private func reorders<T>(
+        _ name: String, _ sql: String, after: UInt64, through: UInt64,
+        _ take: (PostgresResult) throws(PostgresStepFailure) -> T
+    ) throws(EventLogError) -> T {
+        try withSession(retrying: true, doing: "read the list's reorders") { (connection) throws(PostgresStepFailure) -> T in
             let result = try run { () throws(PostgresFailure) in
                 try connection.execute(
-                    prepared: "unlabelled-seqs", statements.unlabelledSeqs,
+                    prepared: name, sql,
                     [
                         .text(location.list), .int2(Int16(LabelEvent.Kind.reordered.code)),
                         .int8(Int64(clamping: after)), .int8(Int64(clamping: through))
                     ])
             }
-            return (0..<result.rowCount).compactMap { result.integer($0, 0) }.map { UInt64($0) }
+            return try take(result)
         }
     }
 
