@@ -117,4 +117,20 @@ import Testing
         try await check(
             renamed, [Self.toggle(1, true, actor: "x"), Self.toggle(1, false), Self.toggle(1, true)], skips: 0, appends: 3, "another actor")
     }
+
+    /// An import is one long write, made durable at its commit: it leaves the writer's sync
+    /// mark (`LOG.synced`) naming its last record, so a read through the caches right after
+    /// it need not check the write's frames again (docs/FORMAT.md, "The sync mark").
+    @Test func anImportLeavesTheSyncMarkAtItsLastRecord() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("i.labellog")
+        let lines = (0..<6_000).map { Self.add($0 + 10, at: $0) }
+        let imported = try await CLI.run(["init", log])
+        #expect(imported.status == 0, "\(imported)")
+        let result = try await CLI.run(["import", log], stdin: Data(lines.joined(separator: "\n").utf8))
+        #expect(result.status == 0, "\(result)")
+        let text = try String(contentsOfFile: log + ".synced", encoding: .utf8)
+        let fields = text.split(separator: "\n")[2].split(separator: " ")
+        #expect(fields.first == "6000", "the mark names the import's last record: \(text)")
+    }
 }
