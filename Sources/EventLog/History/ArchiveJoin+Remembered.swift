@@ -31,12 +31,7 @@ extension ArchiveJoin {
 
     /// Whether `path`'s record says the check of `key` passed (the same file, the same base).
     static func isRemembered(_ key: Checked, path: String) -> Bool {
-        guard let file = try? SystemFile.open(rememberedPath(of: path), .readOnly) else { return false }
-        defer { file.close() }
-        guard let size = try? file.size(), size > 0, size < 1 << 20 else { return false }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let read = bytes.withUnsafeMutableBytes { (try? file.read(at: 0, into: $0)) ?? 0 }
-        return read == bytes.count && String(decoding: bytes, as: UTF8.self) == rememberedText(key)
+        SystemFile.smallText(at: rememberedPath(of: path), limit: 1 << 20) == rememberedText(key)
     }
 
     /// Writes the record of a passed check of `key` (atomically; a failure, e.g. a

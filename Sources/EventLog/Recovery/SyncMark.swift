@@ -79,7 +79,8 @@ struct SyncMark: Sendable, Hashable {
     /// any failure means "no mark".
     static func load(forLogAt path: String, header: LogHeader, file: any LogFile) -> LogPosition? {
         let format = FrameFormat(header: header)
-        guard format.chainsRecords, let text = readSmallFile(Self.path(for: path)), let mark = SyncMark(text: text),
+        guard format.chainsRecords, let text = SystemFile.smallText(at: Self.path(for: path), limit: 4_096),
+            let mark = SyncMark(text: text),
             mark.logID == header.logID, mark.inode == SystemFile.identity(of: path)?.inode, file.isStill(at: path),
             mark.position.seq >= format.firstSeq,
             let length = try? file.size(),
@@ -101,14 +102,5 @@ struct SyncMark: Sendable, Hashable {
     /// Removes the mark of the log at `path` (before its records are cut below it).
     static func remove(forLogAt path: String) {
         SystemFile.unlink(Self.path(for: path))
-    }
-
-    private static func readSmallFile(_ path: String) -> String? {
-        guard let file = try? SystemFile.open(path, .readOnly) else { return nil }
-        defer { file.close() }
-        guard let size = try? file.size(), size > 0, size < 4_096 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let read = bytes.withUnsafeMutableBytes { (try? file.read(at: 0, into: $0)) ?? 0 }
-        return read == bytes.count ? String(decoding: bytes, as: UTF8.self) : nil
     }
 }
