@@ -32,12 +32,7 @@ extension Log {
         }
         records = records.filter(selection.selects)
         if let last { records = Array(records.suffix(last)) }
-        var needs: [(id: LabelID, seq: UInt64)] = []
-        for record in records {
-            if let id = record.event.labelID { needs.append((id, record.seq)) }
-            // A reorder is shown by its first labels (EventText.summary).
-            if case .reordered(let order) = record.event { needs += order.prefix(6).map { ($0, record.seq) } }
-        }
+        var needs = records.flatMap { record in EventText.labelsShown(by: record.event).map { (id: $0, seq: record.seq) } }
         var titles = IndexedHistory.Titles()
         for part in parts.reversed() where !needs.isEmpty {
             titles.absorb(try part.titles(for: needs))

@@ -59,9 +59,7 @@ struct LastEvents {
     mutating func append(_ record: EventRecord, title: (LabelID) throws -> String?) throws {
         guard let capacity, capacity > 0 else { return }
         var needed: [LabelID: String] = [:]
-        var ids: [LabelID] = record.event.labelID.map { [$0] } ?? []
-        if case .reordered(let order) = record.event { ids = Array(order.prefix(6)) }
-        for id in ids { needed[id] = try title(id) }
+        for id in EventText.labelsShown(by: record.event) { needed[id] = try title(id) }
         if ring.count < capacity {
             ring.append((record, needed))
         } else {

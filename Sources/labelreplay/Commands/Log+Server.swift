@@ -29,12 +29,8 @@ extension Log {
         if let last { records = Array(records.suffix(last)) }
         var titles = IndexedHistory.Titles()
         for record in own { titles.note(record) }
-        // A reorder is shown by its first labels (EventText.summary): their titles too.
-        var others = Set<LabelID>()
-        for record in records {
-            if case .reordered(let order) = record.event { others.formUnion(order.prefix(6)) }
-        }
-        others.subtract(labels)
+        // A reorder is shown by its first labels: their titles too.
+        let others = Set(records.flatMap { EventText.labelsShown(by: $0.event) }).subtracting(labels)
         if !others.isEmpty,
             let named = try ServerStorage.records(
                 ofLabels: others, after: 0, through: through, kinds: [.added, .renamed, .removed], in: storage)

@@ -73,8 +73,19 @@ enum EventText {
         }
     }
 
+    /// How many labels a reorder's line names by title (``summary(_:title:limit:)``).
+    static let summaryLimit = 6
+
+    /// The labels whose titles the line of `event` shows: the label it is
+    /// about, or a reorder's first ``summaryLimit``. What a reader that looks
+    /// titles up (through an index, on a server) must find for it.
+    static func labelsShown(by event: LabelEvent) -> [LabelID] {
+        if case .reordered(let order) = event { return Array(order.prefix(summaryLimit)) }
+        return event.labelID.map { [$0] } ?? []
+    }
+
     /// Up to six labels by title, `"A" · "B" · … (+12 more)`.
-    static func summary(_ ids: [LabelID], title: (LabelID) -> String?, limit: Int = 6) -> String {
+    static func summary(_ ids: [LabelID], title: (LabelID) -> String?, limit: Int = summaryLimit) -> String {
         var parts = ids.prefix(limit).map { id in title(id).map(Escape.quoted) ?? shortID(id) }
         if ids.count > limit { parts.append("… (+\(ids.count - limit) more)") }
         return parts.isEmpty ? "(empty)" : parts.joined(separator: " · ")

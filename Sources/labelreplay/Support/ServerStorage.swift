@@ -218,15 +218,16 @@ enum ServerStorage {
     static func labelIDs(startingWith nibbles: [UInt8], in storage: any EventStorage) throws -> [LabelID]? {
         #if Postgres
         guard let log = storage as? PostgresEventLog else { return nil }
-        func bound(_ fill: UInt8) -> UUID {
-            var bytes = [UInt8](repeating: fill == 0 ? 0 : 0xff, count: 16)
+        // The prefix's digits, then every other bit zero (the lowest id with it) or one (the highest).
+        func bound(rest: UInt8) -> UUID {
+            var bytes = [UInt8](repeating: rest, count: 16)
             for (k, nibble) in nibbles.prefix(32).enumerated() {
                 let shift: UInt8 = k % 2 == 0 ? 4 : 0
                 bytes[k / 2] = (bytes[k / 2] & ~(0x0f << shift)) | (nibble << shift)
             }
             return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         }
-        return try log.labelIDs(from: bound(0), through: bound(0xf)).map { LabelID($0) }
+        return try log.labelIDs(from: bound(rest: 0x00), through: bound(rest: 0xff)).map { LabelID($0) }
         #else
         _ = (nibbles, storage)
         return nil
