@@ -47,8 +47,9 @@ struct FailoverLossTests {
         }
     }
 
+    /// The list's last seq on the server `conninfo` (its last row).
     func headRow(_ pair: PostgresReplicaPair, _ conninfo: String, _ run: FailoverRun) throws -> String {
-        try pair.psql(conninfo, "SELECT last_seq FROM labelstore.lists WHERE list = '\(run.location.list)'")
+        try pair.psql(conninfo, "SELECT coalesce(max(seq), 0) FROM labelstore.records WHERE list = '\(run.location.list)'")
     }
 
     @Test func anAppendWhoseReplyWasLostWithTheKilledPrimaryIsFoundOnThePromotedStandbyByItsBatchID() throws {

@@ -152,7 +152,8 @@ struct FailoverTests {
         let log = try run.open(pair.hosts(standbyFirst: true, attributes: "any"), "standby-first")
         defer { log.close() }
         let first = try log.append([run.entry(writer: 0, 0)])
-        #expect(try pair.psql(pair.primary, "SELECT last_seq FROM labelstore.lists WHERE list = '\(run.location.list)'") == "1")
+        #expect(
+            try pair.psql(pair.primary, "SELECT coalesce(max(seq), 0) FROM labelstore.records WHERE list = '\(run.location.list)'") == "1")
         // The primary is fenced (read-only, as a failover tool does), then the standby promoted.
         try pair.psql(pair.primary, "ALTER SYSTEM SET default_transaction_read_only = on")
         try pair.psql(pair.primary, "SELECT pg_reload_conf()")
@@ -170,7 +171,8 @@ struct FailoverTests {
             }
         }.start()
         Thread.sleep(forTimeInterval: 1)
-        let onOldPrimary = try pair.psql(pair.primary, "SELECT last_seq FROM labelstore.lists WHERE list = '\(run.location.list)'")
+        let onOldPrimary = try pair.psql(
+            pair.primary, "SELECT coalesce(max(seq), 0) FROM labelstore.records WHERE list = '\(run.location.list)'")
         try pair.promote()
         done.wait()
         #expect(failed.withLock { $0 }.isEmpty, "no append failed: \(failed.withLock { $0.map(\.message) })")
@@ -179,7 +181,8 @@ struct FailoverTests {
         #expect(stored.count == 6)
         // Nothing more was written on the fenced primary after it said it was read-only.
         #expect(
-            try pair.psql(pair.primary, "SELECT last_seq FROM labelstore.lists WHERE list = '\(run.location.list)'") == onOldPrimary)
+            try pair.psql(pair.primary, "SELECT coalesce(max(seq), 0) FROM labelstore.records WHERE list = '\(run.location.list)'")
+                == onOldPrimary)
         // What the fenced primary took before its sessions read the new setting (a session reloads
         // its configuration between statements) is the new history's beginning, not a fork of it.
         let rows = { (conninfo: String) in

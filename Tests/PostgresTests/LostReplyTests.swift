@@ -26,19 +26,6 @@ import Testing
         return log
     }
 
-    /// Holds `location`'s head row lock in another session until it is ended; returns its application name.
-    func holdHeadRow(_ location: PostgresLocation, on server: PostgresTestServer) throws -> String {
-        let name = "holder-\(location.list)"
-        Thread {
-            _ = try? server.psql(
-                "SET application_name = '\(name)'; BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(600); COMMIT"
-            )
-        }.start()
-        let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND query LIKE '%pg_sleep%'"
-        while try server.psql(holding) != "1" { usleep(20_000) }
-        return name
-    }
-
     @Test func aCommittedAppendWhoseReplyIsLostIsReturnedNotReportedFailed() throws {
         let location = server.location()
         let log = try droppingLog(location, on: server)
@@ -55,11 +42,11 @@ import Testing
         let location = server.location()
         let log = try droppingLog(location, on: server)
         defer { log.close() }
-        let holder = try holdHeadRow(location, on: server)
-        // The append waits for the lock; its reply is lost while it waits.
+        let holder = try ListWriteHolder.hold(location, on: server, name: "holder-\(location.list)")
+        // The append waits for the holder's row at seq 2; its reply is lost while it waits.
         do {
             try log.append([entry(2)])
-            Issue.record("the append returned although another session held the head row")
+            Issue.record("the append returned although another session held the list")
         } catch {
             #expect(error.code == .connectionFailed, "\(error)")
             #expect(error.message.contains("nothing of the append is committed: the session that sent it has ended"), "\(error)")
@@ -78,7 +65,7 @@ import Testing
         let location = server2.location()
         let log = try droppingLog(location, on: server2)
         defer { log.close() }
-        _ = try holdHeadRow(location, on: server2)
+        _ = try ListWriteHolder.hold(location, on: server2, name: "holder-\(location.list)")
         let outcome = Mutex<EventLogError?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread {

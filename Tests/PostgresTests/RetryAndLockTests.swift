@@ -81,19 +81,10 @@ import Testing
         defer { log.close() }
         let store = try LabelStore(storage: log)
         let id = try await store.add("held")
-        // Another session holds the list's head row until it is ended (not for a time: a busy machine
-        // must not make the check below depend on a clock).
-        let holderName = "lock-holder-\(location.list)"
-        let holder = Thread { [server] in
-            _ = try? server.psql(
-                "SET application_name = '\(holderName)'; BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(600); COMMIT"
-            )
-        }
-        holder.start()
+        // Another session holds the list until it is ended (not for a time: a busy machine must
+        // not make the check below depend on a clock).
+        let holderName = try ListWriteHolder.hold(location, on: server, name: "lock-holder-\(location.list)")
         let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(holderName)' AND query LIKE '%pg_sleep%'"
-        while try server.psql(holding).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
-            try await Task.sleep(for: .milliseconds(20))
-        }
         let error = await #expect(throws: StoreError.self) { try await store.rename(id, to: "blocked") }
         #expect(error?.kind == .unavailable)
         if case .storage(let underlying)? = error?.code { #expect(underlying.code == .timedOut) }
@@ -112,17 +103,9 @@ import Testing
         let log = try PostgresEventLog(location: location, options: .init(createIfMissing: true, statementTimeout: .milliseconds(300)))
         defer { log.close() }
         try log.append([LogEntry(.added(id: testID(1), title: "one", isEnabled: true, index: 0))])
-        // Another session holds the head row until it is ended; the append starts only once it
-        // holds it (a busy machine must not make the check depend on a clock).
-        let holderName = "timeout-holder-\(location.list)"
-        let holder = Thread { [server] in
-            _ = try? server.psql(
-                "SET application_name = '\(holderName)'; BEGIN; SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)' FOR UPDATE; SELECT pg_sleep(600); COMMIT"
-            )
-        }
-        holder.start()
-        let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(holderName)' AND query LIKE '%pg_sleep%'"
-        while try server.psql(holding) != "1" { Thread.sleep(forTimeInterval: 0.02) }
+        // Another session holds the list until it is ended; the append starts only once it
+        // does (a busy machine must not make the check depend on a clock).
+        let holderName = try ListWriteHolder.hold(location, on: server, name: "timeout-holder-\(location.list)")
         let error = #expect(throws: EventLogError.self) {
             try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 1)
         }

@@ -40,7 +40,7 @@ import Testing
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 2 build made (a `batches` table, B-tree envelope indexes, no checkpoints table); returns the schema and the records' checksums.
     func versionTwoSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let (schema, crcs) = try currentSchema(count: count)
+        let (schema, crcs) = try versionFourSchema(count: count)
         try server.psql(
             """
             CREATE TABLE \(schema).batches (
@@ -64,9 +64,23 @@ import Testing
     }
 
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 4 build made (each head row at its list's end); returns the schema and the records' checksums.
+    func versionFourSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try currentSchema(count: count)
+        try server.psql(
+            """
+            UPDATE \(schema).lists l SET last_seq = r.seq, last_crc = r.crc
+            FROM (SELECT DISTINCT ON (list) list, seq, crc FROM \(schema).records ORDER BY list, seq DESC) r
+            WHERE r.list = l.list;
+            UPDATE \(schema).schema_info SET version = 4
+            """)
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 3 build made (no base columns); returns the schema and the records' checksums.
     func versionThreeSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let (schema, crcs) = try currentSchema(count: count)
+        let (schema, crcs) = try versionFourSchema(count: count)
         try server.psql(
             """
             ALTER TABLE \(schema).lists DROP COLUMN base_seq, DROP COLUMN base_crc, DROP COLUMN base;
@@ -84,7 +98,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":4"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":5"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -95,6 +109,35 @@ import Testing
         #expect(!writable.isReadOnly)
         try writable.cutHistory(through: 2, archiveTo: nil)
         #expect(try writable.read(from: 1, maxCount: 10).map(\.seq) == [3, 4, 5])
+    }
+
+    @Test func aVersionFourListIsReadOnlyAndUpgradeLeavesItsHeadRowAsItsCommittedLength() throws {
+        let (schema, crcs) = try versionFourSchema()
+        let log = try server.open(server.location(list: "a", schema: schema), create: false)
+        #expect(log.isReadOnly && log.schemaVersion == 4)
+        #expect(try log.read(from: 1, maxCount: 10).count == 5)
+        do {
+            try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+            Issue.record("a version 4 list was written by a build whose appends no longer move its head row")
+        } catch {
+            #expect(error.code == .unsupportedVersion && error.message.contains("head row"), "\(error)")
+        }
+        log.close()
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":5"#),
+            "\(upgraded)")
+        #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
+        let writable = try server.open(server.location(list: "a", schema: schema), create: false)
+        defer { writable.close() }
+        #expect(!writable.isReadOnly && writable.schemaVersion == 5)
+        // Seq 6 is no mark: the head row keeps saying 5, and the list ends at its last row.
+        try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+        #expect(try server.psql("SELECT last_seq FROM \(schema).lists WHERE list = 'a'") == "5")
+        #expect(try writable.refreshLastSeq() == 6)
+        #expect(try writable.read(from: 1, maxCount: 10).map(\.seq) == [1, 2, 3, 4, 5, 6])
+        let verified = try CLIOverServerTests.cli(["verify", url(schema)])
+        #expect(verified.status == 0, "\(verified)")
     }
 
     func url(_ schema: String, list: String = "a") -> String { CLIOverServerTests.url(list: list, schema: schema) }
@@ -124,7 +167,7 @@ import Testing
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(upgraded.status == 0, "\(upgraded)")
         #expect(
-            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":4"#)
+            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":5"#)
                 && upgraded.output.contains(#""lists":2"#) && upgraded.output.contains(#""records":7"#), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let log = try server.open(server.location(list: "a", schema: schema), create: false)
@@ -133,7 +176,7 @@ import Testing
         try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try log.read(from: 1, maxCount: 10).count == 6)
         let again = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(again.status == 0 && again.output.contains("already at version 4; nothing changed"), "\(again)")
+        #expect(again.status == 0 && again.output.contains("already at version 5; nothing changed"), "\(again)")
     }
 
     @Test func aVersionTwoListIsReadOnlyAndUpgradeMovesEachBatchIDOntoItsFirstRecord() throws {
@@ -152,7 +195,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":4"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":5"#),
             "\(upgraded)")
         #expect(
             try server.psql(
@@ -191,7 +234,7 @@ import Testing
         try server.psql("DROP INDEX \(schema).records_unlabelled")
         #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7], "read by the list's key without the index")
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
-        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#), "\(upgraded)")
         #expect(
             try server.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'records_unlabelled'")
                 == "1")
@@ -218,7 +261,7 @@ import Testing
             "INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, payload) VALUES ('a', 3, \(parts[0]), \(parts[1]), '\(parts[2])', decode('\(saved)', 'hex'))"
         )
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 4"), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 5"), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
     }
 }

@@ -61,7 +61,7 @@ import Testing
     @Test func aMissingLastRowIsASeqGapNotAShorterList() throws {
         let location = try list(4)
         try server.psql("DELETE FROM labelstore.records WHERE list = '\(location.list)' AND seq = 4")
-        try expectDamage(location, .seqGap, naming: "seq 4 is missing: the head row says the list ends at seq 4", firstBad: 4)
+        try expectDamage(location, .seqGap, naming: "seq 4 is missing: the head row says the list reached seq 4", firstBad: 4)
         try expectDamage(location, .seqGap, naming: "seq 4 is missing", from: 5)
         #expect(throws: StoreError.self) { _ = try LabelStore(storage: try server.open(location, create: false)) }
     }
@@ -72,10 +72,13 @@ import Testing
         let counting = CountingStorage(log)
         let store = try LabelStore(storage: counting)
         try server.psql("DELETE FROM labelstore.records WHERE list = '\(location.list)' AND seq = 4")
-        // Another host's append moves the head; its record 5 is there, record 4 is not.
+        // Another host's append is refused (the list ends before the length its head row commits
+        // to) and names the missing seq: nothing is written over the cut.
         let other = try server.open(location, create: false)
-        try other.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+        let refused = #expect(throws: EventLogError.self) { try other.append([LogEntry(.toggled(id: testID(1), isEnabled: false))]) }
+        #expect(refused?.code == .seqGap && refused?.message.contains("seq 4 is missing") == true, "\(String(describing: refused))")
         other.close()
+        #expect(try server.psql("SELECT max(seq) FROM labelstore.records WHERE list = '\(location.list)'") == "3")
         let errors = Mutex<[StoreError]>([])
         store.startFollowing(wait: .milliseconds(200)) { error in errors.withLock { $0.append(error) } }
         // Until the follower has reported the gap a few times (each report is followed by a growing pause).
@@ -140,9 +143,31 @@ import Testing
     }
 
     @Test func aHeadRowWhoseChainValueWasChangedIsNamed() throws {
-        let location = try list(3)
+        // Four single appends: the head row commits to seq 4 (a mark), the list's end.
+        let location = try list(4)
         try server.psql("UPDATE labelstore.lists SET last_crc = (last_crc + 1) % 4294967296 WHERE list = '\(location.list)'")
-        try expectDamage(location, .corruptRecord, naming: "the head row's chain value", firstBad: 3)
+        try expectDamage(location, .corruptRecord, naming: "the head row's chain value", firstBad: 4)
+    }
+
+    @Test func aHeadRowWhoseChainValueWasChangedBeforeTheListsEndIsNamedAtThatSeq() throws {
+        // Six single appends: the head row commits to seq 4, two records before the end.
+        let location = try list(6)
+        #expect(try server.psql("SELECT last_seq FROM labelstore.lists WHERE list = '\(location.list)'") == "4")
+        try server.psql("UPDATE labelstore.lists SET last_crc = (last_crc + 1) % 4294967296 WHERE list = '\(location.list)'")
+        try expectDamage(location, .corruptRecord, naming: "is not seq 4's checksum", firstBad: 4)
+    }
+
+    @Test func rowsDeletedFromTheEndPastTheCommittedLengthAreNamedByAHandleThatReadThem() throws {
+        // Six single appends: the head row commits to seq 4; rows 5 and 6 are deleted by hand.
+        let location = try list(6)
+        let reader = try server.open(location, create: false)
+        defer { reader.close() }
+        #expect(try reader.read(from: 1, maxCount: 100).count == 6)
+        try server.psql("DELETE FROM labelstore.records WHERE list = '\(location.list)' AND seq > 4")
+        // The server alone cannot tell this list from one that ended at seq 4 (docs/POSTGRES.md,
+        // "Integrity"); a handle that read seqs 5 and 6 can, and says so.
+        let error = #expect(throws: EventLogError.self) { _ = try reader.refreshLastSeq() }
+        #expect(error?.message.contains("seq 6") == true, "\(String(describing: error))")
     }
 
     @Test func verifySaysWhatItCheckedOfASoundList() throws {

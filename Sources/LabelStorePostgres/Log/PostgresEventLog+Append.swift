@@ -76,12 +76,12 @@ extension PostgresEventLog {
                         // notification are read later, unless a conflict needs the head now.
                         let outcomes = connection.pipeline(
                             [statement, self.afterAppend(head: expected + UInt64(entries.count))], readingFirst: 1)
-                        let result = try Self.result(of: outcomes[0])
-                        guard let head = result.integer(0, 0) else {
-                            // The head as the pipeline's next transaction saw it, after the winner's commit.
+                        // The end as the pipeline's next transaction saw it, after the winner's commit:
+                        // what a losing append goes on from.
+                        func lost() throws(PostgresStepFailure) -> AppendOutcome {
                             let next = connection.finishPipeline().first
                             // After a lost connection the winner may be this append's own earlier
-                            // try, committed late (it held the head row lock while this one waited).
+                            // try, committed late (its rows held the key while this one waited).
                             if uncertain, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                             guard case .done(let after)? = next, after.rowCount == 1, let id = after.uuid(0, 0) else {
                                 return .conflict(seen: nil)
@@ -91,6 +91,15 @@ extension PostgresEventLog {
                             if let seen, let crc = after.integer(0, 2) { self.noteChain(seq: seen, crc: UInt32(truncatingIfNeeded: crc)) }
                             return .conflict(seen: seen.flatMap { $0 > expected ? $0 : nil })
                         }
+                        let result: PostgresResult
+                        do throws(PostgresFailure) {
+                            result = try Self.result(of: outcomes[0])
+                        } catch {
+                            // Another append took seq `expected + 1` first (or this one's earlier try did).
+                            if error.isUniqueViolation { return try lost() }
+                            throw error
+                        }
+                        guard let head = result.integer(0, 0) else { return try lost() }
                         let inserted = result.integer(0, 1) ?? -1
                         guard inserted == Int64(entries.count), head == Int64(expected) + Int64(entries.count) else {
                             throw PostgresStepFailure.log(
@@ -101,7 +110,6 @@ extension PostgresEventLog {
                         }
                         return .appended
                     } catch let failure as PostgresFailure {
-                        if failure.isUniqueViolation, let found = try self.findReplicatedBatch(tries, connection) { return .found(found) }
                         if failure.isServerGone { uncertain = true }
                         throw .server(failure)
                     } catch let failure as PostgresStepFailure {

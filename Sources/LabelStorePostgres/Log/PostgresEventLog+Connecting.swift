@@ -190,7 +190,7 @@ extension PostgresEventLog {
     static func readOnly(_ location: PostgresLocation, version: Int64, doing what: String) -> EventLogError {
         EventLogError(
             .unsupportedVersion,
-            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : version < 3 ? "its appends keep a row per batch in a table of their own" : "its lists have no base columns, which archiving writes")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
+            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : version < 3 ? "its appends keep a row per batch in a table of their own" : version < 4 ? "its lists have no base columns, which archiving writes" : "its readers take the head row for the list's end, which this build's appends move only now and then")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
             path: location.description)
     }
 

@@ -68,7 +68,8 @@ extension PostgresEventLog {
                 .array(of: OID.text, arrayType: OID.textArray, actors),
                 .array(of: OID.bytea, arrayType: OID.byteaArray, payloads),
                 .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)),
-                .array(of: OID.int8, arrayType: OID.int8Array, crcs)
+                .array(of: OID.int8, arrayType: OID.int8Array, crcs),
+                .bool(PostgresEventLog.movesCommittedLength(after: expected, count: records.count))
             ]
         }
 
@@ -82,10 +83,28 @@ extension PostgresEventLog {
                 PostgresValue(type: OID.int8, bytes: seqs[0]), PostgresValue(type: OID.int8, bytes: times[0]),
                 PostgresValue(type: OID.int2, bytes: kinds[0]), PostgresValue(type: OID.uuid, bytes: labels[0]),
                 PostgresValue(type: OID.text, bytes: actors[0]), PostgresValue(type: OID.bytea, bytes: payloads[0]),
-                .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)), PostgresValue(type: OID.int8, bytes: crcs[0])
+                .uuid(logID), .int8(Int64(previousCRC)), .int8(Int64(lastCRC)), PostgresValue(type: OID.int8, bytes: crcs[0]),
+                .bool(PostgresEventLog.movesCommittedLength(after: expected, count: 1))
             ]
         }
     }
+
+    /// Whether an append of `count` records after seq `expected` moves the
+    /// list's committed length (the head row's `last_seq`, schema version 5):
+    /// when its records reach a mark. The marks are every power of two up to
+    /// 1,024, then every multiple of 1,024, so the head row is written by
+    /// about one append in 1,024 (never by all: it is not the appends'
+    /// order), and says of every list that it reached at least half its
+    /// length, or all but its last 1,023 records (docs/POSTGRES.md, "Integrity").
+    static func movesCommittedLength(after expected: UInt64, count: Int) -> Bool {
+        let end = expected + UInt64(count)
+        guard count > 0, end > 0 else { return false }
+        let mark = end < committedLengthStep ? UInt64(1) << (63 - UInt64(end.leadingZeroBitCount)) : end - end % committedLengthStep
+        return mark > expected
+    }
+
+    /// The spacing of the committed length's marks once a list is that long.
+    static let committedLengthStep: UInt64 = 1024
 
     /// The statement that appends `batch` (``PostgresStatements/appendOne`` for one
     /// record, without arrays to build and unnest; else ``PostgresStatements/append``).

@@ -19,7 +19,7 @@ extension PostgresEventLog {
         }
         if failure.isLockTimeout {
             return EventLogError(
-                .timedOut, "\(place): could not \(what): the list's head row stayed locked past the lock timeout\(state)", path: place)
+                .timedOut, "\(place): could not \(what): another writer held the list's lock past the lock timeout\(state)", path: place)
         }
         if failure.isReadOnlyTransaction {
             return EventLogError(

@@ -2,14 +2,19 @@
 import EventLog
 import Foundation
 
-/// Pessimistic mode: a group of writes committed holding the list's head row
-/// lock, taken with `SELECT … FOR UPDATE` under a `lock_timeout`, on a
-/// connection of its own (reads to catch up go through the session connection).
+/// Pessimistic mode: a group of writes committed holding the list's write
+/// lock (a transaction advisory lock keyed by the schema and the list, taken
+/// under a `lock_timeout`), on a connection of its own (reads to catch up go
+/// through the session connection). The lock orders pessimistic writers;
+/// an optimistic append takes no lock, and one that takes the next seq first
+/// makes the turn start again (the records' key refuses the second insert).
 extension PostgresEventLog: ExclusiveAppendStorage {
-    /// Locks the head row (waiting at most ``Options-swift.struct/lockTimeout``),
+    /// Takes the list's write lock (waiting at most ``Options-swift.struct/lockTimeout``),
     /// calls `decide` with the list's last seq, appends what it returns after
     /// that seq with the same statement as ``append(_:expectedLastSeq:)``, and
-    /// commits, which releases the lock.
+    /// commits, which releases the lock. When an optimistic append took that
+    /// seq meanwhile, nothing is committed and `decide` is called again with
+    /// the new last seq.
     ///
     /// - Durability: returns after `COMMIT` returned. If the connection is lost
     ///   during the commit, the outcome is settled as for any append: the
@@ -34,6 +39,8 @@ extension PostgresEventLog: ExclusiveAppendStorage {
             switch try lockedTurn(batch: batch, now: now, lockMilliseconds: lockMilliseconds, sent: &sent, decide) {
             case .success(let records):
                 return records
+            case .failure(let error) where error.code == .seqConflict:
+                continue
             case .failure(let error):
                 // The commit may have happened, or happen yet, if the connection was lost after the append was sent.
                 if let sent, error.code == .connectionFailed {
@@ -71,17 +78,21 @@ extension PostgresEventLog: ExclusiveAppendStorage {
             }
             let connection = slot!
             do throws(PostgresStepFailure) {
-                // BEGIN, the lock timeout and the head row's lock in one round trip.
+                // BEGIN, the lock timeout, the list's lock and then its end in one round trip.
                 let opened = connection.pipeline([
                     .init(name: "begin", sql: "BEGIN", parameters: [], endsSegment: false),
                     .init(
                         name: "lock-timeout", sql: statements.setLockTimeout, parameters: [.text(String(lockMilliseconds))],
                         endsSegment: false),
+                    .init(
+                        name: "lock-list", sql: statements.lockList,
+                        parameters: [.text(PostgresStatements.lockKey(schema: location.schema, list: location.list))],
+                        endsSegment: false),
                     .init(name: "lock-head", sql: statements.lockHead, parameters: [.text(location.list)], endsSegment: true)
                 ])
                 let locked = try run { () throws(PostgresFailure) in
                     for step in opened.dropLast() { _ = try Self.result(of: step) }
-                    return try Self.result(of: opened[2])
+                    return try Self.result(of: opened[3])
                 }
                 guard locked.rowCount == 1, let value = locked.integer(0, 0), value >= 0, let crcValue = locked.integer(0, 1),
                     let id = locked.uuid(0, 2)
@@ -117,6 +128,15 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 let outcomes = connection.pipeline(steps, readingFirst: 2)
                 let result = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[0]) }
                 _ = try run { () throws(PostgresFailure) in try Self.result(of: outcomes[1]) }
+                if result.isNull(0, 0) {
+                    // Nothing written: an optimistic append moved the list on after the end was read
+                    // (committing the list's next records, or its committed length past them).
+                    sent = nil
+                    throw PostgresStepFailure.log(
+                        EventLogError(
+                            .seqConflict, "\(location): an append without the lock went past seq \(head) first",
+                            path: location.description))
+                }
                 guard result.integer(0, 0) == Int64(newHead), result.integer(0, 1) == Int64(entries.count) else {
                     throw PostgresStepFailure.log(
                         EventLogError(
@@ -130,6 +150,16 @@ extension PostgresEventLog: ExclusiveAppendStorage {
                 noteLockedTurn(head: head, newHead: newHead)
                 return .success(prepared.records)
             } catch {
+                if case .server(let failure) = error, failure.isUniqueViolation {
+                    // An optimistic append (which takes no lock) took the next seq first: nothing of
+                    // this turn is committed; the next turn decides again from the new end.
+                    _ = try? connection.execute("ROLLBACK")
+                    sent = nil
+                    return .failure(
+                        EventLogError(
+                            .seqConflict, "\(location): an append without the lock took the next seq first",
+                            path: location.description))
+                }
                 if case .server(let failure) = error, failure.isServerGone || failure.isReadOnlyTransaction {
                     // Lost, or a server that no longer accepts writes: the next turn connects to one that does.
                     slot?.close()

@@ -84,6 +84,13 @@ extension PostgresEventLog {
         }
         try checkSameList(id)
         let head = UInt64(headValue)
+        let committed = UInt64(max(0, result.integer(0, 7) ?? 0))
+        let committedCRC = UInt32(truncatingIfNeeded: result.integer(0, 8) ?? 0)
+        // What the read asks for: the end matters only when the read reaches it.
+        let reach = UInt64(maxCount) > UInt64.max - first ? UInt64.max : first + UInt64(maxCount) - 1
+        try checkCommitted(
+            end: head, endCRC: UInt32(truncatingIfNeeded: headCRC), committed: committed, committedCRC: committedCRC,
+            base: (base.seq, base.crc), through: reach)
         try checkNotBehind(head: head, on: connection)
         let checked = schemaVersion >= 2
         var records: [EventRecord] = []
@@ -131,6 +138,9 @@ extension PostgresEventLog {
                             "the row of seq \(rowSeq) was altered: its checksum 0x\(hex(stored)) is not 0x\(hex(computed)), the one its payload and seq \(rowSeq - 1)'s give",
                             seq: expected - 1))
                 }
+                if UInt64(rowSeq) == committed && stored != committedCRC {
+                    throw .log(replacedRow(committed: committed, committedCRC: committedCRC, found: stored))
+                }
             }
             if let was = seen.value(at: UInt64(rowSeq)), was != stored {
                 try checkSameHistory(seq: UInt64(rowSeq), crc: stored, on: connection)
@@ -161,13 +171,6 @@ extension PostgresEventLog {
                 damage(.seqGap, "seq \(missing) is missing: the head row says the list ends at seq \(head)", seq: missing - 1))
         }
         if let last = records.last {
-            if checked && last.seq == head && previous != UInt32(truncatingIfNeeded: headCRC) {
-                throw .log(
-                    damage(
-                        .corruptRecord,
-                        "the head row's chain value 0x\(hex(UInt32(truncatingIfNeeded: headCRC))) is not seq \(head)'s checksum 0x\(hex(previous)): a row was replaced",
-                        seq: head - 1))
-            }
             noteChain(seq: last.seq, crc: previous)
             if checked {
                 noteVerified(seq: last.seq, crc: previous)
@@ -175,6 +178,49 @@ extension PostgresEventLog {
             }
         }
         return records
+    }
+
+    /// Checks the list's end (`end`, whose record has the chain value
+    /// `endCRC`) against its committed length: the head row's `last_seq`
+    /// and `last_crc`, which say the list reached `committed` with that
+    /// chain value (in schema version 5 moved by some appends only; up to 4
+    /// by every append, and so the end itself). Each row's own checksum is
+    /// checked where it is read; here, what the end alone shows, for a read
+    /// of the records `through` some seq (the end itself: `UInt64.max`): a read
+    /// that stops before the end is not refused for what lies after it.
+    ///
+    /// - Throws: `seqGap` naming the first missing seq when the list ends
+    ///   before `committed` (rows deleted from its end); `corruptRecord` when
+    ///   the chain value at `committed` is not the record's or the base's.
+    func checkCommitted(
+        end: UInt64, endCRC: UInt32, committed: UInt64, committedCRC: UInt32, base: (seq: UInt64, crc: UInt32),
+        through reach: UInt64 = .max
+    ) throws(PostgresStepFailure) {
+        guard schemaVersion >= 2, reach >= end else { return }
+        if committed > end && reach > end {
+            throw .log(
+                damage(
+                    .seqGap,
+                    schemaVersion >= 5
+                        ? "seq \(end + 1) is missing: the head row says the list reached seq \(committed), and its last row is seq \(end)"
+                        : "seq \(end + 1) is missing: the head row says the list ends at seq \(committed)",
+                    seq: end))
+        }
+        if committed == end && endCRC != committedCRC {
+            throw .log(replacedRow(committed: committed, committedCRC: committedCRC, found: endCRC))
+        }
+        if committed == base.seq && committedCRC != base.crc {
+            throw .log(replacedRow(committed: committed, committedCRC: committedCRC, found: base.crc))
+        }
+    }
+
+    /// The damage of a head row whose chain value at `committed` is not the
+    /// record's (or the base's) `found`.
+    private func replacedRow(committed: UInt64, committedCRC: UInt32, found: UInt32) -> EventLogError {
+        damage(
+            .corruptRecord,
+            "the head row's chain value 0x\(hex(committedCRC)) is not seq \(committed)'s checksum 0x\(hex(found)): a row was replaced",
+            seq: committed > 0 ? committed - 1 : 0)
     }
 
     private func hex(_ value: UInt32) -> String {

@@ -277,7 +277,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
         }
     }
 
-    /// The head row's last seq, on `connection` (noting its chain value).
+    /// The list's last seq, on `connection` (noting its chain value), checked
+    /// against the committed length (``checkCommitted(end:endCRC:committed:committedCRC:base:)``).
     func readHead(_ connection: PostgresConnection) throws(PostgresStepFailure) -> UInt64 {
         let result = try run { () throws(PostgresFailure) in
             try connection.execute(prepared: "head", statements.head, [.text(location.list)])
@@ -289,9 +290,15 @@ public final class PostgresEventLog: EventStorage, Sendable {
                 EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
         }
         try checkSameList(id)
-        try checkNotBehind(head: UInt64(last), on: connection)
-        noteChain(seq: UInt64(last), crc: UInt32(truncatingIfNeeded: crc))
-        return UInt64(last)
+        let end = UInt64(last)
+        let endCRC = UInt32(truncatingIfNeeded: crc)
+        try checkCommitted(
+            end: end, endCRC: endCRC, committed: UInt64(max(0, result.integer(0, 3) ?? 0)),
+            committedCRC: UInt32(truncatingIfNeeded: result.integer(0, 4) ?? 0),
+            base: (UInt64(max(0, result.integer(0, 5) ?? 0)), UInt32(truncatingIfNeeded: result.integer(0, 6) ?? 0)))
+        try checkNotBehind(head: end, on: connection)
+        noteChain(seq: end, crc: endCRC)
+        return end
     }
 
     /// Throws `listReplaced` unless `id` is the list's id at open.

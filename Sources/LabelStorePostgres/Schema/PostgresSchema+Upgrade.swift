@@ -20,7 +20,7 @@ extension PostgresEventLog {
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1, 2 or 3 to ``currentSchemaVersion``.
+    /// only `location.list`) from version 1, 2, 3 or 4 to ``currentSchemaVersion``.
     /// From version 1 every record is decoded and checked (seqs gapless from 1
     /// up to each list's head), given its keyed, chained checksum, and each head
     /// row its chain value. From version 2 (and then from 1), each batch's id
@@ -29,7 +29,10 @@ extension PostgresEventLog {
     /// head rows' table gets its fill factor. From version 3 (and then from 1
     /// and 2), the head rows gain the base columns of a list whose first
     /// records are cut off (``PostgresEventLog/cutHistory(through:archiveTo:now:progress:)``);
-    /// every list keeps starting at seq 1. The version is set last.
+    /// every list keeps starting at seq 1. From version 4 (and then from any),
+    /// no table changes: each head row's `last_seq` and `last_crc`, the list's
+    /// end until now, become its committed length, and appends stop moving
+    /// them with every record (docs/POSTGRES.md, "Appending"). The version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
@@ -74,7 +77,7 @@ extension PostgresEventLog {
 
     /// The migration to this build's version in one transaction on `connection`:
     /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table),
-    /// then 3 → 4 (the base columns of the head rows).
+    /// then 3 → 4 (the base columns of the head rows), then 4 → 5 (the version alone).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -104,8 +107,13 @@ extension PostgresEventLog {
         }
         if from < 3 { try addBatchIDs(connection, schema: s) }
         try run { () throws(PostgresFailure) in
-            // 3 → 4: the base of a list whose first records were cut off (none yet: every list starts at seq 1).
-            for column in PostgresSchema.baseColumns { _ = try connection.execute("ALTER TABLE \(s).lists ADD COLUMN \(column)") }
+            if from < 4 {
+                // 3 → 4: the base of a list whose first records were cut off (none yet: every list starts at seq 1).
+                for column in PostgresSchema.baseColumns { _ = try connection.execute("ALTER TABLE \(s).lists ADD COLUMN \(column)") }
+            }
+            // 4 → 5: no column changes. The head rows' `last_seq` and `last_crc` become the lists'
+            // committed lengths, which each list's end already is; from now on appends go by the
+            // records' key and move them now and then, so a version 4 build must no longer write.
             // A version 3 schema made before the unlabelled records' index gains it.
             _ = try connection.execute(PostgresSchema.unlabelledIndex(s))
             _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")

@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 4
+    static let version: Int64 = 5
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 

@@ -17,8 +17,36 @@ struct PostgresStatements {
     /// The head row's chain value, or 0 in version 1.
     private var lastCRC: String { version >= 2 ? "last_crc" : "0::bigint" }
 
-    /// `$1` list → `log_id`, `last_seq`, `last_crc`.
-    var head: String { "SELECT log_id, last_seq, \(lastCRC) FROM \(schema).lists WHERE list = $1" }
+    /// The head row `l`'s chain value (``lastCRC`` for a query naming the row `l`).
+    private var headCRC: String { version >= 2 ? "l.last_crc" : "0::bigint" }
+
+    /// Whether the list ends at its last record row (version 5) rather than
+    /// at the head row's `last_seq` (versions 1–4), which version 5 moves only
+    /// now and then: the list's *committed length* (docs/POSTGRES.md, "Schema").
+    var endsAtLastRow: Bool { version >= 5 }
+
+    /// The list's end and that record's chain value, for a query over the
+    /// lists row `l` with ``lastRow`` joined: the head row's columns up to
+    /// version 4; from version 5 the last record row `t`, or the base when
+    /// the list has no rows.
+    private var end: (seq: String, crc: String) {
+        endsAtLastRow ? ("COALESCE(t.seq, l.base_seq)", "COALESCE(t.crc, l.base_crc)") : ("l.last_seq", headCRC)
+    }
+
+    /// The list's last record row as `t` (version 5; nothing before): a
+    /// backward scan of the records' key, one index entry.
+    private var lastRow: String {
+        endsAtLastRow
+            ? "LEFT JOIN LATERAL (SELECT seq, crc FROM \(schema).records WHERE list = l.list ORDER BY seq DESC LIMIT 1) t ON true"
+            : ""
+    }
+
+    /// `$1` list → `log_id`, the last seq, its chain value, then the committed
+    /// length and its chain value (the head row's `last_seq`, `last_crc`: the
+    /// same as the first two up to version 4), then `base_seq`, `base_crc`.
+    var head: String {
+        "SELECT l.log_id, \(end.seq), \(end.crc), l.last_seq, \(headCRC), \(baseSeqAndCRC) FROM \(schema).lists l \(lastRow) WHERE l.list = $1"
+    }
 
     /// `$1` list, `$2`…`$3` seqs → `seq`, `crc` of each row in that range, in
     /// seq order (version 2 and later): where a changed history parts from the
@@ -29,23 +57,42 @@ struct PostgresStatements {
     /// mode's opening, after `BEGIN` and before ``lockHead``, in one round trip).
     var setLockTimeout: String { "SELECT set_config('lock_timeout', $1, true)" }
 
-    /// `$1` list → `last_seq`, `last_crc`, `log_id`, locking the list's head row
-    /// until the transaction ends (pessimistic mode).
-    var lockHead: String { "SELECT last_seq, \(lastCRC), log_id FROM \(schema).lists WHERE list = $1 FOR UPDATE" }
+    /// `$1` list → the last seq, its chain value, `log_id` (version 5), read in
+    /// pessimistic mode after ``lockList`` took the list's lock: a statement of
+    /// its own, so its snapshot holds what the lock's last holder committed.
+    var lockHead: String { "SELECT \(end.seq), \(end.crc), l.log_id FROM \(schema).lists l \(lastRow) WHERE l.list = $1" }
+
+    /// `$1` the list's lock key (``lockKey(schema:list:)``): waits for the
+    /// list's write lock and holds it until the transaction ends (version 5,
+    /// pessimistic mode). A transaction advisory lock: no row is written.
+    var lockList: String { "SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext($1))" }
+
+    /// The first key of every list's advisory lock ("LBST"): an application's
+    /// own advisory locks of one `bigint` key never collide with it.
+    static let lockClass: Int32 = 0x4C42_5354
+
+    /// The text whose hash is the second key of a list's advisory lock.
+    static func lockKey(schema: String, list: String) -> String { "\(schema).\(list)" }
 
     /// The list's head row updated to itself: a write that changes nothing,
     /// whose commit waits for the synchronous standbys like an append's
     /// (settling a lost reply, ``PostgresEventLog``'s `awaitReplication`).
     var touchHead: String { "UPDATE \(schema).lists SET last_seq = last_seq WHERE list = $1" }
 
-    /// The head row's base columns (version 4), or a list from seq 1 in older versions.
-    private var baseColumns: String { version >= 4 ? "base_seq, base_crc, base" : "0::bigint, 0::bigint, NULL::bytea" }
+    /// The head row `l`'s base seq and chain value (version 4), or a list from seq 1 in older versions.
+    private var baseSeqAndCRC: String { version >= 4 ? "l.base_seq, l.base_crc" : "0::bigint, 0::bigint" }
 
-    /// `$1` list → `log_id`, `last_seq`, `last_crc`, `base_seq`, `base_crc`, `base`.
-    var openList: String { "SELECT log_id, last_seq, \(lastCRC), \(baseColumns) FROM \(schema).lists WHERE list = $1" }
+    /// The head row's base columns (version 4), or a list from seq 1 in older versions.
+    private var baseColumns: String { version >= 4 ? "l.base_seq, l.base_crc, l.base" : "0::bigint, 0::bigint, NULL::bytea" }
+
+    /// `$1` list → `log_id`, the last seq, its chain value, `base_seq`,
+    /// `base_crc`, `base`, then the committed length and its chain value (as ``head``).
+    var openList: String {
+        "SELECT l.log_id, \(end.seq), \(end.crc), \(baseColumns), l.last_seq, \(headCRC) FROM \(schema).lists l \(lastRow) WHERE l.list = $1"
+    }
 
     /// `$1` list → `base_seq`, `base_crc`, `base`.
-    var base: String { "SELECT \(baseColumns) FROM \(schema).lists WHERE list = $1" }
+    var base: String { "SELECT \(baseColumns) FROM \(schema).lists l WHERE l.list = $1" }
 
     /// `$1` list, `$2` log id: creates the list's head row unless it exists.
     var createList: String {
@@ -58,60 +105,94 @@ struct PostgresStatements {
         "INSERT INTO \(schema).lists (list, log_id, last_seq, last_crc, base_seq, base_crc, base) VALUES ($1, $2, $3, $4, $3, $4, $5) ON CONFLICT (list) DO NOTHING"
     }
 
-    /// The append, one statement (version 3 only): moves the head from `$2` to
-    /// `$2 + $3` and its chain value from `$12` to `$13` only if the list is still
-    /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
-    /// given), and inserts the records (`$5`…`$10`, `$14`: arrays), the first
-    /// with the batch id `$4`. Returns the new head (NULL when nothing was
-    /// written) and the rows inserted. Sent in a pipeline with ``afterAppend``,
-    /// which reads the head once the append's transaction ended.
-    var append: String {
+    /// The condition that the list `l` is still the history `$11` at `$2` with
+    /// chain value `$12` (version 5): the record row at `$2` has that chain
+    /// value, or `$2` is the list's base (seq 0 and chain value 0 for a list
+    /// from seq 1); and the list's committed length is not past `$2` (a list
+    /// whose last rows were deleted by hand is not appended to: a read names
+    /// the missing seq). An append checks it and inserts seqs `$2 + 1…`; a
+    /// list already past `$2` has a row at `$2 + 1`, whose key refuses the insert.
+    private var extendsHistory: String {
         """
-        WITH head AS (
-            UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
-            WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND cardinality($5::bigint[]) = $3
+        l.list = $1 AND l.log_id = $11 AND l.last_seq <= $2
+            AND (($2 = l.base_seq AND $12 = l.base_crc)
+                 OR EXISTS (SELECT 1 FROM \(schema).records p WHERE p.list = $1 AND p.seq = $2 AND p.crc = $12))
+        """
+    }
+
+    /// Moves the committed length to `$2 + $3` with chain value `$13` when `$15`
+    /// says the append crosses a mark (``PostgresEventLog/movesCommittedLength(from:count:)``)
+    /// and every record was inserted (version 5): the one row an append
+    /// writes besides its records, written by few appends.
+    private var commitLength: String {
+        """
+        committed AS (
+            UPDATE \(schema).lists SET last_seq = $2 + $3, last_crc = $13
+            WHERE list = $1 AND $15 AND last_seq < $2 + $3 AND (SELECT count(*) FROM inserted) = $3
             RETURNING last_seq
-        ), inserted AS (
+        )
+        SELECT CASE WHEN (SELECT count(*) FROM inserted) = $3 THEN $2 + $3 END, (SELECT count(*) FROM inserted)
+        """
+    }
+
+    /// The append, one statement: inserts the records (`$5`…`$10`, `$14`:
+    /// arrays), the first with the batch id `$4`, only if the list is still
+    /// the history `$11` at `$2` with chain value `$12` (and `$3` records are
+    /// given). Returns the new end, `$2 + $3` (NULL when nothing was written),
+    /// and the rows inserted. Version 5 only (a build writes only its own
+    /// version): the records' key orders appends (a row at `$2 + 1` refuses
+    /// the insert: a unique violation, read as a conflict), and the head row
+    /// moves only when `$15` says so (version 4 moved it with every append).
+    /// Sent in a pipeline with ``afterAppend``, which reads the end once the
+    /// append's transaction ended.
+    var append: String {
+        let rows = """
             INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
             SELECT $1, r.seq, r.time_ms, r.kind, r.label_id, r.actor, r.crc, r.payload, CASE WHEN r.seq = $2 + 1 THEN $4::uuid END
-            FROM head, unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
+            """
+        let columns = """
+            unnest($5::bigint[], $6::bigint[], $7::smallint[], $8::uuid[], $9::text[], $14::bigint[], $10::bytea[])
                 AS r(seq, time_ms, kind, label_id, actor, crc, payload)
-            RETURNING seq
-        )
-        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
-        """
+            """
+        return """
+            WITH prior AS (
+                SELECT 1 FROM \(schema).lists l WHERE \(extendsHistory) AND cardinality($5::bigint[]) = $3
+            ), inserted AS (
+                \(rows)
+                FROM prior, \(columns)
+                RETURNING seq
+            ), \(commitLength)
+            """
     }
 
     /// ``append`` for one record: the same parameters, `$5`…`$10` and `$14`
     /// single values instead of arrays (`$3` is 1 and `$5` must be `$2 + 1`).
     var appendOne: String {
         """
-        WITH head AS (
-            UPDATE \(schema).lists SET last_seq = last_seq + $3, last_crc = $13
-            WHERE list = $1 AND log_id = $11 AND last_seq = $2 AND last_crc = $12 AND $3 = 1 AND $5 = $2 + 1
-            RETURNING last_seq
+        WITH prior AS (
+            SELECT 1 FROM \(schema).lists l WHERE \(extendsHistory) AND $3 = 1 AND $5 = $2 + 1
         ), inserted AS (
             INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
-            SELECT $1, $5, $6, $7, $8, $9, $14, $10, $4 FROM head
+            SELECT $1, $5, $6, $7, $8, $9, $14, $10, $4 FROM prior
             RETURNING seq
-        )
-        SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
+        ), \(commitLength)
         """
     }
 
-    /// `$1` list, `$2` channel, `$3` the head the append moved to, `$4` whether
-    /// to notify → `log_id`, `last_seq`, `last_crc` of the head row, read in a
-    /// transaction of its own right after the append's (the same pipeline), so
-    /// a losing append learns the winner's head without another round trip.
-    /// With `$4`, and only if the head reached `$3`, it sends the wake-up hint in
-    /// that transaction, which does not wait for a WAL flush (so the lock
-    /// PostgreSQL takes to queue a notification is held only briefly).
+    /// `$1` list, `$2` channel, `$3` the end the append moved to, `$4` whether
+    /// to notify → `log_id`, the list's last seq and its chain value (as
+    /// ``head``), read in a transaction of its own right after the append's
+    /// (the same pipeline), so a losing append learns the winner's end without
+    /// another round trip. With `$4`, and only if the list reached `$3`, it
+    /// sends the wake-up hint in that transaction, which does not wait for a
+    /// WAL flush (so the lock PostgreSQL takes to queue a notification is held
+    /// only briefly).
     var afterAppend: String {
         """
-        SELECT log_id, last_seq, \(lastCRC),
-            CASE WHEN $4 AND last_seq >= $3 THEN set_config('synchronous_commit', 'off', true) END,
-            CASE WHEN $4 AND last_seq >= $3 THEN pg_notify($2, $3::text) END
-        FROM \(schema).lists WHERE list = $1
+        SELECT l.log_id, \(end.seq), \(end.crc),
+            CASE WHEN $4 AND \(end.seq) >= $3 THEN set_config('synchronous_commit', 'off', true) END,
+            CASE WHEN $4 AND \(end.seq) >= $3 THEN pg_notify($2, $3::text) END
+        FROM \(schema).lists l \(lastRow) WHERE l.list = $1
         """
     }
 
@@ -206,16 +287,19 @@ struct PostgresStatements {
     var dropCheckpoints: String { "DELETE FROM \(schema).checkpoints WHERE list = $1 AND seq = ANY($2::bigint[])" }
 
     /// `$1` list, `$2` first seq, `$3` limit → one row per record from `$2`
-    /// in seq order (`log_id`, `last_seq`, `last_crc` of the head row, then the
-    /// record's `seq`, `crc`, `payload`, then the head row's `base_seq`), or one row with the head and NULLs
-    /// when there is no record; no row when there is no list. One statement, so
-    /// the head and the records are one snapshot: every record up to the head
-    /// must be there (the head row is the promise).
+    /// in seq order (`log_id`, the list's last seq and its chain value (as
+    /// ``head``), then the record's `seq`, `crc`, `payload`, then the head
+    /// row's `base_seq`, then the committed length and its chain value), or
+    /// one row with the list's columns and NULLs when there is no record; no
+    /// row when there is no list. One statement, so the end and the records
+    /// are one snapshot: every record up to the end must be there, and the
+    /// end is at least the committed length (the head row is the promise).
     var read: String {
         let crc = version >= 2 ? "crc" : "0::bigint"
         return """
-            SELECT l.log_id, l.last_seq, \(lastCRC), r.seq, r.crc, r.payload, \(version >= 4 ? "l.base_seq" : "0::bigint")
-            FROM \(schema).lists l LEFT JOIN LATERAL (
+            SELECT l.log_id, \(end.seq), \(end.crc), r.seq, r.crc, r.payload, \(version >= 4 ? "l.base_seq" : "0::bigint"),
+                l.last_seq, \(headCRC)
+            FROM \(schema).lists l \(lastRow) LEFT JOIN LATERAL (
                 SELECT seq, \(crc) AS crc, payload FROM \(schema).records
                 WHERE list = l.list AND seq >= $2 ORDER BY seq LIMIT $3) r ON true
             WHERE l.list = $1
