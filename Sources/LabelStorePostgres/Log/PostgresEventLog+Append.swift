@@ -156,13 +156,13 @@ extension PostgresEventLog {
                     last = try refreshLastSeq()
                 }
                 if last == expected {
-                    // The head is where this append expected it, with another chain value than the
-                    // one this object knew: the head row's value is now known; try once more.
+                    // The end is where this append expected it, with another chain value than the
+                    // one this object knew: the end's value is now known; try once more.
                     chainRetries += 1
                     if chainRetries > 2 {
                         throw EventLogError(
                             .corruptRecord,
-                            "\(location): list '\(location.list)': the head row's chain value does not match seq \(last)'s checksum",
+                            "\(location): list '\(location.list)': an append after seq \(last), where the list ends, wrote nothing three times: the chain value read for seq \(last) does not match its row's",
                             path: location.description, lastGoodSeq: last > 0 ? last - 1 : 0)
                     }
                 } else if let expectedLastSeq {

@@ -41,7 +41,7 @@ extension PostgresEventLog {
             }
             // The protocol's transactions run at READ COMMITTED, whatever the server, role or
             // connection string sets as the default (a `serializable` default made every append
-            // fail with 40001): its statements read the head row they lock or update, and its
+            // fail with 40001): its statements check the row before and the list's end, and its
             // retries and conflict checks are written for that isolation.
             // The server's start time names it (with a backend's pid) across restarts and failovers;
             // an engine without the function (42883: CockroachDB) leaves it unknown.

@@ -2,7 +2,7 @@
 import EventLog
 
 /// Adaptive locking (``PostgresEventLog/Options-swift.struct/adaptiveLocking``):
-/// optimistic appends while they win, the head row lock while they keep
+/// optimistic appends while they win, the list's lock while they keep
 /// losing the race, and back (docs/POSTGRES.md, "Adaptive locking").
 ///
 /// Optimistic appends cost one round trip, but on a hot list every loser
@@ -64,7 +64,7 @@ extension PostgresEventLog {
 
 /// What adaptive locking knows of the contention on a list.
 struct Contention: Sendable {
-    /// Whether the log prefers the head row lock now.
+    /// Whether the log prefers the list's lock now.
     var locking = false
     /// Optimistic appends in a row that met a conflict.
     var conflictStreak = 0

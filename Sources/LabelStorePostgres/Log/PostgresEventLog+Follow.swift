@@ -19,16 +19,16 @@ struct PostgresListener {
     }
 }
 
-/// Following: notifications as wake-up hints, a timed poll of the head row always.
+/// Following: notifications as wake-up hints, a timed poll of the list's end always.
 extension PostgresEventLog {
     /// Waits until the list may hold records after `seq`, or `timeout` passes.
     ///
-    /// Reads the head row; if it is past `seq`, returns `true` at once.
+    /// Reads the list's end; if it is past `seq`, returns `true` at once.
     /// Otherwise waits on the list's notification channel (with
     /// ``Options-swift.struct/notify``) or sleeps, at most
-    /// ``Options-swift.struct/pollInterval`` at a time, reading the head row
+    /// ``Options-swift.struct/pollInterval`` at a time, reading the end
     /// after each wait. A new listening connection (the first, or after a
-    /// loss) reads the head row after its `LISTEN`, so an append whose
+    /// loss) reads the end after its `LISTEN`, so an append whose
     /// notification was lost while it was away is still seen.
     ///
     /// A server out of reach (stopped, restarting, a dropped connection) is
@@ -78,7 +78,7 @@ extension PostgresEventLog {
                 let step = min(options.pollInterval, now.duration(to: deadline))
                 let milliseconds = Int32(clamping: step.wholeMilliseconds)
                 if options.notify, listener.listening, let connection = listener.connection {
-                    // Notifications already read with the head row's result count too.
+                    // Notifications already read with the end's result count too.
                     do throws(PostgresFailure) {
                         if try !connection.drainNotifications().isEmpty { continue }
                         if SocketWait.readable(connection.socket, milliseconds: max(1, milliseconds)) {
@@ -95,7 +95,7 @@ extension PostgresEventLog {
         }
     }
 
-    /// The head row, read on the listening connection (connecting and
+    /// The list's end, read on the listening connection (connecting and
     /// listening first if there is none).
     private func headWhileListening(_ listener: inout PostgresListener) throws(EventLogError) -> UInt64 {
         if listener.connection?.isUsable != true {

@@ -6,11 +6,13 @@ import Synchronization
 /// A label history in a PostgreSQL database: an `EventStorage` that many
 /// processes on many hosts can share, through libpq.
 ///
-/// Each list is its own history with gapless seqs from 1. Its head row holds
-/// its last seq; an append updates that row and inserts its records in one
-/// statement, so appends to one list are ordered by the head row's lock and
-/// commit in seq order, and a read of `seq >= n` never sees a gap
-/// (docs/POSTGRES.md has the schema and the protocol).
+/// Each list is its own history with gapless seqs from 1. An append inserts
+/// its records in one statement only if the row before holds the chain value
+/// it expects; the records' key `(list, seq)` refuses a second append at the
+/// same seqs, so appends to one list commit in seq order, no row is updated
+/// by every append, and a read of `seq >= n` never sees a gap. The list's
+/// head row holds its id, its base and its committed length, moved by the
+/// appends that reach a mark (docs/POSTGRES.md has the schema and the protocol).
 ///
 /// - Durability: ``append(_:expectedLastSeq:)`` returns after the server
 ///   committed the statement (as durable as the server's `synchronous_commit`
@@ -21,7 +23,7 @@ import Synchronization
 ///   over this log catches up and retries, so several stores on several
 ///   hosts can write one list.
 /// - Following: ``waitForAppends(after:timeout:)`` wakes on the list's
-///   `NOTIFY` (a hint) and polls the head row every
+///   `NOTIFY` (a hint) and polls the list's end every
 ///   ``Options-swift.struct/pollInterval`` whatever happens to notifications.
 /// - Errors name the location without its password, the list and, where
 ///   there is one, the seq.
@@ -39,7 +41,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
         /// many hosts append (NOTIFY serializes notifying commits): followers
         /// then wake on the poll. Default: `true`.
         public var notify: Bool
-        /// How often a follower reads the head row even without a notification. Default: 500 ms.
+        /// How often a follower reads the list's end even without a notification. Default: 500 ms.
         public var pollInterval: Duration
         /// How long an append or read keeps reconnecting after the connection is lost before
         /// it fails with `EventLogError.Code.connectionFailed`. Default: 30 s.
@@ -47,19 +49,19 @@ public final class PostgresEventLog: EventStorage, Sendable {
         /// The server's `statement_timeout` for this log's statements (`nil`: the server's). Default: `nil`.
         public var statementTimeout: Duration?
         /// Pessimistic mode, for hot lists: a `LabelStore` over the log commits
-        /// each group of writes holding the list's head row lock
-        /// (``appendExclusively(_:)``), so writers queue instead of losing the
-        /// race and retrying. Default: `false` (optimistic: expected-seq appends).
+        /// each group of writes holding the list's lock (a transaction
+        /// advisory lock; ``appendExclusively(_:)``), so writers queue instead
+        /// of losing the race and retrying. Default: `false` (optimistic: expected-seq appends).
         public var pessimistic: Bool
-        /// Adaptive locking, when ``pessimistic`` is off: the log turns to head
-        /// row locking by itself when its appends keep losing the race (two in a
+        /// Adaptive locking, when ``pessimistic`` is off: the log turns to the
+        /// list's lock by itself when its appends keep losing the race (two in a
         /// row met a seq conflict), and back to optimistic appends once no other
         /// writer appended between four of its locked turns in a row (or after
         /// 256 locked turns, to look again); ``prefersExclusiveAppends`` says
         /// which, so a `LabelStore` over the log follows it
         /// (docs/POSTGRES.md, "Adaptive locking"). Default: `true`.
         public var adaptiveLocking: Bool
-        /// How long a pessimistic append waits for the head row lock before it
+        /// How long a pessimistic append waits for the list's lock before it
         /// fails with `EventLogError.Code.timedOut`. Default: 5 s.
         public var lockTimeout: Duration
         /// Records between the list's checkpoints (docs/POSTGRES.md,
@@ -149,7 +151,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
     let statements: PostgresStatements
     /// The connection for appends and reads (`nil` after a loss, until the next use reconnects).
     let session: Locked<PostgresConnection?>
-    /// The connection that holds the head row lock in pessimistic mode.
+    /// The connection that holds the list's lock in pessimistic mode.
     let lockSession = Locked<PostgresConnection?>(nil)
     /// The connection that writes checkpoints (opened on first use), so a large image never holds up appends.
     let checkpointSession = Locked<PostgresConnection?>(nil)
@@ -167,7 +169,7 @@ public final class PostgresEventLog: EventStorage, Sendable {
     let closed = Atomic<Bool>(false)
     /// Since when the server has been out of reach (`nil`: it is reachable).
     let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
-    /// Whether adaptive locking has turned to the head row lock, and why (``Options-swift.struct/adaptiveLocking``).
+    /// Whether adaptive locking has turned to the list's lock, and why (``Options-swift.struct/adaptiveLocking``).
     let contention = Mutex(Contention())
 
     /// Connects, checks the schema (creating it and the list with
@@ -223,7 +225,8 @@ public final class PostgresEventLog: EventStorage, Sendable {
     /// The last seq this object appended, read or refreshed (see `EventStorage.lastSeq`).
     public var lastSeq: UInt64 { cachedLastSeq.load(ordering: .acquiring) }
 
-    /// Reads the list's head row.
+    /// Reads the list's end (its last row; the head row in a schema before
+    /// version 5), checked against the head row's committed length.
     ///
     /// - Throws: `connectionFailed` when the server cannot be reached within
     ///   ``Options-swift.struct/reconnectTimeout``, `listNotFound` if the list
@@ -340,7 +343,7 @@ package final class PostgresLogStatistics: Sendable {
     package let readOnlyRefusals = Atomic<Int>(0)
     /// Appends retried after a serialization failure or deadlock.
     package let transactionRetries = Atomic<Int>(0)
-    /// Times adaptive locking turned to the head row lock.
+    /// Times adaptive locking turned to the list's lock.
     package let switchesToLocking = Atomic<Int>(0)
     /// Times adaptive locking turned back to optimistic appends.
     package let switchesToOptimistic = Atomic<Int>(0)

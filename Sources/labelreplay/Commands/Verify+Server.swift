@@ -3,8 +3,8 @@ import LabelProjection
 
 /// `verify` of a list on a server: every record read (the backend decodes each
 /// payload with the log's own parser, checks the seqs are gapless up to the
-/// head row and, in schema version 2, each row's chained checksum and the
-/// head row's chain value) and folded against the state before it. A server list has no header, bytes or
+/// list's end and past the head row's committed length and, in schema
+/// version 2, each row's chained checksum and the head row's chain value) and folded against the state before it. A server list has no header, bytes or
 /// tail of its own: `header` is absent, `fileSize` and `validLength` are 0.
 extension Verify {
     /// Everything `verify` finds about the server list at `location`.

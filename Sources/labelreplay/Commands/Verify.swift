@@ -39,10 +39,10 @@ enum Verify: Command {
             header, frame, seq, event, join or head; base is present for a based log.
 
             A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
-            checked by the same parser, the seqs checked to be gapless up to the list's head row (every row up to it \
-            must be there), each row's keyed, chained checksum checked against its payload and the row before, and \
-            the head row's chain value against the last row's (schema version 2; version 1 lists have no checksums, \
-            and say so), and folded the same way; so a row changed, removed, swapped or inserted by hand is named by \
+            checked by the same parser, the seqs checked to be gapless up to the list's end and to reach the head \
+            row's committed length (every row up to it must be there), each row's keyed, chained checksum checked \
+            against its payload and the row before, and the head row's chain value against its row's (schema \
+            version 2; version 1 lists have no checksums, and say so), and folded the same way; so a row changed, removed, swapped or inserted by hand is named by \
             its seq. It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
             "serverChecks" lists what was checked: payloads, seqs, head, and checksums when the schema has them.
             """,
@@ -235,8 +235,8 @@ enum Verify: Command {
             if let checks = result.serverChecks {
                 console.line(
                     checks.contains("checksums")
-                        ? "ok: every row's payload, seq continuity up to the head row, every row's chained checksum, the head row's chain value and every event are sound"
-                        : "ok: every row's payload, seq continuity up to the head row and every event are sound (schema version 1: its rows have no checksums; 'labelreplay upgrade' adds them)"
+                        ? "ok: every row's payload, seq continuity up to the list's end and past the head row's committed length, every row's chained checksum, the head row's chain value and every event are sound"
+                        : "ok: every row's payload, seq continuity up to the list's end and past the head row and every event are sound (schema version 1: its rows have no checksums; 'labelreplay upgrade' adds them)"
                 )
                 return
             }

@@ -155,6 +155,7 @@ struct PeerValue {
 
     /// The OIDs the peers use.
     enum OID {
+        static let bool: UInt32 = 16
         static let bytea: UInt32 = 17
         static let int8: UInt32 = 20
         static let int2: UInt32 = 21
@@ -162,6 +163,7 @@ struct PeerValue {
         static let uuid: UInt32 = 2950
     }
 
+    static func bool(_ value: Bool) -> PeerValue { PeerValue(bytes: [value ? 1 : 0]) }
     static func int8(_ value: Int64) -> PeerValue { PeerValue(bytes: withUnsafeBytes(of: value.bigEndian) { Array($0) }) }
     static func int2(_ value: Int16) -> PeerValue { PeerValue(bytes: withUnsafeBytes(of: value.bigEndian) { Array($0) }) }
     static func text(_ value: String?) -> PeerValue { PeerValue(bytes: value.map { Array($0.utf8) }) }

@@ -15,12 +15,18 @@ import LabelStorePostgres
 ///   and the partial index of records naming no label;
 /// - `chain`: the same, with each row's chained CRC-32C computed on the
 ///   client (over the payload and the row before's) and a batch id;
-/// - `head`: the library's append statement itself: the list's head row
-///   moved from the expected seq and checksum in the same statement as the
-///   insert (the optimistic check), one round trip;
+/// - `statement`: the library's append statement itself (schema version 5):
+///   the insert only if the row before has the expected checksum (the
+///   optimistic check; the records' key refuses a second append at a seq),
+///   and the list's committed length moved in the same statement by the
+///   appends that reach a mark (one in 1,024 once the list is long), one
+///   round trip;
 /// - `library-no-notify`: `PostgresEventLog.append` with `notify: false`:
-///   the statement above plus, in the same pipeline, the head read in a
-///   transaction of its own (how a losing writer learns the winner's head).
+///   the statement above plus, in the same pipeline, the end read in a
+///   transaction of its own (how a losing writer learns the winner's end);
+/// - `schema4-head` (for comparison, not a rung above the others): the
+///   schema version 4 append statement, which moved the list's head row
+///   from the expected seq and checksum with every append.
 ///
 /// `pg-single-append` (the library with its default `NOTIFY`) is the rung
 /// above the last. The peer of every rung: the plain table's `INSERT`
@@ -31,8 +37,9 @@ final class PostgresAppendLadderWorkload: Workload {
         case key
         case labelIndex = "label-index"
         case chain
-        case head
+        case statement
         case libraryNoNotify = "library-no-notify"
+        case schema4Head = "schema4-head"
     }
 
     let metric = Metric.eventsPerSecond
@@ -59,8 +66,9 @@ final class PostgresAppendLadderWorkload: Workload {
             case .key: "the records row, its key only"
             case .labelIndex: "+ the label and unlabelled indexes"
             case .chain: "+ the chained checksum and batch id"
-            case .head: "+ the head row (the append statement)"
-            case .libraryNoNotify: "+ the pipelined head read (the library, no NOTIFY)"
+            case .statement: "+ the row before's check (the append statement)"
+            case .libraryNoNotify: "+ the pipelined end read (the library, no NOTIFY)"
+            case .schema4Head: "schema 4's statement: the head row moved by each"
             }
         return "pg: single appends, \(what), \(eventCount.grouped) events"
     }
@@ -118,8 +126,8 @@ final class PostgresAppendLadderWorkload: Workload {
             INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """
-        // The append statement's shape (PostgresStatements.appendOne): the head moves only from the expected seq and checksum.
-        let append = """
+        // Schema version 4's append statement: the head row moves only from the expected seq and checksum.
+        let schema4Append = """
             WITH head AS (
                 UPDATE \(schema).lists SET last_seq = last_seq + 1, last_crc = $7
                 WHERE list = $1 AND last_seq = $10 AND last_crc = $11 AND $2 = $10 + 1
@@ -130,7 +138,31 @@ final class PostgresAppendLadderWorkload: Workload {
             )
             SELECT (SELECT last_seq FROM head), (SELECT count(*) FROM inserted)
             """
-        try connection.prepare("rung", rung == .head ? append : insert + " RETURNING $10::bigint, $11::bigint", types: types)
+        // The append statement's shape (PostgresStatements.appendOne, schema version 5): the insert only if
+        // the row before has the expected checksum; the committed length moved at a mark ($12).
+        let append = """
+            WITH prior AS (
+                SELECT 1 FROM \(schema).lists l WHERE l.list = $1 AND l.last_seq <= $10
+                    AND (($10 = l.base_seq AND $11 = l.base_crc)
+                         OR EXISTS (SELECT 1 FROM \(schema).records p WHERE p.list = $1 AND p.seq = $10 AND p.crc = $11))
+                    AND $2 = $10 + 1
+            ), inserted AS (
+                INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, actor, crc, payload, batch_id)
+                SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 FROM prior RETURNING seq
+            ), committed AS (
+                UPDATE \(schema).lists SET last_seq = $2, last_crc = $7
+                WHERE list = $1 AND $12 AND last_seq < $2 AND (SELECT count(*) FROM inserted) = 1
+                RETURNING last_seq
+            )
+            SELECT CASE WHEN (SELECT count(*) FROM inserted) = 1 THEN $2 END, (SELECT count(*) FROM inserted)
+            """
+        let statement: String
+        switch rung {
+        case .statement: statement = append
+        case .schema4Head: statement = schema4Append
+        default: statement = insert + " RETURNING $10::bigint, $11::bigint, $12::boolean"
+        }
+        try connection.prepare("rung", statement, types: types + [PeerValue.OID.bool])
         var previous: UInt32 = 0
         let now = EventTimestamp.now()
         let elapsed = try Statistics.time {
@@ -138,17 +170,18 @@ final class PostgresAppendLadderWorkload: Workload {
                 let seq = UInt64(i + 1)
                 let record = entry.record(seq: seq, now: now)
                 let payload = try record.encodedPayload()
-                let chained = rung == .chain || rung == .head
+                let chained = rung == .chain || rung == .statement || rung == .schema4Head
                 let crc = chained ? LadderChecksum.next(historyID: historyID, previous: previous, payload: payload) : 0
                 let result = try connection.execute(
                     prepared: "rung",
                     [
                         .text(list), .int8(Int64(seq)), .int8(record.timestamp.millisecondsSince1970), .int2(Int16(record.event.kind.code)),
                         .uuid(record.event.labelID?.uuid), .text(record.actor), .int8(Int64(crc)), .bytea(payload),
-                        .uuid(chained ? UUID() : nil), .int8(Int64(seq - 1)), .int8(Int64(previous))
+                        .uuid(chained ? UUID() : nil), .int8(Int64(seq - 1)), .int8(Int64(previous)),
+                        .bool((seq & (seq - 1) == 0 && seq <= 1024) || seq % 1024 == 0)
                     ])
-                if rung == .head, result.int64(0, 0) != Int64(seq) {
-                    throw BenchError("\(id): the head did not move to seq \(seq)")
+                if rung == .statement || rung == .schema4Head, result.int64(0, 0) != Int64(seq) {
+                    throw BenchError("\(id): the append of seq \(seq) wrote nothing")
                 }
                 previous = crc
             }

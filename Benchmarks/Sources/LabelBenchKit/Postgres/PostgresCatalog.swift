@@ -23,7 +23,7 @@ enum PostgresCatalog {
 
     /// The rungs of `pg-append-ladder-*`, in order (``PostgresAppendLadderWorkload``; named here
     /// too, since this part is compiled without the trait).
-    static let ladderRungs = ["key", "label-index", "chain", "head", "library-no-notify"]
+    static let ladderRungs = ["key", "label-index", "chain", "statement", "library-no-notify", "schema4-head"]
 
     /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
     static func ids(for settings: BenchSettings) -> [String] {
