@@ -34,9 +34,9 @@ final class PostgresAppendWorkload: Workload {
 
     var notes: [String] {
         [
-            "the plain table keeps one index (its key); ours also moves the list's head row and keeps the records' hash index "
-                + "by label in the append's statement, and in the same round trip reads the head and sends a NOTIFY in a "
-                + "transaction of their own"
+            "the plain table keeps one index (its key); ours also checks the row before, keeps the records' hash index by "
+                + "label and the unlabelled records' index, and moves the committed length at marks in the append's statement, "
+                + "and in the same round trip reads the end and sends a NOTIFY in a transaction of their own"
         ]
     }
 
