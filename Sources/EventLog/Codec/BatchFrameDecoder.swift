@@ -22,7 +22,7 @@ struct BatchFrameDecoder {
     /// The timestamp of the record before the next (at first, the frame's first time).
     private var time: Int64
     /// Where the frame's ids are in the body, to find a literal that repeats one.
-    private var idTable = BatchFrameTable()
+    private var idTable: BatchFrameTable
     /// The frame's ids so far, by entry.
     private var ids: [LabelID] = []
     /// Per id entry: the last title a record of the frame stated for it, if any.
@@ -33,8 +33,6 @@ struct BatchFrameDecoder {
     private var strings: [String] = []
     /// Where the frame's title words are in the body.
     private var words = BatchFrameTable()
-    /// The words of the title being read, as ranges of the body (reused, so a title allocates only its `String`).
-    private var titleWords: [(start: Int, length: Int)] = []
     /// The canonical payload bytes of the records decoded so far (at most ``BatchFrame/maxCanonicalBytes``).
     private var canonicalBytes = 0
 
@@ -58,8 +56,11 @@ struct BatchFrameDecoder {
         firstSeq = header.seq
         count = header.count
         time = header.time
-        ids.reserveCapacity(min(count, 4_096))
-        lastTitles.reserveCapacity(min(count, 4_096))
+        // Most records of a frame name an id of their own: room for as many, up to a point.
+        let expected = min(count, 4_096)
+        idTable = BatchFrameTable(expectedCount: expected)
+        ids.reserveCapacity(expected)
+        lastTitles.reserveCapacity(expected)
     }
 
     /// Reads the header: first seq, count, first time; checks them.
@@ -90,14 +91,16 @@ struct BatchFrameDecoder {
     ///   where (docs/FORMAT.md, "Batch frames (version 4)", "Corruption").
     mutating func next() throws(EventLogError) -> EventRecord? {
         guard decoded < count else { return nil }
+        return try nextRecord()
+    }
+
+    /// The next record, when there is one (``decoded`` is below ``count``).
+    ///
+    /// - Throws: What ``next()`` throws.
+    private mutating func nextRecord() throws(EventLogError) -> EventRecord {
         let start = reader.position
         do throws(DecodeFailure) {
-            let record = try parseRecord()
-            guard decoded + 1 < count || reader.isAtEnd else {
-                throw DecodeFailure("\(reader.remaining) bytes follow the last record")
-            }
-            decoded += 1
-            return record
+            return try parseRecord()
         } catch {
             let ordinal = decoded
             let at: Int = error.offset ?? reader.position
@@ -107,8 +110,10 @@ struct BatchFrameDecoder {
         }
     }
 
-    /// Reads one record (docs/FORMAT.md, "Layout").
+    /// Reads one record (docs/FORMAT.md, "Layout"), and counts it; the last
+    /// one only if no byte follows it.
     private mutating func parseRecord() throws(DecodeFailure) -> EventRecord {
+        typealias W = UnsafeByteWriter
         let first = try reader.u8()
         let code = first & BatchFrame.kindMask
         guard let kind = EventKind(code: code) else { throw DecodeFailure("unknown event kind \(code)") }
@@ -121,8 +126,15 @@ struct BatchFrameDecoder {
         let delta = try reader.zigzag()
         guard decoded > 0 || delta == 0 else { throw DecodeFailure("the first record's time delta is \(delta), not 0") }
         time &+= delta
+        let seq = firstSeq &+ UInt64(decoded)
+        // The canonical payload's length, counted field by field (`EventRecord.payloadLength`, without copying the record).
+        var length = W.varintLength(seq) + W.varintLength(W.zigzag(time)) + 2
+        @inline(__always) func text(_ s: String) -> Int { W.stringLength(utf8Count: s.utf8.count) }
+        @inline(__always) func number(_ n: Int) -> Int { W.varintLength(UInt64(n)) }
         let actor = first & BatchFrame.actorFlag != 0 ? try string(limit: LogLimits.maxActorBytes, "actor") : nil
+        if let actor { length += text(actor) }
         let note = first & BatchFrame.noteFlag != 0 ? try string(limit: LogLimits.maxNoteBytes, "note") : nil
+        if let note { length += text(note) }
         let event: LabelEvent
         switch kind {
         case .added:
@@ -131,15 +143,18 @@ struct BatchFrameDecoder {
             let isEnabled = try reader.bool("isEnabled")
             let title = try title("title")
             lastTitles[k] = title
+            length += 17 + number(index) + text(title)
             event = .added(id: ids[k], title: title, isEnabled: isEnabled, index: index)
         case .renamed:
             let k = try id()
             let oldTitle = try statedTitle(of: k, flagged: sameTitle, "old title")
             let newTitle = try title("title")
             lastTitles[k] = newTitle
+            length += 16 + text(oldTitle) + text(newTitle)
             event = .renamed(id: ids[k], oldTitle: oldTitle, newTitle: newTitle)
         case .toggled:
             let k = try id()
+            length += 17
             event = .toggled(id: ids[k], isEnabled: try reader.bool("isEnabled"))
         case .removed:
             let k = try id()
@@ -147,11 +162,14 @@ struct BatchFrameDecoder {
             let isEnabled = try reader.bool("isEnabled")
             let title = try statedTitle(of: k, flagged: sameTitle, "title")
             lastTitles[k] = title
+            length += 17 + number(index) + text(title)
             event = .removed(id: ids[k], index: index, title: title, isEnabled: isEnabled)
         case .moved:
             let k = try id()
             let from = try reader.count(max: LogLimits.maxIndex, what: "from index")
-            event = .moved(id: ids[k], from: from, to: try reader.count(max: LogLimits.maxIndex, what: "to index"))
+            let to = try reader.count(max: LogLimits.maxIndex, what: "to index")
+            length += 16 + number(from) + number(to)
+            event = .moved(id: ids[k], from: from, to: to)
         case .reordered:
             let n = try reader.count(max: LogLimits.maxReorderCount, what: "reorder count")
             guard n <= reader.remaining else {
@@ -161,19 +179,24 @@ struct BatchFrameDecoder {
             var order: [LabelID] = []
             order.reserveCapacity(n)
             for _ in 0..<n { order.append(ids[try id()]) }
+            length += number(n) + 16 * n
             event = .reordered(order: order)
         case .rejected:
             let id = try reader.bool("has-id") ? ids[try self.id()] : nil
             let command = try string(limit: LogLimits.maxReasonBytes, "rejected command")
-            event = .rejected(id: id, command: command, reason: try string(limit: LogLimits.maxReasonBytes, "rejection reason"))
+            let reason = try string(limit: LogLimits.maxReasonBytes, "rejection reason")
+            length += 1 + (id == nil ? 0 : 16) + text(command) + text(reason)
+            event = .rejected(id: id, command: command, reason: reason)
         }
-        let record = EventRecord(
-            seq: firstSeq &+ UInt64(decoded), timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note, event: event
-        )
-        let length = record.payloadLength
         guard canonicalBytes + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
+        guard decoded + 1 < count || reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes follow the last record") }
         canonicalBytes += length
-        return record
+        decoded += 1
+        #if DEBUG
+        let record = EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note, event: event)
+        assert(record.payloadLength == length, "the canonical length counted is the record's payload length")
+        #endif
+        return EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note, event: event)
     }
 
     /// The failure of a frame whose records' payloads would pass 64 MiB with `bytes` more.
@@ -196,7 +219,7 @@ struct BatchFrameDecoder {
         let start = reader.position
         let id = try reader.id()
         let bytes = UnsafeRawBufferPointer(rebasing: reader.base[start..<start + 16])
-        let hash = BatchFrameTable.hash(bytes)
+        let hash = idTable.hash(bytes)
         if let k = idTable.find(bytes, hash: hash, in: reader.base) {
             throw DecodeFailure("literal id \(id) is id \(k) of the frame already (a reference is canonical)")
         }
@@ -223,7 +246,7 @@ struct BatchFrameDecoder {
             throw DecodeFailure("\(what) code \(code) is neither a reference (odd) nor a literal (0)")
         }
         let text = try reader.text(maxBytes: limit, what: what)
-        let hash = BatchFrameTable.hash(text.bytes)
+        let hash = stringTable.hash(text.bytes)
         if let k = stringTable.find(text.bytes, hash: hash, in: reader.base) {
             throw DecodeFailure("literal \(what) is string \(k) of the frame already (a reference is canonical)")
         }
@@ -252,45 +275,65 @@ struct BatchFrameDecoder {
 
     /// Reads a title: its word count, then each word as a reference to an
     /// earlier word or a literal new to the frame; joins the words with 0x20.
+    /// Two passes over the word codes: the first checks them and sums the
+    /// length, the second copies the words into the title's storage.
     private mutating func title(_ what: StaticString) throws(DecodeFailure) -> String {
         let n = try reader.count(max: BatchFrame.maxTitleWords, what: "title word count")
         guard n > 0 else { return "" }
         guard n <= reader.remaining else {
             throw DecodeFailure("\(what) of \(n) words needs at least \(n) bytes; \(reader.remaining) are left")
         }
-        titleWords.removeAll(keepingCapacity: true)
+        let codes = reader.position
         var length = n - 1
-        for _ in 0..<n {
-            let word = try self.word(what)
-            titleWords.append(word)
-            length += word.length
+        for i in 0..<n {
+            let code = try reader.varint()
+            let k = Int(truncatingIfNeeded: code &>> 1)
+            // A reference to a word already read (the common case), else the checks of `word`.
+            length += code & 1 != 0 && k < words.count ? words.entry(k).length : try word(code, what).length
             guard length <= LogLimits.maxTitleBytes else {
-                throw DecodeFailure("\(what) is over \(LogLimits.maxTitleBytes) bytes, the limit, from its first \(titleWords.count) words")
+                throw DecodeFailure("\(what) is over \(LogLimits.maxTitleBytes) bytes, the limit, from its first \(i + 1) words")
             }
         }
         guard length > 0 else { throw DecodeFailure("\(what) is one empty word (the empty title is zero words)") }
         guard canonicalBytes + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
         let body = reader.base.baseAddress!
         return String(unsafeUninitializedCapacity: length) { out in
-            let to = UnsafeMutableRawPointer(out.baseAddress!)
+            let to = out.baseAddress!
             var at = 0
-            for (i, word) in titleWords.enumerated() {
+            var position = codes
+            for i in 0..<n {
                 if i > 0 {
-                    to.storeBytes(of: BatchFrame.wordSeparator, toByteOffset: at, as: UInt8.self)
-                    at += 1
+                    to[at] = BatchFrame.wordSeparator
+                    at &+= 1
                 }
-                if word.length > 0 { (to + at).copyMemory(from: body + word.start, byteCount: word.length) }
-                at += word.length
+                // The code again (checked by the first pass): a canonical varint.
+                var code: UInt64 = 0
+                var shift: UInt64 = 0
+                var byte: UInt8
+                repeat {
+                    byte = body.load(fromByteOffset: position, as: UInt8.self)
+                    code |= UInt64(byte & 0x7f) &<< shift
+                    shift &+= 7
+                    position &+= 1
+                } while byte & 0x80 != 0
+                let start: Int, count: Int
+                if code & 1 != 0 {
+                    (start, count) = words.entry(Int(truncatingIfNeeded: code &>> 1))
+                } else {
+                    (start, count) = (position, Int(truncatingIfNeeded: code &>> 1))
+                    position &+= count
+                }
+                UnsafeMutableRawPointer(to + at).copyMemory(from: body + start, byteCount: count)
+                at &+= count
             }
             return at
         }
     }
 
-    /// Reads a word code: a reference to an earlier word, or a literal (valid
-    /// UTF-8, no 0x20, new to the frame), which becomes the next word. Returns
-    /// where the word's bytes are in the body.
-    private mutating func word(_ what: StaticString) throws(DecodeFailure) -> (start: Int, length: Int) {
-        let code = try reader.varint()
+    /// The word of a word `code` just read: a reference to an earlier word,
+    /// or a literal (valid UTF-8, no 0x20, new to the frame), which becomes
+    /// the next word. Returns where the word's bytes are in the body.
+    private mutating func word(_ code: UInt64, _ what: StaticString) throws(DecodeFailure) -> (start: Int, length: Int) {
         if code & 1 != 0 {
             let k = code >> 1
             guard k < UInt64(words.count) else {
@@ -308,7 +351,7 @@ struct BatchFrameDecoder {
         if !bytes.isEmpty, memchr(bytes.baseAddress!, Int32(BatchFrame.wordSeparator), bytes.count) != nil {
             throw DecodeFailure("a literal word of \(what) holds a space (0x20), which separates words")
         }
-        let hash = BatchFrameTable.hash(bytes)
+        let hash = words.hash(bytes)
         if let k = words.find(bytes, hash: hash, in: reader.base) {
             throw DecodeFailure("a literal word of \(what) is word \(k) of the frame already (a reference is canonical)")
         }
@@ -328,7 +371,7 @@ extension BatchFrameDecoder {
         var decoder = try BatchFrameDecoder(body: body)
         var records: [EventRecord] = []
         records.reserveCapacity(decoder.count)
-        while let record = try decoder.next() { records.append(record) }
+        for _ in 0..<decoder.count { records.append(try decoder.nextRecord()) }
         return records
     }
 

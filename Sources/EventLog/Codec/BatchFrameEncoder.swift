@@ -1,3 +1,5 @@
+import Foundation
+
 /// Encodes a run of records into the body of a batch frame (docs/FORMAT.md,
 /// "Batch frames (version 4)"): the one place that knows that layout on the
 /// writing side; `BatchFrameDecoder` reads it.
@@ -9,7 +11,7 @@
 /// Specified, built and tested; no writer writes a batch frame yet.
 struct BatchFrameEncoder {
     /// The frame's ids so far (entries in the output).
-    private var ids = BatchFrameTable()
+    private var ids: BatchFrameTable
     /// Per entry of ``ids``: the last title a record of the frame stated for
     /// that label (`added`, `renamed`'s new title, `removed`), if any.
     private var lastTitles: [String?] = []
@@ -18,8 +20,11 @@ struct BatchFrameEncoder {
     /// The frame's title words so far.
     private var words = BatchFrameTable()
 
-    /// A new frame's encoder: every table empty.
-    private init() {}
+    /// A new frame's encoder: every table empty, the id table with room for `count` ids.
+    private init(count: Int) {
+        ids = BatchFrameTable(expectedCount: count)
+        lastTitles.reserveCapacity(count)
+    }
 
     /// The body of a batch frame holding `records`.
     ///
@@ -50,7 +55,7 @@ struct BatchFrameEncoder {
         out.varint(first.seq)
         out.varint(UInt64(records.count))
         out.zigzag(first.timestamp.millisecondsSince1970)
-        var encoder = BatchFrameEncoder()
+        var encoder = BatchFrameEncoder(count: records.count)
         var previous = first.timestamp.millisecondsSince1970
         for record in records {
             encoder.append(record, after: previous, into: &out)
@@ -161,7 +166,7 @@ struct BatchFrameEncoder {
     /// The entry of `id` in the frame's id table, if it has one.
     private func find(_ id: LabelID, in out: ByteWriter) -> Int? {
         withUnsafeBytes(of: id.uuid.uuid) { key in
-            out.bytes.withUnsafeBytes { ids.find(key, hash: BatchFrameTable.hash(key), in: $0) }
+            out.bytes.withUnsafeBytes { ids.find(key, hash: ids.hash(key), in: $0) }
         }
     }
 
@@ -177,7 +182,7 @@ struct BatchFrameEncoder {
         out.varint(BatchFrame.literalCode)
         let start = out.bytes.count
         out.id(id)
-        let hash = out.bytes.withUnsafeBytes { BatchFrameTable.hash(UnsafeRawBufferPointer(rebasing: $0[start..<start + 16])) }
+        let hash = out.bytes.withUnsafeBytes { ids.hash(UnsafeRawBufferPointer(rebasing: $0[start..<start + 16])) }
         ids.append(start: start, length: 16, hash: hash)
         lastTitles.append(nil)
         return ids.count - 1
@@ -187,7 +192,7 @@ struct BatchFrameEncoder {
     /// reference to its entry, or `0` and the string, which adds one.
     private mutating func string(_ text: String, into out: inout ByteWriter) {
         Self.withUTF8(text) { bytes in
-            let hash = BatchFrameTable.hash(bytes)
+            let hash = strings.hash(bytes)
             if let k = out.bytes.withUnsafeBytes({ strings.find(bytes, hash: hash, in: $0) }) {
                 out.varint(BatchFrame.referenceCode(k))
                 return
@@ -203,15 +208,27 @@ struct BatchFrameEncoder {
     /// each word — the bytes between its 0x20 bytes — as a reference or a literal.
     private mutating func title(_ text: String, into out: inout ByteWriter) {
         Self.withUTF8(text) { bytes in
-            guard !bytes.isEmpty else {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
                 out.varint(0)
                 return
             }
-            var spaces = 0
-            for byte in bytes where byte == BatchFrame.wordSeparator { spaces += 1 }
-            out.varint(UInt64(spaces + 1))
+            /// The offset of the first 0x20 at or after `from`, or the end.
+            func separator(from: Int) -> Int {
+                guard from < bytes.count, let found = memchr(base + from, Int32(BatchFrame.wordSeparator), bytes.count - from) else {
+                    return bytes.count
+                }
+                return base.distance(to: UnsafeRawPointer(found))
+            }
+            var words = 1
+            var end = separator(from: 0)
+            while end < bytes.count {
+                words += 1
+                end = separator(from: end + 1)
+            }
+            out.varint(UInt64(words))
             var start = 0
-            for end in 0...bytes.count where end == bytes.count || bytes[end] == BatchFrame.wordSeparator {
+            while start <= bytes.count {
+                let end = separator(from: start)
                 word(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), into: &out)
                 start = end + 1
             }
@@ -221,7 +238,7 @@ struct BatchFrameEncoder {
     /// Appends one word's code: a reference to its entry, or its length
     /// (shifted left) and its bytes, which adds one.
     private mutating func word(_ bytes: UnsafeRawBufferPointer, into out: inout ByteWriter) {
-        let hash = BatchFrameTable.hash(bytes)
+        let hash = words.hash(bytes)
         if let k = out.bytes.withUnsafeBytes({ words.find(bytes, hash: hash, in: $0) }) {
             out.varint(BatchFrame.referenceCode(k))
             return

@@ -12,9 +12,11 @@ import Foundation
 /// - The table keeps offsets, not pointers: every call that reads entries is
 ///   passed the buffer, which may have moved since (a growing output), as long
 ///   as each entry's offsets still hold its bytes.
-/// - The hash is Swift's seeded `Hasher`, so bytes chosen to collide (a crafted
-///   file) cannot make lookups quadratic; the entries' order, and so every
-///   byte the codec writes, does not depend on it.
+/// - The hash is keyed by a random key drawn once per process, so bytes
+///   chosen to share slots (a crafted file) cannot be written in advance (a
+///   keyed mix, not a cryptographic hash: at worst such a body slows its own
+///   decoding). The entries' order, and so every byte the codec writes, does
+///   not depend on it.
 struct BatchFrameTable {
     /// Where an entry's bytes are, and their hash.
     private struct Entry {
@@ -32,8 +34,21 @@ struct BatchFrameTable {
     /// Its count is zero or a power of two, at least twice the entries'.
     private var slots: [Int32] = []
 
-    /// An empty table.
-    init() {}
+    /// This process's hash key: drawn once, so which bytes share a slot differs from run to run.
+    private static let processKey: (UInt64, UInt64) = {
+        var random = SystemRandomNumberGenerator()
+        return (random.next(), random.next())
+    }()
+    /// ``processKey``, kept in the table so a hash does not check the static's initialization.
+    private let key: (UInt64, UInt64)
+
+    /// An empty table, with room for `expectedCount` entries before it grows.
+    init(expectedCount: Int = 0) {
+        key = Self.processKey
+        guard expectedCount > 0 else { return }
+        entries.reserveCapacity(expectedCount)
+        slots = [Int32](repeating: 0, count: max(16, 1 << (Int.bitWidth - (2 * expectedCount - 1).leadingZeroBitCount)))
+    }
 
     /// The number of entries.
     var count: Int { entries.count }
@@ -45,18 +60,34 @@ struct BatchFrameTable {
         return (e.start, e.length)
     }
 
-    /// The hash of `bytes`, to pass to ``find(_:hash:in:)`` and ``append(start:length:hash:)``.
-    /// A label id (16 bytes) is hashed as two words.
+    /// The hash of `bytes`, to pass to ``find(_:hash:in:)`` and
+    /// ``append(start:length:hash:)``: the length and the key, then each
+    /// eight bytes (the last ones padded with zeros), mixed by SplitMix64's
+    /// finalizer. A label id is two rounds.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        if bytes.count == 16 {
-            hasher.combine(bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-            hasher.combine(bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        } else {
-            hasher.combine(bytes: bytes)
+    func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let n = bytes.count
+        var h = Self.mix(key.0 ^ UInt64(truncatingIfNeeded: n))
+        var i = 0
+        while i &+ 8 <= n {
+            h = Self.mix(h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i &+= 8
         }
-        return hasher.finalize()
+        if i < n {
+            var tail: UInt64 = 0
+            for j in i..<n { tail |= UInt64(bytes[j]) &<< (8 &* (j &- i)) }
+            h = Self.mix(h ^ tail)
+        }
+        return Int(truncatingIfNeeded: Self.mix(h ^ key.1))
+    }
+
+    /// SplitMix64's finalizer: a bijection of 64 bits whose every output bit depends on every input bit.
+    @inline(__always)
+    private static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z &>> 31)
     }
 
     /// The entry that holds exactly `bytes`, or `nil`. `hash` is
