@@ -113,6 +113,7 @@ struct BatchFrameDecoder {
     /// Reads one record (docs/FORMAT.md, "Layout"), and counts it; the last
     /// one only if no byte follows it.
     private mutating func parseRecord() throws(DecodeFailure) -> EventRecord {
+        /// The sizes of format 2's values.
         typealias W = UnsafeByteWriter
         let first = try reader.u8()
         let code = first & BatchFrame.kindMask
@@ -129,7 +130,9 @@ struct BatchFrameDecoder {
         let seq = firstSeq &+ UInt64(decoded)
         // The canonical payload's length, counted field by field (`EventRecord.payloadLength`, without copying the record).
         var length = W.varintLength(seq) + W.varintLength(W.zigzag(time)) + 2
+        /// The bytes of a string field: its varint length and its UTF-8.
         @inline(__always) func text(_ s: String) -> Int { W.stringLength(utf8Count: s.utf8.count) }
+        /// The bytes of an index or count: a varint.
         @inline(__always) func number(_ n: Int) -> Int { W.varintLength(UInt64(n)) }
         let actor = first & BatchFrame.actorFlag != 0 ? try string(limit: LogLimits.maxActorBytes, "actor") : nil
         if let actor { length += text(actor) }
