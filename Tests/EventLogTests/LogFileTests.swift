@@ -134,14 +134,14 @@ struct LogFileTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         var header = LogHeader(createdAt: .now())
-        header.version = LogFormat.basedVersion + 1
+        header.version = LogFormat.newestReadableVersion + 1
         writeBytes(path, header.encoded())
         do {
             _ = try LogWriter.open(path: path)
             Issue.record("opened a newer version")
         } catch let error as EventLogError {
             #expect(error.code == .unsupportedVersion)
-            #expect(error.message.contains("version \(LogFormat.basedVersion + 1)"))
+            #expect(error.message.contains("version \(LogFormat.newestReadableVersion + 1)"))
         }
     }
 

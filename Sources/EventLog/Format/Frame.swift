@@ -12,7 +12,7 @@
 ///   for a frame, and chaining `previous` ties each record to the whole
 ///   history before it.
 struct FrameFormat: Sendable, Hashable {
-    /// The log's format version (1 or 2).
+    /// The log's format version (1 to 4; 3 is version 2's frames after a base block).
     let version: UInt16
     /// The CRC-32C state after the log id's 16 bytes (version 2), or 0 (version 1).
     let seed: UInt32
@@ -29,6 +29,13 @@ struct FrameFormat: Sendable, Hashable {
     static let continuationFlag: UInt32 = 1 << 31
     /// Bits 27–30 of a version 2 length word: reserved, zero.
     static let reservedBits: UInt32 = 0x7800_0000
+    /// Bit 30 of a version 4 length word: the frame is a *batch frame*, whose
+    /// payload is a batch frame body holding several records (docs/FORMAT.md,
+    /// "Batch frames (version 4)"); without it the frame holds one record, as
+    /// in version 2.
+    static let batchFlag: UInt32 = 1 << 30
+    /// Bits 27–29 of a version 4 length word: reserved, zero.
+    static let reservedBitsWithBatches: UInt32 = 0x3800_0000
     /// Bits 0–26 of a version 2 length word: the payload length.
     static let lengthBits: UInt32 = 0x07FF_FFFF
 
@@ -58,6 +65,10 @@ struct FrameFormat: Sendable, Hashable {
 
     /// Whether frames carry the continuation flag and the previous frame's checksum.
     var chainsRecords: Bool { version >= 2 }
+    /// Whether a frame may be a batch frame (bit 30 of its length word): format version 4.
+    var hasBatchFrames: Bool { version >= LogFormat.batchVersion }
+    /// The bits of a length word that must be zero.
+    var reservedBits: UInt32 { hasBatchFrames ? FrameFormat.reservedBitsWithBatches : FrameFormat.reservedBits }
 }
 
 /// Record framing; see ``FrameFormat`` and docs/FORMAT.md.
@@ -74,6 +85,9 @@ enum Frame {
         var previous: UInt32
         /// Whether the frame was written while an earlier record was not yet durable (never in version 1).
         var continues: Bool
+        /// Whether the frame is a batch frame (version 4): its payload is a
+        /// batch frame body, not one record's payload.
+        var isBatch: Bool = false
     }
 
     /// The outcome of looking at the bytes at one offset.
@@ -91,7 +105,7 @@ enum Frame {
     @inline(__always)
     static func payloadLength(word: UInt32, format: FrameFormat) -> Int? {
         let length = format.chainsRecords ? word & FrameFormat.lengthBits : word
-        guard !format.chainsRecords || word & FrameFormat.reservedBits == 0,
+        guard !format.chainsRecords || word & format.reservedBits == 0,
             length >= UInt32(LogFormat.minPayloadLength), length <= UInt32(LogLimits.maxPayloadBytes)
         else { return nil }
         return Int(length)
@@ -117,11 +131,12 @@ enum Frame {
     @inline(__always)
     static func seal(
         _ frame: UnsafeMutableRawPointer, payloadLength: Int, format: FrameFormat,
-        previous: UInt32, continues: Bool
+        previous: UInt32, continues: Bool, batch: Bool = false
     ) -> UInt32 {
+        precondition(!batch || format.hasBatchFrames, "a batch frame in a log of format version \(format.version)")
         let crc: UInt32
         if format.chainsRecords {
-            let word = UInt32(payloadLength) | (continues ? FrameFormat.continuationFlag : 0)
+            let word = UInt32(payloadLength) | (continues ? FrameFormat.continuationFlag : 0) | (batch ? FrameFormat.batchFlag : 0)
             frame.storeBytes(of: word.littleEndian, as: UInt32.self)
             frame.storeBytes(of: previous.littleEndian, toByteOffset: 8, as: UInt32.self)
             crc = CRC32C.update(
@@ -163,7 +178,8 @@ enum Frame {
         return .whole(
             Whole(
                 payload: payload, length: total, checksum: stored, previous: previous,
-                continues: format.chainsRecords && word & FrameFormat.continuationFlag != 0))
+                continues: format.chainsRecords && word & FrameFormat.continuationFlag != 0,
+                isBatch: format.hasBatchFrames && word & FrameFormat.batchFlag != 0))
     }
 
     /// The checksum the frame at `position` (whose whole payload is in `buffer`) should have.
@@ -175,6 +191,20 @@ enum Frame {
                 format.seed, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 12 + payloadLength)]))
         }
         return CRC32C.update(0, word, UnsafeRawBufferPointer(rebasing: buffer[(position + 8)..<(position + 8 + payloadLength)]))
+    }
+
+    /// The seqs a whole frame holds: its record's, or a batch frame's first
+    /// through last (from its body's header, checked to be a seq of at least
+    /// 1 and a count of 1 to 65,536); `nil` when the payload does not start
+    /// with them. Nothing else of the payload is decoded.
+    static func heldSeqs(_ frame: Whole) -> ClosedRange<UInt64>? {
+        var reader = ByteReader(frame.payload)
+        guard let first = try? reader.varint() else { return nil }
+        guard frame.isBatch else { return first...first }
+        guard first >= 1, let count = try? reader.varint(), count >= 1, count <= UInt64(BatchFrame.maxRecords),
+            first <= UInt64.max - (count - 1)
+        else { return nil }
+        return first...(first + count - 1)
     }
 
     /// The seq a payload starts with (its first varint), or `nil` if it does
@@ -208,10 +238,47 @@ enum Frame {
         // so a scan for good frames past damage stays linear in practice.
         let prefix = UnsafeRawBufferPointer(
             rebasing: buffer[(position + headerLength)..<min(buffer.count, position + headerLength + length)])
-        guard startsLikeAPayload(prefix, whole: prefix.count == length) else { return .none }
+        let batch = format.hasBatchFrames && word & FrameFormat.batchFlag != 0
+        guard
+            batch
+                ? startsLikeABatchBody(prefix, whole: prefix.count == length) : startsLikeAPayload(prefix, whole: prefix.count == length)
+        else { return .none }
         guard headerLength + length <= available else { return .needsRead(length: headerLength + length) }
         guard case .whole(let frame) = check(buffer, at: position, format: format) else { return .none }
         return .valid(length: frame.length, continues: frame.continues, previous: frame.previous, checksum: frame.checksum)
+    }
+
+    /// Whether `body` begins like a batch frame body (docs/FORMAT.md, "Batch
+    /// frames (version 4)"): a varint first seq of at least 1, a varint count
+    /// of 1 to 65,536, a varint first time, and a first record whose kind byte
+    /// names a known kind with no unknown flag bits. When `whole` is false,
+    /// `body` is only the start of the body, and running out of bytes is not
+    /// held against it.
+    static func startsLikeABatchBody(_ body: UnsafeRawBufferPointer, whole: Bool = true) -> Bool {
+        var i = 0
+        var ranOut = false
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            for shift in stride(from: UInt64(0), through: 63, by: 7) {
+                guard i < body.count else {
+                    ranOut = true
+                    return nil
+                }
+                let byte = body[i]
+                i += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+            }
+            return nil
+        }
+        guard let seq = varint() else { return ranOut && !whole }
+        guard seq >= 1, let count = varint() else { return ranOut && !whole }
+        guard count >= 1, count <= UInt64(BatchFrame.maxRecords) else { return false }
+        guard varint() != nil else { return ranOut && !whole }
+        guard i < body.count else { return !whole }
+        let kind = body[i]
+        return LabelEvent.Kind(code: kind & BatchFrame.kindMask) != nil
+            && kind & ~(BatchFrame.kindMask | BatchFrame.actorFlag | BatchFrame.noteFlag | BatchFrame.sameTitleFlag) == 0
     }
 
     /// Whether `payload` begins with a record's envelope: a varint seq of at

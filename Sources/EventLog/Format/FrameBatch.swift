@@ -60,6 +60,56 @@ struct FrameBatch: ~Copyable {
         var lastFrameOffset = 0
         var checksum = previous
         var indexed: [(seq: UInt64, offset: Int)] = []
+        /// Room for `length` more bytes at `count`.
+        func reserve(_ length: Int) {
+            guard count + length > capacity else { return }
+            capacity = max(capacity * 2, count + length)
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            grown.copyMemory(from: base, byteCount: count)
+            base.deallocate()
+            base = grown
+        }
+        // Format version 4: the records of a run go into batch frames (``batchFrameRecords`` at most each).
+        var run: [EventRecord] = []
+        var runPayloadBytes = 0
+        /// Writes the records in `run` as one frame: a batch frame, or the one record's version 2 frame.
+        func flushRun() throws(EventLogError) {
+            guard !run.isEmpty else { return }
+            defer {
+                run.removeAll(keepingCapacity: true)
+                runPayloadBytes = 0
+            }
+            if run.count == 1 {
+                writeFrame(of: run[0], payloadLength: run[0].payloadLength)
+                return
+            }
+            var body = ByteWriter(capacity: 64 + 40 * run.count)
+            try BatchFrameEncoder.encode(run, into: &body)
+            reserve(format.headerLength + body.bytes.count)
+            let frame = base + count
+            body.bytes.withUnsafeBytes { (frame + format.headerLength).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            checksum = Frame.seal(
+                frame, payloadLength: body.bytes.count, format: format, previous: checksum, continues: count > 0 || firstContinues,
+                batch: true)
+            for record in run where (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
+            lastFrameOffset = count
+            count += format.headerLength + body.bytes.count
+        }
+        /// Writes `record`'s version 2 frame.
+        func writeFrame(of record: EventRecord, payloadLength: Int) {
+            let frameLength = format.headerLength + payloadLength
+            reserve(frameLength)
+            let frame = base + count
+            var w = UnsafeByteWriter(frame + format.headerLength, end: frame + frameLength)
+            record.writePayload(to: &w)
+            precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
+            checksum = Frame.seal(
+                frame, payloadLength: payloadLength, format: format, previous: checksum, continues: count > 0 || firstContinues)
+            lastFrameOffset = count
+            if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
+            count += frameLength
+        }
+        let batches = format.hasBatchFrames && n > 1
         for i in 0..<n {
             let record = makeRecord(i)
             let payloadLength: Int
@@ -67,25 +117,23 @@ struct FrameBatch: ~Copyable {
                 base.deallocate()
                 throw error
             }
-            let frameLength = format.headerLength + payloadLength
-            if count + frameLength > capacity {
-                capacity = max(capacity * 2, count + frameLength)
-                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
-                grown.copyMemory(from: base, byteCount: count)
-                base.deallocate()
-                base = grown
+            if batches {
+                if !run.isEmpty && (run.count == Self.batchFrameRecords || runPayloadBytes + payloadLength > Self.batchFramePayloadBytes) {
+                    do throws(EventLogError) { try flushRun() } catch {
+                        base.deallocate()
+                        throw error
+                    }
+                }
+                run.append(record)
+                runPayloadBytes += payloadLength
+            } else {
+                writeFrame(of: record, payloadLength: payloadLength)
             }
-            let frame = base + count
-            var w = UnsafeByteWriter(frame + format.headerLength, end: frame + frameLength)
-            record.writePayload(to: &w)
-            precondition(w.position == frame + frameLength, "the encoder wrote a different length than it computed")
-            checksum = Frame.seal(
-                frame, payloadLength: payloadLength, format: format, previous: checksum,
-                continues: i > 0 || firstContinues)
-            lastFrameOffset = count
-            if (record.seq - 1) % SparseIndex.stride == 0 { indexed.append((record.seq, count)) }
-            count += frameLength
             if keepsRecords { records.append(record) }
+        }
+        do throws(EventLogError) { try flushRun() } catch {
+            base.deallocate()
+            throw error
         }
         self.records = records
         self.lastFrameOffset = lastFrameOffset
@@ -94,6 +142,15 @@ struct FrameBatch: ~Copyable {
         self.base = base
         self.count = count
     }
+
+    /// The most records a batch frame of an append holds (format version 4):
+    /// reading one record of a frame decodes the frame, so frames stay small
+    /// enough for a lookup, and large enough to code most records against
+    /// others (docs/FORMAT-PLAN.md, H: 28 bytes per event at 1,000).
+    static let batchFrameRecords = 1_024
+    /// The most bytes of canonical payloads a batch frame of an append holds
+    /// (a record longer than that gets a frame of its own).
+    static let batchFramePayloadBytes = 4 << 20
 
     deinit { base.deallocate() }
 

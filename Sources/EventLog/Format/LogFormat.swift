@@ -7,9 +7,18 @@ public enum LogFormat {
     public static let currentVersion: UInt16 = 2
     /// The format version of a *based* log, whose first seq is above 1 (its
     /// earlier records were archived or dropped): version 2 frames after a
-    /// header with a base block (docs/FORMAT.md, "Based logs"). The newest
-    /// version this build reads.
+    /// header with a base block (docs/FORMAT.md, "Based logs").
     public static let basedVersion: UInt16 = 3
+    /// The format version whose appends of several records are written as
+    /// *batch frames*, one frame holding the records of an append coded
+    /// against each other (docs/FORMAT.md, "Batch frames (version 4)"); an
+    /// append of one record is a version 2 frame. A version 4 log starts at
+    /// seq 1, or after a base block as a version 3 log does. The newest
+    /// version this build reads; new logs are still written in version 2
+    /// unless their creation header asks for it.
+    public static let batchVersion: UInt16 = 4
+    /// The newest format version this build reads.
+    public static let newestReadableVersion: UInt16 = batchVersion
     /// The size of the fixed file header in bytes (a based log's base block follows it).
     public static let headerLength = 64
     /// The size of a record frame's header in the current version: length
@@ -77,6 +86,10 @@ public struct LogHeader: Sendable, Hashable {
         return w.bytes
     }
 
+    /// Whether the log starts after a base block: format version 3, or a
+    /// version 4 log whose first seq is above 1.
+    public var isBased: Bool { version == LogFormat.basedVersion || (version >= LogFormat.batchVersion && firstSeq > 1) }
+
     /// The header's length in bytes: where the first record's frame starts.
     public var length: Int { LogFormat.headerLength + (base?.encodedLength ?? 0) }
 
@@ -85,7 +98,7 @@ public struct LogHeader: Sendable, Hashable {
     package static func read(from file: any LogFile, path: String) throws(EventLogError) -> LogHeader {
         let size = try file.size()
         var header = try decode(try file.read(at: 0, count: LogFormat.headerLength), fileSize: size, path: path)
-        guard header.version == LogFormat.basedVersion else { return header }
+        guard header.isBased else { return header }
         let fixed = try file.read(at: 12, count: 4)
         let length = Int(UInt32(fixed[0]) | UInt32(fixed[1]) << 8 | UInt32(fixed[2]) << 16 | UInt32(fixed[3]) << 24)
         guard Int64(length) <= size else {
@@ -135,11 +148,11 @@ public struct LogHeader: Sendable, Hashable {
                 let version = try r.u16()
                 let stored = UInt32(raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self).littleEndian)
                 let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60]))
-                if version > LogFormat.basedVersion && stored == computed {
+                if version > LogFormat.newestReadableVersion && stored == computed {
                     throw EventLogError(
                         .unsupportedVersion,
-                        "the log has format version \(version); this build reads up to version \(LogFormat.basedVersion)", path: path,
-                        offset: 8)
+                        "the log has format version \(version); this build reads up to version \(LogFormat.newestReadableVersion)",
+                        path: path, offset: 8)
                 }
                 guard stored == computed else {
                     throw EventLogError(
@@ -152,7 +165,9 @@ public struct LogHeader: Sendable, Hashable {
                 }
                 let flags = try r.u16()
                 let length = try r.u32()
-                let based = version == LogFormat.basedVersion
+                // Version 3 is always based; version 4 is when its header is longer than 64 bytes.
+                let based =
+                    version == LogFormat.basedVersion || (version >= LogFormat.batchVersion && length != UInt32(LogFormat.headerLength))
                 let lengthOK =
                     based
                     ? length > UInt32(LogFormat.headerLength) && length - UInt32(LogFormat.headerLength) <= UInt32(LogBase.maxLength)

@@ -9,10 +9,20 @@
 /// (``next()``, ``discardBuffer()``) or dropped. The buffer is reused: a
 /// refill moves only the unread tail (at most one partial frame) to its
 /// front and reads the next chunk after it.
+///
+/// A batch frame (format version 4) is checked and decoded whole, into the
+/// canonical payloads of its records (``BatchFrameRecords``), which the
+/// cursor then hands out one at a time; ``offset`` stays at the frame's
+/// start until its last record is handed out. A cursor made at an offset
+/// and a seq (``init(file:format:offset:expectedSeq:previousChecksum:chunk:verifiesZeroTail:)``)
+/// in a version 4 log takes the frame there as the one that *holds* that
+/// seq: a batch frame starting before it has its earlier records skipped,
+/// and a frame whose last record is the seq before it is stepped over.
 struct FrameCursor {
     /// What the cursor found at its offset.
     enum Step {
         /// A whole record, decoded in place; the cursor moved past it.
+        /// `offset` is its frame's (a batch frame's records share it).
         case record(EventRecordView, offset: Int64)
         /// A whole, checksummed record with the right seq that was not decoded
         /// (its seq is below ``FrameCursor/decodeFrom``); the cursor moved past it.
@@ -47,6 +57,23 @@ struct FrameCursor {
     /// Records with a lower seq are checked (framing, checksum, seq) but not decoded.
     var decodeFrom: UInt64 = 0
 
+    /// The batch frame whose records the cursor is handing out, and the
+    /// ordinal of the next one; `nil` between frames.
+    private var batch: (records: BatchFrameRecords, next: Int)?
+    /// The batch frame the cursor handed its last record out of: kept, so
+    /// that record's view stays valid until the cursor is next used.
+    private var handedOut: BatchFrameRecords?
+    /// The frame that holds the record the cursor returned last (its
+    /// position: ``lastPosition``).
+    private(set) var lastFrame = FrameExtent(offset: 0, length: 0, checksum: 0)
+    /// Whether the next frame read may hold records before ``expectedSeq``
+    /// (format version 4, for the first frame of a cursor made at an offset
+    /// and a seq): they are stepped over, not returned.
+    private var startsInsideFrame = false
+    /// The checksum the first frame read must have, when the cursor was made
+    /// after a position that names it (``init(file:format:after:chunk:verifiesZeroTail:)``).
+    private var firstFrameChecksum: UInt32?
+
     /// Whether a zero length word is checked to be followed by nothing but
     /// zeros (recovery) or simply taken as the end for now (a follower).
     let verifiesZeroTail: Bool
@@ -73,6 +100,29 @@ struct FrameCursor {
         self.expectedSeq = expectedSeq
         self.bufferStart = offset
         self.chunk = chunk
+        self.startsInsideFrame = format.hasBatchFrames && !(offset == format.firstOffset && expectedSeq == format.firstSeq)
+    }
+
+    /// A cursor at the record after `position`'s: at the frame after its
+    /// frame (whose checksum must be the position's, when it has one), or,
+    /// in format version 4, at its frame when that is a batch frame that
+    /// holds more records (the frame must then be the one `position` names).
+    init(file: any LogFile, format: FrameFormat, after position: LogPosition, chunk: Int = maxChunk, verifiesZeroTail: Bool = true) {
+        if format.hasBatchFrames {
+            self.init(
+                file: file, format: format, offset: position.offset, expectedSeq: position.seq + 1, previousChecksum: nil, chunk: chunk,
+                verifiesZeroTail: verifiesZeroTail)
+            firstFrameChecksum = position.checksum
+        } else {
+            self.init(
+                file: file, format: format, offset: position.end, expectedSeq: position.seq + 1,
+                previousChecksum: position.checksum ?? 0, chunk: chunk, verifiesZeroTail: verifiesZeroTail)
+        }
+    }
+
+    /// The position of the record the cursor returned last (seq `seq`): its frame.
+    func lastPosition(seq: UInt64) -> LogPosition {
+        LogPosition(seq: seq, offset: lastFrame.offset, length: lastFrame.length, checksum: lastFrame.checksum)
     }
 
     /// Reads more bytes so that at least `count` bytes from `offset` are buffered,
@@ -124,6 +174,7 @@ struct FrameCursor {
     /// Reads the next record, or says why there is none.
     @inline(__always)
     mutating func next() throws(EventLogError) -> Step {
+        if batch != nil { return nextOfBatch() }
         var available = Int(Int64(buffer.count) - (offset - bufferStart))
         if available < format.headerLength {
             available = try fill(atLeast: format.headerLength)
@@ -139,6 +190,31 @@ struct FrameCursor {
             {
             case .whole(let frame):
                 let at = offset
+                if let expected = firstFrameChecksum {
+                    firstFrameChecksum = nil
+                    guard frame.checksum == expected else {
+                        return .problem(
+                            FrameProblem(
+                                offset: offset, kind: .seqGap,
+                                reason:
+                                    "the frame here has checksum 0x\(String(frame.checksum, radix: 16)), not 0x\(String(expected, radix: 16)) as the position the read resumed after says"
+                            ))
+                    }
+                }
+                if frame.isBatch {
+                    if let problem = openBatch(frame) { return .problem(problem) }
+                    if batch != nil { return nextOfBatch() }
+                    continue  // every record of the frame is before the one wanted: stepped over
+                }
+                if startsInsideFrame {
+                    startsInsideFrame = false
+                    // A one-record frame where the record after it is wanted: stepped over.
+                    var reader = ByteReader(frame.payload)
+                    if let seq = try? reader.varint(), seq &+ 1 == expectedSeq {
+                        advance(past: frame, records: 0, at: at)
+                        continue
+                    }
+                }
                 if expectedSeq >= decodeFrom {
                     let view: EventRecordView
                     do { view = try EventRecordView.parse(frame.payload) } catch {
@@ -154,7 +230,7 @@ struct FrameCursor {
                                 reason: "record has seq \(view.seq) where seq \(expectedSeq) was expected"))
                     }
                     if let broken = brokenChain(frame) { return .problem(broken) }
-                    advance(past: frame)
+                    advance(past: frame, records: 1, at: at)
                     return .record(view, offset: at)
                 }
                 // Below `decodeFrom`: only the seq is read.
@@ -173,7 +249,7 @@ struct FrameCursor {
                             reason: "record has seq \(seq) where seq \(expectedSeq) was expected"))
                 }
                 if let broken = brokenChain(frame) { return .problem(broken) }
-                advance(past: frame)
+                advance(past: frame, records: 1, at: at)
                 return .skipped(seq: seq, offset: at, payload: frame.payload)
             case .incomplete(let needed):
                 let before = available
@@ -203,17 +279,19 @@ extension FrameCursor {
     /// copies a frame this size does not need.
     @inline(__always)
     mutating func nextCheckedPayload() -> (seq: UInt64, offset: Int64, payload: UnsafeRawBufferPointer)? {
+        if batch != nil || startsInsideFrame || firstFrameChecksum != nil { return nil }
         let position = Int(offset - bufferStart)
         guard buffer.count - position >= format.headerLength, !startsWithZeroLength() else { return nil }
         guard
             case .whole(let frame) = Frame.check(
                 UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format)
         else { return nil }
+        guard !frame.isBatch else { return nil }
         var reader = ByteReader(frame.payload)
         guard let seq = try? reader.varint(), seq == expectedSeq else { return nil }
         if format.chainsRecords, let previousChecksum, frame.previous != previousChecksum { return nil }
         let at = offset
-        advance(past: frame)
+        advance(past: frame, records: 1, at: at)
         return (seq, at, frame.payload)
     }
 
@@ -229,12 +307,76 @@ extension FrameCursor {
         )
     }
 
-    /// Moves past a good frame: the next record's seq and predecessor.
+    /// Moves past a good frame at `at` whose `records` records (from the
+    /// expected seq on) were handed out: the next record's seq and predecessor.
     @inline(__always)
-    private mutating func advance(past frame: Frame.Whole) {
+    private mutating func advance(past frame: Frame.Whole, records: Int, at: Int64) {
+        lastFrame = FrameExtent(offset: at, length: Int64(frame.length), checksum: frame.checksum)
         offset += Int64(frame.length)
-        expectedSeq += 1
+        expectedSeq += UInt64(records)
         previousChecksum = frame.checksum
+    }
+
+    /// Decodes the batch frame `frame` at the cursor and checks it continues
+    /// the log: its first seq the expected one (or, for the first frame of a
+    /// cursor made inside a version 4 log, a seq whose frame holds the
+    /// expected one), its chained checksum. Then ``batch`` holds its records
+    /// from the expected seq on; `nil` when every record is before it (the
+    /// cursor is then past the frame). Returns the problem instead, if any.
+    private mutating func openBatch(_ frame: Frame.Whole) -> FrameProblem? {
+        let at = offset
+        let records: BatchFrameRecords
+        do {
+            records = try BatchFrameRecords(
+                body: frame.payload, frame: FrameExtent(offset: at, length: Int64(frame.length), checksum: frame.checksum))
+        } catch {
+            return FrameProblem(
+                offset: at, kind: .invalidContent, reason: "batch frame with a valid checksum has invalid content: \(error.message)")
+        }
+        let loose = startsInsideFrame
+        startsInsideFrame = false
+        let holds = records.firstSeq <= expectedSeq && expectedSeq <= records.lastSeq + 1
+        guard loose ? holds : records.firstSeq == expectedSeq else {
+            return FrameProblem(
+                offset: at, kind: .seqGap,
+                reason: "batch frame holds seqs \(records.firstSeq)…\(records.lastSeq) where seq \(expectedSeq) was expected")
+        }
+        if !loose || records.firstSeq == expectedSeq, let broken = brokenChain(frame) { return broken }
+        let next = Int(expectedSeq - records.firstSeq)
+        if next == records.count {
+            advance(past: frame, records: 0, at: at)
+            return nil
+        }
+        batch = (records, next)
+        return nil
+    }
+
+    /// The next record of the batch frame being handed out; past the frame
+    /// after its last.
+    private mutating func nextOfBatch() -> Step {
+        let (records, i) = batch!
+        handedOut = records
+        let payload = records.payload(i)
+        let seq = expectedSeq
+        lastFrame = records.frame
+        if i + 1 == records.count {
+            batch = nil
+            offset = records.frame.offset + records.frame.length
+            previousChecksum = records.frame.checksum
+        } else {
+            batch = (records, i + 1)
+        }
+        expectedSeq += 1
+        guard seq >= decodeFrom else { return .skipped(seq: seq, offset: records.frame.offset, payload: payload) }
+        do {
+            return .record(try EventRecordView.parse(payload), offset: records.frame.offset)
+        } catch {
+            // Made by this build's encoder from a record the decoder checked: not expected to happen.
+            return .problem(
+                FrameProblem(
+                    offset: records.frame.offset, kind: .invalidContent,
+                    reason: "record \(seq) of the batch frame does not decode: \(error.reason)"))
+        }
     }
 }
 

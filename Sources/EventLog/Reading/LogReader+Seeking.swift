@@ -46,8 +46,7 @@ extension LogReader {
     /// used), with its position (offset, frame length, frame checksum); `nil`
     /// as ``next()`` returns `nil`.
     package func nextPositionedView() throws(EventLogError) -> (view: EventRecordView, position: LogPosition)? {
-        let start = cursor.offset
         guard let view = try nextView() else { return nil }
-        return (view, LogPosition(seq: view.seq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum))
+        return (view, cursor.lastPosition(seq: view.seq))
     }
 }

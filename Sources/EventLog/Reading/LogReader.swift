@@ -49,7 +49,9 @@ public final class LogReader {
     /// The seq the next record read will have.
     public var nextSeq: UInt64 { cursor.expectedSeq }
 
-    /// The byte offset the next record is read from.
+    /// The byte offset the next record is read from: its frame's (in a
+    /// format version 4 log, the batch frame it is in, whose earlier records
+    /// may have been read already).
     public var offset: Int64 { cursor.offset }
 
     /// Where the last record read is (`nil` before the first): its seq,
@@ -110,9 +112,7 @@ public final class LogReader {
     package func resume(after position: LogPosition) throws(EventLogError) -> Bool {
         try checkNotVisiting()
         guard try keeps(position) == .kept else { return false }
-        cursor = FrameCursor(
-            file: file, format: cursor.format, offset: position.end, expectedSeq: position.seq + 1,
-            previousChecksum: position.checksum, verifiesZeroTail: false)
+        cursor = FrameCursor(file: file, format: cursor.format, after: position, verifiesZeroTail: false)
         lastPosition = position
         return true
     }
@@ -276,7 +276,7 @@ public final class LogReader {
     /// Notes where the record just read is (``lastPosition``).
     @inline(__always)
     private func noteRead(seq: UInt64, at offset: Int64) {
-        lastPosition = LogPosition(seq: seq, offset: offset, length: cursor.offset - offset, checksum: cursor.previousChecksum)
+        lastPosition = cursor.lastPosition(seq: seq)
     }
 
     private func corruption(_ problem: FrameProblem) -> EventLogError {

@@ -41,7 +41,9 @@ extension Recovery {
             return .kept  // every frame from seq 1 through `known` is intact, this one among them
         }
         var walk = BackwardFrames(file: file, format: format)
-        switch try walk.groupStart(before: position, previous: frame.previous, stoppingAt: known, limit: backwardWalkLimit) {
+        switch try walk.groupStart(
+            before: position, firstSeq: frame.seqs.lowerBound, previous: frame.previous, stoppingAt: known, limit: backwardWalkLimit)
+        {
         case .reached: return .kept
         case .broken: return .notKept
         case .tooLong: break
@@ -52,19 +54,20 @@ extension Recovery {
     }
 
     /// The frame at `position` if it is exactly one whole, checksummed frame
-    /// of `position.seq` (and `position.checksum`, when known); what
+    /// that holds `position.seq` (its one record, or one of a batch frame's)
+    /// (and has `position.checksum`, when known); what
     /// ``holdsRecord(_:format:at:fileLength:)`` checks.
     static func heldFrame(_ file: any LogFile, format: FrameFormat, at position: LogPosition, fileLength: Int64)
-        throws(EventLogError) -> (continues: Bool, previous: UInt32, checksum: UInt32)?
+        throws(EventLogError) -> (continues: Bool, previous: UInt32, checksum: UInt32, seqs: ClosedRange<UInt64>)?
     {
         guard position.isPlausible(fileLength: fileLength) else { return nil }
         let bytes = try file.read(at: position.offset, count: Int(position.length))
         return bytes.withUnsafeBytes { raw in
             guard case .whole(let frame) = Frame.check(raw, at: 0, format: format), frame.length == raw.count,
                 position.checksum == nil || position.checksum == frame.checksum,
-                Frame.seq(ofPayload: frame.payload) == position.seq
+                let seqs = Frame.heldSeqs(frame), seqs.contains(position.seq)
             else { return nil }
-            return (frame.continues, frame.previous, frame.checksum)
+            return (frame.continues, frame.previous, frame.checksum, seqs)
         }
     }
 
@@ -74,16 +77,13 @@ extension Recovery {
     private static func checkForward(_ file: any LogFile, format: FrameFormat, from anchor: LogPosition?, through position: LogPosition)
         throws(EventLogError) -> Bool
     {
-        var cursor =
-            anchor.map {
-                FrameCursor(file: file, format: format, offset: $0.end, expectedSeq: $0.seq + 1, previousChecksum: $0.checksum ?? 0)
-            } ?? FrameCursor(file: file, atFirstRecordOf: format)
+        var cursor = anchor.map { FrameCursor(file: file, format: format, after: $0) } ?? FrameCursor(file: file, atFirstRecordOf: format)
         cursor.decodeFrom = .max
         while true {
-            let start = cursor.offset
             guard case .skipped(let seq, _, _) = try cursor.next() else { return false }
             if seq == position.seq {
-                return start == position.offset && (position.checksum == nil || cursor.previousChecksum == position.checksum)
+                let frame = cursor.lastFrame
+                return frame.offset == position.offset && (position.checksum == nil || frame.checksum == position.checksum)
             }
         }
     }
@@ -120,18 +120,23 @@ struct BackwardFrames {
 
     /// Walks back from the frame at `position` (whose recorded predecessor
     /// checksum is `previous`) through the continuation frames before it.
-    mutating func groupStart(before position: LogPosition, previous: UInt32, stoppingAt known: LogPosition?, limit: Int)
-        throws(EventLogError) -> GroupStart
-    {
-        var seq = position.seq
+    mutating func groupStart(
+        before position: LogPosition, firstSeq: UInt64, previous: UInt32, stoppingAt known: LogPosition?, limit: Int
+    ) throws(EventLogError) -> GroupStart {
+        // The first seq of the frame the walk is at (a batch frame, format version 4, holds several).
+        var first = firstSeq
         var start = position.offset
         var previous = previous
+        if first == format.firstSeq { return .reached }
         for _ in 0..<limit {
-            guard let frame = try frame(endingAt: start, checksum: previous) else { return .broken }
-            guard frame.seq == seq - 1 else { return .broken }
-            seq -= 1
+            guard let frame = try frame(endingAt: start, checksum: previous), let seqs = frame.seqs, seqs.upperBound == first - 1
+            else { return .broken }
+            first = seqs.lowerBound
             start = frame.offset
-            if !frame.continues || seq == format.firstSeq || (known?.seq == seq && known?.checksum == previous) { return .reached }
+            if !frame.continues || first == format.firstSeq || (known.map { seqs.contains($0.seq) } == true && known?.checksum == previous)
+            {
+                return .reached
+            }
             previous = frame.previous
         }
         return .tooLong
@@ -139,7 +144,7 @@ struct BackwardFrames {
 
     /// The whole frame that ends at `end` and has checksum `checksum`, if there is one.
     private mutating func frame(endingAt end: Int64, checksum: UInt32) throws(EventLogError)
-        -> (offset: Int64, seq: UInt64?, continues: Bool, previous: UInt32)?
+        -> (offset: Int64, seqs: ClosedRange<UInt64>?, continues: Bool, previous: UInt32)?
     {
         let header = format.headerLength
         let lowest = max(format.firstOffset, end - Int64(header + LogLimits.maxPayloadBytes))
@@ -148,7 +153,7 @@ struct BackwardFrames {
             if start < bufferStart || end > bufferStart + Int64(buffer.count) {
                 try load(from: start, to: end, lowest: lowest)
             }
-            let found: (offset: Int64, seq: UInt64?, continues: Bool, previous: UInt32)?? = buffer.withUnsafeBytes { raw in
+            let found: (offset: Int64, seqs: ClosedRange<UInt64>?, continues: Bool, previous: UInt32)?? = buffer.withUnsafeBytes { raw in
                 let endInBuffer = Int(end - bufferStart)
                 var at = Int(start - bufferStart)
                 while at >= 0 {
@@ -157,7 +162,7 @@ struct BackwardFrames {
                         raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self).littleEndian == checksum,
                         case .whole(let frame) = Frame.check(UnsafeRawBufferPointer(rebasing: raw[at..<endInBuffer]), at: 0, format: format)
                     {
-                        return .some((bufferStart + Int64(at), Frame.seq(ofPayload: frame.payload), frame.continues, frame.previous))
+                        return .some((bufferStart + Int64(at), Frame.heldSeqs(frame), frame.continues, frame.previous))
                     }
                     if bufferStart + Int64(at) == lowest { return .some(nil) }
                     at -= 1

@@ -61,17 +61,16 @@ enum Recovery {
         var lastSeq = lastSeq
         var lastPosition: LogPosition?
         while true {
-            let start = cursor.offset
             switch try cursor.next() {
             case .record(let view, let offset):
                 index.note(seq: view.seq, offset: offset)
                 lastSeq = view.seq
-                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
+                lastPosition = cursor.lastPosition(seq: lastSeq)
                 try visit(view)
             case .skipped(let seq, let offset, _):
                 index.note(seq: seq, offset: offset)
                 lastSeq = seq
-                lastPosition = LogPosition(seq: lastSeq, offset: start, length: cursor.offset - start, checksum: cursor.previousChecksum)
+                lastPosition = cursor.lastPosition(seq: lastSeq)
             case .end(let preallocated):
                 var report = RecoveryReport(
                     lastSeq: lastSeq, validLength: cursor.offset, fileLength: fileLength,

@@ -45,13 +45,17 @@ extension LogWriter {
                 guard let start = s.index.start(for: seq) else { return 0 }
                 var cursor = FrameCursor(file: file, format: s.format, offset: start.offset, expectedSeq: start.seq)
                 while cursor.expectedSeq <= seq {
-                    let frameStart = cursor.offset
                     guard case .record = try cursor.next() else {
                         throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: cursor.offset)
                     }
-                    position = LogPosition(
-                        seq: cursor.expectedSeq - 1, offset: frameStart, length: cursor.offset - frameStart,
-                        checksum: cursor.previousChecksum)
+                    position = cursor.lastPosition(seq: cursor.expectedSeq - 1)
+                }
+                if let position, position.end != cursor.offset {
+                    // Seq is not the last record of its batch frame (format version 4).
+                    throw EventLogError(
+                        .invalidEvent,
+                        "cannot keep records through seq \(seq): it is inside a batch frame (seqs up to the frame's end at byte \(position.end)); discarding part of a batch frame is not supported yet, and nothing was changed",
+                        path: path, offset: position.offset, lastGoodSeq: s.lastSeq)
                 }
                 cut = cursor.offset
             }
