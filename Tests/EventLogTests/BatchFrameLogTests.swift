@@ -188,4 +188,45 @@ import Testing
         #expect(word & FrameFormat.batchFlag == 0)
         #expect(Int(word & FrameFormat.lengthBits) == record.payloadLength)
     }
+
+    @Test func aStagedAppendToAVersionFourLogWritesBatchFramesThatCommitAtOnce() throws {
+        let all = entries(seed: 29, count: 3_000).enumerated().map { $0.element.record(seq: UInt64($0.offset + 1), now: .now()) }
+        var paths: [String] = []
+        for version in [UInt16(2), 4] {
+            let path = path()
+            let writer = try open(path, version: version)
+            let reader = try LogReader(path: path)
+            try writer.appendStaged(expectedLastSeq: 0) { staged in
+                try staged.write(Array(all[0..<700]))
+                try staged.write([all[700]])
+                // Nothing is a record before the commit.
+                #expect(try reader.poll().isEmpty)
+                try staged.write(Array(all[701...]))
+            }
+            writer.close()
+            paths.append(path)
+        }
+        let four = try LogReader.readAll(path: paths[1])
+        #expect(four.records == all)
+        #expect(four.records == (try LogReader.readAll(path: paths[0]).records))
+        #expect(four.report.damage == nil)
+    }
+
+    @Test func aStagedAppendThatFailsLeavesAVersionFourLogAsItWas() throws {
+        let all = entries(seed: 31, count: 2_000).enumerated().map { $0.element.record(seq: UInt64($0.offset + 1), now: .now()) }
+        let path = path()
+        let writer = try open(path, version: 4)
+        try writer.append(all[0..<500].map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try writer.appendStaged(expectedLastSeq: 500) { staged in
+                try staged.write(Array(all[500..<1_500]))
+                throw Stop()
+            }
+        }
+        #expect(writer.lastSeq == 500)
+        try writer.append(all[500..<510].map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+        writer.close()
+        #expect(try LogReader.readAll(path: path).records.map(\.event) == all[0..<510].map(\.event))
+    }
 }

@@ -90,4 +90,62 @@ struct FuzzTests {
         print("fuzz log reader: \(count) files, \(opened) opened (prefix kept), \(refused) refused with an error")
         #expect(opened + refused == count)
     }
+
+    /// A format 4 log's batch frame with its body mutated and its checksum made
+    /// right again, so that every mutation reaches the body's decoder through
+    /// the file reader: each read opens with a prefix of whole records or
+    /// refuses with an error, never crashes, never returns a record of the
+    /// mutated frame that its body does not hold.
+    @Test func theFileReaderNeverCrashesOnResealedMutatedBatchFrames() throws {
+        let dir = TemporaryDirectory()
+        let original = dir.file("original")
+        var options = LogWriter.Options(durability: .noSync, createIfMissing: true)
+        options.creationHeader = LogHeader(version: LogFormat.batchVersion, createdAt: .now())
+        let writer = try LogWriter.open(path: original, options: options)
+        try writer.append(sampleEntries())
+        var shuffle = SeededGenerator(seed: 12)
+        try writer.append(sampleEntries().shuffled(using: &shuffle))
+        writer.close()
+        let bytes = readBytes(original)
+        let format = try frameFormat(of: bytes)
+        let frames = frameOffsets(bytes)
+        try #require(frames.count == 2)
+        var rng = SeededGenerator(seed: 11)
+        let path = dir.file("mutated")
+        let count = max(1, Self.inputs / 20)
+        var opened = 0, refused = 0, mutatedRead = 0
+        for _ in 0..<count {
+            var input = bytes
+            let first = frames[0] + format.headerLength
+            let body = Self.mutate(Array(input[first..<frames[1]]), using: &rng)
+            // The frame keeps its place only when the body keeps its length; otherwise the second frame moves.
+            input = Array(input[..<first]) + body + Array(input[frames[1]...])
+            input.withUnsafeMutableBytes { raw in
+                let previous = raw.loadUnaligned(fromByteOffset: frames[0] + 8, as: UInt32.self).littleEndian
+                let checksum = Frame.seal(
+                    raw.baseAddress! + frames[0], payloadLength: body.count, format: format, previous: previous, continues: false,
+                    batch: true)
+                // The second frame chains to the first one's new checksum.
+                let second = frames[0] + format.headerLength + body.count
+                let length = Int(raw.loadUnaligned(fromByteOffset: second, as: UInt32.self).littleEndian & FrameFormat.lengthBits)
+                let word = raw.loadUnaligned(fromByteOffset: second, as: UInt32.self).littleEndian
+                _ = Frame.seal(
+                    raw.baseAddress! + second, payloadLength: length, format: format, previous: checksum,
+                    continues: word & FrameFormat.continuationFlag != 0, batch: word & FrameFormat.batchFlag != 0)
+            }
+            writeBytes(path, input)
+            do {
+                let (records, report) = try LogReader.readAll(path: path)
+                #expect(report.validLength <= Int64(input.count))
+                #expect(records.map(\.seq) == Array(stride(from: 1, through: UInt64(records.count), by: 1)))
+                if !records.isEmpty { mutatedRead += 1 }
+                opened += 1
+            } catch let error as EventLogError {
+                #expect(!error.description.isEmpty)
+                refused += 1
+            }
+        }
+        print("fuzz batch frames: \(count) files, \(opened) opened (\(mutatedRead) with records), \(refused) refused with an error")
+        #expect(opened + refused == count)
+    }
 }

@@ -14,14 +14,21 @@ struct PowerLossTests {
     static let soak = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil
     static let rounds = soak ? 2_000 : 150
 
-    @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func acknowledgedAppendsSurviveEveryKindOfPowerLoss(mode: Durability) throws {
+    /// A new log's options in `mode` on `fs`, in log format `format` (2, or 4: batch frames).
+    static func options(_ mode: Durability, _ fs: FaultyFileSystem, format: UInt16) -> LogWriter.Options {
+        var options = LogWriter.Options(durability: mode, createIfMissing: true, fileSystem: fs)
+        if format != LogFormat.currentVersion { options.creationHeader = LogHeader(version: format, createdAt: .now()) }
+        return options
+    }
+
+    @Test(arguments: [Durability.syncEachAppend, .groupCommit], [UInt16(2), 4])
+    func acknowledgedAppendsSurviveEveryKindOfPowerLoss(mode: Durability, format: UInt16) throws {
         let dir = TemporaryDirectory()
-        var rng = SeededGenerator(seed: mode == .syncEachAppend ? 1 : 2)
+        var rng = SeededGenerator(seed: (mode == .syncEachAppend ? 1 : 2) + UInt64(format) * 10)
         for round in 0..<Self.rounds {
             let path = dir.file("round-\(round)")
             let fs = FaultyFileSystem()
-            let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
+            let writer = try LogWriter.open(path: path, options: Self.options(mode, fs, format: format))
             var acknowledged: [EventRecord] = []
             let appends = Int.random(in: 0...12, using: &rng)
             // The process "dies" after the write of append number `appends + 1`, before its sync.
@@ -79,16 +86,16 @@ struct PowerLossTests {
 
     /// Each 4 KiB page written since the last sync survives or not on its own,
     /// so a later record of the append in flight can survive an earlier one.
-    @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func acknowledgedAppendsSurviveOutOfOrderPagePersistence(mode: Durability) throws {
+    @Test(arguments: [Durability.syncEachAppend, .groupCommit], [UInt16(2), 4])
+    func acknowledgedAppendsSurviveOutOfOrderPagePersistence(mode: Durability, format: UInt16) throws {
         let dir = TemporaryDirectory()
-        var rng = SeededGenerator(seed: mode == .syncEachAppend ? 3 : 4)
+        var rng = SeededGenerator(seed: (mode == .syncEachAppend ? 3 : 4) + UInt64(format) * 10)
         let rounds = Self.soak ? 2_000 : 60
         var problems: [String] = []
         for round in 0..<rounds {
             let path = dir.file("round-\(round)")
             let fs = FaultyFileSystem()
-            let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
+            let writer = try LogWriter.open(path: path, options: Self.options(mode, fs, format: format))
             let plan = (0...Int.random(in: 0...8, using: &rng)).map { _ in
                 (0..<Int.random(in: 1...4, using: &rng)).map { _ in
                     LogEntry(
@@ -104,16 +111,16 @@ struct PowerLossTests {
 
     /// Records over 10 MB, and records holding a whole valid frame of the log
     /// (a torn write of one leaves a checksummed frame after the damage).
-    @Test(arguments: [Durability.syncEachAppend, .groupCommit])
-    func largeRecordsAndFrameCarriersSurvivePowerLoss(mode: Durability) throws {
+    @Test(arguments: [Durability.syncEachAppend, .groupCommit], [UInt16(2), 4])
+    func largeRecordsAndFrameCarriersSurvivePowerLoss(mode: Durability, format: UInt16) throws {
         let dir = TemporaryDirectory()
-        var rng = SeededGenerator(seed: mode == .syncEachAppend ? 5 : 6)
+        var rng = SeededGenerator(seed: (mode == .syncEachAppend ? 5 : 6) + UInt64(format) * 10)
         let rounds = Self.soak ? 160 : 8
         var problems: [String] = []
         for round in 0..<rounds {
             let path = dir.file("round-\(round)")
             let fs = FaultyFileSystem()
-            let writer = try LogWriter.open(path: path, options: .init(durability: mode, createIfMissing: true, fileSystem: fs))
+            let writer = try LogWriter.open(path: path, options: Self.options(mode, fs, format: format))
             let frame = try #require(
                 try StressRecords.frameBytes(validIn: path, seq: UInt64.random(in: 1...127, using: &rng)), "no frame of the log was made")
             func frameLike() -> LogEntry {

@@ -25,6 +25,13 @@ public enum LogFormat {
     /// word, checksum and the previous frame's checksum (12 bytes; 8 in version 1).
     public static let frameHeaderLength = 12
 
+    /// The fewest bytes one record takes in a log of format `version`: a
+    /// frame of its own, header and smallest payload, in versions 1–3 (more
+    /// than 12); in version 4 a record of a batch frame takes as few as 3
+    /// (its kind byte, its time delta and one byte of fields). A log of `n`
+    /// bytes holds fewer than `n` divided by this records.
+    public static func smallestRecordBytes(version: UInt16) -> Int { version >= batchVersion ? 3 : 16 }
+
     /// The size of a record frame's header in format `version`.
     public static func frameHeaderLength(version: UInt16) -> Int { version >= 2 ? 12 : 8 }
     /// The smallest valid payload: seq, time, kind and flags, one byte each.

@@ -83,8 +83,21 @@ public enum LogCut {
                 cutEnd = position
                 if stoppingAtCut && view.seq == lastCutSeq { break }
             } else {
+                if kept == 0 { try refuseInsideFrame(cutEnd, next: position) }
                 kept += 1
             }
+        }
+        if stoppingAtCut, let cutEnd, cutEnd.seq == lastCutSeq, let (_, next) = try reader.nextPositionedView() {
+            try refuseInsideFrame(cutEnd, next: next)
+        }
+        /// Throws when the record after the cut is in the same frame as the last one cut.
+        func refuseInsideFrame(_ cutEnd: LogPosition?, next: LogPosition) throws(EventLogError) {
+            guard let cutEnd, next.offset == cutEnd.offset else { return }
+            // A format 4 batch frame holds records on both sides of the cut.
+            throw EventLogError(
+                .invalidEvent,
+                "cannot cut through seq \(lastCutSeq): a batch frame holds it and seq \(next.seq) after it; a cut goes between frames, and cutting inside one is not supported yet",
+                path: logPath, offset: next.offset)
         }
         guard let cutEnd, let last, cutEnd.seq == lastCutSeq else {
             throw EventLogError(
@@ -172,7 +185,7 @@ public enum LogCut {
             cut: report.cut.lowerBound...(report.cut.upperBound), timeRange: report.timeRange, cutAt: now, disposition: disposition,
             frontier: report.frontier, image: image)
         var newHeader = LogHeader(logID: header.logID, createdAt: header.createdAt, base: base, previousChecksum: report.chainValue)
-        newHeader.version = LogFormat.basedVersion
+        newHeader.version = max(header.version, LogFormat.basedVersion)
         try copy(
             from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true, fileSystem: fileSystem)
         CutCrashPoint.reached(.logReplaced)

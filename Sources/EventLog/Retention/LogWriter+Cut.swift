@@ -81,7 +81,7 @@ extension LogWriter {
         let base = LogBase(
             cut: plan.cut, timeRange: plan.timeRange, cutAt: now, disposition: disposition, frontier: plan.frontier, image: baseImage)
         var newHeader = LogHeader(logID: header.logID, createdAt: header.createdAt, base: base, previousChecksum: plan.chainValue)
-        newHeader.version = LogFormat.basedVersion
+        newHeader.version = max(header.version, LogFormat.basedVersion)
         let headerBytes = newHeader.encoded()
         // The records kept that were there when the cut began, outside the lock.
         var copy = try LogCut.writeTemporary(

@@ -92,7 +92,8 @@ enum Log: Command {
         if let (records, titles) = indexed {
             let size =
                 archived || LogLocation.isServer(path)
-                ? try Replay(path: path, strict: false, folds: false, console: console).columnsSize() : try LogReader(path: path).fileSize()
+                ? try Replay(path: path, strict: false, folds: false, console: console).columnsSize()
+                : try LogReader(path: path).columnsBytes()
             let printer = LogPrinter(
                 console: console, json: arguments.flag("json"), header: !arguments.flag("no-header"),
                 columns: EventColumns(fileSize: size, style: style))

@@ -40,3 +40,13 @@ struct EventColumns {
         return text
     }
 }
+
+extension LogReader {
+    /// This log's size for ``EventColumns``: its bytes, or, for a format 4
+    /// log (whose records can take fewer than 16 bytes), the bytes a log of
+    /// 16-byte records would take for as many, so the seq column fits.
+    func columnsBytes() throws(EventLogError) -> Int64 {
+        let factor = 16 / Int64(LogFormat.smallestRecordBytes(version: header.version))
+        return try fileSize().multipliedReportingOverflow(by: factor).partialValue
+    }
+}
