@@ -13,7 +13,8 @@ import Testing
 @MainActor
 final class OracleRun {
     /// `server`: a list on the PostgreSQL test server (with the `Postgres` trait).
-    enum Backing: String { case memory, file, server }
+    /// What the store runs over: an in-memory log, a file log (in format 2, or 4: batch frames), a server list.
+    enum Backing: String { case memory, file, fileFormat4 = "file-format-4", server }
 
     let backing: Backing
     let seed: UInt64
@@ -72,12 +73,13 @@ final class OracleRun {
             let storage = log
             store = try LabelStore(
                 storage: storage, options: .init(recordRejections: recordRejections, clock: clock.now, streamBufferLimit: 5))
-        case .file:
+        case .file, .fileFormat4:
             let snapshots = SnapshotPolicy(
                 everyRecords: UInt64(gen.int(15...40)), everyBytes: 0, onClose: gen.chance(50), minRecordsOnClose: 1, keep: 3)
-            let options = LabelStore.Options(
+            var options = LabelStore.Options(
                 durability: .noSync, createIfMissing: true, recordRejections: recordRejections,
                 clock: clock.now, snapshots: snapshots, streamBufferLimit: 7)
+            options.newLogFormat = backing == .fileFormat4 ? LogFormat.batchVersion : LogFormat.currentVersion
             store = try LabelStore.open(path: path, options: options)
             if store!.snapshotReport.usedPath != nil { count("opened from a snapshot") }
         }
@@ -183,7 +185,7 @@ final class OracleRun {
             #expect(history.states[Int(seq)].matches(try store.state(atSeq: seq)), "\(context): state at seq \(seq)")
             count("time travel")
         default:
-            if backing == .file {
+            if backing == .file || backing == .fileFormat4 {
                 try store.writeSnapshot()
                 count("snapshot written")
             }

@@ -52,6 +52,13 @@ import Testing
         }
     }
 
+    @Test(arguments: seeds) func aStoreOverAFormatFourFileLogAgreesWithTheOracle(seed: UInt64) async throws {
+        let counts = try await run(.fileFormat4, seed: seed)
+        for what in ["written", "refused", "canonical rename", "raw entries", "snapshot written", "opened from a snapshot"] {
+            #expect(counts[what, default: 0] > 0, "the run must exercise \(what): \(counts)")
+        }
+    }
+
     #if Postgres
     @Test(arguments: seeds) func aStoreOverAServerLogAgreesWithTheOracle(seed: UInt64) async throws {
         let counts = try await run(.server, seed: seed)

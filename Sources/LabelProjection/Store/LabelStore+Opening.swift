@@ -145,9 +145,10 @@ extension LabelStore {
         path: String, options: Options, replayFrom: UInt64 = 1, resumeAt: LogPosition? = nil,
         replay: (EventRecordView) throws -> Void
     ) throws(StoreError) -> LogWriter {
-        let writerOptions = LogWriter.Options(
+        var writerOptions = LogWriter.Options(
             durability: options.durability, recovery: options.recovery,
             createIfMissing: options.createIfMissing, clock: options.clock)
+        writerOptions.newLogFormat = options.newLogFormat
         do {
             return try LogWriter.openWithViews(
                 path: path, options: writerOptions, replayFrom: replayFrom, resumeAt: resumeAt, replayViews: replay)

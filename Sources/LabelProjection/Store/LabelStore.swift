@@ -76,6 +76,9 @@ public final class LabelStore: Sendable {
         /// copied and two syncs), never past a seq an async stream may still
         /// read. Default: `nil`, every record is kept.
         public var retention: Retention?
+        /// The log format a log this open creates is written in (``EventLog/LogWriter/Options/newLogFormat``):
+        /// 2, or 4 (batch frames). Default: 2.
+        public var newLogFormat: UInt16 = LogFormat.currentVersion
 
         /// Creates options; every parameter has the documented default.
         public init(
