@@ -14,7 +14,11 @@ import Testing
 final class OracleRun {
     /// `server`: a list on the PostgreSQL test server (with the `Postgres` trait).
     /// What the store runs over: an in-memory log, a file log (in format 2, or 4: batch frames), a server list.
-    enum Backing: String { case memory, file, fileFormat4 = "file-format-4", server }
+    enum Backing: String {
+        case memory, file
+        case fileFormat4 = "file-format-4"
+        case server
+    }
 
     let backing: Backing
     let seed: UInt64
