@@ -23,18 +23,18 @@ struct BatchFrameDecoder {
     private var time: Int64
     /// Where the frame's ids are in the body, to find a literal that repeats one.
     private var idTable: BatchFrameTable
-    /// The frame's ids so far, by entry.
-    private var ids: [LabelID] = []
-    /// Per id entry: the last title a record of the frame stated for it, if any.
-    private var lastTitles: [String?] = []
+    /// Per id entry: where the last title a record of the frame stated for
+    /// it is in ``payloads`` (its UTF-8 bytes), if any.
+    private var lastTitles: [(start: Int, length: Int)?] = []
     /// Where the frame's strings (actors, notes, commands, reasons) are in the body.
     private var stringTable = BatchFrameTable()
-    /// The frame's strings so far, by entry, each made once.
-    private var strings: [String] = []
     /// Where the frame's title words are in the body.
     private var words = BatchFrameTable()
-    /// The canonical payload bytes of the records decoded so far (at most ``BatchFrame/maxCanonicalBytes``).
-    private var canonicalBytes = 0
+    /// The canonical (format 2) payloads of the records decoded so far, back
+    /// to back (at most ``BatchFrame/maxCanonicalBytes``).
+    private(set) var payloads = ByteWriter(capacity: 0)
+    /// Where each decoded record's payload ends in ``payloads``.
+    private(set) var payloadEnds: [Int] = []
 
     /// A decoder of `body`: reads and checks its header.
     ///
@@ -59,8 +59,9 @@ struct BatchFrameDecoder {
         // Most records of a frame name an id of their own: room for as many, up to a point.
         let expected = min(count, 4_096)
         idTable = BatchFrameTable(expectedCount: expected)
-        ids.reserveCapacity(expected)
         lastTitles.reserveCapacity(expected)
+        payloads = ByteWriter(capacity: min(body.count * 3, BatchFrame.maxCanonicalBytes))
+        payloadEnds.reserveCapacity(count)
     }
 
     /// Reads the header: first seq, count, first time; checks them.
@@ -90,31 +91,39 @@ struct BatchFrameDecoder {
     ///   ordinal and seq, the byte of the body it starts at, what is wrong and
     ///   where (docs/FORMAT.md, "Batch frames (version 4)", "Corruption").
     mutating func next() throws(EventLogError) -> EventRecord? {
-        guard decoded < count else { return nil }
-        return try nextRecord()
+        guard try nextPayload() else { return nil }
+        let start = payloadEnds.count > 1 ? payloadEnds[payloadEnds.count - 2] : 0
+        return try payloads.bytes.withBytes { (raw) throws(EventLogError) -> EventRecord in
+            try EventRecordView.parse(payload: UnsafeRawBufferPointer(rebasing: raw[start..<payloadEnds[payloadEnds.count - 1]])).record
+        }
     }
 
-    /// The next record, when there is one (``decoded`` is below ``count``).
+    /// Decodes the next record into its canonical payload, appended to
+    /// ``payloads``; `false` after the last. The last record is decoded only
+    /// if no byte follows it.
     ///
     /// - Throws: What ``next()`` throws.
-    private mutating func nextRecord() throws(EventLogError) -> EventRecord {
+    mutating func nextPayload() throws(EventLogError) -> Bool {
+        guard decoded < count else { return false }
         let start = reader.position
+        let mark = payloads.bytes.count
         do throws(DecodeFailure) {
-            return try parseRecord()
+            try parseRecord()
+            return true
         } catch {
             let ordinal = decoded
             let at: Int = error.offset ?? reader.position
             decoded = count
+            payloads.bytes.removeSubrange(mark...)
             let record = "record \(ordinal) of \(count) (seq \(firstSeq &+ UInt64(ordinal))), which starts at byte \(start) of the body"
             throw EventLogError(.corruptRecord, "batch frame body cannot be decoded: \(record): \(error.reason) (detected at byte \(at))")
         }
     }
 
-    /// Reads one record (docs/FORMAT.md, "Layout"), and counts it; the last
-    /// one only if no byte follows it.
-    private mutating func parseRecord() throws(DecodeFailure) -> EventRecord {
-        /// The sizes of format 2's values.
-        typealias W = UnsafeByteWriter
+    /// Reads one record (docs/FORMAT.md, "Layout") and appends its canonical
+    /// payload (docs/FORMAT.md, "Payload") to ``payloads``, and counts it; the
+    /// last one only if no byte follows it.
+    private mutating func parseRecord() throws(DecodeFailure) {
         let first = try reader.u8()
         let code = first & BatchFrame.kindMask
         guard let kind = EventKind(code: code) else { throw DecodeFailure("unknown event kind \(code)") }
@@ -128,94 +137,88 @@ struct BatchFrameDecoder {
         guard decoded > 0 || delta == 0 else { throw DecodeFailure("the first record's time delta is \(delta), not 0") }
         time &+= delta
         let seq = firstSeq &+ UInt64(decoded)
-        // The canonical payload's length, counted field by field (`EventRecord.payloadLength`, without copying the record).
-        var length = W.varintLength(seq) + W.varintLength(W.zigzag(time)) + 2
-        /// The bytes of a string field: its varint length and its UTF-8.
-        @inline(__always) func text(_ s: String) -> Int { W.stringLength(utf8Count: s.utf8.count) }
-        /// The bytes of an index or count: a varint.
-        @inline(__always) func number(_ n: Int) -> Int { W.varintLength(UInt64(n)) }
-        let actor = first & BatchFrame.actorFlag != 0 ? try string(limit: LogLimits.maxActorBytes, "actor") : nil
-        if let actor { length += text(actor) }
-        let note = first & BatchFrame.noteFlag != 0 ? try string(limit: LogLimits.maxNoteBytes, "note") : nil
-        if let note { length += text(note) }
-        let event: LabelEvent
+        let start = payloads.bytes.count
+        // The envelope: seq, time, kind, flags, then the actor and note.
+        payloads.varint(seq)
+        payloads.zigzag(time)
+        payloads.u8(code)
+        let hasActor = first & BatchFrame.actorFlag != 0
+        let hasNote = first & BatchFrame.noteFlag != 0
+        payloads.u8((hasActor ? EventRecord.actorFlag : 0) | (hasNote ? EventRecord.noteFlag : 0))
+        if hasActor { try string(limit: LogLimits.maxActorBytes, "actor") }
+        if hasNote { try string(limit: LogLimits.maxNoteBytes, "note") }
         switch kind {
         case .added:
             let k = try id()
             let index = try reader.count(max: LogLimits.maxIndex, what: "index")
             let isEnabled = try reader.bool("isEnabled")
-            let title = try title("title")
-            lastTitles[k] = title
-            length += 17 + number(index) + text(title)
-            event = .added(id: ids[k], title: title, isEnabled: isEnabled, index: index)
+            payloads.varint(UInt64(index))
+            payloads.u8(isEnabled ? 1 : 0)
+            lastTitles[k] = try title("title")
         case .renamed:
             let k = try id()
-            let oldTitle = try statedTitle(of: k, flagged: sameTitle, "old title")
-            let newTitle = try title("title")
-            lastTitles[k] = newTitle
-            length += 16 + text(oldTitle) + text(newTitle)
-            event = .renamed(id: ids[k], oldTitle: oldTitle, newTitle: newTitle)
+            let old = try statedTitle(of: k, flagged: sameTitle, "old title")
+            _ = old
+            lastTitles[k] = try title("title")
         case .toggled:
-            let k = try id()
-            length += 17
-            event = .toggled(id: ids[k], isEnabled: try reader.bool("isEnabled"))
+            _ = try id()
+            payloads.u8(try reader.bool("isEnabled") ? 1 : 0)
         case .removed:
             let k = try id()
             let index = try reader.count(max: LogLimits.maxIndex, what: "index")
             let isEnabled = try reader.bool("isEnabled")
-            let title = try statedTitle(of: k, flagged: sameTitle, "title")
-            lastTitles[k] = title
-            length += 17 + number(index) + text(title)
-            event = .removed(id: ids[k], index: index, title: title, isEnabled: isEnabled)
+            payloads.varint(UInt64(index))
+            payloads.u8(isEnabled ? 1 : 0)
+            lastTitles[k] = try statedTitle(of: k, flagged: sameTitle, "title")
         case .moved:
-            let k = try id()
+            _ = try id()
             let from = try reader.count(max: LogLimits.maxIndex, what: "from index")
             let to = try reader.count(max: LogLimits.maxIndex, what: "to index")
-            length += 16 + number(from) + number(to)
-            event = .moved(id: ids[k], from: from, to: to)
+            payloads.varint(UInt64(from))
+            payloads.varint(UInt64(to))
         case .reordered:
             let n = try reader.count(max: LogLimits.maxReorderCount, what: "reorder count")
             guard n <= reader.remaining else {
                 throw DecodeFailure("reorder count \(n) needs at least \(n) bytes; \(reader.remaining) are left")
             }
-            guard canonicalBytes + 16 * n <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 16 * n) }
-            var order: [LabelID] = []
-            order.reserveCapacity(n)
-            for _ in 0..<n { order.append(ids[try id()]) }
-            length += number(n) + 16 * n
-            event = .reordered(order: order)
+            guard payloads.bytes.count + 16 * n <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 16 * n) }
+            payloads.varint(UInt64(n))
+            for _ in 0..<n { _ = try id() }
         case .rejected:
-            let id = try reader.bool("has-id") ? ids[try self.id()] : nil
-            let command = try string(limit: LogLimits.maxReasonBytes, "rejected command")
-            let reason = try string(limit: LogLimits.maxReasonBytes, "rejection reason")
-            length += 1 + (id == nil ? 0 : 16) + text(command) + text(reason)
-            event = .rejected(id: id, command: command, reason: reason)
+            let hasID = try reader.bool("has-id")
+            payloads.u8(hasID ? 1 : 0)
+            if hasID { _ = try id() }
+            try string(limit: LogLimits.maxReasonBytes, "rejected command")
+            try string(limit: LogLimits.maxReasonBytes, "rejection reason")
         }
-        guard canonicalBytes + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
+        guard payloads.bytes.count <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 0) }
         guard decoded + 1 < count || reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes follow the last record") }
-        canonicalBytes += length
+        guard payloads.bytes.count - start <= LogLimits.maxPayloadBytes else {
+            throw DecodeFailure("record \(seq)'s payload would be \(payloads.bytes.count - start) bytes; a record holds at most \(LogLimits.maxPayloadBytes)")
+        }
+        payloadEnds.append(payloads.bytes.count)
         decoded += 1
-        #if DEBUG
-        let record = EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note, event: event)
-        assert(record.payloadLength == length, "the canonical length counted is the record's payload length")
-        #endif
-        return EventRecord(seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note, event: event)
     }
 
     /// The failure of a frame whose records' payloads would pass 64 MiB with `bytes` more.
     private func overLimit(adding bytes: Int) -> DecodeFailure {
         DecodeFailure(
-            "the records' canonical payloads reach \(canonicalBytes + bytes) bytes; a batch frame holds at most \(BatchFrame.maxCanonicalBytes)"
+            "the records' canonical payloads reach \(payloads.bytes.count + bytes) bytes; a batch frame holds at most \(BatchFrame.maxCanonicalBytes)"
         )
     }
 
-    /// Reads an id code and returns its entry: a reference to an earlier id,
-    /// or a literal, which must be new to the frame and becomes its next entry.
+    /// Reads an id code, appends the id's 16 bytes to ``payloads`` and
+    /// returns its entry: a reference to an earlier id, or a literal, which
+    /// must be new to the frame and becomes its next entry.
     private mutating func id() throws(DecodeFailure) -> Int {
         let code = try reader.varint()
         if code & 1 != 0 {
             let k = code >> 1
-            guard k < UInt64(ids.count) else { throw DecodeFailure("id reference \(k) names no id: the frame has \(ids.count) so far") }
+            guard k < UInt64(idTable.count) else {
+                throw DecodeFailure("id reference \(k) names no id: the frame has \(idTable.count) so far")
+            }
+            let entry = idTable.entry(Int(k))
+            payloads.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + 16]))
             return Int(k)
         }
         guard code == BatchFrame.literalCode else { throw DecodeFailure("id code \(code) is neither a reference (odd) nor a literal (0)") }
@@ -227,23 +230,26 @@ struct BatchFrameDecoder {
             throw DecodeFailure("literal id \(id) is id \(k) of the frame already (a reference is canonical)")
         }
         idTable.append(start: start, length: 16, hash: hash)
-        ids.append(id)
         lastTitles.append(nil)
-        return ids.count - 1
+        payloads.bytes.append(contentsOf: bytes)
+        return idTable.count - 1
     }
 
     /// Reads a string code (an actor, note, command or reason) within `limit`
-    /// bytes: a reference to an earlier string, or `0` and a string new to the frame.
-    private mutating func string(limit: Int, _ what: StaticString) throws(DecodeFailure) -> String {
+    /// bytes — a reference to an earlier string, or `0` and a string new to
+    /// the frame — and appends the string to ``payloads`` (its varint length, its bytes).
+    private mutating func string(limit: Int, _ what: StaticString) throws(DecodeFailure) {
         let code = try reader.varint()
         if code & 1 != 0 {
             let k = code >> 1
-            guard k < UInt64(strings.count) else {
-                throw DecodeFailure("\(what) reference \(k) names no string: the frame has \(strings.count) so far")
+            guard k < UInt64(stringTable.count) else {
+                throw DecodeFailure("\(what) reference \(k) names no string: the frame has \(stringTable.count) so far")
             }
-            let length = stringTable.entry(Int(k)).length
-            guard length <= limit else { throw DecodeFailure("\(what) is string \(k), of \(length) bytes; the limit is \(limit)") }
-            return strings[Int(k)]
+            let entry = stringTable.entry(Int(k))
+            guard entry.length <= limit else { throw DecodeFailure("\(what) is string \(k), of \(entry.length) bytes; the limit is \(limit)") }
+            payloads.varint(UInt64(entry.length))
+            payloads.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + entry.length]))
+            return
         }
         guard code == BatchFrame.literalCode else {
             throw DecodeFailure("\(what) code \(code) is neither a reference (odd) nor a literal (0)")
@@ -254,38 +260,53 @@ struct BatchFrameDecoder {
             throw DecodeFailure("literal \(what) is string \(k) of the frame already (a reference is canonical)")
         }
         stringTable.append(start: reader.position - text.count, length: text.count, hash: hash)
-        let string = text.string
-        strings.append(string)
-        return string
+        payloads.varint(UInt64(text.count))
+        payloads.bytes.append(contentsOf: text.bytes)
     }
 
     /// A renamed's old title or a removed's title for the label of id entry
-    /// `k`: its last stated title if `flagged` (bit 5), else a title in full,
-    /// which must not be that title (the flag is canonical).
-    private mutating func statedTitle(of k: Int, flagged: Bool, _ what: StaticString) throws(DecodeFailure) -> String {
+    /// `k`, appended to ``payloads`` as a string: its last stated title if
+    /// `flagged` (bit 5), else a title in full, which must not be that title
+    /// (the flag is canonical). Returns where its bytes are in ``payloads``.
+    private mutating func statedTitle(of k: Int, flagged: Bool, _ what: StaticString) throws(DecodeFailure)
+        -> (start: Int, length: Int)
+    {
         if flagged {
             guard let stated = lastTitles[k] else {
-                throw DecodeFailure("the same-title bit is set, but label \(ids[k]) has no title stated earlier in the frame")
+                throw DecodeFailure("the same-title bit is set, but label \(idTable.entry(k)) has no title stated earlier in the frame")
             }
-            return stated
+            payloads.varint(UInt64(stated.length))
+            let start = payloads.bytes.count
+            payloads.bytes.append(contentsOf: repeatElement(0, count: stated.length))
+            payloads.bytes.withUnsafeMutableBytes { raw in
+                if stated.length > 0 { (raw.baseAddress! + start).copyMemory(from: raw.baseAddress! + stated.start, byteCount: stated.length) }
+            }
+            return (start, stated.length)
         }
-        let title = try title(what)
-        if let stated = lastTitles[k], BatchFrame.sameUTF8(stated, title) {
-            throw DecodeFailure("the \(what) is coded in full but is the label's last stated title (the same-title bit is canonical)")
-        }
-        return title
+        return try title(what, notAfter: lastTitles[k], sameIsCorrupt: true)
     }
 
-    /// Reads a title: its word count, then each word as a reference to an
-    /// earlier word or a literal new to the frame; joins the words with 0x20.
-    /// Two passes over the word codes: the first checks them and sums the
-    /// length, the second copies the words into the title's storage.
-    private mutating func title(_ what: StaticString) throws(DecodeFailure) -> String {
+    /// Reads a title — its word count, then each word as a reference to an
+    /// earlier word or a literal new to the frame — and appends it to
+    /// ``payloads`` as a string, its words joined with 0x20. Returns where
+    /// its bytes are in ``payloads``. With `sameIsCorrupt`, a title equal to
+    /// `stated` (the label's last stated title) is corruption: the same-title
+    /// bit is the canonical coding of it.
+    private mutating func title(
+        _ what: StaticString, notAfter stated: (start: Int, length: Int)? = nil, sameIsCorrupt: Bool = false
+    ) throws(DecodeFailure) -> (start: Int, length: Int) {
         let n = try reader.count(max: BatchFrame.maxTitleWords, what: "title word count")
-        guard n > 0 else { return "" }
+        guard n > 0 else {
+            if sameIsCorrupt, stated?.length == 0 {
+                throw DecodeFailure("the \(what) is coded in full but is the label's last stated title (the same-title bit is canonical)")
+            }
+            payloads.u8(0)
+            return (payloads.bytes.count, 0)
+        }
         guard n <= reader.remaining else {
             throw DecodeFailure("\(what) of \(n) words needs at least \(n) bytes; \(reader.remaining) are left")
         }
+        // Two passes over the word codes: the first checks them and sums the length, the second copies the words.
         let codes = reader.position
         var length = n - 1
         for i in 0..<n {
@@ -298,15 +319,19 @@ struct BatchFrameDecoder {
             }
         }
         guard length > 0 else { throw DecodeFailure("\(what) is one empty word (the empty title is zero words)") }
-        guard canonicalBytes + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
+        guard payloads.bytes.count + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
+        payloads.varint(UInt64(length))
+        let start = payloads.bytes.count
+        payloads.bytes.append(contentsOf: repeatElement(0, count: length))
         let body = reader.base.baseAddress!
-        return String(unsafeUninitializedCapacity: length) { out in
-            let to = out.baseAddress!
+        let wordEntries = words
+        payloads.bytes.withUnsafeMutableBytes { raw in
+            let to = raw.baseAddress! + start
             var at = 0
             var position = codes
             for i in 0..<n {
                 if i > 0 {
-                    to[at] = BatchFrame.wordSeparator
+                    to.storeBytes(of: BatchFrame.wordSeparator, toByteOffset: at, as: UInt8.self)
                     at &+= 1
                 }
                 // The code again (checked by the first pass): a canonical varint.
@@ -319,18 +344,26 @@ struct BatchFrameDecoder {
                     shift &+= 7
                     position &+= 1
                 } while byte & 0x80 != 0
-                let start: Int, count: Int
+                let wordStart: Int, count: Int
                 if code & 1 != 0 {
-                    (start, count) = words.entry(Int(truncatingIfNeeded: code &>> 1))
+                    (wordStart, count) = wordEntries.entry(Int(truncatingIfNeeded: code &>> 1))
                 } else {
-                    (start, count) = (position, Int(truncatingIfNeeded: code &>> 1))
+                    (wordStart, count) = (position, Int(truncatingIfNeeded: code &>> 1))
                     position &+= count
                 }
-                UnsafeMutableRawPointer(to + at).copyMemory(from: body + start, byteCount: count)
+                if count > 0 { (to + at).copyMemory(from: body + wordStart, byteCount: count) }
                 at &+= count
             }
-            return at
         }
+        if sameIsCorrupt, let stated, stated.length == length {
+            let equal = payloads.bytes.withUnsafeBytes { raw in
+                memcmp(raw.baseAddress! + stated.start, raw.baseAddress! + start, length) == 0
+            }
+            if equal {
+                throw DecodeFailure("the \(what) is coded in full but is the label's last stated title (the same-title bit is canonical)")
+            }
+        }
+        return (start, length)
     }
 
     /// The word of a word `code` just read: a reference to an earlier word,
@@ -374,7 +407,7 @@ extension BatchFrameDecoder {
         var decoder = try BatchFrameDecoder(body: body)
         var records: [EventRecord] = []
         records.reserveCapacity(decoder.count)
-        for _ in 0..<decoder.count { records.append(try decoder.nextRecord()) }
+        while let record = try decoder.next() { records.append(record) }
         return records
     }
 
@@ -396,11 +429,12 @@ extension BatchFrameDecoder {
         in body: UnsafeRawBufferPointer, _ visit: (EventRecord, UnsafeRawBufferPointer) throws(EventLogError) -> Void
     ) throws(EventLogError) {
         var decoder = try BatchFrameDecoder(body: body)
-        var payload = ByteWriter(capacity: 256)
         while let record = try decoder.next() {
-            payload.bytes.removeAll(keepingCapacity: true)
-            record.encodePayload(into: &payload)
-            try payload.bytes.withBytes { raw throws(EventLogError) in try visit(record, raw) }
+            let end = decoder.payloadEnds[decoder.payloadEnds.count - 1]
+            let start = decoder.payloadEnds.count > 1 ? decoder.payloadEnds[decoder.payloadEnds.count - 2] : 0
+            try decoder.payloads.bytes.withBytes { raw throws(EventLogError) in
+                try visit(record, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+            }
         }
     }
 

@@ -31,18 +31,13 @@ final class BatchFrameRecords {
         var decoder = try BatchFrameDecoder(body: body)
         self.frame = frame
         self.firstSeq = decoder.firstSeq
-        var ends: [Int] = []
-        ends.reserveCapacity(decoder.count)
-        var out = ByteWriter(capacity: body.count * 3)
-        while let record = try decoder.next() {
-            record.encodePayload(into: &out)
-            ends.append(out.bytes.count)
-        }
-        let buffer = ReadBuffer(capacity: out.bytes.count)
-        out.bytes.withUnsafeBytes { buffer.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        buffer.count = out.bytes.count
+        while try decoder.nextPayload() {}
+        let bytes = decoder.payloads.bytes
+        let buffer = ReadBuffer(capacity: bytes.count)
+        bytes.withUnsafeBytes { buffer.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        buffer.count = bytes.count
         self.payloads = buffer
-        self.ends = ends
+        self.ends = decoder.payloadEnds
     }
 
     /// The canonical payload of the frame's `i`-th record (0-based); valid

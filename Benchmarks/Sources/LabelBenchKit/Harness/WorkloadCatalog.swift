@@ -1,3 +1,5 @@
+import EventLog
+
 /// The list of workloads, in the order they run.
 ///
 /// To add a workload, append it here (projection workloads go in
@@ -17,6 +19,10 @@ enum WorkloadCatalog {
             all.append(ReplayWorkload<DecodeOnlyConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))
         }
         all.append(BytesOnDiskWorkload(settings: settings))
+        all.append(BytesOnDiskWorkload(settings: settings, format: LogFormat.batchVersion))
+        all.append(
+            ReplayWorkload<DecodeOnlyConsumer>(
+                eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings, format: LogFormat.batchVersion))
         all.append(HistoryHeadWorkload(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings))
         if settings.big { all.append(HistoryHeadWorkload(eventCount: 10_000_000, settings: settings, repetitions: 3)) }
         let binary = LabelReplayBinary(path: settings.labelreplay)

@@ -11,21 +11,27 @@ import EventLog
 /// index holds no data and is not counted). Deterministic: one measurement
 /// per side. Metric: bytes per event (lower is better).
 final class BytesOnDiskWorkload: Workload {
-    let id = "bytes-per-event"
+    let id: String
     let metric = Metric.bytesPerEvent
     let target = Target(maxRatio: 0.6, metric: .bytesPerEvent)
     let eventCount: Int
     let repetitions: Int? = 1
     private let seed: UInt64
     private var batches: [[LogEntry]] = []
+    /// The log format ours is written in (2, or 4: batch frames).
+    private let format: UInt16
 
-    /// 1,000,000 events (quick: 100,000).
-    init(settings: BenchSettings) {
+    /// 1,000,000 events (quick: 100,000), our log in `format`.
+    init(settings: BenchSettings, format: UInt16 = LogFormat.currentVersion) {
         eventCount = settings.size(full: 1_000_000, quick: 100_000)
         seed = settings.seed
+        self.format = format
+        id = format == LogFormat.currentVersion ? "bytes-per-event" : "bytes-per-event-format\(format)"
     }
 
-    var title: String { "bytes on disk, \(eventCount.grouped) realistic events" }
+    var title: String {
+        "bytes on disk, \(eventCount.grouped) realistic events" + (format == LogFormat.currentVersion ? "" : ", log format \(format)")
+    }
 
     func prepare(_ context: BenchContext) throws {
         batches = EventStream.batches(count: eventCount, batchSize: 1_000, seed: seed)
@@ -37,7 +43,7 @@ final class BytesOnDiskWorkload: Workload {
         let bytes: Int64
         switch side {
         case .ours:
-            let log = try Fixtures.createLog(in: directory, durability: .noSync)
+            let log = try Fixtures.createLog(in: directory, durability: .noSync, format: format)
             for batch in batches { try log.append(batch) }
             try log.sync()
             let logical = log.byteLength

@@ -8,10 +8,10 @@ enum Fixtures {
     static let databaseName = "events.sqlite"
 
     /// Creates a new, empty log in `directory` with `durability`.
-    static func createLog(in directory: String, durability: Durability) throws -> LogWriter {
-        try LogWriter.open(
-            path: "\(directory)/\(logName)",
-            options: LogWriter.Options(durability: durability, createIfMissing: true))
+    static func createLog(in directory: String, durability: Durability, format: UInt16 = LogFormat.currentVersion) throws -> LogWriter {
+        var options = LogWriter.Options(durability: durability, createIfMissing: true)
+        options.newLogFormat = format
+        return try LogWriter.open(path: "\(directory)/\(logName)", options: options)
     }
 
     /// Creates a new, empty SQLite database in `directory` (WAL, `synchronous`, the events table).
@@ -53,10 +53,12 @@ enum Fixtures {
     /// sync at the end; SQLite with `synchronous=OFF`, one transaction per
     /// chunk, then a checkpoint that empties the WAL.
     static func writeBoth(
-        count: Int, seed: UInt64, logPath: String, databasePath: String, chunk: Int = 10_000,
+        count: Int, seed: UInt64, logPath: String, databasePath: String, chunk: Int = 10_000, format: UInt16 = LogFormat.currentVersion,
         progress: (Int) -> Void = { _ in }
     ) throws {
-        let log = try LogWriter.open(path: logPath, options: LogWriter.Options(durability: .noSync, createIfMissing: true))
+        var options = LogWriter.Options(durability: .noSync, createIfMissing: true)
+        options.newLogFormat = format
+        let log = try LogWriter.open(path: logPath, options: options)
         defer { log.close() }
         let db = try SQLiteEventDatabase.open(path: databasePath, synchronous: .off)
         defer { db.close() }

@@ -28,7 +28,9 @@ extension WorkloadCatalog {
     /// The workloads on the projection (`LabelProjection`), in the order they run.
     static func projectionWorkloads(for settings: BenchSettings) -> [any Workload] {
         var all: [any Workload] = [
-            ReplayWorkload<ProjectionFoldConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings)
+            ReplayWorkload<ProjectionFoldConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings),
+            ReplayWorkload<ProjectionFoldConsumer>(
+                eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings, format: LogFormat.batchVersion)
         ]
         if settings.big {
             all.append(ReplayWorkload<ProjectionFoldConsumer>(eventCount: 10_000_000, settings: settings, repetitions: 3))

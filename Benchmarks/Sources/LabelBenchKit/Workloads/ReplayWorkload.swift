@@ -24,20 +24,26 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
     private let seed: UInt64
     private var directory: String?
     private var digests: [Side: String] = [:]
+    /// The log format our side's log is written in (2, or 4: batch frames).
+    private let format: UInt16
 
-    /// Replays `eventCount` events with `Consumer`; `repetitions` overrides the run's default.
-    init(eventCount: Int, settings: BenchSettings, repetitions: Int? = nil) {
+    /// Replays `eventCount` events with `Consumer` from a log of `format`; `repetitions` overrides the run's default.
+    init(eventCount: Int, settings: BenchSettings, repetitions: Int? = nil, format: UInt16 = LogFormat.currentVersion) {
         self.eventCount = eventCount
         self.seed = settings.seed
         self.repetitions = settings.repetitionsOverride ?? repetitions
+        self.format = format
     }
 
     var id: String {
         let size = eventCount % 1_000_000 == 0 ? "\(eventCount / 1_000_000)m" : "\(eventCount / 1_000)k"
-        return Consumer.name == DecodeOnlyConsumer.name ? "replay-\(size)" : "replay-\(Consumer.name)-\(size)"
+        let suffix = format == LogFormat.currentVersion ? "" : "-format\(format)"
+        return (Consumer.name == DecodeOnlyConsumer.name ? "replay-\(size)" : "replay-\(Consumer.name)-\(size)") + suffix
     }
 
-    var title: String { "open + replay (\(Consumer.name)), \(eventCount.grouped) events" }
+    var title: String {
+        "open + replay (\(Consumer.name)), \(eventCount.grouped) events" + (format == LogFormat.currentVersion ? "" : ", log format \(format)")
+    }
 
     private var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
     private var databasePath: String { "\(directory ?? "")/\(Fixtures.databaseName)" }
@@ -46,7 +52,7 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
         let directory = try context.scratch.freshDirectory(id)
         self.directory = directory
         context.progress("    writing \(eventCount.grouped) events to both stores (untimed)…")
-        try Fixtures.writeBoth(count: eventCount, seed: seed, logPath: logPath, databasePath: databasePath) { written in
+        try Fixtures.writeBoth(count: eventCount, seed: seed, logPath: logPath, databasePath: databasePath, format: format) { written in
             context.progress("    … \(written.grouped)")
         }
         ScratchSpace.flushFileSystems()
