@@ -49,9 +49,13 @@ final class WriterModelCheck {
             })
     }
 
-    init(mode: Durability, seed: UInt64) {
+    /// The log format the round's log is created in (2, or 4: batch frames).
+    let format: UInt16
+
+    init(mode: Durability, seed: UInt64, format: UInt16 = LogFormat.currentVersion) {
         self.mode = mode
         self.seed = seed
+        self.format = format
         rng = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 17)
         path = dir.file("model.labellog")
         threads = mode == .groupCommit ? Int.random(in: 1...4, using: &rng) : 1
@@ -118,7 +122,8 @@ final class WriterModelCheck {
                 fs.add(.init(op: .read, first: fs.calls(.read) + Int.random(in: 1...4, using: &rng)))
             }
         }
-        let options = LogWriter.Options(durability: mode, createIfMissing: true, fileSystem: fs, preallocation: preallocation)
+        var options = LogWriter.Options(durability: mode, createIfMissing: true, fileSystem: fs, preallocation: preallocation)
+        options.newLogFormat = format
         var writer: LogWriter
         do {
             writer = try Self.openWriter(path, options)
