@@ -41,7 +41,10 @@ import Testing
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id).contains("replay-200k"))
         #expect(WorkloadCatalog.workloads(for: settings).map(\.id).contains("replay-10m"))
         settings.filters = ["REPLAY"]
-        #expect(WorkloadCatalog.workloads(for: settings).map(\.id) == ["replay-200k", "replay-10m", "replay-fold-200k", "replay-fold-10m"])
+        #expect(
+            WorkloadCatalog.workloads(for: settings).map(\.id) == [
+                "replay-200k", "replay-10m", "replay-200k-format4", "replay-fold-200k", "replay-fold-200k-format4", "replay-fold-10m"
+            ])
         settings.filters = ["apply-200k"]
         #expect(WorkloadCatalog.workloads(for: settings).count == 6)
         settings.filters = ["store-writers"]

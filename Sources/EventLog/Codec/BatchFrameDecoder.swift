@@ -194,7 +194,9 @@ struct BatchFrameDecoder {
         guard payloads.bytes.count <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 0) }
         guard decoded + 1 < count || reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes follow the last record") }
         guard payloads.bytes.count - start <= LogLimits.maxPayloadBytes else {
-            throw DecodeFailure("record \(seq)'s payload would be \(payloads.bytes.count - start) bytes; a record holds at most \(LogLimits.maxPayloadBytes)")
+            throw DecodeFailure(
+                "record \(seq)'s payload would be \(payloads.bytes.count - start) bytes; a record holds at most \(LogLimits.maxPayloadBytes)"
+            )
         }
         payloadEnds.append(payloads.bytes.count)
         decoded += 1
@@ -246,7 +248,9 @@ struct BatchFrameDecoder {
                 throw DecodeFailure("\(what) reference \(k) names no string: the frame has \(stringTable.count) so far")
             }
             let entry = stringTable.entry(Int(k))
-            guard entry.length <= limit else { throw DecodeFailure("\(what) is string \(k), of \(entry.length) bytes; the limit is \(limit)") }
+            guard entry.length <= limit else {
+                throw DecodeFailure("\(what) is string \(k), of \(entry.length) bytes; the limit is \(limit)")
+            }
             payloads.varint(UInt64(entry.length))
             payloads.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + entry.length]))
             return
@@ -279,7 +283,9 @@ struct BatchFrameDecoder {
             let start = payloads.bytes.count
             payloads.bytes.append(contentsOf: repeatElement(0, count: stated.length))
             payloads.bytes.withUnsafeMutableBytes { raw in
-                if stated.length > 0 { (raw.baseAddress! + start).copyMemory(from: raw.baseAddress! + stated.start, byteCount: stated.length) }
+                if stated.length > 0 {
+                    (raw.baseAddress! + start).copyMemory(from: raw.baseAddress! + stated.start, byteCount: stated.length)
+                }
             }
             return (start, stated.length)
         }

@@ -42,7 +42,8 @@ final class ReplayWorkload<Consumer: ReplayConsumer>: Workload {
     }
 
     var title: String {
-        "open + replay (\(Consumer.name)), \(eventCount.grouped) events" + (format == LogFormat.currentVersion ? "" : ", log format \(format)")
+        "open + replay (\(Consumer.name)), \(eventCount.grouped) events"
+            + (format == LogFormat.currentVersion ? "" : ", log format \(format)")
     }
 
     private var logPath: String { "\(directory ?? "")/\(Fixtures.logName)" }
