@@ -229,4 +229,21 @@ import Testing
         writer.close()
         #expect(try LogReader.readAll(path: path).records.map(\.event) == all[0..<510].map(\.event))
     }
+
+    @Test func theHistoryIndexOfAVersionFourLogNamesEachRecordsFrameAndReadsLandOnIt() throws {
+        let all = entries(seed: 37, count: 5_000)
+        let (v2, v4) = try twoLogs(all, appends: [1, 1_500, 3, 2_000, 1])
+        let reference = try LogReader.readAll(path: v2).records
+        let index = try HistoryIndexFile.update(logPath: v4).index
+        #expect(index.coveredSeq == 5_000)
+        let reader = try LogReader(path: v4)
+        var rng = SeededGenerator(seed: 37)
+        for _ in 0..<60 {
+            let seq = UInt64.random(in: 1...5_000, using: &rng)
+            // The record offsets are used, not only the block starts (records of a batch frame share an offset).
+            #expect(try index.recordOffsets(of: seq) != nil, "seq \(seq)")
+            try reader.move(toSeq: seq, using: index)
+            #expect(try reader.next() == reference[Int(seq) - 1], "seq \(seq)")
+        }
+    }
 }

@@ -125,10 +125,10 @@ extension HistoryIndexPart {
             throw problem("the record offsets of block \(k) do not match their checksum", at: start)
         }
         let relative = (0..<count).map { load(UInt32.self, start + $0 * 4) }
-        // Ascending from 0; once one is too far, the rest are too.
+        // Ascending from 0 (records of one batch frame, format 4, share its offset); once one is too far, the rest are too.
         guard relative[0] == 0,
             (1..<count).allSatisfy({
-                relative[$0] > relative[$0 - 1] || relative[$0] == Self.farRecord && relative[$0 - 1] == Self.farRecord
+                relative[$0] >= relative[$0 - 1] || relative[$0] == Self.farRecord && relative[$0 - 1] == Self.farRecord
             })
         else {
             throw problem("the record offsets of block \(k) do not ascend from 0", at: start)
