@@ -32,6 +32,13 @@ import Testing
         try writer.sync()
     }
 
+    /// `text` without the spaces that start its lines: `log`'s text pads its seq column to the most
+    /// records a file of its size can hold, which for format 4 is more (the same lines, each with
+    /// more spaces before its seq).
+    static func unpadded(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
+    }
+
     @Test(arguments: [[1], [400], [1, 37, 200, 2], [1_024, 1]])
     func everyCommandAnswersOnAFormatFourCopyAsOnTheFormatTwoLog(sizes: [Int]) async throws {
         let scratch = try Scratch()
@@ -44,13 +51,8 @@ import Testing
         try Self.formatFourCopy(of: reference, to: path, sizes: sizes)
         #expect(try LogReader(path: path).header.version == LogFormat.batchVersion)
         let got = try await CutHistoryTests.answers(path, ids: ids, last: last, extending: head)
-        // `log`'s text pads its seq column to the most records a file of its size can hold, which
-        // for format 4 is more: the same lines, each with more spaces before its seq.
-        func unpadded(_ text: String) -> String {
-            text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
-        }
         for (want, answer) in zip(expected, got) {
-            #expect(unpadded(answer) == unpadded(want))
+            #expect(Self.unpadded(answer) == Self.unpadded(want))
             if answer.hasPrefix("{") || answer.contains("→ 0\n{") || answer.contains("→ 0\n[") { #expect(answer == want) }
         }
         let verified = try await CLI.run(["verify", path, "--head", head])
@@ -93,10 +95,7 @@ import Testing
         }
         #expect(try LogReader(path: path).header.version == LogFormat.batchVersion)
         let got = try await CutHistoryTests.answers(path, ids: ids, last: last, extending: head)
-        func unpadded(_ text: String) -> String {
-            text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
-        }
-        for (want, answer) in zip(expected, got) { #expect(unpadded(answer) == unpadded(want)) }
+        for (want, answer) in zip(expected, got) { #expect(Self.unpadded(answer) == Self.unpadded(want)) }
         let verified = try await CLI.run(["verify", path])
         #expect(verified.status == 0, "\(verified)")
     }

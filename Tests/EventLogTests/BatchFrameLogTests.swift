@@ -29,6 +29,16 @@ import Testing
         return random.run(count: count, firstSeq: 1).map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) }
     }
 
+    /// ``entries(seed:count:)`` as records from seq 1.
+    func records(seed: UInt64, count: Int) -> [EventRecord] {
+        entries(seed: seed, count: count).enumerated().map { $0.element.record(seq: UInt64($0.offset + 1), now: .now()) }
+    }
+
+    /// Entries of `records`, as an append takes them back.
+    func entries(of records: some Collection<EventRecord>) -> [LogEntry] {
+        records.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) }
+    }
+
     /// Appends `entries` to a log of each version in appends of the given sizes; returns both paths.
     func twoLogs(_ entries: [LogEntry], appends sizes: [Int]) throws -> (v2: String, v4: String) {
         let v2 = path(), v4 = path()
@@ -190,7 +200,7 @@ import Testing
     }
 
     @Test func aStagedAppendToAVersionFourLogWritesBatchFramesThatCommitAtOnce() throws {
-        let all = entries(seed: 29, count: 3_000).enumerated().map { $0.element.record(seq: UInt64($0.offset + 1), now: .now()) }
+        let all = records(seed: 29, count: 3_000)
         var paths: [String] = []
         for version in [UInt16(2), 4] {
             let path = path()
@@ -213,10 +223,10 @@ import Testing
     }
 
     @Test func aStagedAppendThatFailsLeavesAVersionFourLogAsItWas() throws {
-        let all = entries(seed: 31, count: 2_000).enumerated().map { $0.element.record(seq: UInt64($0.offset + 1), now: .now()) }
+        let all = records(seed: 31, count: 2_000)
         let path = path()
         let writer = try open(path, version: 4)
-        try writer.append(all[0..<500].map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+        try writer.append(entries(of: all[0..<500]))
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try writer.appendStaged(expectedLastSeq: 500) { staged in
@@ -225,7 +235,7 @@ import Testing
             }
         }
         #expect(writer.lastSeq == 500)
-        try writer.append(all[500..<510].map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+        try writer.append(entries(of: all[500..<510]))
         writer.close()
         #expect(try LogReader.readAll(path: path).records.map(\.event) == all[0..<510].map(\.event))
     }

@@ -255,28 +255,13 @@ enum Frame {
     /// `body` is only the start of the body, and running out of bytes is not
     /// held against it.
     static func startsLikeABatchBody(_ body: UnsafeRawBufferPointer, whole: Bool = true) -> Bool {
-        var i = 0
-        var ranOut = false
-        func varint() -> UInt64? {
-            var value: UInt64 = 0
-            for shift in stride(from: UInt64(0), through: 63, by: 7) {
-                guard i < body.count else {
-                    ranOut = true
-                    return nil
-                }
-                let byte = body[i]
-                i += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-            }
-            return nil
-        }
-        guard let seq = varint() else { return ranOut && !whole }
-        guard seq >= 1, let count = varint() else { return ranOut && !whole }
+        var prefix = PrefixReader(body)
+        guard let seq = prefix.varint() else { return prefix.ranOut && !whole }
+        guard seq >= 1, let count = prefix.varint() else { return prefix.ranOut && !whole }
         guard count >= 1, count <= UInt64(BatchFrame.maxRecords) else { return false }
-        guard varint() != nil else { return ranOut && !whole }
-        guard i < body.count else { return !whole }
-        let kind = body[i]
+        guard prefix.varint() != nil else { return prefix.ranOut && !whole }
+        guard prefix.position < body.count else { return !whole }
+        let kind = body[prefix.position]
         return LabelEvent.Kind(code: kind & BatchFrame.kindMask) != nil
             && kind & ~(BatchFrame.kindMask | BatchFrame.actorFlag | BatchFrame.noteFlag | BatchFrame.sameTitleFlag) == 0
     }
@@ -286,26 +271,41 @@ enum Frame {
     /// When `whole` is false, `payload` is only the start of the payload, and
     /// running out of bytes is not held against it.
     static func startsLikeAPayload(_ payload: UnsafeRawBufferPointer, whole: Bool = true) -> Bool {
-        var i = 0
-        var ranOut = false
-        func varint() -> UInt64? {
+        var prefix = PrefixReader(payload)
+        guard let seq = prefix.varint() else { return prefix.ranOut && !whole }
+        guard seq >= 1 else { return false }
+        guard prefix.varint() != nil else { return prefix.ranOut && !whole }
+        let i = prefix.position
+        guard i + 2 <= payload.count else { return !whole }
+        return LabelEvent.Kind(code: payload[i]) != nil && payload[i + 1] & ~(EventRecord.actorFlag | EventRecord.noteFlag) == 0
+    }
+
+    /// Varints read from the start of bytes that may be only a prefix of what
+    /// they begin: running out is told apart from a bad varint (``ranOut``).
+    /// Lenient (an overlong varint is read): a first look, not a decoder.
+    private struct PrefixReader {
+        let bytes: UnsafeRawBufferPointer
+        /// The next byte to read.
+        private(set) var position = 0
+        /// Whether a read ran past the bytes.
+        private(set) var ranOut = false
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        /// The next varint, or `nil` when the bytes end inside it (``ranOut``) or it runs past 10 bytes.
+        mutating func varint() -> UInt64? {
             var value: UInt64 = 0
             for shift in stride(from: UInt64(0), through: 63, by: 7) {
-                guard i < payload.count else {
+                guard position < bytes.count else {
                     ranOut = true
                     return nil
                 }
-                let byte = payload[i]
-                i += 1
+                let byte = bytes[position]
+                position += 1
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
             }
             return nil
         }
-        guard let seq = varint() else { return ranOut && !whole }
-        guard seq >= 1 else { return false }
-        guard varint() != nil else { return ranOut && !whole }
-        guard i + 2 <= payload.count else { return !whole }
-        return LabelEvent.Kind(code: payload[i]) != nil && payload[i + 1] & ~(EventRecord.actorFlag | EventRecord.noteFlag) == 0
     }
 }
