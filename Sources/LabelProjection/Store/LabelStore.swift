@@ -76,8 +76,8 @@ public final class LabelStore: Sendable {
         /// copied and two syncs), never past a seq an async stream may still
         /// read. Default: `nil`, every record is kept.
         public var retention: Retention?
-        /// The log format a log this open creates is written in (``EventLog/LogWriter/Options/newLogFormat``):
-        /// 2, or 4 (batch frames). Default: 2.
+        /// The log format a log this open creates is written in (`LogWriter.Options.newLogFormat`
+        /// of the EventLog module): 2, or 4 (batch frames). Default: 2.
         public var newLogFormat: UInt16 = LogFormat.currentVersion
 
         /// Creates options; every parameter has the documented default.
