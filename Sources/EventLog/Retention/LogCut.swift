@@ -121,14 +121,20 @@ public enum LogCut {
     /// cut (``LogBase``). Caches beside the log (`LOG.index`,
     /// `LOG.index-delta`, `LOG.tree`) are removed: they describe the old file.
     ///
+    /// `lockWait` is how long it waits for the log's lock, as
+    /// ``LogWriter/Options/lockWait`` (its default too: a writer closed a
+    /// moment ago can hold the lock briefly through a child process another
+    /// thread is starting).
+    ///
     /// - Throws: ``EventLogError``: ``EventLogError/Code/logInUse`` when another writer
-    ///   holds the log; ``EventLogError/Code/fileExists`` when a file is at `archiveTo`;
+    ///   holds the log past `lockWait`; ``EventLogError/Code/fileExists`` when a file is at `archiveTo`;
     ///   ``EventLogError/Code/invalidEvent`` for a seq outside the log; what reading and
     ///   writing throw. Nothing is changed when it throws before the rename.
     /// - Complexity: O(log size): the frames are copied once.
     @discardableResult
     public static func cut(
-        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
+        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp,
+        lockWait: Duration = LogWriter.Options().lockWait,
         image: (LogHeader) throws(EventLogError) -> [UInt8]
     ) throws(EventLogError) -> Report {
         var header: LogHeader?
@@ -145,7 +151,8 @@ public enum LogCut {
     /// power-loss tests model it).
     @discardableResult
     package static func cut(
-        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp, lockWait: Duration = .zero,
+        logPath: String, through lastCutSeq: UInt64, archiveTo archivePath: String?, now: EventTimestamp,
+        lockWait: Duration = LogWriter.Options().lockWait,
         begin: (LogHeader) throws(EventLogError) -> Void, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
         image: () throws(EventLogError) -> [UInt8], fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
