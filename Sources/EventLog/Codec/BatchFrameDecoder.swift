@@ -92,10 +92,15 @@ struct BatchFrameDecoder {
     ///   where (docs/FORMAT.md, "Batch frames (version 4)", "Corruption").
     mutating func next() throws(EventLogError) -> EventRecord? {
         guard try nextPayload() else { return nil }
-        let start = payloadEnds.count > 1 ? payloadEnds[payloadEnds.count - 2] : 0
+        let last = lastPayload
         return try payloads.bytes.withBytes { (raw) throws(EventLogError) -> EventRecord in
-            try EventRecordView.parse(payload: UnsafeRawBufferPointer(rebasing: raw[start..<payloadEnds[payloadEnds.count - 1]])).record
+            try EventRecordView.parse(payload: UnsafeRawBufferPointer(rebasing: raw[last])).record
         }
+    }
+
+    /// Where the last decoded record's payload is in ``payloads``.
+    var lastPayload: Range<Int> {
+        (payloadEnds.count > 1 ? payloadEnds[payloadEnds.count - 2] : 0)..<payloadEnds[payloadEnds.count - 1]
     }
 
     /// Decodes the next record into its canonical payload, appended to
@@ -436,10 +441,9 @@ extension BatchFrameDecoder {
     ) throws(EventLogError) {
         var decoder = try BatchFrameDecoder(body: body)
         while let record = try decoder.next() {
-            let end = decoder.payloadEnds[decoder.payloadEnds.count - 1]
-            let start = decoder.payloadEnds.count > 1 ? decoder.payloadEnds[decoder.payloadEnds.count - 2] : 0
+            let last = decoder.lastPayload
             try decoder.payloads.bytes.withBytes { raw throws(EventLogError) in
-                try visit(record, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+                try visit(record, UnsafeRawBufferPointer(rebasing: raw[last]))
             }
         }
     }

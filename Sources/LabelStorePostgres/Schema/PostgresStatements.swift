@@ -14,10 +14,7 @@ struct PostgresStatements {
         self.version = version
     }
 
-    /// The head row's chain value, or 0 in version 1.
-    private var lastCRC: String { version >= 2 ? "last_crc" : "0::bigint" }
-
-    /// The head row `l`'s chain value (``lastCRC`` for a query naming the row `l`).
+    /// The head row `l`'s chain value, or 0 in version 1.
     private var headCRC: String { version >= 2 ? "l.last_crc" : "0::bigint" }
 
     /// Whether the list ends at its last record row (version 5) rather than

@@ -41,12 +41,17 @@ struct EventColumns {
     }
 }
 
-extension LogReader {
-    /// This log's size for ``EventColumns``: its bytes, or, for a format 4
-    /// log (whose records can take fewer than 16 bytes), the bytes a log of
-    /// 16-byte records would take for as many, so the seq column fits.
-    func columnsBytes() throws(EventLogError) -> Int64 {
-        let factor = 16 / Int64(LogFormat.smallestRecordBytes(version: header.version))
-        return try fileSize().multipliedReportingOverflow(by: factor).partialValue
+extension EventColumns {
+    /// `bytes` of a log headed by `header`, as ``init(fileSize:style:)`` counts
+    /// them: as they are, or, for a format 4 log (whose records can take fewer
+    /// than 16 bytes), the bytes a log of 16-byte records would take for as
+    /// many, so the seq column fits.
+    static func bytes(_ bytes: Int64, of header: LogHeader) -> Int64 {
+        bytes.multipliedReportingOverflow(by: 16 / Int64(LogFormat.smallestRecordBytes(version: header.version))).partialValue
     }
+}
+
+extension LogReader {
+    /// This log's size for ``EventColumns`` (``EventColumns/bytes(_:of:)``).
+    func columnsBytes() throws(EventLogError) -> Int64 { EventColumns.bytes(try fileSize(), of: header) }
 }

@@ -106,21 +106,17 @@ final class Replay {
     /// A size for `log`'s columns (``EventColumns``): a server list's records as a file's would
     /// be; for a file, the bytes of every record of the history plus the oldest part's header —
     /// the size of the log had it never been cut, so a cut log's columns are the uncut one's
-    /// (a format 4 part's bytes as ``LogReader/columnsBytes()`` counts them).
+    /// (a format 4 part's bytes as ``EventColumns/bytes(_:of:)`` counts them).
     func columnsSize() throws -> Int64 {
         if reader.isServer { return try reader.fileSize() * 16 }
-        // Each part's bytes as a log of 16-byte records would need for as many (format 4 records take fewer).
-        func scaled(_ bytes: Int64, _ header: LogHeader) -> Int64 {
-            bytes.multipliedReportingOverflow(by: 16 / Int64(LogFormat.smallestRecordBytes(version: header.version))).partialValue
-        }
-        var bytes = scaled(try LogReader(path: path).fileSize() - Int64(header.length), header)
+        var bytes = EventColumns.bytes(try LogReader(path: path).fileSize() - Int64(header.length), of: header)
         var oldestHeader = Int64(header.length)
         let history = self.history()
         var first = history.liveFirstSeq
         while first > 1, case .archive(let archive)? = try? history.holder(of: first - 1),
             let part = try? LogReader(path: archive.path)
         {
-            bytes += scaled(try part.fileSize() - Int64(part.header.length), part.header)
+            bytes += EventColumns.bytes(try part.fileSize() - Int64(part.header.length), of: part.header)
             oldestHeader = Int64(part.header.length)
             first = archive.seqs.lowerBound
         }
