@@ -1,5 +1,6 @@
 import Foundation
 import LabelStoreTestSupport
+import Synchronization
 import Testing
 
 @testable import EventLog
@@ -199,6 +200,8 @@ struct RecoveryTests {
     /// Two salvages in one millisecond (seen in a crash test's run) gave the
     /// same `PATH.salvaged-<ms>` name, and the second open failed with "a file
     /// already exists". A taken name gets a suffix; no salvage is overwritten.
+    /// (The other salvage is made by the file system at the moment the writer
+    /// asks for the name, so the test does not depend on the clock.)
     @Test func aSalvageWhoseNameIsTakenIsSavedUnderTheNextFreeName() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
@@ -207,15 +210,15 @@ struct RecoveryTests {
         let offsets = frameOffsets(bytes)
         bytes[offsets[4] + 10] ^= 0xff  // inside record 5
         writeBytes(path, bytes)
-        // Every name of the next few seconds' milliseconds is taken, holding other bytes.
-        let now = EventTimestamp.now().millisecondsSince1970
-        for ms in now...(now + 3_000) { writeBytes("\(path).salvaged-\(ms)", [0x2a]) }
-        let writer = try LogWriter.open(path: path, options: .init(recovery: .pointInTime))
+        let fileSystem = NameTakingFileSystem(takenPrefix: "\(path).salvaged-")
+        let writer = try LogWriter.open(
+            path: path, options: .init(recovery: .pointInTime, fileSystem: fileSystem))
         defer { writer.close() }
         let saved = try #require(writer.recoveryReport.savedTailPath)
-        #expect(saved.hasSuffix("-2"), "\(saved)")
+        let taken = try #require(fileSystem.taken.first)
+        #expect(saved == taken + "-2", "\(saved)")
         #expect(readBytes(saved) == Array(bytes[offsets[4]...]))
-        #expect(readBytes(String(saved.dropLast(2))) == [0x2a], "the earlier file is kept")
+        #expect(readBytes(taken) == [0x2a], "the earlier file is kept")
     }
 
     @Test func aValidFrameWithTheWrongSeqIsASeqGap() throws {
@@ -326,5 +329,35 @@ struct ReaderTailTests {
         writer.close()
         #expect(Int64(readBytes(path).count) == end)
         #expect(try LogReader.readAll(path: path).records.count == 1200)
+    }
+}
+
+/// The real file system, except that the first exclusive create of a path
+/// starting with `takenPrefix` finds that a file of the same name was made a
+/// moment before (holding one byte, 0x2a), as another salvage in the same
+/// millisecond would leave it.
+private final class NameTakingFileSystem: LogFileSystem {
+    let takenPrefix: String
+    private let names = Mutex<[String]>([])
+    init(takenPrefix: String) { self.takenPrefix = takenPrefix }
+    /// The names taken before the writer could create them.
+    var taken: [String] { names.withLock { $0 } }
+
+    func open(_ path: String, _ mode: LogFileMode) throws(EventLogError) -> any LogFile {
+        if mode == .createExclusive, path.hasPrefix(takenPrefix) {
+            let first = names.withLock { names -> Bool in
+                guard names.isEmpty else { return false }
+                names.append(path)
+                return true
+            }
+            if first { writeBytes(path, [0x2a]) }
+        }
+        return try SystemFileSystem().open(path, mode)
+    }
+    func exists(_ path: String) -> Bool { SystemFileSystem().exists(path) }
+    func link(_ from: String, to: String) throws(EventLogError) { try SystemFileSystem().link(from, to: to) }
+    func unlink(_ path: String) { SystemFileSystem().unlink(path) }
+    func syncDirectory(containing path: String) throws(EventLogError) {
+        try SystemFileSystem().syncDirectory(containing: path)
     }
 }
