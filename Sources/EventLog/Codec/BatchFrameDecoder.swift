@@ -9,7 +9,6 @@ import Foundation
 /// A decoder reads a body it does not own: use it only while that memory is
 /// valid (the static functions do). After it throws, it decodes nothing more.
 ///
-/// Specified, built and tested; no reader reads a batch frame yet.
 struct BatchFrameDecoder {
     /// The body, and the offset of the next byte to read.
     private var reader: ByteReader
@@ -31,8 +30,10 @@ struct BatchFrameDecoder {
     /// Where the frame's title words are in the body.
     private var words = BatchFrameTable()
     /// The canonical (format 2) payloads of the records decoded so far, back
-    /// to back (at most ``BatchFrame/maxCanonicalBytes``).
-    private(set) var payloads = ByteWriter(capacity: 0)
+    /// to back (at most ``BatchFrame/maxCanonicalBytes``), written in place:
+    /// a ``BatchFrameRecords`` keeps this buffer as it is. (A class: a copy
+    /// of the decoder writes to the same buffer; none is made.)
+    let payloads: ReadBuffer
     /// Where each decoded record's payload ends in ``payloads``.
     private(set) var payloadEnds: [Int] = []
 
@@ -60,7 +61,7 @@ struct BatchFrameDecoder {
         let expected = min(count, 4_096)
         idTable = BatchFrameTable(expectedCount: expected)
         lastTitles.reserveCapacity(expected)
-        payloads = ByteWriter(capacity: min(body.count * 3, BatchFrame.maxCanonicalBytes))
+        payloads = ReadBuffer(capacity: min(body.count * 3 + 64, BatchFrame.maxCanonicalBytes))
         payloadEnds.reserveCapacity(count)
     }
 
@@ -93,9 +94,7 @@ struct BatchFrameDecoder {
     mutating func next() throws(EventLogError) -> EventRecord? {
         guard try nextPayload() else { return nil }
         let last = lastPayload
-        return try payloads.bytes.withBytes { (raw) throws(EventLogError) -> EventRecord in
-            try EventRecordView.parse(payload: UnsafeRawBufferPointer(rebasing: raw[last])).record
-        }
+        return try EventRecordView.parse(payload: UnsafeRawBufferPointer(rebasing: payloads.written[last])).record
     }
 
     /// Where the last decoded record's payload is in ``payloads``.
@@ -111,7 +110,7 @@ struct BatchFrameDecoder {
     mutating func nextPayload() throws(EventLogError) -> Bool {
         guard decoded < count else { return false }
         let start = reader.position
-        let mark = payloads.bytes.count
+        let mark = payloads.count
         do throws(DecodeFailure) {
             try parseRecord()
             return true
@@ -119,7 +118,7 @@ struct BatchFrameDecoder {
             let ordinal = decoded
             let at: Int = error.offset ?? reader.position
             decoded = count
-            payloads.bytes.removeSubrange(mark...)
+            payloads.count = mark
             let record = "record \(ordinal) of \(count) (seq \(firstSeq &+ UInt64(ordinal))), which starts at byte \(start) of the body"
             throw EventLogError(.corruptRecord, "batch frame body cannot be decoded: \(record): \(error.reason) (detected at byte \(at))")
         }
@@ -142,14 +141,14 @@ struct BatchFrameDecoder {
         guard decoded > 0 || delta == 0 else { throw DecodeFailure("the first record's time delta is \(delta), not 0") }
         time &+= delta
         let seq = firstSeq &+ UInt64(decoded)
-        let start = payloads.bytes.count
+        let start = payloads.count
         // The envelope: seq, time, kind, flags, then the actor and note.
-        payloads.varint(seq)
-        payloads.zigzag(time)
-        payloads.u8(code)
+        payloads.appendVarint(seq)
+        payloads.appendZigzag(time)
+        payloads.append(code)
         let hasActor = first & BatchFrame.actorFlag != 0
         let hasNote = first & BatchFrame.noteFlag != 0
-        payloads.u8((hasActor ? EventRecord.actorFlag : 0) | (hasNote ? EventRecord.noteFlag : 0))
+        payloads.append((hasActor ? EventRecord.actorFlag : 0) | (hasNote ? EventRecord.noteFlag : 0))
         if hasActor { try string(limit: LogLimits.maxActorBytes, "actor") }
         if hasNote { try string(limit: LogLimits.maxNoteBytes, "note") }
         switch kind {
@@ -157,8 +156,8 @@ struct BatchFrameDecoder {
             let k = try id()
             let index = try reader.count(max: LogLimits.maxIndex, what: "index")
             let isEnabled = try reader.bool("isEnabled")
-            payloads.varint(UInt64(index))
-            payloads.u8(isEnabled ? 1 : 0)
+            payloads.appendVarint(UInt64(index))
+            payloads.append(isEnabled ? 1 : 0)
             lastTitles[k] = try title("title")
         case .renamed:
             let k = try id()
@@ -167,50 +166,50 @@ struct BatchFrameDecoder {
             lastTitles[k] = try title("title")
         case .toggled:
             _ = try id()
-            payloads.u8(try reader.bool("isEnabled") ? 1 : 0)
+            payloads.append(try reader.bool("isEnabled") ? 1 : 0)
         case .removed:
             let k = try id()
             let index = try reader.count(max: LogLimits.maxIndex, what: "index")
             let isEnabled = try reader.bool("isEnabled")
-            payloads.varint(UInt64(index))
-            payloads.u8(isEnabled ? 1 : 0)
+            payloads.appendVarint(UInt64(index))
+            payloads.append(isEnabled ? 1 : 0)
             lastTitles[k] = try statedTitle(of: k, flagged: sameTitle, "title")
         case .moved:
             _ = try id()
             let from = try reader.count(max: LogLimits.maxIndex, what: "from index")
             let to = try reader.count(max: LogLimits.maxIndex, what: "to index")
-            payloads.varint(UInt64(from))
-            payloads.varint(UInt64(to))
+            payloads.appendVarint(UInt64(from))
+            payloads.appendVarint(UInt64(to))
         case .reordered:
             let n = try reader.count(max: LogLimits.maxReorderCount, what: "reorder count")
             guard n <= reader.remaining else {
                 throw DecodeFailure("reorder count \(n) needs at least \(n) bytes; \(reader.remaining) are left")
             }
-            guard payloads.bytes.count + 16 * n <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 16 * n) }
-            payloads.varint(UInt64(n))
+            guard payloads.count + 16 * n <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 16 * n) }
+            payloads.appendVarint(UInt64(n))
             for _ in 0..<n { _ = try id() }
         case .rejected:
             let hasID = try reader.bool("has-id")
-            payloads.u8(hasID ? 1 : 0)
+            payloads.append(hasID ? 1 : 0)
             if hasID { _ = try id() }
             try string(limit: LogLimits.maxReasonBytes, "rejected command")
             try string(limit: LogLimits.maxReasonBytes, "rejection reason")
         }
-        guard payloads.bytes.count <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 0) }
+        guard payloads.count <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: 0) }
         guard decoded + 1 < count || reader.isAtEnd else { throw DecodeFailure("\(reader.remaining) bytes follow the last record") }
-        guard payloads.bytes.count - start <= LogLimits.maxPayloadBytes else {
+        guard payloads.count - start <= LogLimits.maxPayloadBytes else {
             throw DecodeFailure(
-                "record \(seq)'s payload would be \(payloads.bytes.count - start) bytes; a record holds at most \(LogLimits.maxPayloadBytes)"
+                "record \(seq)'s payload would be \(payloads.count - start) bytes; a record holds at most \(LogLimits.maxPayloadBytes)"
             )
         }
-        payloadEnds.append(payloads.bytes.count)
+        payloadEnds.append(payloads.count)
         decoded += 1
     }
 
     /// The failure of a frame whose records' payloads would pass 64 MiB with `bytes` more.
     private func overLimit(adding bytes: Int) -> DecodeFailure {
         DecodeFailure(
-            "the records' canonical payloads reach \(payloads.bytes.count + bytes) bytes; a batch frame holds at most \(BatchFrame.maxCanonicalBytes)"
+            "the records' canonical payloads reach \(payloads.count + bytes) bytes; a batch frame holds at most \(BatchFrame.maxCanonicalBytes)"
         )
     }
 
@@ -224,8 +223,7 @@ struct BatchFrameDecoder {
             guard k < UInt64(idTable.count) else {
                 throw DecodeFailure("id reference \(k) names no id: the frame has \(idTable.count) so far")
             }
-            let entry = idTable.entry(Int(k))
-            payloads.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + 16]))
+            payloads.appendID(from: reader.base.baseAddress! + idTable.entry(Int(k)).start)
             return Int(k)
         }
         guard code == BatchFrame.literalCode else { throw DecodeFailure("id code \(code) is neither a reference (odd) nor a literal (0)") }
@@ -238,7 +236,7 @@ struct BatchFrameDecoder {
         }
         idTable.append(start: start, length: 16, hash: hash)
         lastTitles.append(nil)
-        payloads.bytes.append(contentsOf: bytes)
+        payloads.appendID(from: bytes.baseAddress!)
         return idTable.count - 1
     }
 
@@ -256,8 +254,8 @@ struct BatchFrameDecoder {
             guard entry.length <= limit else {
                 throw DecodeFailure("\(what) is string \(k), of \(entry.length) bytes; the limit is \(limit)")
             }
-            payloads.varint(UInt64(entry.length))
-            payloads.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + entry.length]))
+            payloads.appendVarint(UInt64(entry.length))
+            payloads.append(UnsafeRawBufferPointer(rebasing: reader.base[entry.start..<entry.start + entry.length]))
             return
         }
         guard code == BatchFrame.literalCode else {
@@ -269,8 +267,8 @@ struct BatchFrameDecoder {
             throw DecodeFailure("literal \(what) is string \(k) of the frame already (a reference is canonical)")
         }
         stringTable.append(start: reader.position - text.count, length: text.count, hash: hash)
-        payloads.varint(UInt64(text.count))
-        payloads.bytes.append(contentsOf: text.bytes)
+        payloads.appendVarint(UInt64(text.count))
+        payloads.append(text.bytes)
     }
 
     /// A renamed's old title or a removed's title for the label of id entry
@@ -284,14 +282,9 @@ struct BatchFrameDecoder {
             guard let stated = lastTitles[k] else {
                 throw DecodeFailure("the same-title bit is set, but label \(idTable.entry(k)) has no title stated earlier in the frame")
             }
-            payloads.varint(UInt64(stated.length))
-            let start = payloads.bytes.count
-            payloads.bytes.append(contentsOf: repeatElement(0, count: stated.length))
-            payloads.bytes.withUnsafeMutableBytes { raw in
-                if stated.length > 0 {
-                    (raw.baseAddress! + start).copyMemory(from: raw.baseAddress! + stated.start, byteCount: stated.length)
-                }
-            }
+            payloads.appendVarint(UInt64(stated.length))
+            let start = payloads.count
+            payloads.appendCopy(from: stated.start, length: stated.length)
             return (start, stated.length)
         }
         return try title(what, notAfter: lastTitles[k], sameIsCorrupt: true)
@@ -311,8 +304,8 @@ struct BatchFrameDecoder {
             if sameIsCorrupt, stated?.length == 0 {
                 throw DecodeFailure("the \(what) is coded in full but is the label's last stated title (the same-title bit is canonical)")
             }
-            payloads.u8(0)
-            return (payloads.bytes.count, 0)
+            payloads.append(0)
+            return (payloads.count, 0)
         }
         guard n <= reader.remaining else {
             throw DecodeFailure("\(what) of \(n) words needs at least \(n) bytes; \(reader.remaining) are left")
@@ -330,14 +323,16 @@ struct BatchFrameDecoder {
             }
         }
         guard length > 0 else { throw DecodeFailure("\(what) is one empty word (the empty title is zero words)") }
-        guard payloads.bytes.count + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
-        payloads.varint(UInt64(length))
-        let start = payloads.bytes.count
-        payloads.bytes.append(contentsOf: repeatElement(0, count: length))
+        guard payloads.count + length <= BatchFrame.maxCanonicalBytes else { throw overLimit(adding: length) }
+        payloads.appendVarint(UInt64(length))
+        let start = payloads.count
+        // Room for the title and 8 bytes of slack: a short word is copied as one 8-byte store.
+        payloads.ensureRoom(length + 8)
+        payloads.count += length
         let body = reader.base.baseAddress!
-        let wordEntries = words
-        payloads.bytes.withUnsafeMutableBytes { raw in
-            let to = raw.baseAddress! + start
+        let bodyEnd = reader.base.count
+        do {
+            let to = payloads.base + start
             var at = 0
             var position = codes
             for i in 0..<n {
@@ -357,19 +352,22 @@ struct BatchFrameDecoder {
                 } while byte & 0x80 != 0
                 let wordStart: Int, count: Int
                 if code & 1 != 0 {
-                    (wordStart, count) = wordEntries.entry(Int(truncatingIfNeeded: code &>> 1))
+                    (wordStart, count) = words.entry(Int(truncatingIfNeeded: code &>> 1))
                 } else {
                     (wordStart, count) = (position, Int(truncatingIfNeeded: code &>> 1))
                     position &+= count
                 }
-                if count > 0 { (to + at).copyMemory(from: body + wordStart, byteCount: count) }
+                if count <= 8 && wordStart &+ 8 <= bodyEnd {
+                    // One unaligned 8-byte load and store; the bytes past the word are overwritten next.
+                    (to + at).storeBytes(of: body.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self), as: UInt64.self)
+                } else if count > 0 {
+                    (to + at).copyMemory(from: body + wordStart, byteCount: count)
+                }
                 at &+= count
             }
         }
         if sameIsCorrupt, let stated, stated.length == length {
-            let equal = payloads.bytes.withUnsafeBytes { raw in
-                memcmp(raw.baseAddress! + stated.start, raw.baseAddress! + start, length) == 0
-            }
+            let equal = memcmp(payloads.base + stated.start, payloads.base + start, length) == 0
             if equal {
                 throw DecodeFailure("the \(what) is coded in full but is the label's last stated title (the same-title bit is canonical)")
             }
@@ -442,9 +440,7 @@ extension BatchFrameDecoder {
         var decoder = try BatchFrameDecoder(body: body)
         while let record = try decoder.next() {
             let last = decoder.lastPayload
-            try decoder.payloads.bytes.withBytes { raw throws(EventLogError) in
-                try visit(record, UnsafeRawBufferPointer(rebasing: raw[last]))
-            }
+            try visit(record, UnsafeRawBufferPointer(rebasing: decoder.payloads.written[last]))
         }
     }
 

@@ -154,14 +154,17 @@ package struct ByteReader {
 
     /// A string field, borrowed: a varint length within `maxBytes` and the
     /// remaining bytes, then that many bytes of well-formed UTF-8.
+    /// With `validating` false the bytes are taken as UTF-8 unchecked: only
+    /// for bytes this process wrote from text it checked (a batch frame's
+    /// canonical payloads, made by its decoder).
     @inline(__always)
-    mutating func text(maxBytes: Int, what: StaticString) throws(DecodeFailure) -> UTF8Text {
+    mutating func text(maxBytes: Int, what: StaticString, validating: Bool = true) throws(DecodeFailure) -> UTF8Text {
         let declared = try varint()
         guard declared <= UInt64(maxBytes) else { throw DecodeFailure("\(what) length \(declared) exceeds the limit \(maxBytes)") }
         let length = Int(declared)
         guard length <= remaining else { throw DecodeFailure("\(what) length \(length) runs past the end of the record") }
         let slice = UnsafeRawBufferPointer(rebasing: base[position..<position + length])
-        let shortASCII = isShortASCII(at: position, count: length)
+        let shortASCII = !validating || isShortASCII(at: position, count: length)
         position += length
         guard shortASCII || Self.isValidUTF8(slice) else {
             throw DecodeFailure("\(what) is not valid UTF-8")

@@ -32,11 +32,7 @@ final class BatchFrameRecords {
         self.frame = frame
         self.firstSeq = decoder.firstSeq
         while try decoder.nextPayload() {}
-        let bytes = decoder.payloads.bytes
-        let buffer = ReadBuffer(capacity: bytes.count)
-        bytes.withUnsafeBytes { buffer.base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        buffer.count = bytes.count
-        self.payloads = buffer
+        self.payloads = decoder.payloads
         self.ends = decoder.payloadEnds
     }
 

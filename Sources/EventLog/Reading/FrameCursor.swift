@@ -369,7 +369,7 @@ extension FrameCursor {
         expectedSeq += 1
         guard seq >= decodeFrom else { return .skipped(seq: seq, offset: records.frame.offset, payload: payload) }
         do {
-            return .record(try EventRecordView.parse(payload), offset: records.frame.offset)
+            return .record(try EventRecordView.parse(payload, validatingText: false), offset: records.frame.offset)
         } catch {
             // Made by this build's encoder from a record the decoder checked: not expected to happen.
             return .problem(
