@@ -1,6 +1,5 @@
 import Foundation
 import LabelStoreTestSupport
-import Synchronization
 import Testing
 
 @testable import EventLog
@@ -338,7 +337,7 @@ struct ReaderTailTests {
 /// millisecond would leave it.
 private final class NameTakingFileSystem: LogFileSystem {
     let takenPrefix: String
-    private let names = Mutex<[String]>([])
+    private let names = Locked<[String]>([])
     init(takenPrefix: String) { self.takenPrefix = takenPrefix }
     /// The names taken before the writer could create them.
     var taken: [String] { names.withLock { $0 } }

@@ -25,7 +25,7 @@ package struct DecodeFailure: Error, Sendable {
     /// varint faults, the byte at fault. `nil` for ``Fault/invalid``.
     package var offset: Int?
 
-    init(_ reason: String, _ fault: Fault = .invalid, at offset: Int? = nil) {
+    package init(_ reason: String, _ fault: Fault = .invalid, at offset: Int? = nil) {
         self.reason = reason
         self.fault = fault
         self.offset = offset
@@ -49,7 +49,7 @@ package struct ByteReader {
 
     /// The bytes after ``position``.
     package var remaining: Int { base.count - position }
-    var isAtEnd: Bool { position >= base.count }
+    package var isAtEnd: Bool { position >= base.count }
 
     /// One byte.
     @inline(__always)
@@ -131,20 +131,20 @@ package struct ByteReader {
     }
 
     @inline(__always)
-    mutating func zigzag() throws(DecodeFailure) -> Int64 {
+    package mutating func zigzag() throws(DecodeFailure) -> Int64 {
         let v = try varint()
         return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
     }
 
     @inline(__always)
-    mutating func count(max: Int, what: StaticString) throws(DecodeFailure) -> Int {
+    package mutating func count(max: Int, what: StaticString) throws(DecodeFailure) -> Int {
         let v = try varint()
         guard v <= UInt64(max) else { throw DecodeFailure("\(what) \(v) exceeds the limit \(max)") }
         return Int(v)
     }
 
     @inline(__always)
-    mutating func bool(_ what: StaticString) throws(DecodeFailure) -> Bool {
+    package mutating func bool(_ what: StaticString) throws(DecodeFailure) -> Bool {
         switch try u8() {
         case 0: return false
         case 1: return true
@@ -158,7 +158,7 @@ package struct ByteReader {
     /// for bytes this process wrote from text it checked (a batch frame's
     /// canonical payloads, made by its decoder).
     @inline(__always)
-    mutating func text(maxBytes: Int, what: StaticString, validating: Bool = true) throws(DecodeFailure) -> UTF8Text {
+    package mutating func text(maxBytes: Int, what: StaticString, validating: Bool = true) throws(DecodeFailure) -> UTF8Text {
         let declared = try varint()
         guard declared <= UInt64(maxBytes) else { throw DecodeFailure("\(what) length \(declared) exceeds the limit \(maxBytes)") }
         let length = Int(declared)

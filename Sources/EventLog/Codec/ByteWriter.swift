@@ -66,7 +66,7 @@ package struct ByteWriter: Sendable {
 
 extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for bodies that throw ``EventLogError`` (keeps the typed throw).
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(EventLogError) -> R) throws(EventLogError) -> R {
+    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(EventLogError) -> R) throws(EventLogError) -> R {
         try withUnsafeBytes { raw in Result { () throws(EventLogError) -> R in try body(raw) } }.get()
     }
 }

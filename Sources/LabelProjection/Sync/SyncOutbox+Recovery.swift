@@ -1,0 +1,105 @@
+import EventLog
+import Foundation
+
+/// Reading an outbox file at open: its header, then every entry, folding
+/// them into the pending commands; a torn last entry is cut.
+extension SyncOutbox {
+    /// Reads `file` (locked): returns where its entries end, the pending
+    /// commands, the attempts noted for them, and the bytes of a torn last
+    /// entry it cut (synced).
+    static func recover(_ file: any LogFile, path: String) throws(EventLogError)
+        -> (end: Int64, pending: [SyncCommand], attempts: [UUID: UInt64], dropped: Int64)
+    {
+        let size = try file.size()
+        let expected = header()
+        let head = try file.read(at: 0, count: Int(min(size, headerLength)))
+        if size < headerLength {
+            // A create cut short by a crash: nothing was ever acknowledged in it.
+            guard Array(expected.prefix(head.count)) == head else {
+                throw EventLogError(.notALog, "the file is not an outbox: it is \(size) bytes and does not start with LBOUTBOX", path: path)
+            }
+            try expected.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
+            try file.syncData()
+            return (headerLength, [], [:], 0)
+        }
+        try checkHeader(head, expected: expected, path: path)
+        let body = try file.read(at: headerLength, count: Int(size - headerLength))
+        var pending: [SyncCommand] = []
+        var attempts: [UUID: UInt64] = [:]
+        var offset = 0
+        let entries = try body.withBytes { (raw) throws(EventLogError) -> Int in
+            while offset < raw.count {
+                let at = headerLength + Int64(offset)
+                let left = raw.count - offset
+                guard left >= frameHeaderLength else { break }  // a torn frame header
+                let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+                let stored = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+                let reachesEnd = frameHeaderLength + length >= left
+                guard length >= 1, length <= maxPayloadBytes, frameHeaderLength + length <= left else {
+                    if reachesEnd { break }  // a torn last frame
+                    throw EventLogError(.corruptRecord, "outbox entry has an invalid length \(length)", path: path, offset: at)
+                }
+                let payload = UnsafeRawBufferPointer(rebasing: raw[(offset + frameHeaderLength)..<(offset + frameHeaderLength + length)])
+                let crc = CRC32C.update(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + 4])), payload)
+                guard crc == stored else {
+                    if reachesEnd { break }  // the last frame, written in part
+                    throw EventLogError(
+                        .corruptRecord, "outbox entry fails its checksum, and entries follow it: the file is damaged", path: path,
+                        offset: at)
+                }
+                let entry: Entry
+                do throws(DecodeFailure) { entry = try Entry.decode(payload) } catch {
+                    throw EventLogError(
+                        .corruptRecord, "outbox entry with a valid checksum cannot be read: \(error.reason)", path: path, offset: at)
+                }
+                try fold(entry, into: &pending, attempts: &attempts, path: path, at: at)
+                offset += frameHeaderLength + length
+            }
+            return offset
+        }
+        let end = headerLength + Int64(entries)
+        if end < size {
+            try file.truncate(to: end)
+            try file.syncData()
+        }
+        return (end, pending, attempts, size - end)
+    }
+
+    private static func checkHeader(_ head: [UInt8], expected: [UInt8], path: String) throws(EventLogError) {
+        guard Array(head.prefix(8)) == magic else {
+            throw EventLogError(.notALog, "the file is not an outbox: it does not start with LBOUTBOX", path: path, offset: 0)
+        }
+        let version = UInt16(head[8]) | UInt16(head[9]) << 8
+        guard version == Self.version else {
+            throw EventLogError(
+                .unsupportedVersion, "the outbox is version \(version); this build reads version \(Self.version)", path: path, offset: 8)
+        }
+        guard head == expected else {
+            throw EventLogError(.corruptHeader, "the outbox header fails its checksum", path: path, offset: 0)
+        }
+    }
+
+    /// Applies one entry read at `at` to the pending commands.
+    private static func fold(
+        _ entry: Entry, into pending: inout [SyncCommand], attempts: inout [UUID: UInt64], path: String, at: Int64
+    ) throws(EventLogError) {
+        switch entry {
+        case .command(let command):
+            guard !pending.contains(where: { $0.batchID == command.batchID }) else {
+                throw EventLogError(.corruptRecord, "outbox entry repeats batch \(command.batchID)", path: path, offset: at)
+            }
+            pending.append(command)
+        case .attempt(let batch, let afterSeq):
+            guard pending.contains(where: { $0.batchID == batch }) else {
+                throw EventLogError(.corruptRecord, "outbox entry names batch \(batch), which is not pending", path: path, offset: at)
+            }
+            attempts[batch] = afterSeq
+        case .done(let batch, _):
+            guard let index = pending.firstIndex(where: { $0.batchID == batch }) else {
+                throw EventLogError(.corruptRecord, "outbox entry names batch \(batch), which is not pending", path: path, offset: at)
+            }
+            pending.remove(at: index)
+            attempts[batch] = nil
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import EventLog
+import Foundation
+
+/// A device's durable outbox: its own ``SyncCommand``s not yet on the
+/// server list, in the order they were made, in a file beside its mirror
+/// (`LOG.outbox`; docs/SYNC.md, "The outbox file").
+///
+/// - Durability: ``append(_:)`` returns once the command is on stable
+///   storage (written and `fsync`ed): only then may the app be told the edit
+///   is saved. ``noteAttempt(_:afterSeq:)`` and ``markDone(_:_:)`` are as
+///   durable. A failed sync poisons the outbox (every later call throws
+///   `poisoned`): what reached the disk is not known.
+/// - Recovery: an entry torn by a crash while it was appended (the last
+///   frame, cut short or failing its checksum) was never acknowledged and is
+///   cut at open (``droppedTailBytes``); a bad frame with frames after it is
+///   corruption, refused with its byte offset, and the file is left as it is.
+/// - Compaction: when the last pending command is done, the file is cut
+///   back to its header (synced).
+/// - One process at a time: the file is locked exclusively while open (a
+///   second open throws `logInUse`).
+/// - Thread safety: every method may be called from any thread; the state
+///   is behind a lock.
+public final class SyncOutbox: Sendable {
+    /// The file's path.
+    public let path: String
+    /// The bytes of a torn last entry that the open cut (0 if none).
+    public let droppedTailBytes: Int64
+
+    private struct State {
+        var file: (any LogFile)?
+        var end: Int64
+        var pending: [SyncCommand]
+        var attempts: [UUID: UInt64]
+        var poison: EventLogError?
+    }
+
+    private let state: Locked<State>
+
+    private init(path: String, file: any LogFile, end: Int64, pending: [SyncCommand], attempts: [UUID: UInt64], dropped: Int64) {
+        self.path = path
+        droppedTailBytes = dropped
+        state = Locked(State(file: file, end: end, pending: pending, attempts: attempts))
+    }
+
+    /// The outbox's path beside a log: `LOG.outbox`.
+    public static func path(forLogAt logPath: String) -> String { logPath + ".outbox" }
+
+    /// Opens the outbox at `path`, creating it (synced, with its directory) if it is missing.
+    ///
+    /// - Throws: `EventLogError`: `logInUse` when another
+    ///   process has it open; `notALog` for a file that is not an
+    ///   outbox; `unsupportedVersion`; `corruptHeader`;
+    ///   `corruptRecord` naming the byte offset of a bad entry
+    ///   before the last; what the file system throws.
+    public static func open(path: String, fileSystem: any LogFileSystem = SystemFileSystem()) throws(EventLogError) -> SyncOutbox {
+        let file: any LogFile
+        if fileSystem.exists(path) {
+            file = try fileSystem.open(path, .readWrite)
+        } else {
+            file = try fileSystem.open(path, .createExclusive)
+            try fileSystem.syncDirectory(containing: path)
+        }
+        do throws(EventLogError) {
+            guard try file.tryLockExclusive() else {
+                throw EventLogError(.logInUse, "the outbox is open in another process", path: path)
+            }
+            let (end, pending, attempts, dropped) = try recover(file, path: path)
+            return SyncOutbox(path: path, file: file, end: end, pending: pending, attempts: attempts, dropped: dropped)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// The commands not yet done, in the order they were made.
+    public var pending: [SyncCommand] { state.withLock { $0.pending } }
+
+    /// The seq after which `batch` was last sent (``noteAttempt(_:afterSeq:)``), if it was.
+    public func attempt(of batch: UUID) -> UInt64? { state.withLock { $0.attempts[batch] } }
+
+    /// Adds `command` at the end; returns once it is durable.
+    ///
+    /// - Throws: `EventLogError`: `invalidEvent` for a batch id
+    ///   already pending; `closed`; `poisoned`;
+    ///   what writing and syncing throw.
+    public func append(_ command: SyncCommand) throws(EventLogError) {
+        try state.withLock { (s) throws(EventLogError) in
+            guard !s.pending.contains(where: { $0.batchID == command.batchID }) else {
+                throw EventLogError(.invalidEvent, "batch \(command.batchID) is already in the outbox", path: path)
+            }
+            try write(.command(command), &s)
+            s.pending.append(command)
+        }
+    }
+
+    /// Records that `batch` is about to be sent to append after seq
+    /// `afterSeq` on the server; returns once that is durable.
+    ///
+    /// - Throws: `EventLogError`: `invalidEvent` for a batch not pending;
+    ///   what ``append(_:)`` throws.
+    public func noteAttempt(_ batch: UUID, afterSeq: UInt64) throws(EventLogError) {
+        try state.withLock { (s) throws(EventLogError) in
+            guard s.pending.contains(where: { $0.batchID == batch }) else {
+                throw EventLogError(.invalidEvent, "batch \(batch) is not in the outbox", path: path)
+            }
+            try write(.attempt(batch: batch, afterSeq: afterSeq), &s)
+            s.attempts[batch] = afterSeq
+        }
+    }
+
+    /// Records that `batch` left the outbox with `outcome`; returns once that is durable.
+    ///
+    /// - Throws: What ``noteAttempt(_:afterSeq:)`` throws.
+    public func markDone(_ batch: UUID, _ outcome: SyncLedger.Outcome) throws(EventLogError) {
+        try state.withLock { (s) throws(EventLogError) in
+            guard let index = s.pending.firstIndex(where: { $0.batchID == batch }) else {
+                throw EventLogError(.invalidEvent, "batch \(batch) is not in the outbox", path: path)
+            }
+            try write(.done(batch: batch, outcome: outcome), &s)
+            s.pending.remove(at: index)
+            s.attempts[batch] = nil
+            if s.pending.isEmpty, let file = s.file {
+                // Everything is done: the entries are history, and the file starts over.
+                try sync(file, &s) { () throws(EventLogError) in try file.truncate(to: Self.headerLength) }
+                s.end = Self.headerLength
+            }
+        }
+    }
+
+    /// Closes the file and releases its lock; later calls throw `closed`.
+    public func close() {
+        state.withLock { s in
+            s.file?.close()
+            s.file = nil
+        }
+    }
+
+    deinit { close() }
+
+    /// Appends one entry's frame and syncs it.
+    private func write(_ entry: Entry, _ s: inout State) throws(EventLogError) {
+        guard let file = s.file else { throw EventLogError(.closed, "the outbox is closed", path: path) }
+        if let poison = s.poison { throw poison }
+        let frame = entry.frame()
+        do throws(EventLogError) {
+            try frame.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
+        } catch {
+            // Nothing was acknowledged: the bytes written, if any, are cut (a failure to is a torn tail, cut at open).
+            try? file.truncate(to: s.end)
+            throw error
+        }
+        try sync(file, &s) { () throws(EventLogError) in }
+        s.end += Int64(frame.count)
+    }
+
+    /// Runs `change`, then syncs the file; a failed sync poisons the outbox.
+    private func sync(_ file: any LogFile, _ s: inout State, _ change: () throws(EventLogError) -> Void) throws(EventLogError) {
+        try change()
+        do {
+            try file.syncData()
+        } catch {
+            let poison = EventLogError(
+                .poisoned, "the outbox could not be synced, so what reached the disk is not known; reopen it: \(error.message)",
+                path: path, errno: error.errno)
+            s.poison = poison
+            throw poison
+        }
+    }
+}
