@@ -1,9 +1,14 @@
+import Foundation
+
 /// An ``EventStorage`` in memory: for tests, previews and throwaway stores.
 ///
 /// Appends are validated like the file log's (limits, seq conflict) but
 /// nothing is durable. Thread safety: state is behind a `Locked` lock.
-public final class InMemoryEventLog: EventStorage, Sendable {
+public final class InMemoryEventLog: IdempotentAppendStorage, Sendable {
     private let records: Locked<[EventRecord]>
+    /// The batch id of each append that carried one, by its first seq. Taken
+    /// only while ``records``' lock is held (in that order).
+    private let batchIDs = Locked<[UInt64: UUID]>([:])
     private let clock: @Sendable () -> EventTimestamp
     /// The seq before the first record held (0 unless made with ``init(after:clock:)``).
     private let seqBefore: UInt64
@@ -41,6 +46,26 @@ public final class InMemoryEventLog: EventStorage, Sendable {
     ///   while an ``allRecords`` array is kept elsewhere, the next append copies all records).
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        try append(entries, expectedLastSeq: expectedLastSeq, batch: nil)
+    }
+
+    /// Appends entries after `expectedLastSeq` (when given), all or nothing,
+    /// storing `batchID` with the first record (``batchID(atSeq:)``).
+    ///
+    /// - Throws: What ``append(_:expectedLastSeq:)`` throws.
+    @discardableResult
+    public func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batchID: UUID) throws(EventLogError) -> [EventRecord] {
+        try append(entries, expectedLastSeq: expectedLastSeq, batch: batchID)
+    }
+
+    /// The batch id the append whose first record is at `seq` carried, if any.
+    ///
+    /// - Throws: Nothing in practice: the `throws` is the protocol requirement's.
+    public func batchID(atSeq seq: UInt64) throws(EventLogError) -> UUID? {
+        records.withLock { _ in batchIDs.withLock { $0[seq] } }
+    }
+
+    private func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batch: UUID?) throws(EventLogError) -> [EventRecord] {
         let now = clock()
         return try records.withLock { (all) throws(EventLogError) -> [EventRecord] in
             let last = seqBefore + UInt64(all.count)
@@ -55,6 +80,7 @@ public final class InMemoryEventLog: EventStorage, Sendable {
                 new.append(record)
             }
             all.append(contentsOf: new)
+            if let batch, let first = new.first { batchIDs.withLock { $0[first.seq] = batch } }
             return new
         }
     }

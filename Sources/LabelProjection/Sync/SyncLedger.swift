@@ -34,23 +34,28 @@ public struct SyncLedger: Sendable, Hashable {
     /// when it was refused or is not recorded (so nothing it set is current).
     public func resolve(_ batch: UUID) -> SyncCommand.TitleVersion? { titles[batch] }
 
-    /// Records what the server decided for `command`, whose records (or
-    /// refusal record) start at `firstSeq` on it, and `state` is the server's
-    /// state after them.
+    /// Records what the server decided for `command`: its records (or its
+    /// refusal record) start at `firstSeq`, and `state` is the server's state
+    /// it was decided on (the title a satisfied command found is read there).
     public mutating func record(_ command: SyncCommand, _ decision: SyncDecision, firstSeq: UInt64, state: SyncState) {
         switch decision {
-        case .apply:
+        case .apply(let events):
             outcomes[command.batchID] = .applied(firstSeq: firstSeq)
+            for (i, event) in events.enumerated() {
+                switch event {
+                case .added, .renamed: titles[command.batchID] = .server(seq: firstSeq + UInt64(i))
+                default: break
+                }
+            }
         case .satisfied:
             outcomes[command.batchID] = .satisfied
+            switch command.intent {
+            case .add(let id, _, _, _, _), .rename(let id, _, _):
+                if let version = state.titleVersion(of: id) { titles[command.batchID] = version }
+            case .setEnabled, .remove, .move, .reorder: break
+            }
         case .refused(let refusal):
             outcomes[command.batchID] = .refused(refusal, seq: firstSeq)
-            return
-        }
-        switch command.intent {
-        case .add(let id, _, _, _, _), .rename(let id, _, _):
-            if let version = state.titleVersion(of: id) { titles[command.batchID] = version }
-        case .setEnabled, .remove, .move, .reorder: break
         }
     }
 }

@@ -36,6 +36,18 @@ extension PostgresEventLog {
     ///   perhaps with `outcomeUnknown`.
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
+        try append(entries, expectedLastSeq: expectedLastSeq, batchID: UUID())
+    }
+
+    /// Appends `entries` as ``append(_:expectedLastSeq:)`` does, with the
+    /// caller's `batchID` as the append's batch id (stored on its first row):
+    /// a caller that lost track of the append finds it with
+    /// ``batchID(atSeq:)`` at the seq after `expectedLastSeq`. A batch id
+    /// names one append: never send two different appends with one.
+    ///
+    /// - Durability and errors: as ``append(_:expectedLastSeq:)``.
+    @discardableResult
+    public func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batchID: UUID) throws(EventLogError) -> [EventRecord] {
         if isReadOnly { throw Self.readOnly(location, version: Int64(schemaVersion), doing: "append to the list") }
         if entries.isEmpty {
             if let expectedLastSeq {
@@ -45,7 +57,7 @@ extension PostgresEventLog {
             return []
         }
         let now = options.clock()
-        let batch = UUID()
+        let batch = batchID
         var expected = expectedLastSeq ?? lastSeq
         var prepared = try encode(entries, after: expected, previous: try chainValue(at: expected), now: now)
         var uncertain = false  // an earlier try may have committed
@@ -253,6 +265,22 @@ extension PostgresEventLog {
         EventLogError(
             .seqConflict, "\(location): expected the list '\(location.list)' to end at seq \(expected) but it ends at seq \(last)",
             path: location.description, lastGoodSeq: last)
+    }
+
+    /// The batch id on the list's row at `seq`: the id of the append whose
+    /// first record it is, or `nil` (no row there, or not a first row).
+    ///
+    /// - Throws: `EventLogError`: what a read throws (`connectionFailed`, `timedOut`,
+    ///   `serverError`, `closed`).
+    public func batchID(atSeq seq: UInt64) throws(EventLogError) -> UUID? {
+        guard seq >= 1 else { return nil }
+        return try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> UUID? in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(prepared: "batch-at", statements.batchAt, [.text(location.list), .int8(Int64(clamping: seq))])
+            }
+            guard result.rowCount == 1, let text = result.text(0, 0) else { return nil }
+            return UUID(uuidString: text)
+        }
     }
 
     /// The chained checksum of the record at `seq` (0 for seq 0): the tip this

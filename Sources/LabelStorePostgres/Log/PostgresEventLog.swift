@@ -31,7 +31,7 @@ import Synchronization
 /// Thread safety: the log is `Sendable`. It holds two connections, each behind
 /// its own lock: one for appends and reads, one that listens. Calls from
 /// several threads take turns on the first.
-public final class PostgresEventLog: EventStorage, Sendable {
+public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
     /// How the log connects, creates and follows.
     public struct Options: Sendable {
         /// Create the schema and the list when missing. Default: `false`.

@@ -1,0 +1,130 @@
+import EventLog
+import Foundation
+
+/// One device's sync with a server list (docs/SYNC.md): its mirror — a file
+/// log holding the server list's records 1…M exactly — its outbox beside it
+/// (`MIRROR.outbox`, ``SyncOutbox``), and the server.
+///
+/// - Edits: ``make(_:actor:note:)`` turns a ``LabelCommand`` into a
+///   ``SyncCommand`` on the optimistic list (the mirror with the outbox
+///   applied on top) and returns once it is durable in the outbox.
+/// - Syncing: ``sync()`` pulls what is new, then pushes each pending
+///   command in order, decided against the server list's state as it is then
+///   (``SyncRebase``): its events or its refusal record are appended with its
+///   batch id after the seq the outbox noted, and it leaves the outbox once
+///   the mirror holds them. A conflicting append (another device was first)
+///   pulls and decides again; a lost reply or a crash is settled by the
+///   batch id on the server's row after that seq, so nothing is applied
+///   twice.
+/// - Thread safety: `Sendable`; calls take turns (one lock; a sync holds it
+///   while it talks to the server).
+public final class SyncSession: Sendable {
+    /// What one ``sync()`` did.
+    public struct Report: Sendable, Hashable {
+        /// Records pulled into the mirror (the device's own included).
+        public var pulled: Int
+        /// The commands that left the outbox, in order, with what became of each.
+        public var done: [Done]
+        /// The mirror's last seq: the server's, as last seen.
+        public var lastSeq: UInt64
+        /// Commands still pending.
+        public var pending: Int
+    }
+
+    /// A command that left the outbox, and its outcome.
+    public struct Done: Sendable, Hashable {
+        /// The command.
+        public var command: SyncCommand
+        /// What the server did with it.
+        public var outcome: SyncLedger.Outcome
+    }
+
+    struct State {
+        var mirror: LogWriter?
+        var server: SyncState
+        var ledger = SyncLedger()
+    }
+
+    /// The mirror's path.
+    public let mirrorPath: String
+    /// The server list.
+    public let serverLog: any IdempotentAppendStorage
+    /// The outbox.
+    public let outbox: SyncOutbox
+    let state: Locked<State>
+
+    private init(mirror: LogWriter, server: SyncState, outbox: SyncOutbox, serverLog: any IdempotentAppendStorage) {
+        mirrorPath = mirror.path
+        self.outbox = outbox
+        self.serverLog = serverLog
+        state = Locked(State(mirror: mirror, server: server))
+    }
+
+    /// Opens the mirror at `mirrorPath` (created if missing) and its outbox,
+    /// to sync with `server`.
+    ///
+    /// - Throws: ``StoreError``: `storage` for what opening the mirror or the
+    ///   outbox throws (a second session on them: `logInUse`); `inconsistentEvent`
+    ///   for a mirror whose records do not fold.
+    public static func open(mirrorPath: String, server: any IdempotentAppendStorage) throws(StoreError) -> SyncSession {
+        var state = SyncState()
+        let mirror: LogWriter
+        do {
+            mirror = try LogWriter.open(path: mirrorPath, options: LogWriter.Options(createIfMissing: true)) { record in
+                try state.fold(record)
+            }
+        } catch let error as EventLogError {
+            throw .storage(error)
+        } catch let error as ProjectionError {
+            throw .inconsistent(error)
+        } catch {
+            throw .storage(EventLogError(.ioError, "the mirror could not be opened: \(error)", path: mirrorPath))
+        }
+        do {
+            let outbox = try SyncOutbox.open(path: SyncOutbox.path(forLogAt: mirrorPath))
+            return SyncSession(mirror: mirror, server: state, outbox: outbox, serverLog: server)
+        } catch {
+            mirror.close()
+            throw .storage(error)
+        }
+    }
+
+    /// The server list's state as last pulled (the mirror's).
+    public var serverState: SyncState { state.withLock { $0.server } }
+
+    /// The list the device shows: the mirror's with every pending command
+    /// applied on top, as the device decides them.
+    public var optimistic: SyncState { optimistic(over: serverState) }
+
+    /// `server` with the pending commands applied on top.
+    func optimistic(over server: SyncState) -> SyncState {
+        var optimistic = server
+        for command in outbox.pending { optimistic.applyPending(command) }
+        return optimistic
+    }
+
+    /// Makes the device's edit `command` on the optimistic list and keeps it
+    /// in the outbox; returns it once it is durable there (then the app may
+    /// say it is saved), or `nil` when it changes nothing.
+    ///
+    /// - Throws: ``StoreError``: the command's refusal on the optimistic list
+    ///   (an unknown or removed id, a position out of range, a bad title);
+    ///   `storage` when the outbox cannot be written.
+    @discardableResult
+    public func make(_ command: LabelCommand, actor: String? = nil, note: String? = nil) throws(StoreError) -> SyncCommand? {
+        try state.withLock { (s) throws(StoreError) -> SyncCommand? in
+            guard let made = try optimistic(over: s.server).syncCommand(for: command, actor: actor, note: note) else { return nil }
+            do throws(EventLogError) { try outbox.append(made) } catch { throw .storage(error) }
+            return made
+        }
+    }
+
+    /// Closes the mirror and the outbox.
+    public func close() {
+        state.withLock { s in
+            s.mirror?.close()
+            s.mirror = nil
+        }
+        outbox.close()
+    }
+}

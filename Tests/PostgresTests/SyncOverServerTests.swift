@@ -1,0 +1,99 @@
+#if Postgres
+import EventLog
+import Foundation
+import LabelProjection
+import LabelStorePostgres
+import LabelStoreTestSupport
+import Testing
+
+/// Devices syncing through a list on a real server: each a `SyncSession`
+/// with its own mirror file, outbox and connection.
+@Suite struct SyncOverServerTests {
+    let server = PostgresTestServer.shared
+
+    func titles(_ state: SyncState) -> [String] { state.list.labels.map(\.title) }
+
+    @Test func anAppendCarriesTheCallersBatchIDOnItsFirstRow() throws {
+        let log = try server.open(server.location())
+        defer { log.close() }
+        let batch = UUID()
+        try log.append([LogEntry(.added(id: LabelID(), title: "x", isEnabled: true, index: 0))])
+        try log.append(
+            [
+                LogEntry(.added(id: LabelID(), title: "y", isEnabled: true, index: 1)),
+                LogEntry(.added(id: LabelID(), title: "z", isEnabled: true, index: 2))
+            ], expectedLastSeq: 1, batchID: batch)
+        #expect(try log.batchID(atSeq: 2) == batch)
+        #expect(try log.batchID(atSeq: 3) == nil, "only the first row names the batch")
+        #expect(try log.batchID(atSeq: 1) != batch)
+        #expect(try log.batchID(atSeq: 4) == nil)
+    }
+
+    @Test func twoDevicesSyncThroughTheServerToOneListWithTheRefusalsAudited() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let logA = try server.open(location)
+        let logB = try server.open(location)
+        let a = try SyncSession.open(mirrorPath: dir.file("a.labellog"), server: logA)
+        let b = try SyncSession.open(mirrorPath: dir.file("b.labellog"), server: logB)
+        defer {
+            a.close()
+            b.close()
+            logA.close()
+            logB.close()
+        }
+        let shared = try #require(try a.make(.add(title: "Shared", isEnabled: true))?.labelID)
+        try a.sync()
+        try b.sync()
+        try a.make(.rename(id: shared, title: "Shared by A"))
+        try b.make(.rename(id: shared, title: "Shared by B"))
+        try b.make(.toggle(id: shared))
+        try b.make(.add(title: "B's own", isEnabled: true))
+        try a.sync()
+        let report = try b.sync()
+        #expect(report.done.map(\.outcome) == [.refused(SyncRefusal(.titleChanged), seq: 3), .applied(firstSeq: 4), .applied(firstSeq: 5)])
+        try a.sync()
+        let records = try logA.read(from: 1, maxCount: 100)
+        for device in [a, b] {
+            #expect(titles(device.serverState) == ["Shared by A", "B's own"])
+            #expect(try LogReader.readAll(path: device.mirrorPath).records == records)
+        }
+        guard case .rejected(let id, let command, let reason) = records[2].event else {
+            Issue.record("seq 3 is \(records[2].event)")
+            return
+        }
+        #expect(id == shared)
+        #expect(reason == "Edit skipped: title was changed on another device.")
+        #expect(command.contains("Shared by B"))
+    }
+
+    /// A device that crashed after the server committed its append but before
+    /// its outbox said so: the next sync finds the batch on the row and writes nothing twice.
+    @Test func aPushCommittedBeforeACrashIsFoundByItsBatchIDAndNotDoubled() throws {
+        let dir = TemporaryDirectory()
+        let log = try server.open(server.location())
+        defer { log.close() }
+        let path = dir.file("d.labellog")
+        let command: SyncCommand
+        do {
+            let device = try SyncSession.open(mirrorPath: path, server: log)
+            command = try #require(try device.make(.add(title: "once", isEnabled: true)))
+            // What a push does up to the commit; the crash comes before the outbox hears back.
+            try device.outbox.noteAttempt(command.batchID, afterSeq: 0)
+            guard case .apply(let events) = SyncRebase.decide(command, on: device.serverState) else {
+                Issue.record("not applied")
+                return
+            }
+            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 0, batchID: command.batchID)
+            device.close()
+        }
+        let device = try SyncSession.open(mirrorPath: path, server: log)
+        defer { device.close() }
+        let report = try device.sync()
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 1)])
+        #expect(try log.refreshLastSeq() == 1)
+        #expect(titles(device.serverState) == ["once"])
+        #expect(device.outbox.pending.isEmpty)
+    }
+}
+#endif

@@ -1,0 +1,143 @@
+import EventLog
+import Foundation
+import LabelStoreTestSupport
+import Testing
+
+@testable import LabelProjection
+
+/// Devices syncing through one shared list held in memory: each device a
+/// ``SyncSession`` with its own mirror file and outbox.
+@Suite("Sync sessions")
+struct SyncSessionTests {
+    func labels(_ state: SyncState) -> [String] { state.list.labels.map { "\($0.title)\($0.isEnabled ? "" : " (off)")" } }
+
+    @Test func twoDevicesEditingOfflineEndWithTheServersListAndTheRefusalRecorded() throws {
+        let dir = TemporaryDirectory()
+        let server = InMemoryEventLog()
+        let a = try SyncSession.open(mirrorPath: dir.file("a.labellog"), server: server)
+        let b = try SyncSession.open(mirrorPath: dir.file("b.labellog"), server: server)
+        defer {
+            a.close()
+            b.close()
+        }
+        let groceries = try #require(try a.make(.add(title: "Groceries", isEnabled: true)))
+        let chores = try #require(try a.make(.add(title: "Chores", isEnabled: true)))
+        try a.sync()
+        try b.sync()
+        #expect(labels(b.optimistic) == ["Groceries", "Chores"])
+        // Offline: A removes Groceries and renames Chores; B renames both and toggles Chores.
+        let groceriesID = try #require(groceries.labelID)
+        let choresID = try #require(chores.labelID)
+        try a.make(.remove(id: groceriesID))
+        try a.make(.rename(id: choresID, title: "Chores (A)"))
+        try b.make(.rename(id: groceriesID, title: "Shopping"))
+        try b.make(.rename(id: choresID, title: "Chores (B)"))
+        try b.make(.toggle(id: choresID))
+        #expect(labels(b.optimistic) == ["Shopping", "Chores (B) (off)"], "the device shows its own edits at once")
+        let reportA = try a.sync()
+        #expect(reportA.done.map(\.outcome) == [.applied(firstSeq: 3), .applied(firstSeq: 4)])
+        let reportB = try b.sync()
+        #expect(reportB.pulled == 2 + 3, "A's two records, then B's own three")
+        #expect(
+            reportB.done.map(\.outcome) == [
+                .refused(SyncRefusal(.labelRemoved), seq: 5), .refused(SyncRefusal(.titleChanged), seq: 6), .applied(firstSeq: 7)
+            ])
+        try a.sync()
+        for device in [a, b] {
+            #expect(labels(device.optimistic) == ["Chores (A) (off)"])
+            #expect(device.outbox.pending.isEmpty)
+            let mirror = try LogReader.readAll(path: device.mirrorPath).records
+            #expect(mirror == server.allRecords, "the mirror is the server's history, record for record")
+        }
+        let refusals = server.allRecords.compactMap { record -> String? in
+            if case .rejected(_, _, let reason) = record.event { reason } else { nil }
+        }
+        #expect(refusals == ["Edit skipped: label was removed.", "Edit skipped: title was changed on another device."])
+    }
+
+    @Test func pendingEditsSurviveAReopenAndSyncOnce() throws {
+        let dir = TemporaryDirectory()
+        let server = InMemoryEventLog()
+        let path = dir.file("d.labellog")
+        do {
+            let device = try SyncSession.open(mirrorPath: path, server: server)
+            try device.make(.add(title: "one", isEnabled: true))
+            try device.make(.add(title: "two", isEnabled: false))
+            device.close()
+        }
+        let device = try SyncSession.open(mirrorPath: path, server: server)
+        defer { device.close() }
+        #expect(device.outbox.pending.count == 2)
+        #expect(labels(device.optimistic) == ["one", "two (off)"])
+        try device.sync()
+        try device.sync()
+        #expect(server.lastSeq == 2)
+        #expect(labels(device.serverState) == ["one", "two (off)"])
+    }
+
+    /// The server commits an append, then the reply is lost (the call throws):
+    /// the next round finds the batch on the server's row and writes nothing twice.
+    @Test func anAppendWhoseReplyWasLostIsSettledByItsBatchIDAndNotAppliedTwice() throws {
+        let dir = TemporaryDirectory()
+        let server = LosingReplies(InMemoryEventLog())
+        let device = try SyncSession.open(mirrorPath: dir.file("d.labellog"), server: server)
+        defer { device.close() }
+        try device.make(.add(title: "kept once", isEnabled: true))
+        server.loseNextReply = true
+        #expect(throws: StoreError.self) { try device.sync() }
+        #expect(server.log.lastSeq == 1, "the append committed")
+        #expect(device.outbox.pending.count == 1, "the device does not know it yet")
+        let report = try device.sync()
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 1)])
+        #expect(server.log.lastSeq == 1, "nothing doubled")
+        #expect(labels(device.serverState) == ["kept once"])
+    }
+
+    @Test func aServerThatRewroteTheMirrorsLastRecordIsNamedAndNothingIsPushed() throws {
+        let dir = TemporaryDirectory()
+        let first = InMemoryEventLog()
+        let path = dir.file("d.labellog")
+        do {
+            let device = try SyncSession.open(mirrorPath: path, server: first)
+            try device.make(.add(title: "seen", isEnabled: true))
+            try device.sync()
+            device.close()
+        }
+        let rewritten = InMemoryEventLog()
+        try rewritten.append([LogEntry(.added(id: LabelID(), title: "other", isEnabled: true, index: 0))])
+        let device = try SyncSession.open(mirrorPath: path, server: rewritten)
+        defer { device.close() }
+        try device.make(.add(title: "pending", isEnabled: true))
+        let error = #expect(throws: StoreError.self) { try device.sync() }
+        guard case .storage(let cause) = error?.code else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(cause.code == .historyDiverged)
+        #expect(cause.description.contains("seq 1"))
+        #expect(rewritten.lastSeq == 1, "nothing pushed")
+        #expect(device.outbox.pending.count == 1)
+    }
+}
+
+/// A server whose next append commits and then throws as a lost reply would.
+private final class LosingReplies: IdempotentAppendStorage, @unchecked Sendable {
+    let log: InMemoryEventLog
+    var loseNextReply = false
+    init(_ log: InMemoryEventLog) { self.log = log }
+    var lastSeq: UInt64 { log.lastSeq }
+    func waitForAppends(after seq: UInt64, timeout: Duration) throws(EventLogError) -> Bool { false }
+    func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] { try log.read(from: seq, maxCount: maxCount) }
+    func batchID(atSeq seq: UInt64) throws(EventLogError) -> UUID? { try log.batchID(atSeq: seq) }
+    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?) throws(EventLogError) -> [EventRecord] {
+        try log.append(entries, expectedLastSeq: expectedLastSeq)
+    }
+    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batchID: UUID) throws(EventLogError) -> [EventRecord] {
+        let records = try log.append(entries, expectedLastSeq: expectedLastSeq, batchID: batchID)
+        if loseNextReply {
+            loseNextReply = false
+            throw EventLogError(.connectionFailed, "the reply was lost")
+        }
+        return records
+    }
+}
