@@ -79,12 +79,16 @@ import Testing
             let device = try SyncSession.open(mirrorPath: path, server: log)
             command = try #require(try device.make(.add(title: "once", isEnabled: true)))
             // What a push does up to the commit; the crash comes before the outbox hears back.
-            try device.outbox.noteAttempt(command.batchID, afterSeq: 0)
-            guard case .apply(let events) = SyncRebase.decide(command, on: device.serverState) else {
-                Issue.record("not applied")
+            let decision = SyncRebase.decide(command, on: device.serverState)
+            guard case .apply(let events) = decision else {
+                Issue.record("not applied: \(decision)")
                 return
             }
-            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 0, batchID: command.batchID)
+            let attempt = SyncOutbox.Attempt(
+                group: UUID(), afterSeq: 0,
+                plan: [SyncLedger.entry(for: command, decision, firstSeq: 1, state: device.serverState)])
+            try device.outbox.noteAttempt(attempt)
+            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 0, batchID: attempt.group)
             device.close()
         }
         let device = try SyncSession.open(mirrorPath: path, server: log)

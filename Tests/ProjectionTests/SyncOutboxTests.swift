@@ -32,20 +32,27 @@ struct SyncOutboxTests {
         let dir = TemporaryDirectory()
         let path = dir.file("labels.labellog.outbox")
         let commands = everyKind
+        let attempt = SyncOutbox.Attempt(
+            group: UUID(), afterSeq: 77,
+            plan: [
+                entry(commands[1], .applied(firstSeq: 78), titleSeq: 78), entry(commands[2], .refused(SyncRefusal(.labelRemoved), seq: 79)),
+                entry(commands[3], .satisfied, titleSeq: 5)
+            ])
         do {
             let outbox = try SyncOutbox.open(path: path)
             for command in commands { try outbox.append(command) }
-            try outbox.noteAttempt(commands[1].batchID, afterSeq: 77)
-            try outbox.markDone(commands[0].batchID, .applied(firstSeq: 12))
+            try outbox.noteAttempt(SyncOutbox.Attempt(group: UUID(), afterSeq: 11, plan: [entry(commands[0], .satisfied)]))
+            try outbox.markDone([entry(commands[0], .applied(firstSeq: 12), titleSeq: 12)])
+            try outbox.noteAttempt(attempt)
             outbox.close()
         }
         let outbox = try SyncOutbox.open(path: path)
         #expect(outbox.pending == Array(commands.dropFirst()))
-        #expect(outbox.attempt(of: commands[1].batchID) == 77)
-        #expect(outbox.attempt(of: commands[2].batchID) == nil)
+        #expect(outbox.openAttempt == attempt, "the attempt noted last, whose commands are not done")
         #expect(outbox.droppedTailBytes == 0)
         for (i, command) in commands.dropFirst().enumerated() {
-            try outbox.markDone(command.batchID, i % 2 == 0 ? .satisfied : .refused(SyncRefusal(.titleChanged), seq: UInt64(90 + i)))
+            try outbox.markDone([entry(command, i % 2 == 0 ? .satisfied : .refused(SyncRefusal(.titleChanged), seq: UInt64(90 + i)))])
+            #expect(outbox.openAttempt == nil, "done with its first command, the attempt is closed")
         }
         #expect(outbox.pending.isEmpty)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 16, "an empty outbox is cut back to its header")
@@ -143,10 +150,17 @@ struct SyncOutboxTests {
         let outbox = try SyncOutbox.open(path: dir.file("o.outbox"))
         try outbox.append(everyKind[0])
         #expect((#expect(throws: EventLogError.self) { try outbox.append(everyKind[0]) })?.code == .invalidEvent)
-        #expect((#expect(throws: EventLogError.self) { try outbox.noteAttempt(UUID(), afterSeq: 1) })?.code == .invalidEvent)
-        #expect((#expect(throws: EventLogError.self) { try outbox.markDone(UUID(), .satisfied) })?.code == .invalidEvent)
+        try outbox.append(everyKind[1])
+        let outOfOrder = SyncOutbox.Attempt(group: UUID(), afterSeq: 1, plan: [entry(everyKind[1], .satisfied)])
+        #expect((#expect(throws: EventLogError.self) { try outbox.noteAttempt(outOfOrder) })?.code == .invalidEvent)
+        let unknown = SyncLedger.Entry(batchID: UUID(), outcome: .satisfied, titleSeq: nil)
+        #expect((#expect(throws: EventLogError.self) { try outbox.markDone([unknown]) })?.code == .invalidEvent)
         outbox.close()
-        #expect((#expect(throws: EventLogError.self) { try outbox.append(everyKind[1]) })?.code == .closed)
+        #expect((#expect(throws: EventLogError.self) { try outbox.append(everyKind[2]) })?.code == .closed)
+    }
+
+    private func entry(_ command: SyncCommand, _ outcome: SyncLedger.Outcome, titleSeq: UInt64? = nil) -> SyncLedger.Entry {
+        SyncLedger.Entry(batchID: command.batchID, outcome: outcome, titleSeq: titleSeq)
     }
 
     private func readFile(_ path: String) -> [UInt8] { Array(FileManager.default.contents(atPath: path) ?? Data()) }

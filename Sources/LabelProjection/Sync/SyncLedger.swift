@@ -20,11 +20,30 @@ public struct SyncLedger: Sendable, Hashable {
         case refused(SyncRefusal, seq: UInt64)
     }
 
+    /// What became of one command: the ledger's unit, kept in the outbox's
+    /// attempt entries so a push a crash left open is recorded exactly.
+    public struct Entry: Sendable, Hashable {
+        /// The command's batch id.
+        public var batchID: UUID
+        /// What the server did with it.
+        public var outcome: Outcome
+        /// The seq of the server record whose title the command set (an add
+        /// or rename applied) or found (one satisfied); `nil` for any other.
+        public var titleSeq: UInt64?
+
+        /// An entry.
+        public init(batchID: UUID, outcome: Outcome, titleSeq: UInt64?) {
+            self.batchID = batchID
+            self.outcome = outcome
+            self.titleSeq = titleSeq
+        }
+    }
+
     /// The outcome of each command recorded, by batch id.
     public private(set) var outcomes: [UUID: Outcome] = [:]
-    /// The server version of the title each recorded command set or saw; no
+    /// The server seq of the title each recorded command set or found; no
     /// entry for a command that set none or was refused.
-    private var titles: [UUID: SyncCommand.TitleVersion] = [:]
+    private var titles: [UUID: UInt64] = [:]
 
     /// An empty ledger.
     public init() {}
@@ -32,30 +51,44 @@ public struct SyncLedger: Sendable, Hashable {
     /// The version a title read from the pending command `batch` has on the
     /// server: the title it set, or the one it found already there; `nil`
     /// when it was refused or is not recorded (so nothing it set is current).
-    public func resolve(_ batch: UUID) -> SyncCommand.TitleVersion? { titles[batch] }
+    public func resolve(_ batch: UUID) -> SyncCommand.TitleVersion? { titles[batch].map { .server(seq: $0) } }
 
-    /// Records what the server decided for `command`: its records (or its
-    /// refusal record) start at `firstSeq`, and `state` is the server's state
-    /// it was decided on (the title a satisfied command found is read there).
+    /// Records `entry`.
+    public mutating func record(_ entry: Entry) {
+        outcomes[entry.batchID] = entry.outcome
+        titles[entry.batchID] = entry.titleSeq
+    }
+
+    /// Records what the server decided for `command` (``entry(for:_:firstSeq:state:)``).
     public mutating func record(_ command: SyncCommand, _ decision: SyncDecision, firstSeq: UInt64, state: SyncState) {
+        record(Self.entry(for: command, decision, firstSeq: firstSeq, state: state))
+    }
+
+    /// What the server deciding `decision` for `command` makes of it: its
+    /// records (or its refusal record) start at `firstSeq`, and `state` is
+    /// the server's state it was decided on (where a satisfied command found
+    /// its title).
+    public static func entry(for command: SyncCommand, _ decision: SyncDecision, firstSeq: UInt64, state: SyncState) -> Entry {
         switch decision {
         case .apply(let events):
-            outcomes[command.batchID] = .applied(firstSeq: firstSeq)
+            var titleSeq: UInt64?
             for (i, event) in events.enumerated() {
                 switch event {
-                case .added, .renamed: titles[command.batchID] = .server(seq: firstSeq + UInt64(i))
+                case .added, .renamed: titleSeq = firstSeq + UInt64(i)
                 default: break
                 }
             }
+            return Entry(batchID: command.batchID, outcome: .applied(firstSeq: firstSeq), titleSeq: titleSeq)
         case .satisfied:
-            outcomes[command.batchID] = .satisfied
+            var titleSeq: UInt64?
             switch command.intent {
             case .add(let id, _, _, _, _), .rename(let id, _, _):
-                if let version = state.titleVersion(of: id) { titles[command.batchID] = version }
+                if case .server(let seq) = state.titleVersion(of: id) { titleSeq = seq }
             case .setEnabled, .remove, .move, .reorder: break
             }
+            return Entry(batchID: command.batchID, outcome: .satisfied, titleSeq: titleSeq)
         case .refused(let refusal):
-            outcomes[command.batchID] = .refused(refusal, seq: firstSeq)
+            return Entry(batchID: command.batchID, outcome: .refused(refusal, seq: firstSeq), titleSeq: nil)
         }
     }
 }

@@ -30,11 +30,11 @@ extension SyncOutbox {
     enum Entry: Sendable, Hashable {
         /// A command the app was told is saved (kind 1).
         case command(SyncCommand)
-        /// The command `batch` is about to be sent to append after seq `afterSeq` (kind 2):
-        /// after a crash, the server's row at `afterSeq + 1` says whether it was.
-        case attempt(batch: UUID, afterSeq: UInt64)
-        /// The command `batch` left the outbox with this outcome (kind 3).
-        case done(batch: UUID, outcome: SyncLedger.Outcome)
+        /// A push about to be sent (kind 2): after a crash, the server's row at
+        /// `afterSeq + 1` holds the attempt's group id exactly when it committed.
+        case attempt(Attempt)
+        /// Commands that left the outbox, with what became of each (kind 3).
+        case done([SyncLedger.Entry])
 
         /// The frame of this entry: length, CRC-32C of the length bytes and the payload, payload.
         func frame() -> [UInt8] {
@@ -43,24 +43,14 @@ extension SyncOutbox {
             case .command(let command):
                 payload.u8(1)
                 command.encode(into: &payload)
-            case .attempt(let batch, let afterSeq):
+            case .attempt(let attempt):
                 payload.u8(2)
-                payload.uuid(batch)
-                payload.varint(afterSeq)
-            case .done(let batch, let outcome):
+                payload.uuid(attempt.group)
+                payload.varint(attempt.afterSeq)
+                payload.ledgerEntries(attempt.plan)
+            case .done(let entries):
                 payload.u8(3)
-                payload.uuid(batch)
-                switch outcome {
-                case .applied(let firstSeq):
-                    payload.u8(1)
-                    payload.varint(firstSeq)
-                case .satisfied:
-                    payload.u8(2)
-                case .refused(let refusal, let seq):
-                    payload.u8(3)
-                    payload.u8(refusal.reason == .labelRemoved ? 1 : 2)
-                    payload.varint(seq)
-                }
+                payload.ledgerEntries(entries)
             }
             var frame = ByteWriter(capacity: payload.bytes.count + 8)
             frame.u32(UInt32(payload.bytes.count))
@@ -77,32 +67,66 @@ extension SyncOutbox {
             var r = ByteReader(payload)
             let entry: Entry
             switch try r.u8() {
-            case 1:
-                entry = .command(try SyncCommand.decode(&r))
-            case 2:
-                entry = .attempt(batch: try r.uuid(), afterSeq: try r.varint())
-            case 3:
-                let batch = try r.uuid()
-                let outcome: SyncLedger.Outcome
-                switch try r.u8() {
-                case 1: outcome = .applied(firstSeq: try r.varint())
-                case 2: outcome = .satisfied
-                case 3:
-                    let reason: SyncRefusal.Reason
-                    switch try r.u8() {
-                    case 1: reason = .labelRemoved
-                    case 2: reason = .titleChanged
-                    case let other: throw DecodeFailure("unknown refusal reason \(other)")
-                    }
-                    outcome = .refused(SyncRefusal(reason), seq: try r.varint())
-                case let other: throw DecodeFailure("unknown outcome \(other)")
-                }
-                entry = .done(batch: batch, outcome: outcome)
-            case let other:
-                throw DecodeFailure("unknown entry kind \(other)")
+            case 1: entry = .command(try SyncCommand.decode(&r))
+            case 2: entry = .attempt(Attempt(group: try r.uuid(), afterSeq: try r.varint(), plan: try r.ledgerEntries()))
+            case 3: entry = .done(try r.ledgerEntries())
+            case let other: throw DecodeFailure("unknown entry kind \(other)")
             }
             guard r.isAtEnd else { throw DecodeFailure("\(r.remaining) bytes follow the entry") }
             return entry
         }
+    }
+}
+
+extension ByteWriter {
+    /// Appends a varint count and each entry: batch id, outcome (a code byte —
+    /// 1 applied and a varint first seq, 2 satisfied, 3 refused, a reason byte
+    /// and a varint seq), varint title seq (0: none).
+    mutating func ledgerEntries(_ entries: [SyncLedger.Entry]) {
+        varint(UInt64(entries.count))
+        for entry in entries {
+            uuid(entry.batchID)
+            switch entry.outcome {
+            case .applied(let firstSeq):
+                u8(1)
+                varint(firstSeq)
+            case .satisfied:
+                u8(2)
+            case .refused(let refusal, let seq):
+                u8(3)
+                u8(refusal.reason == .labelRemoved ? 1 : 2)
+                varint(seq)
+            }
+            varint(entry.titleSeq ?? 0)
+        }
+    }
+}
+
+extension ByteReader {
+    /// Reads what ``ByteWriter/ledgerEntries(_:)`` wrote.
+    mutating func ledgerEntries() throws(DecodeFailure) -> [SyncLedger.Entry] {
+        let n = try count(max: remaining / 18, what: "entry count")
+        var entries: [SyncLedger.Entry] = []
+        entries.reserveCapacity(n)
+        for _ in 0..<n {
+            let batch = try uuid()
+            let outcome: SyncLedger.Outcome
+            switch try u8() {
+            case 1: outcome = .applied(firstSeq: try varint())
+            case 2: outcome = .satisfied
+            case 3:
+                let reason: SyncRefusal.Reason
+                switch try u8() {
+                case 1: reason = .labelRemoved
+                case 2: reason = .titleChanged
+                case let other: throw DecodeFailure("unknown refusal reason \(other)")
+                }
+                outcome = .refused(SyncRefusal(reason), seq: try varint())
+            case let other: throw DecodeFailure("unknown outcome \(other)")
+            }
+            let titleSeq = try varint()
+            entries.append(SyncLedger.Entry(batchID: batch, outcome: outcome, titleSeq: titleSeq == 0 ? nil : titleSeq))
+        }
+        return entries
     }
 }

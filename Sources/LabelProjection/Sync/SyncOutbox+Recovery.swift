@@ -8,7 +8,7 @@ extension SyncOutbox {
     /// commands, the attempts noted for them, and the bytes of a torn last
     /// entry it cut (synced).
     static func recover(_ file: any LogFile, path: String) throws(EventLogError)
-        -> (end: Int64, pending: [SyncCommand], attempts: [UUID: UInt64], dropped: Int64)
+        -> (end: Int64, pending: [SyncCommand], attempt: Attempt?, dropped: Int64)
     {
         let size = try file.size()
         let expected = header()
@@ -20,12 +20,12 @@ extension SyncOutbox {
             }
             try expected.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
             try file.syncData()
-            return (headerLength, [], [:], 0)
+            return (headerLength, [], nil, 0)
         }
         try checkHeader(head, expected: expected, path: path)
         let body = try file.read(at: headerLength, count: Int(size - headerLength))
         var pending: [SyncCommand] = []
-        var attempts: [UUID: UInt64] = [:]
+        var attempt: Attempt?
         var offset = 0
         let entries = try body.withBytes { (raw) throws(EventLogError) -> Int in
             while offset < raw.count {
@@ -52,7 +52,7 @@ extension SyncOutbox {
                     throw EventLogError(
                         .corruptRecord, "outbox entry with a valid checksum cannot be read: \(error.reason)", path: path, offset: at)
                 }
-                try fold(entry, into: &pending, attempts: &attempts, path: path, at: at)
+                try fold(entry, into: &pending, attempt: &attempt, path: path, at: at)
                 offset += frameHeaderLength + length
             }
             return offset
@@ -62,7 +62,7 @@ extension SyncOutbox {
             try file.truncate(to: end)
             try file.syncData()
         }
-        return (end, pending, attempts, size - end)
+        return (end, pending, attempt, size - end)
     }
 
     private static func checkHeader(_ head: [UInt8], expected: [UInt8], path: String) throws(EventLogError) {
@@ -81,7 +81,7 @@ extension SyncOutbox {
 
     /// Applies one entry read at `at` to the pending commands.
     private static func fold(
-        _ entry: Entry, into pending: inout [SyncCommand], attempts: inout [UUID: UInt64], path: String, at: Int64
+        _ entry: Entry, into pending: inout [SyncCommand], attempt: inout Attempt?, path: String, at: Int64
     ) throws(EventLogError) {
         switch entry {
         case .command(let command):
@@ -89,17 +89,19 @@ extension SyncOutbox {
                 throw EventLogError(.corruptRecord, "outbox entry repeats batch \(command.batchID)", path: path, offset: at)
             }
             pending.append(command)
-        case .attempt(let batch, let afterSeq):
-            guard pending.contains(where: { $0.batchID == batch }) else {
-                throw EventLogError(.corruptRecord, "outbox entry names batch \(batch), which is not pending", path: path, offset: at)
+        case .attempt(let noted):
+            guard noted.plan.map(\.batchID) == pending.prefix(noted.plan.count).map(\.batchID) else {
+                throw EventLogError(
+                    .corruptRecord, "outbox attempt \(noted.group) does not plan the first pending commands", path: path, offset: at)
             }
-            attempts[batch] = afterSeq
-        case .done(let batch, _):
-            guard let index = pending.firstIndex(where: { $0.batchID == batch }) else {
-                throw EventLogError(.corruptRecord, "outbox entry names batch \(batch), which is not pending", path: path, offset: at)
+            attempt = noted
+        case .done(let entries):
+            let done = Set(entries.map(\.batchID))
+            guard done.count == entries.count, entries.allSatisfy({ e in pending.contains { $0.batchID == e.batchID } }) else {
+                throw EventLogError(.corruptRecord, "outbox done entry names a batch that is not pending", path: path, offset: at)
             }
-            pending.remove(at: index)
-            attempts[batch] = nil
+            pending.removeAll { done.contains($0.batchID) }
+            if let noted = attempt, noted.plan.contains(where: { done.contains($0.batchID) }) { attempt = nil }
         }
     }
 }

@@ -7,8 +7,7 @@ import Foundation
 ///
 /// - Durability: ``append(_:)`` returns once the command is on stable
 ///   storage (written and `fsync`ed): only then may the app be told the edit
-///   is saved. ``noteAttempt(_:afterSeq:)`` and ``markDone(_:_:)`` are as
-///   durable. A failed sync poisons the outbox (every later call throws
+///   is saved. ``noteAttempt(_:)`` and ``markDone(_:)`` are as durable. A failed sync poisons the outbox (every later call throws
 ///   `poisoned`): what reached the disk is not known.
 /// - Recovery: an entry torn by a crash while it was appended (the last
 ///   frame, cut short or failing its checksum) was never acknowledged and is
@@ -21,6 +20,27 @@ import Foundation
 /// - Thread safety: every method may be called from any thread; the state
 ///   is behind a lock.
 public final class SyncOutbox: Sendable {
+    /// A push about to be sent: the pending commands it decides (the first
+    /// ones, in order) with what it makes of each, appended as one batch
+    /// with id `group` after seq `afterSeq`. If the server's row at
+    /// `afterSeq + 1` holds `group`, the push committed, and `plan` is what
+    /// became of its commands.
+    public struct Attempt: Sendable, Hashable {
+        /// The id of the push's one append (its first row's batch id).
+        public var group: UUID
+        /// The seq the push is appended after.
+        public var afterSeq: UInt64
+        /// Each command's outcome if the push commits, in outbox order.
+        public var plan: [SyncLedger.Entry]
+
+        /// An attempt.
+        public init(group: UUID, afterSeq: UInt64, plan: [SyncLedger.Entry]) {
+            self.group = group
+            self.afterSeq = afterSeq
+            self.plan = plan
+        }
+    }
+
     /// The file's path.
     public let path: String
     /// The bytes of a torn last entry that the open cut (0 if none).
@@ -30,16 +50,16 @@ public final class SyncOutbox: Sendable {
         var file: (any LogFile)?
         var end: Int64
         var pending: [SyncCommand]
-        var attempts: [UUID: UInt64]
+        var attempt: Attempt?
         var poison: EventLogError?
     }
 
     private let state: Locked<State>
 
-    private init(path: String, file: any LogFile, end: Int64, pending: [SyncCommand], attempts: [UUID: UInt64], dropped: Int64) {
+    private init(path: String, file: any LogFile, end: Int64, pending: [SyncCommand], attempt: Attempt?, dropped: Int64) {
         self.path = path
         droppedTailBytes = dropped
-        state = Locked(State(file: file, end: end, pending: pending, attempts: attempts))
+        state = Locked(State(file: file, end: end, pending: pending, attempt: attempt))
     }
 
     /// The outbox's path beside a log: `LOG.outbox`.
@@ -64,8 +84,8 @@ public final class SyncOutbox: Sendable {
             guard try file.tryLockExclusive() else {
                 throw EventLogError(.logInUse, "the outbox is open in another process", path: path)
             }
-            let (end, pending, attempts, dropped) = try recover(file, path: path)
-            return SyncOutbox(path: path, file: file, end: end, pending: pending, attempts: attempts, dropped: dropped)
+            let (end, pending, attempt, dropped) = try recover(file, path: path)
+            return SyncOutbox(path: path, file: file, end: end, pending: pending, attempt: attempt, dropped: dropped)
         } catch {
             file.close()
             throw error
@@ -75,8 +95,8 @@ public final class SyncOutbox: Sendable {
     /// The commands not yet done, in the order they were made.
     public var pending: [SyncCommand] { state.withLock { $0.pending } }
 
-    /// The seq after which `batch` was last sent (``noteAttempt(_:afterSeq:)``), if it was.
-    public func attempt(of batch: UUID) -> UInt64? { state.withLock { $0.attempts[batch] } }
+    /// The push noted last (``noteAttempt(_:)``) whose commands are not done yet, if any.
+    public var openAttempt: Attempt? { state.withLock { $0.attempt } }
 
     /// Adds `command` at the end; returns once it is durable.
     ///
@@ -93,32 +113,36 @@ public final class SyncOutbox: Sendable {
         }
     }
 
-    /// Records that `batch` is about to be sent to append after seq
-    /// `afterSeq` on the server; returns once that is durable.
+    /// Records that `attempt` is about to be sent; returns once that is
+    /// durable. It replaces any attempt noted before (which did not commit).
     ///
-    /// - Throws: `EventLogError`: `invalidEvent` for a batch not pending;
-    ///   what ``append(_:)`` throws.
-    public func noteAttempt(_ batch: UUID, afterSeq: UInt64) throws(EventLogError) {
+    /// - Throws: `EventLogError`: `invalidEvent` when its plan is not the first
+    ///   pending commands in order; what ``append(_:)`` throws.
+    public func noteAttempt(_ attempt: Attempt) throws(EventLogError) {
         try state.withLock { (s) throws(EventLogError) in
-            guard s.pending.contains(where: { $0.batchID == batch }) else {
-                throw EventLogError(.invalidEvent, "batch \(batch) is not in the outbox", path: path)
+            guard attempt.plan.map(\.batchID) == s.pending.prefix(attempt.plan.count).map(\.batchID) else {
+                throw EventLogError(.invalidEvent, "an attempt's plan must be the first pending commands, in order", path: path)
             }
-            try write(.attempt(batch: batch, afterSeq: afterSeq), &s)
-            s.attempts[batch] = afterSeq
+            try write(.attempt(attempt), &s)
+            s.attempt = attempt
         }
     }
 
-    /// Records that `batch` left the outbox with `outcome`; returns once that is durable.
+    /// Records that the commands of `entries` left the outbox with their
+    /// outcomes; returns once that is durable. When the last pending command
+    /// is done, the file is cut back to its header.
     ///
-    /// - Throws: What ``noteAttempt(_:afterSeq:)`` throws.
-    public func markDone(_ batch: UUID, _ outcome: SyncLedger.Outcome) throws(EventLogError) {
+    /// - Throws: `EventLogError`: `invalidEvent` for a batch not pending; what
+    ///   ``append(_:)`` throws.
+    public func markDone(_ entries: [SyncLedger.Entry]) throws(EventLogError) {
         try state.withLock { (s) throws(EventLogError) in
-            guard let index = s.pending.firstIndex(where: { $0.batchID == batch }) else {
-                throw EventLogError(.invalidEvent, "batch \(batch) is not in the outbox", path: path)
+            let done = Set(entries.map(\.batchID))
+            guard done.count == entries.count, entries.allSatisfy({ e in s.pending.contains { $0.batchID == e.batchID } }) else {
+                throw EventLogError(.invalidEvent, "a done entry names a batch that is not pending (or names one twice)", path: path)
             }
-            try write(.done(batch: batch, outcome: outcome), &s)
-            s.pending.remove(at: index)
-            s.attempts[batch] = nil
+            try write(.done(entries), &s)
+            s.pending.removeAll { done.contains($0.batchID) }
+            if let attempt = s.attempt, attempt.plan.contains(where: { done.contains($0.batchID) }) { s.attempt = nil }
             if s.pending.isEmpty, let file = s.file {
                 // Everything is done: the entries are history, and the file starts over.
                 try sync(file, &s) { () throws(EventLogError) in try file.truncate(to: Self.headerLength) }

@@ -6,11 +6,13 @@ extension SyncSession {
     /// Reads per round trip while pulling.
     static let pullChunk = 4_096
 
-    /// One round: pulls what is new, pushes every pending command in order
-    /// (each decided against the server list as it is when it is appended),
-    /// and returns what it did. On a failure (the server unreachable, say)
-    /// it throws; the commands not yet done stay pending with what was noted
-    /// about them, and the next round settles them first.
+    /// One round: pulls what is new, then pushes the pending commands in
+    /// order, in groups of up to 1,024 — each command decided
+    /// against the server list as it is when the group is appended, the
+    /// group's records appended at once with one batch id — and returns what
+    /// it did. On a failure (the server unreachable, say) it throws; the
+    /// commands not yet done stay pending with the attempt noted for them,
+    /// and the next round settles it first.
     ///
     /// - Throws: ``StoreError``: `storage` for what the server, the mirror or
     ///   the outbox throws (`historyDiverged` when the server's record at the
@@ -22,14 +24,22 @@ extension SyncSession {
             guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
             var pulled = try pull(into: mirror, &s)
             var done: [Done] = []
-            for command in outbox.pending {
-                let (outcome, more) = try push(command, into: mirror, &s)
-                pulled += more
-                done.append(Done(command: command, outcome: outcome))
+            if let settled = try settleOpenAttempt(mirror: mirror, &s) {
+                pulled += settled.pulled
+                done += settled.done
             }
+            while !outbox.pending.isEmpty {
+                let group = try pushGroup(Array(outbox.pending.prefix(Self.pushGroup)), into: mirror, &s)
+                pulled += group.pulled
+                done += group.done
+            }
+            s.optimistic = nil
             return Report(pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count)
         }
     }
+
+    /// The most commands pushed in one append.
+    static let pushGroup = 1_024
 
     /// Appends the server's records after the mirror's last seq to the
     /// mirror (the same seqs, times, actors, notes and events, so the same
@@ -71,78 +81,67 @@ extension SyncSession {
         do { try s.server.fold(record) } catch { throw .inconsistent(error) }
     }
 
-    /// Pushes one pending command until the server list holds its records or
-    /// its refusal (or the rule finds it satisfied); returns its outcome and
-    /// the records pulled meanwhile.
-    private func push(_ command: SyncCommand, into mirror: LogWriter, _ s: inout State) throws(StoreError) -> (SyncLedger.Outcome, Int) {
+    /// Settles the push the outbox noted and a crash or a lost reply left
+    /// open: if the server's row after its seq holds its group id, it
+    /// committed — its commands are done as planned; if not, nothing of it
+    /// was written, and its commands are decided again.
+    private func settleOpenAttempt(mirror: LogWriter, _ s: inout State) throws(StoreError) -> (done: [Done], pulled: Int)? {
+        guard let attempt = outbox.openAttempt else { return nil }
+        let found: UUID?
+        do throws(EventLogError) { found = try serverLog.batchID(atSeq: attempt.afterSeq + 1) } catch { throw .storage(error) }
+        guard found == attempt.group else { return nil }
+        let pulled = try pull(into: mirror, &s)
+        return (try finish(attempt.plan, &s), pulled)
+    }
+
+    /// Pushes `commands` (the first pending ones) as one append after the
+    /// mirror's last seq, deciding each on the server's state as the ones
+    /// before it leave it; after a conflict (another device was first) pulls
+    /// and decides them again.
+    private func pushGroup(_ commands: [SyncCommand], into mirror: LogWriter, _ s: inout State) throws(StoreError) -> (
+        done: [Done], pulled: Int
+    ) {
         var pulled = 0
         while true {
-            // Sent before (a crash, a lost reply)? The row after the seq it was sent after says.
-            if let after = outbox.attempt(of: command.batchID) {
-                let found: UUID?
-                do { found = try serverLog.batchID(atSeq: after + 1) } catch { throw .storage(error) }
-                if found == command.batchID {
-                    pulled += try pull(into: mirror, &s)
-                    let outcome = try settled(command, at: after + 1, mirror: mirror, &s)
-                    try finish(command, outcome)
-                    return (outcome, pulled)
+            let after = mirror.lastSeq
+            var work = s.server
+            var ledger = s.ledger
+            var plan: [SyncLedger.Entry] = []
+            var entries: [LogEntry] = []
+            for command in commands {
+                let decision = SyncRebase.decide(command, on: work, resolving: ledger.resolve)
+                let firstSeq = after + UInt64(entries.count) + 1
+                let entry = SyncLedger.entry(for: command, decision, firstSeq: firstSeq, state: work)
+                for event in SyncRebase.events(for: decision, of: command) {
+                    let record = EventRecord(seq: work.list.lastSeq + 1, timestamp: command.madeAt, event: event)
+                    // Decided on this very state: it folds.
+                    do throws(ProjectionError) { try work.fold(record) } catch { throw .inconsistent(error) }
+                    entries.append(LogEntry(event, timestamp: command.madeAt, actor: command.actor, note: command.note))
                 }
+                ledger.record(entry)
+                plan.append(entry)
             }
-            let decision = SyncRebase.decide(command, on: s.server, resolving: s.ledger.resolve)
-            let events = SyncRebase.events(for: decision, of: command)
-            let expected = mirror.lastSeq
-            if events.isEmpty {
-                s.ledger.record(command, decision, firstSeq: expected + 1, state: s.server)
-                try finish(command, .satisfied)
-                return (.satisfied, pulled)
-            }
-            do {
-                try outbox.noteAttempt(command.batchID, afterSeq: expected)
-                let entries = events.map { LogEntry($0, timestamp: command.madeAt, actor: command.actor, note: command.note) }
-                _ = try serverLog.append(entries, expectedLastSeq: expected, batchID: command.batchID)
-            } catch let error where error.code == .seqConflict {
+            if entries.isEmpty { return (try finish(plan, &s), pulled) }  // all satisfied: nothing to send
+            let attempt = SyncOutbox.Attempt(group: UUID(), afterSeq: after, plan: plan)
+            do throws(EventLogError) {
+                try outbox.noteAttempt(attempt)
+                _ = try serverLog.append(entries, expectedLastSeq: after, batchID: attempt.group)
+            } catch  where error.code == .seqConflict {
                 pulled += try pull(into: mirror, &s)  // another device was first: decide again on the list as it is
                 continue
             } catch {
                 throw .storage(error)
             }
             pulled += try pull(into: mirror, &s)
-            s.ledger.record(command, decision, firstSeq: expected + 1, state: s.server)
-            let outcome: SyncLedger.Outcome
-            if case .refused(let refusal) = decision {
-                outcome = .refused(refusal, seq: expected + 1)
-            } else {
-                outcome = .applied(firstSeq: expected + 1)
-            }
-            try finish(command, outcome)
-            return (outcome, pulled)
+            return (try finish(plan, &s), pulled)
         }
     }
 
-    /// The outcome of `command`, which an earlier try appended at `seq` (now
-    /// in the mirror), recorded in the ledger as it was decided then.
-    private func settled(_ command: SyncCommand, at seq: UInt64, mirror: LogWriter, _ s: inout State) throws(StoreError)
-        -> SyncLedger.Outcome
-    {
-        let record: EventRecord?
-        do { record = try mirror.read(from: seq, maxCount: 1).first } catch { throw .storage(error) }
-        guard let record else {
-            throw .storage(
-                EventLogError(.seqGap, "the server holds batch \(command.batchID) at seq \(seq), but it was not pulled", path: mirrorPath))
-        }
-        let decision: SyncDecision
-        if case .rejected(_, _, let reason) = record.event {
-            let refusal = SyncRefusal(reason == SyncRefusal(.titleChanged).message ? .titleChanged : .labelRemoved)
-            decision = .refused(refusal)
-        } else {
-            decision = .apply([record.event])
-        }
-        s.ledger.record(command, decision, firstSeq: seq, state: s.server)
-        if case .refused(let refusal) = decision { return .refused(refusal, seq: seq) }
-        return .applied(firstSeq: seq)
-    }
-
-    private func finish(_ command: SyncCommand, _ outcome: SyncLedger.Outcome) throws(StoreError) {
-        do throws(EventLogError) { try outbox.markDone(command.batchID, outcome) } catch { throw .storage(error) }
+    /// Records `plan` in the ledger and marks its commands done.
+    private func finish(_ plan: [SyncLedger.Entry], _ s: inout State) throws(StoreError) -> [Done] {
+        let commands = Dictionary(uniqueKeysWithValues: outbox.pending.map { ($0.batchID, $0) })
+        do throws(EventLogError) { try outbox.markDone(plan) } catch { throw .storage(error) }
+        for entry in plan { s.ledger.record(entry) }
+        return plan.compactMap { entry in commands[entry.batchID].map { Done(command: $0, outcome: entry.outcome) } }
     }
 }

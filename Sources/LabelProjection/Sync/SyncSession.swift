@@ -43,6 +43,8 @@ public final class SyncSession: Sendable {
         var mirror: LogWriter?
         var server: SyncState
         var ledger = SyncLedger()
+        /// The optimistic state, kept while only edits change it (a sync drops it).
+        var optimistic: SyncState?
     }
 
     /// The mirror's path.
@@ -94,12 +96,14 @@ public final class SyncSession: Sendable {
 
     /// The list the device shows: the mirror's with every pending command
     /// applied on top, as the device decides them.
-    public var optimistic: SyncState { optimistic(over: serverState) }
+    public var optimistic: SyncState { state.withLock { optimistic(&$0) } }
 
-    /// `server` with the pending commands applied on top.
-    func optimistic(over server: SyncState) -> SyncState {
-        var optimistic = server
+    /// The server state with the pending commands applied on top, kept in `s`.
+    func optimistic(_ s: inout State) -> SyncState {
+        if let kept = s.optimistic { return kept }
+        var optimistic = s.server
         for command in outbox.pending { optimistic.applyPending(command) }
+        s.optimistic = optimistic
         return optimistic
     }
 
@@ -113,8 +117,15 @@ public final class SyncSession: Sendable {
     @discardableResult
     public func make(_ command: LabelCommand, actor: String? = nil, note: String? = nil) throws(StoreError) -> SyncCommand? {
         try state.withLock { (s) throws(StoreError) -> SyncCommand? in
-            guard let made = try optimistic(over: s.server).syncCommand(for: command, actor: actor, note: note) else { return nil }
+            var optimistic = optimistic(&s)
+            s.optimistic = nil  // one reference: the edit below changes it in place
+            guard let made = try optimistic.syncCommand(for: command, actor: actor, note: note) else {
+                s.optimistic = optimistic
+                return nil
+            }
             do throws(EventLogError) { try outbox.append(made) } catch { throw .storage(error) }
+            optimistic.applyPending(made)
+            s.optimistic = optimistic
             return made
         }
     }
