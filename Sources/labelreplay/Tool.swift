@@ -21,7 +21,8 @@ enum Tool {
         [
             Demo.self, Init.self, Show.self, Log.self, Diff.self, Trace.self, Timeline.self, Verify.self, Repair.self, Stats.self,
             Head.self, Prove.self, CheckProof.self,
-            Export.self, Import.self, Copy.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self, Remove.self, Move.self,
+            Export.self, Import.self, Copy.self, Sync.self, Status.self, Add.self, Rename.self, Toggle.self, Enable.self, Disable.self,
+            Remove.self, Move.self,
             Reverse.self, Revert.self,
             Snapshot.self, Index.self, Archive.self, Upgrade.self, Help.self, Complete.self
         ]

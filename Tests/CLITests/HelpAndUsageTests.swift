@@ -6,7 +6,8 @@ import Testing
 @Suite struct HelpAndUsageTests {
     static let commands = [
         "demo", "init", "show", "log", "diff", "trace", "timeline", "verify", "repair", "stats", "head", "prove", "check-proof",
-        "export", "import", "copy", "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert", "snapshot",
+        "export", "import", "copy", "sync", "status", "add", "rename", "toggle", "enable", "disable", "remove", "move", "reverse", "revert",
+        "snapshot",
         "index", "archive", "upgrade", "help"
     ]
 

@@ -68,16 +68,19 @@ import Testing
     }
 
     /// A device that crashed after the server committed its append but before
-    /// its outbox said so: the next sync finds the batch on the row and writes nothing twice.
+    /// its outbox said so: the next sync finds the push by its group id on the
+    /// row and writes nothing twice (decided again, the rename would be refused
+    /// and recorded a second time).
     @Test func aPushCommittedBeforeACrashIsFoundByItsBatchIDAndNotDoubled() throws {
         let dir = TemporaryDirectory()
         let log = try server.open(server.location())
         defer { log.close() }
         let path = dir.file("d.labellog")
-        let command: SyncCommand
         do {
             let device = try SyncSession.open(mirrorPath: path, server: log)
-            command = try #require(try device.make(.add(title: "once", isEnabled: true)))
+            let id = try #require(try device.make(.add(title: "first", isEnabled: true))?.labelID)
+            try device.sync()
+            let command = try #require(try device.make(.rename(id: id, title: "once")))
             // What a push does up to the commit; the crash comes before the outbox hears back.
             let decision = SyncRebase.decide(command, on: device.serverState)
             guard case .apply(let events) = decision else {
@@ -85,17 +88,17 @@ import Testing
                 return
             }
             let attempt = SyncOutbox.Attempt(
-                group: UUID(), afterSeq: 0,
-                plan: [SyncLedger.entry(for: command, decision, firstSeq: 1, state: device.serverState)])
+                group: UUID(), afterSeq: 1,
+                plan: [SyncLedger.entry(for: command, decision, firstSeq: 2, state: device.serverState)])
             try device.outbox.noteAttempt(attempt)
-            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 0, batchID: attempt.group)
+            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 1, batchID: attempt.group)
             device.close()
         }
         let device = try SyncSession.open(mirrorPath: path, server: log)
         defer { device.close() }
         let report = try device.sync()
-        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 1)])
-        #expect(try log.refreshLastSeq() == 1)
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 2)])
+        #expect(try log.refreshLastSeq() == 2)
         #expect(titles(device.serverState) == ["once"])
         #expect(device.outbox.pending.isEmpty)
     }

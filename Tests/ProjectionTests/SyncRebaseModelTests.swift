@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import LabelStoreTestSupport
 import Testing
 
 @testable import LabelProjection
@@ -186,7 +187,7 @@ struct SyncRebaseModelTests {
     /// Longer runs, sampled: two devices, three edits each, every interleaving (20).
     @Test(arguments: [UInt64(1), 2, 3])
     func sampledLongerRunsDecideAsThePlainModel(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var failures: [String] = []
         for _ in 0..<40 {
             var outboxes: [[SyncCommand]] = []
@@ -209,18 +210,5 @@ struct SyncRebaseModelTests {
             for order in Self.interleavings(outboxes[0], outboxes[1]) { _ = try Self.push(order, failures: &failures) }
         }
         #expect(failures.isEmpty, "\(failures.count) mismatches; the first: \(failures.prefix(5).joined(separator: "\n"))")
-    }
-}
-
-/// SplitMix64: a seeded, reproducible generator for sampled runs.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

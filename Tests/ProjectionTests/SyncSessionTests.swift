@@ -76,21 +76,25 @@ struct SyncSessionTests {
     }
 
     /// The server commits an append, then the reply is lost (the call throws):
-    /// the next round finds the batch on the server's row and writes nothing twice.
+    /// the next round finds the push by its group id on the server's row and
+    /// writes nothing twice. (Decided again, the rename would be refused — its
+    /// title's version is now its own record's — and recorded a second time.)
     @Test func anAppendWhoseReplyWasLostIsSettledByItsBatchIDAndNotAppliedTwice() throws {
         let dir = TemporaryDirectory()
         let server = LosingReplies(InMemoryEventLog())
         let device = try SyncSession.open(mirrorPath: dir.file("d.labellog"), server: server)
         defer { device.close() }
-        try device.make(.add(title: "kept once", isEnabled: true))
+        let id = try #require(try device.make(.add(title: "first", isEnabled: true))?.labelID)
+        try device.sync()
+        try device.make(.rename(id: id, title: "renamed once"))
         server.loseNextReply = true
         #expect(throws: StoreError.self) { try device.sync() }
-        #expect(server.log.lastSeq == 1, "the append committed")
+        #expect(server.log.lastSeq == 2, "the append committed")
         #expect(device.outbox.pending.count == 1, "the device does not know it yet")
         let report = try device.sync()
-        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 1)])
-        #expect(server.log.lastSeq == 1, "nothing doubled")
-        #expect(labels(device.serverState) == ["kept once"])
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 2)])
+        #expect(server.log.lastSeq == 2, "nothing doubled, no refusal recorded")
+        #expect(labels(device.serverState) == ["renamed once"])
     }
 
     @Test func aServerThatRewroteTheMirrorsLastRecordIsNamedAndNothingIsPushed() throws {

@@ -51,6 +51,9 @@ public final class LogWriter: EventStorage, Sendable {
         /// seq 1 with a new id, in ``newLogFormat``). A copy of a based history creates its
         /// destination with the source's id and base, so the chain runs on.
         package var creationHeader: LogHeader?
+        /// Whether the writer is a sync session's, which may write a log that
+        /// has an outbox beside it (a device's mirror of a server list).
+        package var writesSyncMirror = false
 
         /// Creates options; every parameter has the documented default.
         public init(
@@ -203,6 +206,12 @@ public final class LogWriter: EventStorage, Sendable {
             created = try LogCreation.createAtomically(
                 path: path, header: options.creationHeader ?? LogHeader(version: options.newLogFormat, createdAt: options.clock()),
                 fileSystem: fs)
+        }
+        if !options.writesSyncMirror, fs.exists(syncOutboxPath(forLogAt: path)) {
+            throw EventLogError(
+                .logInUse,
+                "the log is a device's mirror of a synced server list (\(syncOutboxPath(forLogAt: path)) is beside it): only its sync writes to it; make edits through the sync session (labelreplay's write commands do), or read it",
+                path: path)
         }
         var file = try fs.open(path, .readWrite)
         do {
@@ -561,3 +570,7 @@ public final class LogWriter: EventStorage, Sendable {
         }
     }
 }
+
+/// The path of the sync outbox beside a log (`LOG.outbox`): a log with one
+/// is a device's mirror of a server list, written only by its sync session.
+package func syncOutboxPath(forLogAt logPath: String) -> String { logPath + ".outbox" }

@@ -63,7 +63,7 @@ public final class SyncOutbox: Sendable {
     }
 
     /// The outbox's path beside a log: `LOG.outbox`.
-    public static func path(forLogAt logPath: String) -> String { logPath + ".outbox" }
+    public static func path(forLogAt logPath: String) -> String { syncOutboxPath(forLogAt: logPath) }
 
     /// Opens the outbox at `path`, creating it (synced, with its directory) if it is missing.
     ///

@@ -22,6 +22,9 @@ extension SyncSession {
     public func sync() throws(StoreError) -> Report {
         try state.withLock { (s) throws(StoreError) -> Report in
             guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
+            guard serverLog != nil else {
+                throw StoreError(.invalidCommand, "the sync session of \(mirrorPath) was opened without a server list to sync with")
+            }
             var pulled = try pull(into: mirror, &s)
             var done: [Done] = []
             if let settled = try settleOpenAttempt(mirror: mirror, &s) {
@@ -46,6 +49,7 @@ extension SyncSession {
     /// payloads) and folds them; returns how many. First checks that the
     /// server still holds the mirror's last record as it is.
     func pull(into mirror: LogWriter, _ s: inout State) throws(StoreError) -> Int {
+        guard let serverLog else { return 0 }
         var count = 0
         do {
             let last = mirror.lastSeq
@@ -86,7 +90,7 @@ extension SyncSession {
     /// committed — its commands are done as planned; if not, nothing of it
     /// was written, and its commands are decided again.
     private func settleOpenAttempt(mirror: LogWriter, _ s: inout State) throws(StoreError) -> (done: [Done], pulled: Int)? {
-        guard let attempt = outbox.openAttempt else { return nil }
+        guard let attempt = outbox.openAttempt, let serverLog else { return nil }
         let found: UUID?
         do throws(EventLogError) { found = try serverLog.batchID(atSeq: attempt.afterSeq + 1) } catch { throw .storage(error) }
         guard found == attempt.group else { return nil }
@@ -123,6 +127,7 @@ extension SyncSession {
             }
             if entries.isEmpty { return (try finish(plan, &s), pulled) }  // all satisfied: nothing to send
             let attempt = SyncOutbox.Attempt(group: UUID(), afterSeq: after, plan: plan)
+            guard let serverLog else { throw StoreError(.invalidCommand, "no server list to push to") }
             do throws(EventLogError) {
                 try outbox.noteAttempt(attempt)
                 _ = try serverLog.append(entries, expectedLastSeq: after, batchID: attempt.group)

@@ -49,13 +49,13 @@ public final class SyncSession: Sendable {
 
     /// The mirror's path.
     public let mirrorPath: String
-    /// The server list.
-    public let serverLog: any IdempotentAppendStorage
+    /// The server list; `nil` for a session opened offline (edits only).
+    public let serverLog: (any IdempotentAppendStorage)?
     /// The outbox.
     public let outbox: SyncOutbox
     let state: Locked<State>
 
-    private init(mirror: LogWriter, server: SyncState, outbox: SyncOutbox, serverLog: any IdempotentAppendStorage) {
+    private init(mirror: LogWriter, server: SyncState, outbox: SyncOutbox, serverLog: (any IdempotentAppendStorage)?) {
         mirrorPath = mirror.path
         self.outbox = outbox
         self.serverLog = serverLog
@@ -63,16 +63,19 @@ public final class SyncSession: Sendable {
     }
 
     /// Opens the mirror at `mirrorPath` (created if missing) and its outbox,
-    /// to sync with `server`.
+    /// to sync with `server` (`nil`: offline, to make edits; ``sync()`` then
+    /// throws).
     ///
     /// - Throws: ``StoreError``: `storage` for what opening the mirror or the
     ///   outbox throws (a second session on them: `logInUse`); `inconsistentEvent`
     ///   for a mirror whose records do not fold.
-    public static func open(mirrorPath: String, server: any IdempotentAppendStorage) throws(StoreError) -> SyncSession {
+    public static func open(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
         var state = SyncState()
         let mirror: LogWriter
         do {
-            mirror = try LogWriter.open(path: mirrorPath, options: LogWriter.Options(createIfMissing: true)) { record in
+            var options = LogWriter.Options(createIfMissing: true)
+            options.writesSyncMirror = true
+            mirror = try LogWriter.open(path: mirrorPath, options: options) { record in
                 try state.fold(record)
             }
         } catch let error as EventLogError {
@@ -105,6 +108,38 @@ public final class SyncSession: Sendable {
         for command in outbox.pending { optimistic.applyPending(command) }
         s.optimistic = optimistic
         return optimistic
+    }
+
+    /// The records of the optimistic list: the mirror's, then the events of
+    /// each pending command as the device decides them, at the seqs after the
+    /// mirror's (what the list would be if the server took them now). Reads
+    /// the whole mirror: for tools that fold it with their own store.
+    ///
+    /// - Throws: ``StoreError``: `storage` for a read of the mirror that fails; `closed`.
+    public func optimisticRecords() throws(StoreError) -> [EventRecord] {
+        try state.withLock { (s) throws(StoreError) -> [EventRecord] in
+            guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
+            var records: [EventRecord] = []
+            do throws(EventLogError) {
+                while true {
+                    let chunk = try mirror.read(from: UInt64(records.count) + 1, maxCount: 65_536)
+                    if chunk.isEmpty { break }
+                    records += chunk
+                }
+            } catch {
+                throw .storage(error)
+            }
+            var optimistic = s.server
+            for command in outbox.pending {
+                guard case .apply(let events) = optimistic.applyPending(command) else { continue }
+                for event in events {
+                    records.append(EventRecord(seq: UInt64(records.count) + 1, timestamp: command.madeAt, event: event))
+                    records[records.count - 1].actor = command.actor
+                    records[records.count - 1].note = command.note
+                }
+            }
+            return records
+        }
     }
 
     /// Makes the device's edit `command` on the optimistic list and keeps it

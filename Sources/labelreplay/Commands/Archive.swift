@@ -160,6 +160,7 @@ enum Archive: Command {
         } catch {
             if case .storage(let cause) = error.code {
                 if cause.code == .logInUse {
+                    if Mirror.isMirror(path) { throw cause }  // a synced log: its own message names the outbox
                     throw Failure("\(path): the log is in use by a writer (a store or another command): close it, then archive")
                 }
                 if cause.code == .fileExists, let archive {

@@ -42,6 +42,7 @@ enum Show: Command {
         let query = ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only"))
         let filtered = query != .all
 
+        if seq == nil, time == nil { Mirror.notePending(path, console: console) }
         let replay = try Replay(path: path, console: console, progress: "reading \(path)")
         let list: LabelList
         if let seq {

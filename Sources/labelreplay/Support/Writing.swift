@@ -49,10 +49,40 @@ enum Writing {
         if let id = arguments.optionalPositional("id") ?? arguments.option("id"), let spec = arguments.spec.argument(named: "id") {
             _ = try LabelIDArgument.parse(id, for: spec.display)  // malformed ids are usage errors, found before any I/O
         }
+        if Mirror.isMirror(path) { return try performOnMirror(path, arguments, console: console, subject: subject, body, report: human) }
         let store = try open(path, create: create, recordRejections: arguments.flag("record-rejection"), console: console)
         // The caches are kept once the store is released (its list's memory with it).
         defer { HistoryCaches.keep(path, console: console, occasion: .write) }
         return try performOpen(consume store, path, arguments, console: console, subject: subject, body, report: human)
+    }
+
+    /// ``perform(_:console:create:subject:_:report:)`` on a synced log: the
+    /// edits go to its outbox (``Mirror``), reported as the records they make
+    /// on the device's list and as pending.
+    private static func performOnMirror(
+        _ path: String, _ arguments: ParsedArguments, console: Console, subject: Subject?,
+        _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String),
+        report human: (([EventRecord]) -> [String])?
+    ) throws -> Int32 {
+        let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
+        let (store, records, unchanged) = try Mirror.perform(path, options: options, body)
+        defer { store.close() }
+        if records.isEmpty {
+            console.line(Escape.text("nothing changed: " + unchanged))
+            return ExitStatus.success
+        }
+        if let human, !arguments.flag("json") {
+            console.lines(human(records))
+        } else {
+            try report(records, store: store, json: arguments.flag("json"), console: console)
+        }
+        if !arguments.flag("json") {
+            console.errorLine(
+                Escape.text(
+                    "\(path): saved on this device; \(records.count == 1 ? "it goes" : "they go") to the server list at the next 'labelreplay sync'"
+                ))
+        }
+        return ExitStatus.success
     }
 
     /// ``perform(_:console:create:subject:_:report:)`` with the store open: writes, reports and closes it.

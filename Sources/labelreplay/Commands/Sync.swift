@@ -1,0 +1,142 @@
+import EventLog
+import Foundation
+import LabelProjection
+
+/// `sync MIRROR URL [--follow]`: joins a device's log to a server list — pulls
+/// the list into the mirror, pushes the edits made offline, each decided on
+/// the list as it is when it arrives.
+enum Sync: Command {
+    static let spec = CommandSpec(
+        name: "sync",
+        abstract: "Sync a device's log with a server list: pull what is new, push the edits made offline.",
+        discussion: """
+            MIRROR is the device's log: a mirror of the server list's records (created if missing), with its outbox \
+            beside it (MIRROR.outbox: the edits made on this device and not yet on the server). Once a log is synced, \
+            the write commands ('add', 'rename', 'toggle', …) on it keep their edits in the outbox, synced to disk \
+            before they return ('status' lists them); only 'sync' writes to the mirror itself.
+
+            A sync pulls the list's new records, then pushes the pending edits in order, each decided on the server \
+            list as it is when it arrives, per property: a rename of a label another device toggled applies; an edit \
+            of a label another device removed is refused ("Edit skipped: label was removed."); a rename of a title \
+            another device changed since this one read it is refused ("Edit skipped: title was changed on another \
+            device."); a move lands after the label it followed here. Every refusal is recorded on the server as a \
+            'rejected' record ('log URL --kind rejected' audits them). A sync cut short (the server unreachable, the \
+            process killed) loses nothing and doubles nothing: the next one settles it by its batch id.
+
+            --follow keeps syncing until interrupted: after each round it waits for the list's notifications (or 1 s) \
+            and syncs again, releasing the mirror and the outbox between rounds so the write commands can add edits. \
+            Ctrl-C ends it after the round under way, with exit status 0.
+
+            Text: what was pulled and pushed, then one line per refused edit. JSON (--json), one object per round: \
+            {"mirror", "server", "pulled", "pushed", "applied", "satisfied", "refused", "lastSeq", "pending", \
+            "refusals": [{"batch", "command", "reason", "seq"}], "done": [{"batch", "outcome" ("applied", \
+            "satisfied" or "refused"), "seq" (the first record's, or the refusal's; absent when satisfied)}]}.
+            """,
+        arguments: [
+            .positional("mirror", "The device's log file (created if missing)."),
+            .positional("url", "The server list: a postgres:// URL naming a list."),
+            .flag("follow", "Keep syncing until interrupted."),
+            .flag("json", "Print one JSON object per round instead of text.")
+        ],
+        examples: [
+            "sync phone.labellog 'postgres://app@db.example.com/labels?list=inbox'",
+            "sync laptop.labellog 'postgres://app@db.example.com/labels?list=inbox' --follow"
+        ])
+
+    /// `sync --json`.
+    struct Round: Encodable {
+        struct Refusal: Encodable {
+            let batch: String
+            let command: String
+            let reason: String
+            let seq: UInt64
+        }
+        let mirror: String
+        let server: String
+        let pulled: Int
+        let pushed: Int
+        let applied: Int
+        let satisfied: Int
+        let refused: Int
+        let lastSeq: UInt64
+        let pending: Int
+        let refusals: [Refusal]
+        let done: [Done]
+    }
+
+    /// One edit that left the outbox in a round (`sync --json`'s `done`).
+    struct Done: Encodable {
+        let batch: String
+        let outcome: String
+        let seq: UInt64?
+    }
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let mirrorPath = try arguments.logPath("mirror")
+        let url = try arguments.logPath("url")
+        guard LogLocation.isServer(mirrorPath) == false else {
+            throw UsageError("<mirror> must be a log file on this device, not a server list")
+        }
+        guard LogLocation.isServer(url) else {
+            throw UsageError("<url> must name a server list (postgres://…?list=NAME); a log file cannot be synced with")
+        }
+        let opened = try ServerStorage.open(LogLocation.resolve(url))
+        guard let server = opened.storage as? any IdempotentAppendStorage else {
+            throw Failure("\(opened.display): this list cannot take synced edits (its storage stores no batch ids)")
+        }
+        let follow = arguments.flag("follow")
+        if follow { Platform.deferInterrupts() }
+        repeat {
+            let round = try syncOnce(mirrorPath, server: server, display: opened.display)
+            report(round, json: arguments.flag("json"), console: console)
+            guard follow, Platform.pendingInterrupt == nil, !console.outputFailed else { break }
+            _ = try? server.waitForAppends(after: round.lastSeq, timeout: .seconds(1))
+        } while Platform.pendingInterrupt == nil
+        return ExitStatus.success
+    }
+
+    /// One round, holding the mirror and the outbox only while it runs.
+    static func syncOnce(_ mirrorPath: String, server: any IdempotentAppendStorage, display: String) throws -> Round {
+        let session = try SyncSession.open(mirrorPath: mirrorPath, server: server)
+        defer { session.close() }
+        let report = try session.sync()
+        var applied = 0
+        var satisfied = 0
+        var refusals: [Round.Refusal] = []
+        var finished: [Done] = []
+        for done in report.done {
+            let batch = done.command.batchID.uuidString.lowercased()
+            switch done.outcome {
+            case .applied(let seq):
+                applied += 1
+                finished.append(Done(batch: batch, outcome: "applied", seq: seq))
+            case .satisfied:
+                satisfied += 1
+                finished.append(Done(batch: batch, outcome: "satisfied", seq: nil))
+            case .refused(let refusal, let seq):
+                finished.append(Done(batch: batch, outcome: "refused", seq: seq))
+                refusals.append(
+                    Round.Refusal(
+                        batch: done.command.batchID.uuidString.lowercased(), command: done.command.description, reason: refusal.message,
+                        seq: seq))
+            }
+        }
+        return Round(
+            mirror: mirrorPath, server: display, pulled: report.pulled, pushed: report.done.count, applied: applied, satisfied: satisfied,
+            refused: refusals.count, lastSeq: report.lastSeq, pending: report.pending, refusals: refusals, done: finished)
+    }
+
+    static func report(_ round: Round, json: Bool, console: Console) {
+        if json {
+            if let line = try? JSONLines().line(round) { console.line(line) }
+            return
+        }
+        console.line(
+            Escape.text(
+                "\(round.mirror): pulled \(round.pulled) record\(round.pulled == 1 ? "" : "s"); pushed \(round.pushed) edit\(round.pushed == 1 ? "" : "s") (\(round.applied) applied, \(round.satisfied) already so, \(round.refused) refused); at seq \(round.lastSeq); \(round.pending) pending"
+            ))
+        for refusal in round.refusals {
+            console.line(Escape.text("  refused at seq \(refusal.seq): \(refusal.command): \(refusal.reason)"))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import EventLog
+import Foundation
+import LabelProjection
+
+/// A synced log (a device's mirror of a server list, with `LOG.outbox`
+/// beside it): the write commands keep their edits in its outbox instead of
+/// appending to it (only `sync` writes the mirror).
+enum Mirror {
+    /// Whether `path` is a synced log.
+    static func isMirror(_ path: String) -> Bool {
+        !LogLocation.isServer(path) && FileManager.default.fileExists(atPath: SyncOutbox.path(forLogAt: path))
+    }
+
+    /// On a synced log with edits not yet pushed, says so on standard error
+    /// (the file holds the server's records; its pending edits are in the outbox).
+    static func notePending(_ path: String, console: Console) {
+        guard isMirror(path), let outbox = try? SyncOutbox.open(path: SyncOutbox.path(forLogAt: path)) else { return }
+        let count = outbox.pending.count
+        outbox.close()
+        guard count > 0 else { return }
+        console.errorLine(
+            Escape.text(
+                "\(path): the server list's records as of the last sync; \(count) edit\(count == 1 ? "" : "s") made on this device \(count == 1 ? "is" : "are") not in them yet ('labelreplay status \(path)' lists them; 'labelreplay sync' pushes them)"
+            ))
+    }
+
+    /// The sync session of the mirror at `path`, offline, waiting up to 2 s
+    /// for a `sync --follow` round that holds it.
+    static func openSession(_ path: String) throws -> SyncSession {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while true {
+            do {
+                return try SyncSession.open(mirrorPath: path, server: nil)
+            } catch {
+                guard case .storage(let cause) = error.code, cause.code == .logInUse, ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
+    /// Runs a write command's `body` on a store over the mirror's optimistic
+    /// list (its records, then its pending edits), and keeps each record it
+    /// appends as an edit in the outbox, durably; returns what the command
+    /// returns, with the records as the outbox made them.
+    static func perform(
+        _ path: String, options: WriteOptions, _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String)
+    ) throws -> (store: LabelStore, records: [EventRecord], unchanged: String) {
+        let session = try openSession(path)
+        defer { session.close() }
+        let store = try LabelStore(storage: InMemoryEventLog(records: try session.optimisticRecords()))
+        let outcome = try body(store, options)
+        for record in outcome.records {
+            guard let command = command(for: record.event) else { continue }  // a rejection audit record stays local
+            try session.make(command, actor: record.actor, note: record.note)
+        }
+        return (store, outcome.records, outcome.unchanged)
+    }
+
+    /// The command that makes `event` on the list it was made on.
+    static func command(for event: LabelEvent) -> LabelCommand? {
+        switch event {
+        case .added(let id, let title, let isEnabled, let index): .add(title: title, isEnabled: isEnabled, id: id, at: index)
+        case .renamed(let id, _, let title): .rename(id: id, title: title)
+        case .toggled(let id, let isEnabled): .setEnabled(id: id, isEnabled: isEnabled)
+        case .removed(let id, _, _, _): .remove(id: id)
+        case .moved(let id, _, let to): .move(id: id, to: to)
+        case .reordered(let order): .reorder(order)
+        case .rejected: nil
+        }
+    }
+}
