@@ -159,6 +159,21 @@ struct SyncOutboxTests {
         #expect((#expect(throws: EventLogError.self) { try outbox.append(everyKind[2]) })?.code == .closed)
     }
 
+    @Test func manyCommandsAreAppendedInOneWriteAndReadBackInOrder() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("o.outbox")
+        do {
+            let outbox = try SyncOutbox.open(path: path)
+            try outbox.append(everyKind[0])
+            try outbox.append(contentsOf: Array(everyKind.dropFirst()))
+            #expect((#expect(throws: EventLogError.self) { try outbox.append(contentsOf: [everyKind[2]]) })?.code == .invalidEvent)
+            let fresh = SyncCommand(.remove(id: x))
+            #expect((#expect(throws: EventLogError.self) { try outbox.append(contentsOf: [fresh, fresh]) })?.code == .invalidEvent)
+            outbox.close()
+        }
+        #expect(try SyncOutbox.open(path: path).pending == everyKind)
+    }
+
     private func entry(_ command: SyncCommand, _ outcome: SyncLedger.Outcome, titleSeq: UInt64? = nil) -> SyncLedger.Entry {
         SyncLedger.Entry(batchID: command.batchID, outcome: outcome, titleSeq: titleSeq)
     }

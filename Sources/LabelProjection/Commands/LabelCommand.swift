@@ -49,6 +49,23 @@ public enum LabelCommand: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension LabelCommand {
+    /// The command that makes `event` on the list it was made on (a
+    /// `rejected` record makes nothing: `nil`). Executed on that list, it
+    /// yields `event` again; on another list it is resolved by id there.
+    public init?(making event: LabelEvent) {
+        switch event {
+        case .added(let id, let title, let isEnabled, let index): self = .add(title: title, isEnabled: isEnabled, id: id, at: index)
+        case .renamed(let id, _, let title): self = .rename(id: id, title: title)
+        case .toggled(let id, let isEnabled): self = .setEnabled(id: id, isEnabled: isEnabled)
+        case .removed(let id, _, _, _): self = .remove(id: id)
+        case .moved(let id, _, let to): self = .move(id: id, to: to)
+        case .reordered(let order): self = .reorder(order)
+        case .rejected: return nil
+        }
+    }
+}
+
 /// The version a writer last saw, sent with a write to detect stale rows.
 ///
 /// If the version changed since, the write is refused with

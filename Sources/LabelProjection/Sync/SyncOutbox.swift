@@ -113,6 +113,23 @@ public final class SyncOutbox: Sendable {
         }
     }
 
+    /// Adds `commands` at the end, in order, in one write and one sync;
+    /// returns once all are durable (a crash before leaves none of the
+    /// last ones whole: recovery cuts a torn entry, never keeps part of one).
+    ///
+    /// - Throws: What ``append(_:)`` throws; nothing is added then.
+    public func append(contentsOf commands: [SyncCommand]) throws(EventLogError) {
+        try state.withLock { (s) throws(EventLogError) in
+            var seen = Set(s.pending.map(\.batchID))
+            for command in commands where !seen.insert(command.batchID).inserted {
+                throw EventLogError(.invalidEvent, "batch \(command.batchID) is already in the outbox", path: path)
+            }
+            guard !commands.isEmpty else { return }
+            try write(commands.map { .command($0) }, &s)
+            s.pending += commands
+        }
+    }
+
     /// Records that `attempt` is about to be sent; returns once that is
     /// durable. It replaces any attempt noted before (which did not commit).
     ///
@@ -162,10 +179,13 @@ public final class SyncOutbox: Sendable {
     deinit { close() }
 
     /// Appends one entry's frame and syncs it.
-    private func write(_ entry: Entry, _ s: inout State) throws(EventLogError) {
+    private func write(_ entry: Entry, _ s: inout State) throws(EventLogError) { try write([entry], &s) }
+
+    /// Appends the entries' frames in one write and syncs them.
+    private func write(_ entries: [Entry], _ s: inout State) throws(EventLogError) {
         guard let file = s.file else { throw EventLogError(.closed, "the outbox is closed", path: path) }
         if let poison = s.poison { throw poison }
-        let frame = entry.frame()
+        let frame = entries.count == 1 ? entries[0].frame() : entries.flatMap { $0.frame() }
         do throws(EventLogError) {
             try frame.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
         } catch {

@@ -47,7 +47,10 @@ extension SyncSession {
     /// Appends the server's records after the mirror's last seq to the
     /// mirror (the same seqs, times, actors, notes and events, so the same
     /// payloads) and folds them; returns how many. First checks that the
-    /// server still holds the mirror's last record as it is.
+    /// server still holds the mirror's last record as it is. The mirror is
+    /// synced once, at the end: records a crash loses from it are the
+    /// server's, and the next pull fetches them again (nothing in the outbox
+    /// depends on the mirror holding them).
     func pull(into mirror: LogWriter, _ s: inout State) throws(StoreError) -> Int {
         guard let serverLog else { return 0 }
         var count = 0
@@ -63,14 +66,17 @@ extension SyncSession {
                         path: mirrorPath, lastGoodSeq: last - 1)
                 }
             }
-            while true {
-                let records = try serverLog.read(from: mirror.lastSeq + 1, maxCount: Self.pullChunk)
-                if records.isEmpty { break }
-                let entries = records.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) }
-                let written = try mirror.append(entries, expectedLastSeq: records[0].seq - 1)
+            // The next page is read on a second thread while this one is written and folded.
+            var page = try serverLog.read(from: mirror.lastSeq + 1, maxCount: Self.pullChunk)
+            while !page.isEmpty {
+                let next = PageRead(serverLog, from: page[page.count - 1].seq + 1, maxCount: Self.pullChunk)
+                let entries = page.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) }
+                let written = try mirror.append(entries, expectedLastSeq: page[0].seq - 1)
                 for record in written { try fold(record, &s) }
                 count += written.count
+                page = try next.wait()
             }
+            if count > 0 { try mirror.sync() }
         } catch let error as StoreError {
             throw error
         } catch let error as EventLogError {
@@ -81,7 +87,7 @@ extension SyncSession {
         return count
     }
 
-    private func fold(_ record: EventRecord, _ s: inout State) throws(StoreError) {
+    fileprivate func fold(_ record: EventRecord, _ s: inout State) throws(StoreError) {
         do { try s.server.fold(record) } catch { throw .inconsistent(error) }
     }
 
@@ -148,5 +154,27 @@ extension SyncSession {
         do throws(EventLogError) { try outbox.markDone(plan) } catch { throw .storage(error) }
         for entry in plan { s.ledger.record(entry) }
         return plan.compactMap { entry in commands[entry.batchID].map { Done(command: $0, outcome: entry.outcome) } }
+    }
+}
+
+/// One page of records read from a storage on a second thread, waited for
+/// once (``wait()``): how a pull overlaps reading the next page with writing
+/// the one before. The result is behind a lock the reading thread fills.
+private final class PageRead: Sendable {
+    private let result = Locked<Result<[EventRecord], EventLogError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ storage: any EventStorage, from seq: UInt64, maxCount: Int) {
+        DispatchQueue.global(qos: .userInitiated).async { [result, done] in
+            let read = Result { () throws(EventLogError) -> [EventRecord] in try storage.read(from: seq, maxCount: maxCount) }
+            result.withLock { $0 = read }
+            done.signal()
+        }
+    }
+
+    /// The page, once read.
+    func wait() throws(EventLogError) -> [EventRecord] {
+        done.wait()
+        return try result.withLock { $0! }.get()
     }
 }

@@ -73,7 +73,8 @@ public final class SyncSession: Sendable {
         var state = SyncState()
         let mirror: LogWriter
         do {
-            var options = LogWriter.Options(createIfMissing: true)
+            // The mirror is the server's records, pulled again if a crash loses some: a pull syncs it once, at its end.
+            var options = LogWriter.Options(durability: .noSync, createIfMissing: true)
             options.writesSyncMirror = true
             mirror = try LogWriter.open(path: mirrorPath, options: options) { record in
                 try state.fold(record)

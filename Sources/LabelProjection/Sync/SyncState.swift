@@ -37,7 +37,7 @@ public struct SyncState: Sendable {
     ///
     /// - Throws: ``ProjectionError`` for a record that does not apply; the state is unchanged then.
     public mutating func fold(_ record: EventRecord) throws(ProjectionError) {
-        _ = try list.apply(record)
+        try list.replay(record)
         noteTitle(of: record.event, version: .server(seq: record.seq))
     }
 

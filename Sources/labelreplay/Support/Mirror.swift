@@ -50,22 +50,9 @@ enum Mirror {
         let store = try LabelStore(storage: InMemoryEventLog(records: try session.optimisticRecords()))
         let outcome = try body(store, options)
         for record in outcome.records {
-            guard let command = command(for: record.event) else { continue }  // a rejection audit record stays local
+            guard let command = LabelCommand(making: record.event) else { continue }  // a rejection audit record stays local
             try session.make(command, actor: record.actor, note: record.note)
         }
         return (store, outcome.records, outcome.unchanged)
-    }
-
-    /// The command that makes `event` on the list it was made on.
-    static func command(for event: LabelEvent) -> LabelCommand? {
-        switch event {
-        case .added(let id, let title, let isEnabled, let index): .add(title: title, isEnabled: isEnabled, id: id, at: index)
-        case .renamed(let id, _, let title): .rename(id: id, title: title)
-        case .toggled(let id, let isEnabled): .setEnabled(id: id, isEnabled: isEnabled)
-        case .removed(let id, _, _, _): .remove(id: id)
-        case .moved(let id, _, let to): .move(id: id, to: to)
-        case .reordered(let order): .reorder(order)
-        case .rejected: nil
-        }
     }
 }

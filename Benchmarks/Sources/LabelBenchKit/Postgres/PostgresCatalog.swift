@@ -152,6 +152,8 @@ extension WorkloadCatalog {
                 PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: true)),
                 PostgresWritersWorkload(server: server, settings: settings, mode: .eightLists(notify: false)),
                 PostgresCatchUpWorkload(server: server, settings: settings),
+                PostgresSyncWorkload(server: server, settings: settings, mode: .push),
+                PostgresSyncWorkload(server: server, settings: settings, mode: .pull),
                 PostgresLatencyWorkload(server: server, settings: settings, notify: true),
                 PostgresLatencyWorkload(server: server, settings: settings, notify: false),
                 PostgresFailoverWorkload()
