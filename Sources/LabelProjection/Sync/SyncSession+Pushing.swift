@@ -25,6 +25,8 @@ extension SyncSession {
             guard serverLog != nil else {
                 throw StoreError(.invalidCommand, "the sync session of \(mirrorPath) was opened without a server list to sync with")
             }
+            // However the round ends, the optimistic state is the server's as pulled, with what is still pending.
+            defer { refreshOptimistic(over: s.server) }
             var pulled = try pull(into: mirror, &s)
             var done: [Done] = []
             if let settled = try settleOpenAttempt(mirror: mirror, &s) {
@@ -36,7 +38,6 @@ extension SyncSession {
                 pulled += group.pulled
                 done += group.done
             }
-            s.optimistic = nil
             return Report(pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count)
         }
     }

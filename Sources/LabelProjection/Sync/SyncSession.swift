@@ -16,8 +16,10 @@ import Foundation
 ///   pulls and decides again; a lost reply or a crash is settled by the
 ///   batch id on the server's row after that seq, so nothing is applied
 ///   twice.
-/// - Thread safety: `Sendable`; calls take turns (one lock; a sync holds it
-///   while it talks to the server).
+/// - Thread safety: `Sendable`. Syncs take turns (a sync holds the session's
+///   lock while it talks to the server); edits take another lock and never
+///   wait for a sync's round trips: an edit made while a sync runs is kept
+///   and pushed by the next one.
 public final class SyncSession: Sendable {
     /// What one ``sync()`` did.
     public struct Report: Sendable, Hashable {
@@ -43,8 +45,6 @@ public final class SyncSession: Sendable {
         var mirror: LogWriter?
         var server: SyncState
         var ledger = SyncLedger()
-        /// The optimistic state, kept while only edits change it (a sync drops it).
-        var optimistic: SyncState?
     }
 
     /// The mirror's path.
@@ -54,6 +54,10 @@ public final class SyncSession: Sendable {
     /// The outbox.
     public let outbox: SyncOutbox
     let state: Locked<State>
+    /// The optimistic state (the server's as last pulled, with the pending
+    /// commands on top), kept up to date by edits and set again at the end of
+    /// each sync; `nil` until first needed. Taken after ``state``'s lock, never before.
+    let optimisticState = Locked<SyncState?>(nil)
 
     private init(mirror: LogWriter, server: SyncState, outbox: SyncOutbox, serverLog: (any IdempotentAppendStorage)?) {
         mirrorPath = mirror.path
@@ -100,15 +104,21 @@ public final class SyncSession: Sendable {
 
     /// The list the device shows: the mirror's with every pending command
     /// applied on top, as the device decides them.
-    public var optimistic: SyncState { state.withLock { optimistic(&$0) } }
+    public var optimistic: SyncState {
+        if let kept = optimisticState.withLock({ $0 }) { return kept }
+        return state.withLock { s in refreshOptimistic(over: s.server) }
+    }
 
-    /// The server state with the pending commands applied on top, kept in `s`.
-    func optimistic(_ s: inout State) -> SyncState {
-        if let kept = s.optimistic { return kept }
-        var optimistic = s.server
-        for command in outbox.pending { optimistic.applyPending(command) }
-        s.optimistic = optimistic
-        return optimistic
+    /// Sets the optimistic state to `server` with every pending command on
+    /// top, and returns it (with ``state``'s lock held, or from a sync).
+    @discardableResult
+    func refreshOptimistic(over server: SyncState) -> SyncState {
+        optimisticState.withLock { kept in
+            var optimistic = server
+            for command in outbox.pending { optimistic.applyPending(command) }
+            kept = optimistic
+            return optimistic
+        }
     }
 
     /// The records of the optimistic list: the mirror's, then the events of
@@ -152,16 +162,14 @@ public final class SyncSession: Sendable {
     ///   `storage` when the outbox cannot be written.
     @discardableResult
     public func make(_ command: LabelCommand, actor: String? = nil, note: String? = nil) throws(StoreError) -> SyncCommand? {
-        try state.withLock { (s) throws(StoreError) -> SyncCommand? in
-            var optimistic = optimistic(&s)
-            s.optimistic = nil  // one reference: the edit below changes it in place
-            guard let made = try optimistic.syncCommand(for: command, actor: actor, note: note) else {
-                s.optimistic = optimistic
-                return nil
-            }
+        if optimisticState.withLock({ $0 == nil }) { _ = optimistic }  // built outside its lock (it takes the state's)
+        return try optimisticState.withLock { (kept) throws(StoreError) -> SyncCommand? in
+            var optimistic = kept ?? SyncState()
+            kept = nil  // one reference: the edit below changes it in place
+            defer { kept = optimistic }
+            guard let made = try optimistic.syncCommand(for: command, actor: actor, note: note) else { return nil }
             do throws(EventLogError) { try outbox.append(made) } catch { throw .storage(error) }
             optimistic.applyPending(made)
-            s.optimistic = optimistic
             return made
         }
     }
