@@ -155,9 +155,12 @@ import Testing
         #expect(acknowledged >= 10, "the run made too few edits to mean anything: \(acknowledged)")
         let exported = try CLI.cli(["export", url])
         #expect(exported.status == 0)
+        let serverHead = try CLI.cli(["head", url])
+        #expect(serverHead.status == 0, "\(serverHead)")
         for device in devices {
             let mine = try CLI.cli(["export", device.path])
             #expect(mine.output == exported.output, "\(device.path) is not the server's list, record for record")
+            #expect(try CLI.cli(["head", device.path]).output == serverHead.output, "\(device.path)'s head is not the server's")
             let verified = try CLI.cli(["verify", device.path])
             #expect(verified.status == 0, "\(verified)")
         }
