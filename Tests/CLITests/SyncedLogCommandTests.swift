@@ -42,7 +42,9 @@ import Testing
         let text = try await CLI.run(["status", path])
         #expect(text.stdout.hasPrefix("\(path): synced through seq 2; 2 edits pending"), "\(text)")
         let show = try await CLI.run(["show", path])
-        #expect(show.stderr.contains("2 edits made on this device are not in them yet"), "\(show)")
+        #expect(show.stdout.contains("with 2 edits made on this device and not yet synced"), "\(show)")
+        #expect(show.stdout.contains("Shopping") && show.stdout.contains("Laundry"), "the device's list: \(show)")
+        #expect(try await CLI.run(["show", path, "--at", "2"]).stdout.contains("Groceries"), "the file's list at a seq")
         // A refusal on the device's own list (the label it just renamed, by a title it no longer has) is no edit.
         let unknown = try await CLI.run(["remove", path, "ffffffff"])
         #expect(unknown.status != 0)

@@ -9,7 +9,9 @@ enum Show: Command {
         discussion: """
             The list is the fold of the log's records, in seq order. --at SEQ shows it right after record SEQ \
             (0 is the empty list before the first record); a seq past the end is an error, not the latest state. \
-            --at-time folds in seq order and stops before the first record stamped later than the time.
+            --at-time folds in seq order and stops before the first record stamped later than the time. On a synced \
+            log ('labelreplay sync') with edits made on this device and not yet synced, the current list is the \
+            device's: the file's with those edits on top, numbered after its last seq.
 
             --query and --enabled-only show a filtered view (case- and diacritic-insensitive "contains", in list \
             order): the row column is the label's row in the view (as 'trace' says "row 2"), the position column its \
@@ -42,9 +44,8 @@ enum Show: Command {
         let query = ViewQuery(arguments.option("query") ?? "", enabledOnly: arguments.flag("enabled-only"))
         let filtered = query != .all
 
-        if seq == nil, time == nil { Mirror.notePending(path, console: console) }
         let replay = try Replay(path: path, console: console, progress: "reading \(path)")
-        let list: LabelList
+        var list: LabelList
         if let seq {
             // From the nearest checkpoint at or before the seq (LOG.checkpoints), when there is one.
             if let checkpoint = try Checkpoints.open(path, console: console)?.checkpoint(atOrBefore: seq, withRemovedLabels: false) {
@@ -63,6 +64,12 @@ enum Show: Command {
                 }
             }
             list = try replay.foldAll()
+        }
+        // A synced log with edits not yet pushed: the device's list, as its write commands made it.
+        var pendingEdits = 0
+        if seq == nil, time == nil, let device = try Mirror.optimisticList(path) {
+            list = device.list
+            pendingEdits = device.pending
         }
 
         let rows: [(position: Int, label: Label)]
@@ -89,7 +96,13 @@ enum Show: Command {
         let pager = Pager.start(console: console, disabled: arguments.flag("no-pager"))
         defer { pager?.finish(console: console) }
         var heading = "\(path) at seq \(list.lastSeq)"
-        if let time { heading += " (time \(time.iso8601))" } else if seq == nil { heading += " (now)" }
+        if let time {
+            heading += " (time \(time.iso8601))"
+        } else if pendingEdits > 0 {
+            heading += " (now, with \(pendingEdits) edit\(pendingEdits == 1 ? "" : "s") made on this device and not yet synced)"
+        } else if seq == nil {
+            heading += " (now)"
+        }
         if header {
             console.line(Escape.text(heading + ": \(list.count) label\(list.count == 1 ? "" : "s"), \(list.enabledCount) enabled"))
             if filtered {

@@ -11,17 +11,16 @@ enum Mirror {
         !LogLocation.isServer(path) && FileManager.default.fileExists(atPath: SyncOutbox.path(forLogAt: path))
     }
 
-    /// On a synced log with edits not yet pushed, says so on standard error
-    /// (the file holds the server's records; its pending edits are in the outbox).
-    static func notePending(_ path: String, console: Console) {
-        guard isMirror(path), let outbox = try? SyncOutbox.open(path: SyncOutbox.path(forLogAt: path)) else { return }
-        let count = outbox.pending.count
-        outbox.close()
-        guard count > 0 else { return }
-        console.errorLine(
-            Escape.text(
-                "\(path): the server list's records as of the last sync; \(count) edit\(count == 1 ? "" : "s") made on this device \(count == 1 ? "is" : "are") not in them yet ('labelreplay status \(path)' lists them; 'labelreplay sync' pushes them)"
-            ))
+    /// The device's list of a synced log with edits not yet pushed — the
+    /// server's records with those edits on top, their seqs numbered after
+    /// the file's — and how many edits; `nil` for any other log.
+    static func optimisticList(_ path: String) throws -> (list: LabelList, pending: Int)? {
+        guard isMirror(path) else { return nil }
+        let session = try openSession(path)
+        defer { session.close() }
+        let pending = session.outbox.pending.count
+        guard pending > 0 else { return nil }
+        return (session.optimistic.list, pending)
     }
 
     /// The sync session of the mirror at `path`, offline, waiting up to 2 s
