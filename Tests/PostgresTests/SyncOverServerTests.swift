@@ -67,6 +67,67 @@ import Testing
         #expect(command.contains("Shared by B"))
     }
 
+    /// A list that was cut: a new device's mirror starts from the list's base
+    /// (a based log of its history, the same head), syncs and pushes; a
+    /// device whose mirror the cut overtook is told what to do, its outbox kept.
+    @Test func aNewDeviceJoinsACutListFromItsBaseAndAnOvertakenOneIsToldSo() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let log = try server.open(location)
+        defer { log.close() }
+        let a = try SyncSession.open(mirrorPath: dir.file("a.labellog"), server: log)
+        defer { a.close() }
+        var ids: [LabelID] = []
+        for i in 0..<10 { ids.append(try #require(try a.make(.add(title: "label \(i)", isEnabled: i % 2 == 0))?.labelID)) }
+        try a.make(.rename(id: ids[2], title: "renamed before the cut"))
+        try a.sync()
+        #expect(try log.refreshLastSeq() == 11)
+        try log.cutHistory(through: 6, archiveTo: nil)
+
+        let cutLog = try server.open(location)
+        defer { cutLog.close() }
+        let b = try SyncSession.open(mirrorPath: dir.file("b.labellog"), server: cutLog)
+        defer { b.close() }
+        try b.sync()
+        #expect(b.serverState.list.labels == a.serverState.list.labels)
+        #expect(try LogReader(path: b.mirrorPath).header.base?.lastCutSeq == 6)
+        // B renames a label it knows only from the base, and toggles one; A hears both.
+        try b.make(.rename(id: ids[1], title: "renamed on B"))
+        try b.make(.toggle(id: ids[8]))
+        let report = try b.sync()
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 12), .applied(firstSeq: 13)])
+        try a.sync()
+        #expect(a.serverState.list.label(ids[1])?.title == "renamed on B")
+        #expect(a.serverState.list.labels == b.serverState.list.labels)
+
+        // Cut past where a third device's mirror stopped: it cannot catch up, and says how to start over.
+        let c = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: cutLog)
+        try c.sync()
+        try c.make(.add(title: "made on C", isEnabled: true))
+        c.close()
+        try a.make(.add(title: "more", isEnabled: true))
+        try a.sync()
+        try log.cutHistory(through: 14, archiveTo: nil)
+        let reopened = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: try server.open(location))
+        let error = #expect(throws: StoreError.self) { try reopened.sync() }
+        guard case .storage(let cause) = error?.code else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(cause.code == .archived)
+        #expect(cause.message.contains("c.labellog.outbox"), "\(cause)")
+        #expect(reopened.outbox.pending.count == 1)
+        reopened.close()
+        // Done as it says: the mirror removed, the outbox kept; the edit made offline reaches the list.
+        try FileManager.default.removeItem(atPath: dir.file("c.labellog"))
+        let fresh = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: try server.open(location))
+        defer { fresh.close() }
+        #expect(try fresh.sync().done.count == 1)
+        try a.sync()
+        // Placed after the label it followed on C, so before the one A added at the end meanwhile.
+        #expect(a.serverState.list.labels.suffix(2).map(\.title) == ["made on C", "more"])
+    }
+
     /// A device that crashed after the server committed its append but before
     /// its outbox said so: the next sync finds the push by its group id on the
     /// row and writes nothing twice (decided again, the rename would be refused

@@ -57,7 +57,16 @@ extension SyncSession {
         var count = 0
         do {
             let last = mirror.lastSeq
-            if last > 0 {
+            let serverBase = serverLog.base?.lastCutSeq ?? 0
+            if last < serverBase {
+                throw EventLogError(
+                    .archived,
+                    "the server list's records after seq \(last) through seq \(serverBase) were cut off (archived or dropped) since this mirror last synced, so it cannot catch up; remove the mirror (keep \(SyncOutbox.path(forLogAt: mirrorPath)): its edits are pushed from the new one) and sync again to start a mirror from the list's base",
+                    path: mirrorPath, lastGoodSeq: last)
+            }
+            // The mirror's last record, if the mirror and the server both hold it (a new based mirror holds
+            // none yet; a list cut right through the mirror's last seq holds it no longer).
+            if last > max(mirror.base?.lastCutSeq ?? 0, serverBase) {
                 let theirs = try serverLog.read(from: last, maxCount: 1).first
                 let ours = try mirror.read(from: last, maxCount: 1).first
                 guard let theirs, theirs == ours else {

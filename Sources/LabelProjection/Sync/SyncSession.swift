@@ -80,9 +80,23 @@ public final class SyncSession: Sendable {
             // The mirror is the server's records, pulled again if a crash loses some: a pull syncs it once, at its end.
             var options = LogWriter.Options(durability: .noSync, createIfMissing: true)
             options.writesSyncMirror = true
+            // A new mirror of a list that was cut starts where the list does: a based log of its history.
+            if !options.fileSystem.exists(mirrorPath), let start = server?.historyStart, let base = start.base {
+                var header = LogHeader(logID: start.logID, createdAt: base.cutAt, base: base, previousChecksum: start.chainValue)
+                header.version = LogFormat.basedVersion
+                options.creationHeader = header
+            }
+            // A based mirror folds on from its base's list (none yet for a new file: it is read once created).
+            let existing = try LabelList.origin(ofLogAt: mirrorPath)
+            if existing.lastSeq > 0 { state = SyncState(base: existing) }
             mirror = try LogWriter.open(path: mirrorPath, options: options) { record in
                 try state.fold(record)
             }
+            if state.list.lastSeq == 0, mirror.base != nil {
+                state = SyncState(base: try LabelList.origin(of: mirror.header, path: mirrorPath))
+            }
+        } catch let error as StoreError {
+            throw error
         } catch let error as EventLogError {
             throw .storage(error)
         } catch let error as ProjectionError {

@@ -22,6 +22,15 @@ public struct SyncState: Sendable {
         titleVersions = [:]
     }
 
+    /// The state of a list that starts from `list` (a based list's base: the
+    /// list at its cut). Each label's title version is taken to be the
+    /// label's version there (the seq of its last change, whichever
+    /// property: the base keeps no more), on every device alike.
+    public init(base list: LabelList) {
+        self.list = list
+        titleVersions = Dictionary(uniqueKeysWithValues: list.labels.map { ($0.id, .server(seq: $0.version)) })
+    }
+
     /// The state after `records`, folded in seq order from an empty list.
     ///
     /// - Throws: ``ProjectionError`` for a record that does not apply.
