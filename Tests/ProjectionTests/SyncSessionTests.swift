@@ -81,7 +81,7 @@ struct SyncSessionTests {
     /// title's version is now its own record's — and recorded a second time.)
     @Test func anAppendWhoseReplyWasLostIsSettledByItsBatchIDAndNotAppliedTwice() throws {
         let dir = TemporaryDirectory()
-        let server = LosingReplies(InMemoryEventLog())
+        let server = FaultyServer()
         let device = try SyncSession.open(mirrorPath: dir.file("d.labellog"), server: server)
         defer { device.close() }
         let id = try #require(try device.make(.add(title: "first", isEnabled: true))?.labelID)
@@ -121,27 +121,5 @@ struct SyncSessionTests {
         #expect(cause.description.contains("seq 1"))
         #expect(rewritten.lastSeq == 1, "nothing pushed")
         #expect(device.outbox.pending.count == 1)
-    }
-}
-
-/// A server whose next append commits and then throws as a lost reply would.
-private final class LosingReplies: IdempotentAppendStorage, @unchecked Sendable {
-    let log: InMemoryEventLog
-    var loseNextReply = false
-    init(_ log: InMemoryEventLog) { self.log = log }
-    var lastSeq: UInt64 { log.lastSeq }
-    func waitForAppends(after seq: UInt64, timeout: Duration) throws(EventLogError) -> Bool { false }
-    func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] { try log.read(from: seq, maxCount: maxCount) }
-    func batchID(atSeq seq: UInt64) throws(EventLogError) -> UUID? { try log.batchID(atSeq: seq) }
-    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?) throws(EventLogError) -> [EventRecord] {
-        try log.append(entries, expectedLastSeq: expectedLastSeq)
-    }
-    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batchID: UUID) throws(EventLogError) -> [EventRecord] {
-        let records = try log.append(entries, expectedLastSeq: expectedLastSeq, batchID: batchID)
-        if loseNextReply {
-            loseNextReply = false
-            throw EventLogError(.connectionFailed, "the reply was lost")
-        }
-        return records
     }
 }

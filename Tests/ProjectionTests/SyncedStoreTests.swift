@@ -13,7 +13,8 @@ import Testing
 struct SyncedStoreTests {
     func titles(_ store: LabelStore) -> [String] { store.labels.map(\.title) }
 
-    @Test func anEditOnOneDeviceReachesTheOthersSubscribersAfterBothSync() throws {
+    /// Runs `body` with two devices on one shared list, then closes them.
+    func withTwoDevices(_ body: (SyncedStore, SyncedStore, InMemoryEventLog) throws -> Void) throws {
         let dir = TemporaryDirectory()
         let server = InMemoryEventLog()
         let a = try SyncedStore.open(mirrorPath: dir.file("a.labellog"), server: server)
@@ -22,52 +23,52 @@ struct SyncedStoreTests {
             a.close()
             b.close()
         }
-        let heard = Mutex<[UInt64]>([])
-        let subscription = b.store.subscribe(to: .membership) { n in heard.withLock { $0.append(n.seq) } }
-        defer { subscription.cancel() }
-        let id = try a.store.add("Groceries")
-        #expect(titles(a.store) == ["Groceries"], "the device shows its edit at once")
-        #expect(a.status.pending == 1)
-        try a.sync()
-        #expect(a.status.pending == 0 && a.status.lastSyncedSeq == 1)
-        #expect(heard.withLock { $0 }.isEmpty)
-        try b.sync()
-        #expect(b.store.label(id)?.title == "Groceries")
-        #expect(heard.withLock { $0.count } == 1, "B's membership subscriber heard the other device's add once")
-        try b.sync()
-        #expect(heard.withLock { $0.count } == 1, "a round that changes nothing publishes nothing")
+        try body(a, b, server)
+    }
+
+    @Test func anEditOnOneDeviceReachesTheOthersSubscribersAfterBothSync() throws {
+        try withTwoDevices { a, b, server in
+            let heard = Mutex<[UInt64]>([])
+            let subscription = b.store.subscribe(to: .membership) { n in heard.withLock { $0.append(n.seq) } }
+            defer { subscription.cancel() }
+            let id = try a.store.add("Groceries")
+            #expect(titles(a.store) == ["Groceries"], "the device shows its edit at once")
+            #expect(a.status.pending == 1)
+            try a.sync()
+            #expect(a.status.pending == 0 && a.status.lastSyncedSeq == 1)
+            #expect(heard.withLock { $0 }.isEmpty)
+            try b.sync()
+            #expect(b.store.label(id)?.title == "Groceries")
+            #expect(heard.withLock { $0.count } == 1, "B's membership subscriber heard the other device's add once")
+            try b.sync()
+            #expect(heard.withLock { $0.count } == 1, "a round that changes nothing publishes nothing")
+        }
     }
 
     @Test func aRefusedOfflineEditIsUndoneOnTheDeviceAndReported() throws {
-        let dir = TemporaryDirectory()
-        let server = InMemoryEventLog()
-        let a = try SyncedStore.open(mirrorPath: dir.file("a.labellog"), server: server)
-        let b = try SyncedStore.open(mirrorPath: dir.file("b.labellog"), server: server)
-        defer {
-            a.close()
-            b.close()
+        try withTwoDevices { a, b, server in
+            let id = try a.store.add("Groceries")
+            try a.sync()
+            try b.sync()
+            // Offline: A removes it, B renames it.
+            try a.store.remove(id)
+            try b.store.rename(id, to: "Shopping")
+            #expect(b.store.label(id)?.title == "Shopping")
+            let refusals = Mutex<[SyncedStore.Refusal]>([])
+            b.onRefusal { refusal in refusals.withLock { $0.append(refusal) } }
+            let titleChanges = Mutex<Int>(0)
+            let subscription = b.store.subscribe(to: .title(id)) { _ in titleChanges.withLock { $0 += 1 } }
+            defer { subscription.cancel() }
+            try a.sync()
+            try b.sync()
+            #expect(b.store.label(id) == nil, "the label is gone on B too")
+            #expect(titleChanges.withLock { $0 } == 1, "B's row heard the removal")
+            let refused = refusals.withLock { $0 }
+            #expect(refused.map(\.refusal.reason) == [.labelRemoved])
+            #expect(refused.first?.refusal.message == "Edit skipped: label was removed.")
+            #expect(b.status.lastRefusal == refused.first)
+            #expect(server.allRecords.count == 3, "add, remove, and the refusal record")
         }
-        let id = try a.store.add("Groceries")
-        try a.sync()
-        try b.sync()
-        // Offline: A removes it, B renames it.
-        try a.store.remove(id)
-        try b.store.rename(id, to: "Shopping")
-        #expect(b.store.label(id)?.title == "Shopping")
-        let refusals = Mutex<[SyncedStore.Refusal]>([])
-        b.onRefusal { refusal in refusals.withLock { $0.append(refusal) } }
-        let titleChanges = Mutex<Int>(0)
-        let subscription = b.store.subscribe(to: .title(id)) { _ in titleChanges.withLock { $0 += 1 } }
-        defer { subscription.cancel() }
-        try a.sync()
-        try b.sync()
-        #expect(b.store.label(id) == nil, "the label is gone on B too")
-        #expect(titleChanges.withLock { $0 } == 1, "B's row heard the removal")
-        let refused = refusals.withLock { $0 }
-        #expect(refused.map(\.refusal.reason) == [.labelRemoved])
-        #expect(refused.first?.refusal.message == "Edit skipped: label was removed.")
-        #expect(b.status.lastRefusal == refused.first)
-        #expect(server.allRecords.count == 3, "add, remove, and the refusal record")
     }
 
     @Test func pendingEditsSurviveAReopenAndShowAtOnce() throws {
@@ -91,7 +92,7 @@ struct SyncedStoreTests {
 
     @Test func aFailedRoundIsInTheStatusUntilOneSucceeds() throws {
         let dir = TemporaryDirectory()
-        let server = Unreachable(InMemoryEventLog())
+        let server = FaultyServer()
         let device = try SyncedStore.open(mirrorPath: dir.file("d.labellog"), server: server)
         defer { device.close() }
         try device.store.add("waits")
@@ -106,48 +107,15 @@ struct SyncedStoreTests {
     }
 
     @Test func backgroundSyncingCarriesAnEditToTheOtherDevice() throws {
-        let dir = TemporaryDirectory()
-        let server = InMemoryEventLog()
-        let a = try SyncedStore.open(mirrorPath: dir.file("a.labellog"), server: server)
-        let b = try SyncedStore.open(mirrorPath: dir.file("b.labellog"), server: server)
-        defer {
-            a.close()
-            b.close()
+        try withTwoDevices { a, b, server in
+            a.startSyncing(every: .milliseconds(50))
+            b.startSyncing(every: .milliseconds(50))
+            let id = try a.store.add("travels")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while b.store.label(id) == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            #expect(b.store.label(id)?.title == "travels")
+            a.stopSyncing()
+            b.stopSyncing()
         }
-        a.startSyncing(every: .milliseconds(50))
-        b.startSyncing(every: .milliseconds(50))
-        let id = try a.store.add("travels")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while b.store.label(id) == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        #expect(b.store.label(id)?.title == "travels")
-        a.stopSyncing()
-        b.stopSyncing()
-    }
-}
-
-/// A server that fails every call while `down`.
-private final class Unreachable: IdempotentAppendStorage, @unchecked Sendable {
-    let log: InMemoryEventLog
-    var down = false
-    init(_ log: InMemoryEventLog) { self.log = log }
-    private func check() throws(EventLogError) {
-        if down { throw EventLogError(.connectionFailed, "the server is unreachable") }
-    }
-    var lastSeq: UInt64 { log.lastSeq }
-    func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
-        try check()
-        return try log.read(from: seq, maxCount: maxCount)
-    }
-    func batchID(atSeq seq: UInt64) throws(EventLogError) -> UUID? {
-        try check()
-        return try log.batchID(atSeq: seq)
-    }
-    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?) throws(EventLogError) -> [EventRecord] {
-        try check()
-        return try log.append(entries, expectedLastSeq: expectedLastSeq)
-    }
-    func append(_ entries: [LogEntry], expectedLastSeq: UInt64?, batchID: UUID) throws(EventLogError) -> [EventRecord] {
-        try check()
-        return try log.append(entries, expectedLastSeq: expectedLastSeq, batchID: batchID)
     }
 }
