@@ -174,6 +174,26 @@ struct SyncOutboxTests {
         #expect(try SyncOutbox.open(path: path).pending == everyKind)
     }
 
+    @Test func aBatchOfCommandsTornByACrashLeavesNoneOfThem() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("o.outbox")
+        var end = 0
+        do {
+            let outbox = try SyncOutbox.open(path: path)
+            try outbox.append(everyKind[0])
+            end = readFile(path).count
+            try outbox.append(contentsOf: Array(everyKind[1...4]))
+            outbox.close()
+        }
+        let whole = readFile(path)
+        for cut in stride(from: end + 1, to: whole.count, by: 7) {
+            let torn = dir.file("torn-\(cut)")
+            try Data(whole[..<cut]).write(to: URL(fileURLWithPath: torn))
+            #expect(try SyncOutbox.open(path: torn).pending == [everyKind[0]], "cut at \(cut)")
+        }
+        #expect(try SyncOutbox.open(path: path).pending == Array(everyKind[0...4]))
+    }
+
     private func entry(_ command: SyncCommand, _ outcome: SyncLedger.Outcome, titleSeq: UInt64? = nil) -> SyncLedger.Entry {
         SyncLedger.Entry(batchID: command.batchID, outcome: outcome, titleSeq: titleSeq)
     }

@@ -71,6 +71,20 @@ struct SyncedStoreTests {
         }
     }
 
+    @Test func aBatchWriteIsKeptForSyncAsOneAndReachesTheOtherDeviceWhole() throws {
+        try withTwoDevices { a, b, server in
+            let first = LabelID()
+            try a.store.execute(batch: [
+                .add(title: "one", id: first), .add(title: "two"), .rename(id: first, title: "one, renamed")
+            ])
+            #expect(a.status.pending == 3)
+            try a.sync()
+            try b.sync()
+            #expect(titles(b.store) == ["one, renamed", "two"])
+            #expect(server.allRecords.count == 3)
+        }
+    }
+
     @Test func pendingEditsSurviveAReopenAndShowAtOnce() throws {
         let dir = TemporaryDirectory()
         let server = InMemoryEventLog()

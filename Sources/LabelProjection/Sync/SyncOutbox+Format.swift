@@ -30,6 +30,9 @@ extension SyncOutbox {
     enum Entry: Sendable, Hashable {
         /// A command the app was told is saved (kind 1).
         case command(SyncCommand)
+        /// Commands the app was told are saved together (kind 4): one frame, so
+        /// a crash keeps all of them or none.
+        case commands([SyncCommand])
         /// A push about to be sent (kind 2): after a crash, the server's row at
         /// `afterSeq + 1` holds the attempt's group id exactly when it committed.
         case attempt(Attempt)
@@ -43,6 +46,10 @@ extension SyncOutbox {
             case .command(let command):
                 payload.u8(1)
                 command.encode(into: &payload)
+            case .commands(let commands):
+                payload.u8(4)
+                payload.varint(UInt64(commands.count))
+                for command in commands { command.encode(into: &payload) }
             case .attempt(let attempt):
                 payload.u8(2)
                 payload.uuid(attempt.group)
@@ -68,6 +75,12 @@ extension SyncOutbox {
             let entry: Entry
             switch try r.u8() {
             case 1: entry = .command(try SyncCommand.decode(&r))
+            case 4:
+                let n = try r.count(max: r.remaining / 20, what: "command count")
+                var commands: [SyncCommand] = []
+                commands.reserveCapacity(n)
+                for _ in 0..<n { commands.append(try SyncCommand.decode(&r)) }
+                entry = .commands(commands)
             case 2: entry = .attempt(Attempt(group: try r.uuid(), afterSeq: try r.varint(), plan: try r.ledgerEntries()))
             case 3: entry = .done(try r.ledgerEntries())
             case let other: throw DecodeFailure("unknown entry kind \(other)")

@@ -89,6 +89,12 @@ extension SyncOutbox {
                 throw EventLogError(.corruptRecord, "outbox entry repeats batch \(command.batchID)", path: path, offset: at)
             }
             pending.append(command)
+        case .commands(let commands):
+            var seen = Set(pending.map(\.batchID))
+            for command in commands where !seen.insert(command.batchID).inserted {
+                throw EventLogError(.corruptRecord, "outbox entry repeats batch \(command.batchID)", path: path, offset: at)
+            }
+            pending += commands
         case .attempt(let noted):
             guard noted.plan.map(\.batchID) == pending.prefix(noted.plan.count).map(\.batchID) else {
                 throw EventLogError(

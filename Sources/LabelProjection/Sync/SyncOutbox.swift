@@ -113,9 +113,9 @@ public final class SyncOutbox: Sendable {
         }
     }
 
-    /// Adds `commands` at the end, in order, in one write and one sync;
-    /// returns once all are durable (a crash before leaves none of the
-    /// last ones whole: recovery cuts a torn entry, never keeps part of one).
+    /// Adds `commands` at the end, in order, as one entry (one write, one
+    /// sync): returns once all are durable, and a crash keeps all of them or
+    /// none — a batch of edits the app made together stays together.
     ///
     /// - Throws: What ``append(_:)`` throws; nothing is added then.
     public func append(contentsOf commands: [SyncCommand]) throws(EventLogError) {
@@ -125,7 +125,7 @@ public final class SyncOutbox: Sendable {
                 throw EventLogError(.invalidEvent, "batch \(command.batchID) is already in the outbox", path: path)
             }
             guard !commands.isEmpty else { return }
-            try write(commands.map { .command($0) }, &s)
+            try write(commands.count == 1 ? .command(commands[0]) : .commands(commands), &s)
             s.pending += commands
         }
     }

@@ -176,14 +176,29 @@ public final class SyncSession: Sendable {
     ///   `storage` when the outbox cannot be written.
     @discardableResult
     public func make(_ command: LabelCommand, actor: String? = nil, note: String? = nil) throws(StoreError) -> SyncCommand? {
+        try make(all: [command], actor: actor, note: note).first
+    }
+
+    /// Makes the device's edits `commands`, each on the optimistic list the
+    /// ones before it leave, and keeps them in the outbox as one entry: all
+    /// of them durable when it returns, or, if it throws, none (a crash keeps
+    /// all or none too). Commands that change nothing are left out.
+    ///
+    /// - Throws: What ``make(_:actor:note:)`` throws, for the first command refused.
+    @discardableResult
+    public func make(all commands: [LabelCommand], actor: String? = nil, note: String? = nil) throws(StoreError) -> [SyncCommand] {
         if optimisticState.withLock({ $0 == nil }) { _ = optimistic }  // built outside its lock (it takes the state's)
-        return try optimisticState.withLock { (kept) throws(StoreError) -> SyncCommand? in
+        return try optimisticState.withLock { (kept) throws(StoreError) -> [SyncCommand] in
             var optimistic = kept ?? SyncState()
-            kept = nil  // one reference: the edit below changes it in place
-            defer { kept = optimistic }
-            guard let made = try optimistic.syncCommand(for: command, actor: actor, note: note) else { return nil }
-            do throws(EventLogError) { try outbox.append(made) } catch { throw .storage(error) }
-            optimistic.applyPending(made)
+            kept = nil  // one reference: the edits below change it in place; rebuilt when needed if they fail
+            var made: [SyncCommand] = []
+            for command in commands {
+                guard let next = try optimistic.syncCommand(for: command, actor: actor, note: note) else { continue }
+                optimistic.applyPending(next)
+                made.append(next)
+            }
+            do throws(EventLogError) { try outbox.append(contentsOf: made) } catch { throw .storage(error) }
+            kept = optimistic
             return made
         }
     }

@@ -65,15 +65,15 @@ final class SyncWorkingLog: EventStorage, Sendable {
                 }
                 records.append(record)
             }
-            // Each record is an edit of the device: durable in the outbox before the store is told it is appended.
-            for record in records {
-                guard let command = LabelCommand(making: record.event) else { continue }  // a rejection audit record stays here
-                do throws(StoreError) {
-                    _ = try session.make(command, actor: record.actor, note: record.note)
-                } catch {
-                    if case .storage(let cause) = error.code { throw cause }
-                    throw EventLogError(.invalidEvent, "the edit could not be kept for sync: \(error.message)")
-                }
+            // The records are the device's edits: durable in the outbox, all or none, before the store is told
+            // they are appended (a rejection audit record stays here: it is no edit).
+            let commands = records.compactMap { LabelCommand(making: $0.event) }
+            let envelope = records.first
+            do throws(StoreError) {
+                _ = try session.make(all: commands, actor: envelope?.actor, note: envelope?.note)
+            } catch {
+                if case .storage(let cause) = error.code { throw cause }
+                throw EventLogError(.invalidEvent, "the edit could not be kept for sync: \(error.message)")
             }
             s.records += records
             s.list = list
