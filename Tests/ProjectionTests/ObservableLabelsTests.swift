@@ -135,7 +135,11 @@ import Testing
         // Each record applied once: by delivery (3 applied, no reload after the first), or — when the
         // follow task starts only after a write whose delivery is still on its way (a loaded machine:
         // seen under the thread sanitizer in CI) — by one reload that covers it, and never both.
-        #expect(model.reloads <= 2 && model.appliedRecords <= 3)
-        if model.reloads == 1 { #expect(model.appliedRecords == 3) }
+        #expect(model.reloads <= 2)
+        if model.reloads == 1 {
+            #expect(model.appliedRecords == 3)
+        } else {
+            #expect(model.appliedRecords < 3, "a record the reload covered was applied again by delivery")
+        }
     }
 }
