@@ -51,6 +51,52 @@ import Testing
         #expect(try await CLI.run(["status", path, "--json"]).jsonLines().first?["pending"] as? [[String: Any]] != nil)
     }
 
+    /// A synced log is the history it mirrors: every read command answers on
+    /// it as on the log it was pulled from (its records, byte for byte), and
+    /// the store's history reads agree.
+    @Test func everyReadCommandAnswersOnASyncedLogAsOnTheHistoryItMirrors() async throws {
+        let scratch = try Scratch()
+        let (reference, ids) = try CutHistoryTests.reference(in: scratch, seed: 46, writes: CutHistoryTests.writes)
+        let records = try LogReader.readAll(path: reference).records
+        let last = records.last!.seq
+        let head = try await CLI.run(["head", reference, "--at", String(last / 4)]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let expected = try await CutHistoryTests.answers(reference, ids: ids, last: last, extending: head)
+        try FileManager.default.createDirectory(atPath: scratch.path("device"), withIntermediateDirectories: true)
+        let path = scratch.path("device/h.labellog")
+        let session = try SyncSession.open(mirrorPath: path, server: InMemoryEventLog(records: records))
+        #expect(try session.sync().pulled == records.count)
+        session.close()
+        let got = try await CutHistoryTests.answers(path, ids: ids, last: last, extending: head)
+        for (want, answer) in zip(expected, got) { #expect(answer == want) }
+        #expect(try await CLI.run(["verify", path, "--head", head]).status == 0)
+        let plain = try await LabelStore.open(path: reference, options: .init(createIfMissing: false))
+        defer { plain.close() }
+        let synced = try SyncedStore.open(mirrorPath: path, server: nil)
+        defer { synced.close() }
+        #expect(synced.session.serverState.list.labels == plain.labels)
+        // The app's store numbers its own seqs (a local history of what it showed): the same labels, in order.
+        #expect(
+            synced.store.labels.map { "\($0.id) \($0.title) \($0.isEnabled)" }
+                == plain.labels.map { "\($0.id) \($0.title) \($0.isEnabled)" })
+    }
+
+    /// An app holds its synced store open (the mirror's and the outbox's
+    /// locks with it): `show` and `status` still read the device's state.
+    @Test func showAndStatusReadASyncedLogWhileItsAppHoldsIt() async throws {
+        let dir = TemporaryDirectory()
+        let path = try syncedLog(dir)
+        let app = try SyncedStore.open(mirrorPath: path, server: nil)
+        defer { app.close() }
+        try await app.store.add("made in the app")
+        let show = try await CLI.run(["show", path])
+        #expect(show.status == 0 && show.stdout.contains("made in the app"), "\(show)")
+        #expect(show.stdout.contains("with 1 edit made on this device and not yet synced"), "\(show)")
+        let status = try await CLI.run(["status", path])
+        #expect(status.status == 0 && status.stdout.contains("synced through seq 2; 1 edit pending"), "\(status)")
+        let write = try await CLI.run(["add", path, "from the shell"])
+        #expect(write.status == 1 && write.stderr.contains("in use"), "one writer at a time: \(write)")
+    }
+
     @Test func everyOtherWriterIsRefusedNamingTheOutbox() async throws {
         let dir = TemporaryDirectory()
         let path = try syncedLog(dir)

@@ -5,9 +5,11 @@ import Foundation
 /// them into the pending commands; a torn last entry is cut.
 extension SyncOutbox {
     /// Reads `file` (locked): returns where its entries end, the pending
-    /// commands, the attempts noted for them, and the bytes of a torn last
-    /// entry it cut (synced).
-    static func recover(_ file: any LogFile, path: String) throws(EventLogError)
+    /// commands, the attempt noted for them, and the bytes of a torn last
+    /// entry it cut (synced); `repairing: false` reads only (a file another
+    /// process may be writing: nothing is written, a torn or unfinished last
+    /// entry is left out).
+    static func recover(_ file: any LogFile, path: String, repairing: Bool = true) throws(EventLogError)
         -> (end: Int64, pending: [SyncCommand], attempt: Attempt?, dropped: Int64)
     {
         let size = try file.size()
@@ -18,6 +20,7 @@ extension SyncOutbox {
             guard Array(expected.prefix(head.count)) == head else {
                 throw EventLogError(.notALog, "the file is not an outbox: it is \(size) bytes and does not start with LBOUTBOX", path: path)
             }
+            guard repairing else { return (headerLength, [], nil, 0) }
             try expected.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: 0) }
             try file.syncData()
             return (headerLength, [], nil, 0)
@@ -58,7 +61,7 @@ extension SyncOutbox {
             return offset
         }
         let end = headerLength + Int64(entries)
-        if end < size {
+        if end < size, repairing {
             try file.truncate(to: end)
             try file.syncData()
         }

@@ -92,6 +92,22 @@ public final class SyncOutbox: Sendable {
         }
     }
 
+    /// The pending commands and the open attempt of the outbox at `path`,
+    /// read without taking its lock or changing it (a process that holds it
+    /// may be appending: an unfinished last entry is left out). For tools
+    /// that show a device's state while its app runs.
+    ///
+    /// - Throws: `EventLogError`: what ``open(path:fileSystem:)`` throws for a
+    ///   file that is not an outbox or is damaged before its last entry.
+    public static func read(
+        path: String, fileSystem: any LogFileSystem = SystemFileSystem()
+    ) throws(EventLogError) -> (pending: [SyncCommand], openAttempt: Attempt?) {
+        let file = try fileSystem.open(path, .readOnly)
+        defer { file.close() }
+        let read = try recover(file, path: path, repairing: false)
+        return (read.pending, read.attempt)
+    }
+
     /// The commands not yet done, in the order they were made.
     public var pending: [SyncCommand] { state.withLock { $0.pending } }
 

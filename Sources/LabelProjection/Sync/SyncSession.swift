@@ -113,6 +113,37 @@ public final class SyncSession: Sendable {
         }
     }
 
+    /// The optimistic state of the mirror at `mirrorPath` — its records
+    /// folded (from its base, if based), its outbox's pending commands on
+    /// top — and how many are pending, read without the locks a session
+    /// holds: for tools that show a device's list while its app runs.
+    ///
+    /// - Throws: ``StoreError``: `storage` for what reading the mirror or the
+    ///   outbox throws (no outbox: `fileNotFound`); `inconsistentEvent` for a
+    ///   mirror that does not fold.
+    public static func optimisticState(mirrorPath: String) throws(StoreError) -> (state: SyncState, pending: [SyncCommand]) {
+        let pending: [SyncCommand]
+        do throws(EventLogError) {
+            pending = try SyncOutbox.read(path: SyncOutbox.path(forLogAt: mirrorPath)).pending
+        } catch {
+            throw .storage(error)
+        }
+        let origin = try LabelList.origin(ofLogAt: mirrorPath)
+        var state = origin.lastSeq > 0 ? SyncState(base: origin) : SyncState()
+        do {
+            let reader = try LogReader(path: mirrorPath)
+            while let record = try reader.next() { try state.fold(record) }
+        } catch let error as EventLogError {
+            throw .storage(error)
+        } catch let error as ProjectionError {
+            throw .inconsistent(error)
+        } catch {
+            throw .storage(EventLogError(.ioError, "the mirror could not be read: \(error)", path: mirrorPath))
+        }
+        for command in pending { state.applyPending(command) }
+        return (state, pending)
+    }
+
     /// The server list's state as last pulled (the mirror's).
     public var serverState: SyncState { state.withLock { $0.server } }
 

@@ -48,16 +48,17 @@ enum Status: Command {
             throw Failure(
                 "\(path): not a synced log (no \(SyncOutbox.path(forLogAt: path)) beside it); 'labelreplay sync \(path) URL' syncs it")
         }
-        let session = try Mirror.openSession(path)
-        defer { session.close() }
-        let pending = session.outbox.pending
+        // Read without the session's locks: an app or a 'sync --follow' may hold them.
+        let (pending, openAttempt) = try SyncOutbox.read(path: SyncOutbox.path(forLogAt: path))
+        let reader = try LogReader(path: path)
+        try reader.skip(toSeq: .max)
         let shown = Shown(
-            mirror: path, lastSeq: session.serverState.list.lastSeq,
+            mirror: path, lastSeq: reader.nextSeq - 1,
             pending: pending.map {
                 Shown.Pending(
                     batch: $0.batchID.uuidString.lowercased(), madeAt: $0.madeAt.iso8601, actor: $0.actor, command: $0.description)
             },
-            openPush: session.outbox.openAttempt.map {
+            openPush: openAttempt.map {
                 Shown.OpenPush(group: $0.group.uuidString.lowercased(), afterSeq: $0.afterSeq, commands: $0.plan.count)
             })
         if arguments.flag("json") {

@@ -16,11 +16,9 @@ enum Mirror {
     /// the file's — and how many edits; `nil` for any other log.
     static func optimisticList(_ path: String) throws -> (list: LabelList, pending: Int)? {
         guard isMirror(path) else { return nil }
-        let session = try openSession(path)
-        defer { session.close() }
-        let pending = session.outbox.pending.count
-        guard pending > 0 else { return nil }
-        return (session.optimistic.list, pending)
+        // Read without the session's locks: an app or a 'sync --follow' may hold them.
+        let (state, pending) = try SyncSession.optimisticState(mirrorPath: path)
+        return pending.isEmpty ? nil : (state.list, pending.count)
     }
 
     /// The sync session of the mirror at `path`, offline, waiting up to 2 s
