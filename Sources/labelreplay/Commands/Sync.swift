@@ -24,8 +24,9 @@ enum Sync: Command {
             process killed) loses nothing and doubles nothing: the next one settles it by its batch id.
 
             --follow keeps syncing until interrupted: after each round it waits for the list's notifications (or 1 s) \
-            and syncs again, releasing the mirror and the outbox between rounds so the write commands can add edits. \
-            Ctrl-C ends it after the round under way, with exit status 0.
+            and syncs again, releasing the mirror and the outbox between rounds so the write commands can add edits; \
+            it reports the first round and each one that pulled or pushed something. Ctrl-C ends it after the round \
+            under way, with exit status 0.
 
             Text: what was pulled and pushed, then one line per refused edit. JSON (--json), one object per round: \
             {"mirror", "server", "pulled", "pushed", "applied", "satisfied", "refused", "lastSeq", "pending", \
@@ -86,9 +87,12 @@ enum Sync: Command {
         }
         let follow = arguments.flag("follow")
         if follow { Platform.deferInterrupts() }
+        var first = true
         repeat {
             let round = try syncOnce(mirrorPath, server: server, display: opened.display)
-            report(round, json: arguments.flag("json"), console: console)
+            // Following: the first round, then only the rounds that moved something.
+            if first || round.pulled > 0 || round.pushed > 0 { report(round, json: arguments.flag("json"), console: console) }
+            first = false
             guard follow, Platform.pendingInterrupt == nil, !console.outputFailed else { break }
             _ = try? server.waitForAppends(after: round.lastSeq, timeout: .seconds(1))
         } while Platform.pendingInterrupt == nil
