@@ -153,6 +153,32 @@ import Testing
         #expect(a.serverState.list.labels.suffix(2).map(\.title) == ["made on C", "more"])
     }
 
+    /// `sync --follow` from the shell: an edit made on the device while it runs
+    /// reaches the list, another host's append reaches the device, and Ctrl-C
+    /// ends it with status 0.
+    @Test func syncFollowCarriesEditsBothWaysUntilInterrupted() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let url = CLIOverServerTests.url(list: location.list, schema: location.schema)
+        #expect(try CLIOverServerTests.cli(["init", url]).status == 0)
+        let mirror = dir.file("phone.labellog")
+        let following = try Background(try CLIOverServerTests.executable(), ["sync", mirror, url, "--follow"], directory: dir.path)
+        defer { following.terminate() }
+        #expect(try CLIOverServerTests.waitUntil { FileManager.default.fileExists(atPath: SyncOutbox.path(forLogAt: mirror)) })
+        // The write waits for the round under way to let go of the outbox, at most 2 s.
+        let added = try CLIOverServerTests.cli(["add", mirror, "made on the phone"])
+        #expect(added.status == 0, "\(added)")
+        let log = try server.open(location)
+        defer { log.close() }
+        #expect(try CLIOverServerTests.waitUntil { (try? log.refreshLastSeq()) == 1 }, "the edit reached the list")
+        try log.append([LogEntry(.added(id: LabelID(), title: "from another host", isEnabled: true, index: 1))])
+        #expect(
+            try CLIOverServerTests.waitUntil { CLIOverServerTests.lastSeq(of: mirror) == 2 }, "the other host's record reached the phone")
+        let ended = try following.interrupt()
+        #expect(ended.status == 0, "\(ended)")
+        #expect(ended.output.contains("pushed 1 edit (1 applied"), "\(ended)")
+    }
+
     /// A device that crashed after the server committed its append but before
     /// its outbox said so: the next sync finds the push by its group id on the
     /// row and writes nothing twice (decided again, the rename would be refused
