@@ -36,8 +36,8 @@ enum Mirror {
     }
 
     /// Runs a write command's `body` on a store over the mirror's optimistic
-    /// list (its records, then its pending edits), and keeps each record it
-    /// appends as an edit in the outbox, durably; returns what the command
+    /// list (its records, then its pending edits), and keeps the records it
+    /// appends as edits in the outbox, durably, as one entry; returns what the command
     /// returns, with the records as the outbox made them.
     static func perform(
         _ path: String, options: WriteOptions, _ body: (LabelStore, WriteOptions) throws -> (records: [EventRecord], unchanged: String)
@@ -46,10 +46,9 @@ enum Mirror {
         defer { session.close() }
         let store = try LabelStore(storage: InMemoryEventLog(records: try session.optimisticRecords()))
         let outcome = try body(store, options)
-        for record in outcome.records {
-            guard let command = LabelCommand(making: record.event) else { continue }  // a rejection audit record stays local
-            try session.make(command, actor: record.actor, note: record.note)
-        }
+        // One outbox entry for the command's records (all kept, or none); a rejection audit record is no edit.
+        let commands = outcome.records.compactMap { LabelCommand(making: $0.event) }
+        try session.make(all: commands, actor: options.actor, note: options.note)
         return (store, outcome.records, outcome.unchanged)
     }
 }
