@@ -195,13 +195,10 @@ public final class SyncOutbox: Sendable {
     deinit { close() }
 
     /// Appends one entry's frame and syncs it.
-    private func write(_ entry: Entry, _ s: inout State) throws(EventLogError) { try write([entry], &s) }
-
-    /// Appends the entries' frames in one write and syncs them.
-    private func write(_ entries: [Entry], _ s: inout State) throws(EventLogError) {
+    private func write(_ entry: Entry, _ s: inout State) throws(EventLogError) {
         guard let file = s.file else { throw EventLogError(.closed, "the outbox is closed", path: path) }
         if let poison = s.poison { throw poison }
-        let frame = entries.count == 1 ? entries[0].frame() : entries.flatMap { $0.frame() }
+        let frame = entry.frame()
         do throws(EventLogError) {
             try frame.withBytes { (raw) throws(EventLogError) in try file.write(raw, at: s.end) }
         } catch {
