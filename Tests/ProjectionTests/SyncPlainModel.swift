@@ -87,10 +87,10 @@ struct PlainSyncList: Equatable {
             return .applied
         case .rename(let id, let title, let read):
             guard let i = index(of: id) else { return .refused(.labelRemoved) }
+            if Array(live[i].title.utf8) == Array(title.utf8) { return .satisfied }
             let seen: SyncCommand.TitleVersion?
             if case .pending(let batch) = read { seen = resolve(batch) } else { seen = read }
             if seen == nil || seen != titleVersions[id] { return .refused(.titleChanged) }
-            if live[i].title == title { return .satisfied }
             live[i].title = title
             titleVersions[id] = nextVersion
             return .applied

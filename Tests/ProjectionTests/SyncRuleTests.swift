@@ -75,6 +75,20 @@ struct SyncRuleTests {
         #expect(SyncRefusal(.titleChanged).message == "Edit skipped: title was changed on another device.")
     }
 
+    /// A rename whose title is already the label's — its own first attempt,
+    /// which can no longer be found (the row was cut), or another device's to
+    /// the same bytes — is satisfied whatever the version: not refused and
+    /// recorded as if it had been overwritten.
+    @Test func aRenameToTheTitleAlreadyThereIsSatisfiedWhateverTheVersion() throws {
+        let (server, decisions) = try sync([.rename(id: a, title: "Same")], then: [.rename(id: a, title: "Same")])
+        #expect(decisions[1] == .satisfied)
+        #expect(server.list.lastSeq == 4, "no refusal recorded")
+        let resent = SyncCommand(.rename(id: a, title: "Same", read: .server(seq: 1)))
+        #expect(SyncRebase.decide(resent, on: server) == .satisfied)
+        let other = SyncCommand(.rename(id: a, title: "Other", read: .server(seq: 1)))
+        #expect(SyncRebase.decide(other, on: server) == .refused(SyncRefusal(.titleChanged)))
+    }
+
     @Test func aDevicesSecondRenameOfItsOwnPendingTitleApplies() throws {
         let (server, decisions) = try sync([.rename(id: a, title: "One"), .rename(id: a, title: "Two")], then: [])
         #expect(server.list.label(a)?.title == "Two")

@@ -8,10 +8,10 @@ import Foundation
 /// - add: applied, after the nearest of its anchors that is live, else at
 ///   its index clamped; an id the list already knows is satisfied (the
 ///   command was applied before).
-/// - rename: refused if the label is not live ("label was removed"), or if
-///   its title's version is not the one the device read ("title was changed
-///   on another device"); else applied (satisfied if the title is the same
-///   bytes).
+/// - rename: refused if the label is not live ("label was removed");
+///   satisfied if its title already is the one wanted (the same bytes);
+///   refused if its title's version is not the one the device read ("title
+///   was changed on another device"); else applied.
 /// - setEnabled: refused if the label is not live; satisfied if the value is
 ///   already the one wanted; else applied.
 /// - remove: satisfied if the label is not live; else applied.
@@ -41,13 +41,15 @@ public enum SyncRebase {
 
         case .rename(let id, let title, let read):
             guard let label = list.label(id) else { return .refused(SyncRefusal(.labelRemoved)) }
+            // The title wanted is the title there (this rename, resent, or another device's to the same
+            // bytes): nothing to write and nothing overwritten, whatever the version.
+            if String.sameBytes(label.title, title) { return .satisfied }
             let seen: SyncCommand.TitleVersion?
             switch read {
             case .server: seen = read
             case .pending(let batch): seen = resolving(batch)
             }
             guard let seen, seen == state.titleVersion(of: id) else { return .refused(SyncRefusal(.titleChanged)) }
-            if String.sameBytes(label.title, title) { return .satisfied }
             return .apply([.renamed(id: id, oldTitle: label.title, newTitle: title)])
 
         case .setEnabled(let id, let isEnabled):
