@@ -34,6 +34,9 @@ import Testing
         let groceries = try #require(try shown.jsonLines().first?["labels"] as? [[String: Any]]).first?["id"] as? String
         let renamed = try await CLI.run(["rename", path, String(try #require(groceries).prefix(8)), "Shopping"])
         #expect(renamed.status == 0, "\(renamed)")
+        // Nothing to change: said as on any log, in JSON too.
+        let same = try await CLI.run(["rename", path, String(try #require(groceries).prefix(8)), "Shopping", "--json"])
+        #expect(same.status == 0 && same.stdout.contains("\"changed\":false"), "\(same)")
         #expect(try await CLI.run(["export", path]).stdout == before, "the file holds the server's records only")
         let status = try await CLI.run(["status", path, "--json"])
         let pending = try #require(try status.jsonLines().first?["pending"] as? [[String: Any]])

@@ -74,7 +74,7 @@ public final class SyncSession: Sendable {
     ///   outbox throws (a second session on them: `logInUse`); `inconsistentEvent`
     ///   for a mirror whose records do not fold.
     public static func open(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
-        var state = SyncState()
+        var state: SyncState
         let mirror: LogWriter
         do {
             // The mirror is the server's records, pulled again if a crash loses some: a pull syncs it once, at its end.
@@ -87,8 +87,7 @@ public final class SyncSession: Sendable {
                 options.creationHeader = header
             }
             // A based mirror folds on from its base's list (none yet for a new file: it is read once created).
-            let existing = try LabelList.origin(ofLogAt: mirrorPath)
-            if existing.lastSeq > 0 { state = SyncState(base: existing) }
+            state = SyncState(base: try LabelList.origin(ofLogAt: mirrorPath))
             mirror = try LogWriter.open(path: mirrorPath, options: options) { record in
                 try state.fold(record)
             }
@@ -128,8 +127,7 @@ public final class SyncSession: Sendable {
         } catch {
             throw .storage(error)
         }
-        let origin = try LabelList.origin(ofLogAt: mirrorPath)
-        var state = origin.lastSeq > 0 ? SyncState(base: origin) : SyncState()
+        var state = SyncState(base: try LabelList.origin(ofLogAt: mirrorPath))  // empty for a log from seq 1
         do {
             let reader = try LogReader(path: mirrorPath)
             while let record = try reader.next() { try state.fold(record) }

@@ -67,16 +67,8 @@ enum Writing {
         let options = WriteOptions(actor: actor(arguments), note: arguments.option("note"))
         let (store, records, unchanged) = try Mirror.perform(path, options: options, body)
         defer { store.close() }
-        if records.isEmpty {
-            console.line(Escape.text("nothing changed: " + unchanged))
-            return ExitStatus.success
-        }
-        if let human, !arguments.flag("json") {
-            console.lines(human(records))
-        } else {
-            try report(records, store: store, json: arguments.flag("json"), console: console)
-        }
-        if !arguments.flag("json") {
+        try reportOutcome((records, unchanged), store: store, arguments: arguments, console: console, subject: subject, report: human)
+        if !records.isEmpty, !arguments.flag("json") {
             console.errorLine(
                 Escape.text(
                     "\(path): saved on this device; \(records.count == 1 ? "it goes" : "they go") to the server list at the next 'labelreplay sync'"
@@ -101,6 +93,16 @@ enum Writing {
             if created { discardNewLog(store, path: path) }
             throw error
         }
+        try reportOutcome(outcome, store: store, arguments: arguments, console: console, subject: subject, report: human)
+        return ExitStatus.success
+    }
+
+    /// Prints what a write appended (one `log`-style line per record, `human`'s lines, or JSON Lines),
+    /// or, when it appended nothing, why (with `--json`, the label it was about as it is now).
+    private static func reportOutcome(
+        _ outcome: (records: [EventRecord], unchanged: String), store: LabelStore, arguments: ParsedArguments, console: Console,
+        subject: Subject?, report human: (([EventRecord]) -> [String])?
+    ) throws {
         let records = outcome.records
         if records.isEmpty {
             if arguments.flag("json") {
@@ -114,17 +116,16 @@ enum Writing {
                             position: store.snapshot.position(of: id) ?? -1)
                     })
                 console.line(try JSONLines().line(unchanged))
-                return ExitStatus.success
+                return
             }
             console.line(Escape.text("nothing changed: " + outcome.unchanged))
-            return ExitStatus.success
+            return
         }
         if let human, !arguments.flag("json") {
             console.lines(human(records))
         } else {
             try report(records, store: store, json: arguments.flag("json"), console: console)
         }
-        return ExitStatus.success
     }
 
     /// The arguments of a command addressed to one label: `<log> <id>`, then `extra`,
