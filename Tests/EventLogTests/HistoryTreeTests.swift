@@ -237,6 +237,32 @@ import Testing
         }
     }
 
+    /// The proof a holder of the old frontier and the new records builds
+    /// (a synced device's) is the reference proof, for every pair of sizes
+    /// up to 70, and checks; a head claimed for a history that changed a
+    /// record the old head covers is refused with it.
+    @Test func aProofBuiltFromTheOldFrontierAndTheNewRecordsIsTheReferences() throws {
+        let all = Self.leaves(70)
+        for new in 1...70 {
+            for old in 0...new {
+                var builder = HistoryTreeBuilder()
+                for leaf in all[..<old] { builder.append(leaf: leaf) }
+                let proof = ConsistencyProof.extending(builder, by: Array(all[old..<new]))
+                #expect(proof.old == HistoryHead(seq: UInt64(old), hash: Self.mth(all[..<old])))
+                #expect(proof.new == HistoryHead(seq: UInt64(new), hash: Self.mth(all[..<new])))
+                #expect(proof.path == (old == 0 ? [] : Self.subproof(old, all[..<new], true)), "\(old) → \(new)")
+                try proof.verify()
+                if old > 0 && old < new {
+                    var altered = Array(all[..<new])
+                    altered[old / 2] = .leaf(payload: Array("rewritten".utf8))
+                    let claimed = ConsistencyProof(
+                        old: proof.old, new: HistoryHead(seq: UInt64(new), hash: Self.mth(altered[...])), path: proof.path)
+                    #expect(throws: EventLogError.self, "\(old) → \(new)") { try claimed.verify() }
+                }
+            }
+        }
+    }
+
     @Test func aBuilderContinuedFromItsFrontierGivesTheSameHeads() throws {
         let leaves = Self.leaves(300)
         var whole = HistoryTreeBuilder()

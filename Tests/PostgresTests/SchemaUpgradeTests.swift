@@ -64,9 +64,21 @@ import Testing
     }
 
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 5 build made (checkpoints without a frontier column); returns the schema and the records' checksums.
+    func versionFiveSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try currentSchema(count: count)
+        try server.psql(
+            """
+            ALTER TABLE \(schema).checkpoints DROP COLUMN frontier;
+            UPDATE \(schema).schema_info SET version = 5
+            """)
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 4 build made (each head row at its list's end); returns the schema and the records' checksums.
     func versionFourSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let (schema, crcs) = try currentSchema(count: count)
+        let (schema, crcs) = try versionFiveSchema(count: count)
         try server.psql(
             """
             UPDATE \(schema).lists l SET last_seq = r.seq, last_crc = r.crc
@@ -98,7 +110,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":5"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":6"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -109,6 +121,36 @@ import Testing
         #expect(!writable.isReadOnly)
         try writable.cutHistory(through: 2, archiveTo: nil)
         #expect(try writable.read(from: 1, maxCount: 10).map(\.seq) == [3, 4, 5])
+    }
+
+    @Test func aVersionFiveListIsReadOnlyAndUpgradeGivesItsCheckpointsTheirFrontierColumn() throws {
+        let (schema, crcs) = try versionFiveSchema()
+        do {
+            let log = try server.open(server.location(list: "a", schema: schema), create: false)
+            defer { log.close() }
+            #expect(log.isReadOnly && log.schemaVersion == 5)
+            #expect(try log.read(from: 1, maxCount: 10).count == 5)
+            #expect(try log.checkpointHeads(in: 1...5).isEmpty)
+            #expect(throws: EventLogError.self, "a version 5 list is not written") {
+                try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
+            }
+        }
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#) && upgraded.output.contains(#""toVersion":6"#),
+            "\(upgraded)")
+        #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
+        #expect(
+            try server.psql(
+                "SELECT data_type FROM information_schema.columns WHERE table_schema = '\(schema)' AND table_name = 'checkpoints' AND column_name = 'frontier'"
+            ) == "bytea")
+        let writable = try server.open(server.location(list: "a", schema: schema), create: false)
+        defer { writable.close() }
+        #expect(!writable.isReadOnly && writable.schemaVersion == 6)
+        var tree = HistoryTreeBuilder()
+        for record in try writable.read(from: 1, maxCount: 10) { tree.append(payload: try record.storedPayload()) }
+        #expect(try writable.storeCheckpoint(seq: 5, image: [1, 2, 3], frontier: tree))
+        #expect(try writable.checkpointHeads(in: 1...5).map(\.head) == [tree.head])
     }
 
     @Test func aVersionFourListIsReadOnlyAndUpgradeLeavesItsHeadRowAsItsCommittedLength() throws {
@@ -125,12 +167,12 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":5"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":6"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 5)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 6)
         // Seq 6 is no mark: the head row keeps saying 5, and the list ends at its last row.
         try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try server.psql("SELECT last_seq FROM \(schema).lists WHERE list = 'a'") == "5")
@@ -167,7 +209,7 @@ import Testing
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(upgraded.status == 0, "\(upgraded)")
         #expect(
-            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":5"#)
+            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":6"#)
                 && upgraded.output.contains(#""lists":2"#) && upgraded.output.contains(#""records":7"#), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let log = try server.open(server.location(list: "a", schema: schema), create: false)
@@ -176,7 +218,7 @@ import Testing
         try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try log.read(from: 1, maxCount: 10).count == 6)
         let again = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(again.status == 0 && again.output.contains("already at version 5; nothing changed"), "\(again)")
+        #expect(again.status == 0 && again.output.contains("already at version 6; nothing changed"), "\(again)")
     }
 
     @Test func aVersionTwoListIsReadOnlyAndUpgradeMovesEachBatchIDOntoItsFirstRecord() throws {
@@ -195,7 +237,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":5"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":6"#),
             "\(upgraded)")
         #expect(
             try server.psql(
@@ -234,7 +276,7 @@ import Testing
         try server.psql("DROP INDEX \(schema).records_unlabelled")
         #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7], "read by the list's key without the index")
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
-        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":6"#), "\(upgraded)")
         #expect(
             try server.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'records_unlabelled'")
                 == "1")
@@ -261,7 +303,7 @@ import Testing
             "INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, payload) VALUES ('a', 3, \(parts[0]), \(parts[1]), '\(parts[2])', decode('\(saved)', 'hex'))"
         )
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 5"), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 6"), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
     }
 }

@@ -82,6 +82,38 @@ import Testing
         }
     }
 
+    /// Each checkpoint keeps the history tree's frontier at its seq (schema
+    /// version 6), continued from the one before it; `verify` checks each
+    /// against the records and names a forged one by its seq.
+    @Test func everyCheckpointKeepsTheHistoryTreesHeadAtItsSeqAndVerifyChecksIt() throws {
+        let location = server.location()
+        let log = try open(location)
+        defer { log.close() }
+        let store = try LabelStore(storage: log)
+        try write(300, to: store, seed: 11)
+        store.waitForHistoryFiles()
+        #expect(store.snapshotReport.lastWriteError == nil)
+        let heads = try log.checkpointHeads(in: 1...log.refreshLastSeq())
+        #expect(heads.count >= 4, "\(heads.map(\.seq))")
+        for head in heads {
+            let hashed = try HistoryProver.head(of: HistoryRecords(storage: log, name: location.list), atSeq: head.seq)
+            #expect(head.head == hashed, "the checkpoint at seq \(head.seq)")
+        }
+        let url = CLIOverServerTests.url(list: location.list)
+        let verified = try CLIOverServerTests.cli(["verify", url, "--json"])
+        #expect(verified.status == 0 && verified.output.contains("checkpoint heads"), "\(verified)")
+        let forged = heads[1].seq
+        try server.psql(
+            "UPDATE labelstore.checkpoints SET frontier = set_byte(frontier, 0, 255 - get_byte(frontier, 0)) WHERE list = '\(location.list)' AND seq = \(forged)"
+        )
+        let caught = try CLIOverServerTests.cli(["verify", url, "--json"])
+        #expect(
+            caught.status == 1 && caught.output.contains(#""seq":\#(forged)"#) && caught.output.contains("historyDiverged"),
+            "\(caught)")
+        let text = try CLIOverServerTests.cli(["verify", url])
+        #expect(text.status == 1 && text.errors.contains("the checkpoint at seq \(forged) keeps the history tree head"), "\(text)")
+    }
+
     @Test func aStoreWhoseAppendsCrossTheIntervalWritesCheckpointsAndAJoiningHostOpensFromThem() throws {
         let location = server.location()
         let log = try open(location)

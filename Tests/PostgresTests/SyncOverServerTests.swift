@@ -29,6 +29,48 @@ import Testing
         #expect(try log.batchID(atSeq: 4) == nil)
     }
 
+    /// A device proves each head the list keeps with a checkpoint against
+    /// the records it pulled (docs/SYNC.md, "Proving the server's history"),
+    /// and a head forged on the server stops its next sync, named, before
+    /// anything is pushed.
+    @Test func aDeviceProvesTheListsCheckpointHeadsAndNamesAForgedOne() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let writerLog = try PostgresEventLog(
+            location: location, options: .init(createIfMissing: true, checkpointInterval: 16))
+        defer { writerLog.close() }
+        let store = try LabelStore(storage: writerLog)
+        for i in 0..<40 { try store.add("label \(i)") }
+        store.waitForHistoryFiles()
+        // A crossing while the checkpoint before is still being written waits for the next append: 16, then 32 or later.
+        let heads = try writerLog.checkpointHeads(in: 1...40)
+        let newest = try #require(heads.last)
+        #expect(heads.first?.seq == 16)
+        let deviceLog = try server.open(location)
+        defer { deviceLog.close() }
+        let path = dir.file("d.labellog")
+        do {
+            let device = try SyncSession.open(mirrorPath: path, server: deviceLog)
+            defer { device.close() }
+            #expect(try device.sync().provenHead == heads.last?.head)
+        }
+        let url = CLIOverServerTests.url(list: location.list)
+        let cli = try CLIOverServerTests.cli(["sync", dir.file("cli.labellog"), url, "--json"])
+        #expect(cli.status == 0 && cli.output.contains(#""provenHead":{"#) && cli.output.contains(newest.head.hash.hex), "\(cli)")
+        try server.psql(
+            "UPDATE labelstore.checkpoints SET frontier = set_byte(frontier, 0, 255 - get_byte(frontier, 0)) WHERE list = '\(location.list)' AND seq = \(newest.seq)"
+        )
+        let device = try SyncSession.open(mirrorPath: path, server: deviceLog)
+        defer { device.close() }
+        try device.make(.add(title: "pending", isEnabled: true))
+        let error = #expect(throws: StoreError.self) { try device.sync() }
+        #expect(error?.message.contains("head at seq \(newest.seq)") == true, "\(String(describing: error))")
+        #expect(try deviceLog.refreshLastSeq() == 40, "nothing pushed")
+        #expect(device.outbox.pending.count == 1)
+        let refused = try CLIOverServerTests.cli(["sync", dir.file("cli.labellog"), url])
+        #expect(refused.status == 1 && refused.errors.contains("head at seq \(newest.seq)"), "\(refused)")
+    }
+
     @Test func twoDevicesSyncThroughTheServerToOneListWithTheRefusalsAudited() throws {
         let dir = TemporaryDirectory()
         let location = server.location()

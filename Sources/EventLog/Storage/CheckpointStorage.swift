@@ -29,14 +29,48 @@ public protocol CheckpointStorage: EventStorage {
     func checkpoint(atOrBefore seq: UInt64) throws(EventLogError) -> CheckpointLookup
 
     /// Stores `image`, the projection right after record `seq`, bound to that
-    /// record's chained checksum as the storage holds it now; a checkpoint at
-    /// that seq already there is kept as it is. The storage may drop older
-    /// checkpoints to bound their number.
+    /// record's chained checksum as the storage holds it now, with the history
+    /// tree's `frontier` after that record (`nil`: the writer has none; else
+    /// `frontier.count == seq`); a checkpoint at that seq already there is
+    /// kept as it is. The storage may drop older checkpoints to bound their
+    /// number.
     ///
     /// - Returns: Whether a checkpoint was written (`false`: one was there, or
     ///   the record at `seq` is not, e.g. the history was replaced).
     /// - Throws: ``EventLogError`` when the storage cannot be written.
-    func storeCheckpoint(seq: UInt64, image: [UInt8]) throws(EventLogError) -> Bool
+    func storeCheckpoint(seq: UInt64, image: [UInt8], frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool
+
+    /// The history tree's heads the storage's checkpoints hold, for seqs in
+    /// `seqs`, ascending: each checkpoint written with a frontier whose record
+    /// still has the chained checksum it was written for. A device that
+    /// mirrors the storage checks each against the records it pulled
+    /// (docs/SYNC.md, "Proving the server's history").
+    ///
+    /// - Throws: ``EventLogError`` when the storage cannot be asked.
+    func checkpointHeads(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> [CheckpointHead]
+}
+
+/// The history tree's frontier a ``CheckpointStorage`` keeps with a
+/// checkpoint: the storage's own account of its history's head at ``seq``,
+/// written by the host that wrote the checkpoint from the records it read.
+public struct CheckpointHead: Sendable, Hashable {
+    /// The seq of the record the checkpoint follows.
+    public let seq: UInt64
+    /// That record's chained checksum (now, and when the checkpoint was written).
+    public let chainValue: UInt32
+    /// The tree's frontier after record ``seq`` (`tree.count == seq`).
+    public let tree: HistoryTreeBuilder
+
+    /// Creates a checkpoint head; `tree.count` must be `seq`.
+    public init(seq: UInt64, chainValue: UInt32, tree: HistoryTreeBuilder) {
+        precondition(tree.count == seq, "a frontier of \(tree.count) records for seq \(seq)")
+        self.seq = seq
+        self.chainValue = chainValue
+        self.tree = tree
+    }
+
+    /// The head the frontier gives.
+    public var head: HistoryHead { tree.head }
 }
 
 /// A checkpoint as a ``CheckpointStorage`` holds it.

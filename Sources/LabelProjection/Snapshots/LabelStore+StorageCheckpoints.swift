@@ -97,10 +97,17 @@ extension LabelStore {
             let list = pending.list
             let image = list.snapshotBytes(logID: checkpoints.checkpointHistoryID, fingerprint: 0, logPosition: nil)
             var failure: String?
-            do throws(EventLogError) {
-                _ = try checkpoints.storeCheckpoint(seq: list.lastSeq, image: image)
-            } catch {
+            do {
+                // The tree's frontier goes with it, continued from the newest checkpoint's before it when that is nearer.
+                let before = try checkpoints.checkpointHeads(in: (storage.base?.lastCutSeq ?? 0)...list.lastSeq).last
+                let tree = try historyTree(atSeq: list.lastSeq, hint: before?.tree)
+                _ = try checkpoints.storeCheckpoint(seq: list.lastSeq, image: image, frontier: tree)
+            } catch let error as EventLogError {
                 failure = error.message
+            } catch let error as StoreError {
+                failure = error.message
+            } catch {
+                failure = "\(error)"
             }
             state.withLock { s in
                 s.snapshots.writing = false

@@ -73,14 +73,28 @@ extension LabelStore {
     private func hashHead(atSeq seq: UInt64) throws(StoreError) -> HistoryHead {
         let base = baseFrontier
         guard seq >= (base?.count ?? origin.lastSeq) else { return try hashArchivedHead(atSeq: seq) }
+        return try historyTree(atSeq: seq).head
+    }
+
+    /// The history tree's frontier after record `seq` (not before the
+    /// storage's base), hashed from the nearest frontier this store computed,
+    /// or from `hint` when it is nearer (a frontier someone else computed,
+    /// such as a server checkpoint's; what is hashed from it is not kept as
+    /// the store's own).
+    package func historyTree(atSeq seq: UInt64, hint: HistoryTreeBuilder? = nil) throws(StoreError) -> HistoryTreeBuilder {
         var builder = historyFrontiers.withLock { $0.start(for: seq) }
-        if let base, builder.count < base.count { builder = base }
-        guard builder.count < seq else { return builder.head }
+        if let base = baseFrontier, builder.count < base.count { builder = base }
+        var own = true
+        if let hint, hint.count <= seq, hint.count > builder.count {
+            builder = hint
+            own = false
+        }
+        guard builder.count < seq else { return builder }
         let records = try historyRecords()
         do throws(EventLogError) {
             try records.forEachLeaf(from: builder.count + 1, through: seq) { _, leaf in
                 builder.append(leaf: leaf)
-                if builder.count % HistoryFrontiers.spacing == 0 {
+                if own, builder.count % HistoryFrontiers.spacing == 0 {
                     let kept = builder
                     historyFrontiers.withLock { $0.note(kept) }
                 }
@@ -92,9 +106,11 @@ extension LabelStore {
             throw StoreError.storage(
                 EventLogError(.historyDiverged, "The log ends at seq \(builder.count), before seq \(seq).", lastGoodSeq: builder.count))
         }
-        let found = builder
-        historyFrontiers.withLock { $0.note(found) }
-        return builder.head
+        if own {
+            let found = builder
+            historyFrontiers.withLock { $0.note(found) }
+        }
+        return builder
     }
 
     /// The head after record `seq`, a seq before the log's first: hashed

@@ -28,6 +28,7 @@ extension SyncSession {
             // However the round ends, the optimistic state is the server's as pulled, with what is still pending.
             defer { refreshOptimistic(over: s.server) }
             var pulled = try pull(into: mirror, &s)
+            try proveServerHistory(mirror: mirror, &s)
             var done: [Done] = []
             if let settled = try settleOpenAttempt(mirror: mirror, &s) {
                 pulled += settled.pulled
@@ -38,7 +39,8 @@ extension SyncSession {
                 pulled += group.pulled
                 done += group.done
             }
-            return Report(pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count)
+            return Report(
+                pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count, provenHead: s.proven?.head)
         }
     }
 

@@ -31,6 +31,8 @@ public final class SyncSession: Sendable {
         public var lastSeq: UInt64
         /// Commands still pending.
         public var pending: Int
+        /// The server's newest head this device has proven (``SyncSession/provenHead``), after the round.
+        public var provenHead: HistoryHead?
     }
 
     /// A command that left the outbox, and its outcome.
@@ -45,6 +47,9 @@ public final class SyncSession: Sendable {
         var mirror: LogWriter?
         var server: SyncState
         var ledger = SyncLedger()
+        /// The history tree of the mirror's records up to the newest server
+        /// head proven this session (`nil`: none yet; the mirror's start then).
+        var proven: HistoryTreeBuilder?
     }
 
     /// The mirror's path.
@@ -74,6 +79,22 @@ public final class SyncSession: Sendable {
     ///   outbox throws (a second session on them: `logInUse`); `inconsistentEvent`
     ///   for a mirror whose records do not fold.
     public static func open(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
+        try open(mirrorPath: mirrorPath, server: server, proven: nil)
+    }
+
+    /// ``open(mirrorPath:server:)``, going on from `proven`, the tree a
+    /// session on the same mirror proved before (``provenTree``), so a
+    /// process that opens a session for each round (`sync --follow`) does
+    /// not hash the mirror again each time.
+    package static func open(
+        mirrorPath: String, server: (any IdempotentAppendStorage)?, proven: HistoryTreeBuilder?
+    ) throws(StoreError) -> SyncSession {
+        let session = try openSession(mirrorPath: mirrorPath, server: server)
+        if let proven { session.state.withLock { $0.proven = proven } }
+        return session
+    }
+
+    private static func openSession(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
         var state: SyncState
         let mirror: LogWriter
         do {

@@ -65,6 +65,46 @@ extension PostgresEventLog: CheckpointStorage {
         }
     }
 
+    /// The checkpoints with seqs in `seqs` that hold a frontier, ascending,
+    /// whose record still has the chained checksum each was written for (one
+    /// round trip). A frontier that does not decode (not one 32-byte hash per
+    /// set bit of its seq) is refused: it is the server's claim about its
+    /// history, and a damaged claim is not skipped silently.
+    ///
+    /// - Throws: `EventLogError`: `corruptRecord` naming the checkpoint for a
+    ///   damaged frontier; the server's failures, as a read throws them.
+    public func checkpointHeads(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> [CheckpointHead] {
+        guard !isReadOnly, seqs.upperBound >= 1 else { return [] }
+        let rows = try withSession(retrying: true, doing: "read the list's checkpoint heads") {
+            (connection) throws(PostgresStepFailure) -> PostgresResult in
+            try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "checkpoint-frontiers", statements.checkpointFrontiers,
+                    [
+                        .text(location.list), .int8(Int64(clamping: max(seqs.lowerBound, 1))),
+                        .int8(Int64(clamping: seqs.upperBound))
+                    ])
+            }
+        }
+        var heads: [CheckpointHead] = []
+        for row in 0..<rows.rowCount {
+            guard let at = rows.integer(row, 0), let crc = rows.integer(row, 1), let held = rows.integer(row, 2), held == crc
+            else { continue }
+            let bytes = Array(rows.bytes(row, 3))
+            let hashes = stride(from: 0, to: bytes.count, by: 32).compactMap { start in
+                bytes.count - start >= 32 ? HistoryHash(bytes: Array(bytes[start..<(start + 32)])) : nil
+            }
+            guard bytes.count % 32 == 0, let tree = HistoryTreeBuilder(count: UInt64(at), frontier: hashes) else {
+                throw EventLogError(
+                    .corruptRecord,
+                    "\(location): the checkpoint at seq \(at) holds a history tree frontier of \(bytes.count) bytes, not 32 per set bit of \(at)",
+                    path: location.description)
+            }
+            heads.append(CheckpointHead(seq: UInt64(at), chainValue: UInt32(truncatingIfNeeded: crc), tree: tree))
+        }
+        return heads
+    }
+
     /// Inserts the checkpoint at `seq` with the checksum of the list's record
     /// there (nothing when a row for that seq exists, or the record does not),
     /// then drops older rows past ``Options-swift.struct/checkpointsKept``
@@ -74,7 +114,8 @@ extension PostgresEventLog: CheckpointStorage {
     ///
     /// - Throws: `EventLogError` naming the location: `unsupportedVersion` for
     ///   a read-only schema; the server's failures.
-    public func storeCheckpoint(seq: UInt64, image: [UInt8]) throws(EventLogError) -> Bool {
+    public func storeCheckpoint(seq: UInt64, image: [UInt8], frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool {
+        precondition(frontier.map { $0.count == seq } ?? true, "a frontier of another seq")
         if isReadOnly {
             throw Self.readOnly(location, version: Int64(schemaVersion), doing: "write a checkpoint")
         }
@@ -83,7 +124,10 @@ extension PostgresEventLog: CheckpointStorage {
             let inserted = try run { () throws(PostgresFailure) in
                 try connection.execute(
                     prepared: "store-checkpoint", statements.storeCheckpoint,
-                    [.text(location.list), .int8(Int64(clamping: seq)), PostgresValue(type: PostgresValue.OID.bytea, bytes: image)])
+                    [
+                        .text(location.list), .int8(Int64(clamping: seq)), .bytes(image),
+                        PostgresValue(type: PostgresValue.OID.bytea, bytes: frontier.map { $0.frontier.flatMap(\.bytes) })
+                    ])
             }
             guard inserted.affectedRows == 1 else { return false }
             let seqs = try run { () throws(PostgresFailure) in

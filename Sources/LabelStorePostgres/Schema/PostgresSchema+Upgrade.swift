@@ -20,7 +20,7 @@ extension PostgresEventLog {
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1, 2, 3 or 4 to ``currentSchemaVersion``.
+    /// only `location.list`) from version 1, 2, 3, 4 or 5 to ``currentSchemaVersion``.
     /// From version 1 every record is decoded and checked (seqs gapless from 1
     /// up to each list's head), given its keyed, chained checksum, and each head
     /// row its chain value. From version 2 (and then from 1), each batch's id
@@ -32,7 +32,9 @@ extension PostgresEventLog {
     /// every list keeps starting at seq 1. From version 4 (and then from any),
     /// no table changes: each head row's `last_seq` and `last_crc`, the list's
     /// end until now, become its committed length, and appends stop moving
-    /// them with every record (docs/POSTGRES.md, "Appending"). The version is set last.
+    /// them with every record (docs/POSTGRES.md, "Appending"). From version 5
+    /// (and then from any), the checkpoints gain their history tree frontier
+    /// column (NULL for those already there). The version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
@@ -77,7 +79,8 @@ extension PostgresEventLog {
 
     /// The migration to this build's version in one transaction on `connection`:
     /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table),
-    /// then 3 → 4 (the base columns of the head rows), then 4 → 5 (the version alone).
+    /// then 3 → 4 (the base columns of the head rows), then 4 → 5 (the version alone), then 5 → 6
+    /// (the checkpoints' frontier column).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -116,6 +119,8 @@ extension PostgresEventLog {
             // records' key and move them now and then, so a version 4 build must no longer write.
             // A version 3 schema made before the unlabelled records' index gains it.
             _ = try connection.execute(PostgresSchema.unlabelledIndex(s))
+            // 5 → 6: the checkpoints' history tree frontiers (none for the checkpoints written before).
+            _ = try connection.execute(PostgresSchema.checkpointFrontierColumn(s))
             _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
             _ = try connection.execute("COMMIT")
         }

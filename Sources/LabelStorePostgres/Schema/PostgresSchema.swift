@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 5
+    static let version: Int64 = 6
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
@@ -53,7 +53,8 @@ struct PostgresSchema {
             Self.labelIndex(name),
             Self.unlabelledIndex(name),
             Self.checkpointsTable(name),
-            "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL"
+            "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL",
+            Self.checkpointFrontierColumn(name)
         ]
     }
 
@@ -72,6 +73,15 @@ struct PostgresSchema {
             created_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (list, seq))
         """
+    }
+
+    /// The checkpoints' history tree frontiers (version 6; docs/POSTGRES.md,
+    /// "Checkpoints"): the frontier after the checkpoint's record, as its
+    /// writer hashed it (32-byte hashes, one per set bit of the seq, largest
+    /// subtree first; NULL for a checkpoint written without one). A synced
+    /// device checks each against the records it pulled.
+    static func checkpointFrontierColumn(_ schema: String) -> String {
+        "ALTER TABLE \(schema).checkpoints ADD COLUMN IF NOT EXISTS frontier bytea"
     }
 
     /// The head row's base columns (version 4; docs/POSTGRES.md, "Archiving a
@@ -122,11 +132,13 @@ struct PostgresSchema {
 
     /// The columns each version adds: 2 the records' chained checksums and the
     /// head row's chain value, 3 the batch id on an append's first record and
-    /// the checkpoints table, 4 the base of a list whose first records were cut off.
+    /// the checkpoints table, 4 the base of a list whose first records were cut off, 6 the
+    /// checkpoints' history tree frontiers.
     static let addedColumns: [Int64: [String: Set<String>]] = [
         2: ["lists": ["last_crc"], "records": ["crc"]],
         3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]],
-        4: ["lists": ["base_seq", "base_crc", "base"]]
+        4: ["lists": ["base_seq", "base_crc", "base"]],
+        6: ["checkpoints": ["frontier"]]
     ]
 
     /// What a database holds of the schema.

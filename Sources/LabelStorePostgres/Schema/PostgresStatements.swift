@@ -268,14 +268,25 @@ struct PostgresStatements {
         "SELECT image FROM \(schema).checkpoints WHERE list = $1 AND seq = $2 AND crc = $3"
     }
 
-    /// `$1` list, `$2` seq, `$3` image → inserts the checkpoint with its
-    /// record's `crc`; no row when the record is missing or a checkpoint at
-    /// that seq exists.
+    /// `$1` list, `$2` seq, `$3` image, `$4` frontier (or NULL) → inserts
+    /// the checkpoint with its record's `crc`; no row when the record is
+    /// missing or a checkpoint at that seq exists. Version 6.
     var storeCheckpoint: String {
         """
-        INSERT INTO \(schema).checkpoints (list, seq, crc, image)
-        SELECT list, seq, crc, $3 FROM \(schema).records WHERE list = $1 AND seq = $2
+        INSERT INTO \(schema).checkpoints (list, seq, crc, image, frontier)
+        SELECT list, seq, crc, $3, $4 FROM \(schema).records WHERE list = $1 AND seq = $2
         ON CONFLICT (list, seq) DO NOTHING
+        """
+    }
+
+    /// `$1` list, `$2` first seq, `$3` last seq → the checkpoints in that
+    /// range that hold a frontier, ascending: `seq`, `crc` (as written), the
+    /// `crc` its record has now (NULL when the record is gone), `frontier`. Version 6.
+    var checkpointFrontiers: String {
+        """
+        SELECT c.seq, c.crc, r.crc, c.frontier FROM \(schema).checkpoints c
+        LEFT JOIN \(schema).records r ON r.list = c.list AND r.seq = c.seq
+        WHERE c.list = $1 AND c.seq >= $2 AND c.seq <= $3 AND c.frontier IS NOT NULL ORDER BY c.seq
         """
     }
 

@@ -23,13 +23,20 @@ enum Sync: Command {
             'rejected' record ('log URL --kind rejected' audits them). A sync cut short (the server unreachable, the \
             process killed) loses nothing and doubles nothing: the next one settles it by its batch id.
 
+            Each round proves the server's history before it pushes: every history tree head the list keeps with \
+            a checkpoint, among the seqs the mirror holds, must be the head of the mirror's records, by a consistency \
+            proof from the head proven before (a session's first round proves the mirror from its start). A head that \
+            is not stops the round, nothing pushed: the server's records were rewritten after this device pulled \
+            them (historyDiverged, naming the head's seq and the one proven before).
+
             --follow keeps syncing until interrupted: after each round it waits for the list's notifications (or 1 s) \
             and syncs again, releasing the mirror and the outbox between rounds so the write commands can add edits; \
             it reports the first round and each one that pulled or pushed something. Ctrl-C ends it after the round \
             under way, with exit status 0.
 
-            Text: what was pulled and pushed, then one line per refused edit. JSON (--json), one object per round: \
-            {"mirror", "server", "pulled", "pushed", "applied", "satisfied", "refused", "lastSeq", "pending", \
+            Text: what was pulled and pushed, the server head proven (once one is), then one line per refused edit. JSON (--json), one object per round: \
+            {"mirror", "server", "pulled", "pushed", "applied", "satisfied", "refused", "lastSeq", "pending", "provenHead" \
+            ({"seq", "hash"}; absent until one is proven), \
             "refusals": [{"batch", "command", "reason", "seq"}], "done": [{"batch", "outcome" ("applied", \
             "satisfied" or "refused"), "seq" (the first record's, or the refusal's; absent when satisfied)}]}.
             """,
@@ -61,6 +68,7 @@ enum Sync: Command {
         let refused: Int
         let lastSeq: UInt64
         let pending: Int
+        let provenHead: ProvenHead?
         let refusals: [Refusal]
         let done: [Done]
     }
@@ -88,8 +96,9 @@ enum Sync: Command {
         let follow = arguments.flag("follow")
         if follow { Platform.deferInterrupts() }
         var first = true
+        var proven: HistoryTreeBuilder?
         repeat {
-            let round = try syncOnce(mirrorPath, server: server, display: opened.display)
+            let round = try syncOnce(mirrorPath, server: server, display: opened.display, proven: &proven)
             // Following: the first round, then only the rounds that moved something.
             if first || round.pulled > 0 || round.pushed > 0 { report(round, json: arguments.flag("json"), console: console) }
             first = false
@@ -100,10 +109,14 @@ enum Sync: Command {
     }
 
     /// One round, holding the mirror and the outbox only while it runs.
-    static func syncOnce(_ mirrorPath: String, server: any IdempotentAppendStorage, display: String) throws -> Round {
-        let session = try SyncSession.open(mirrorPath: mirrorPath, server: server)
+    /// `proven`: the tree the round before proved (the mirror is not hashed again), and this round's.
+    static func syncOnce(
+        _ mirrorPath: String, server: any IdempotentAppendStorage, display: String, proven: inout HistoryTreeBuilder?
+    ) throws -> Round {
+        let session = try SyncSession.open(mirrorPath: mirrorPath, server: server, proven: proven)
         defer { session.close() }
         let report = try session.sync()
+        proven = session.provenTree
         var applied = 0
         var satisfied = 0
         var refusals: [Round.Refusal] = []
@@ -127,7 +140,14 @@ enum Sync: Command {
         }
         return Round(
             mirror: mirrorPath, server: display, pulled: report.pulled, pushed: report.done.count, applied: applied, satisfied: satisfied,
-            refused: refusals.count, lastSeq: report.lastSeq, pending: report.pending, refusals: refusals, done: finished)
+            refused: refusals.count, lastSeq: report.lastSeq, pending: report.pending,
+            provenHead: report.provenHead.map { ProvenHead(seq: $0.seq, hash: $0.hash.hex) }, refusals: refusals, done: finished)
+    }
+
+    /// The server's newest head the round proved (`sync --json`'s `provenHead`).
+    struct ProvenHead: Encodable {
+        let seq: UInt64
+        let hash: String
     }
 
     static func report(_ round: Round, json: Bool, console: Console) {
@@ -139,6 +159,7 @@ enum Sync: Command {
             Escape.text(
                 "\(round.mirror): pulled \(round.pulled) record\(round.pulled == 1 ? "" : "s"); pushed \(round.pushed) edit\(round.pushed == 1 ? "" : "s") (\(round.applied) applied, \(round.satisfied) already so, \(round.refused) refused); at seq \(round.lastSeq); \(round.pending) pending"
             ))
+        if let head = round.provenHead { console.line("  server head proven at seq \(head.seq): \(head.hash)") }
         for refusal in round.refusals {
             console.line(Escape.text("  refused at seq \(refusal.seq): \(refusal.command): \(refusal.reason)"))
         }

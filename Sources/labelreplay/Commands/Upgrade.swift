@@ -16,7 +16,9 @@ enum Upgrade: Command {
             schema the URL names (every list in it): each record is decoded and checked, seqs gapless up to each list's \
             head row, then given its keyed, chained checksum (schema version 2), and each head row its chain value; \
             from version 4 no table changes, and each head row, the list's end until then, becomes its committed \
-            length, which appends move only now and then (version 5); the version is set last. Stop the hosts of the \
+            length, which appends move only now and then (version 5); the checkpoints gain a column for the history \
+            tree's frontier, which hosts write with each checkpoint and synced devices check (version 6); the version \
+            is set last. Stop the hosts of the \
             older build first. It is one transaction holding the schema's tables locked, so no host writes \
             meanwhile, and a cut leaves the old version as it was: run it again. A damaged list (a missing or altered \
             row) stops it with the list and seq, and nothing changes. A schema already current is left as it is.

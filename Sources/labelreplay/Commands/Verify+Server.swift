@@ -38,6 +38,7 @@ extension Verify {
         defer { progress.finish() }
         result.firstSeq = list.lastSeq + 1
         var next = result.firstSeq
+        var heads = CheckpointHeadCheck(storage: storage, through: last, into: &result)
         reading: while true {
             let batch: [EventRecord]
             do {
@@ -73,6 +74,10 @@ extension Verify {
                     result.problem = .init(kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
                     break reading
                 }
+                if let problem = heads.check(record, location: location.display) {
+                    result.problem = problem
+                    break reading
+                }
             }
             next = list.lastSeq + 1
             progress.update(Int64(list.lastSeq), detail: "seq \(list.lastSeq)")
@@ -86,6 +91,41 @@ extension Verify {
         result.count = list.count
         result.enabledCount = list.enabledCount
         return result
+    }
+
+    /// The heads a server list keeps with its checkpoints (schema version 6),
+    /// checked against the tree of the records as `verify` reads them.
+    struct CheckpointHeadCheck {
+        var pending: [CheckpointHead] = []
+        var tree = HistoryTreeBuilder()
+
+        /// The heads kept for seqs through `last` (none for a storage without checkpoints); a head that
+        /// cannot be read is `result`'s problem.
+        init(storage: any EventStorage, through last: UInt64, into result: inout VerifyResult) {
+            tree = storage.base.flatMap { HistoryTreeBuilder(count: $0.lastCutSeq, frontier: $0.frontier) } ?? HistoryTreeBuilder()
+            guard let checkpoints = storage as? any CheckpointStorage, last > tree.count else { return }
+            do {
+                pending = try checkpoints.checkpointHeads(in: (tree.count + 1)...last)
+                if !pending.isEmpty { result.serverChecks?.append("checkpoint heads") }
+            } catch {
+                result.problem = .init(kind: "head", code: error.code.rawValue, offset: nil, seq: nil, message: error.message)
+            }
+        }
+
+        /// Hashes `record` while a kept head is ahead; a head its seq reaches must be the tree's.
+        mutating func check(_ record: EventRecord, location: String) -> VerifyResult.Problem? {
+            guard let next = pending.first, record.seq == tree.count + 1 else { return nil }
+            guard let payload = try? record.storedPayload() else { return nil }
+            tree.append(payload: payload)
+            guard tree.count == next.seq else { return nil }
+            pending.removeFirst()
+            guard tree.head != next.head else { return nil }
+            return .init(
+                kind: "head", code: EventLogError.Code.historyDiverged.rawValue, offset: nil, seq: next.seq,
+                message:
+                    "\(location): the checkpoint at seq \(next.seq) keeps the history tree head \(next.head.hash.hex), but the records through seq \(next.seq) give \(tree.head.hash.hex): the checkpoint's frontier was written from other records, or records through seq \(next.seq) were changed after it was written"
+            )
+        }
     }
 
     /// The text report's summary of a server list that could be read.

@@ -43,8 +43,10 @@ enum Verify: Command {
             row's committed length (every row up to it must be there), each row's keyed, chained checksum checked \
             against its payload and the row before, and the head row's chain value against its row's (schema \
             version 2; version 1 lists have no checksums, and say so), and folded the same way; so a row changed, removed, swapped or inserted by hand is named by \
-            its seq. It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
-            "serverChecks" lists what was checked: payloads, seqs, head, and checksums when the schema has them.
+            its seq. Every history tree head the list keeps with a checkpoint (schema version 6) is checked against \
+            the head of the records through its seq. It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
+            "serverChecks" lists what was checked: payloads, seqs, head, checksums when the schema has them, and \
+            checkpoint heads when the list keeps any.
             """,
         arguments: [
             .positional("log", "The label log file."),
@@ -283,7 +285,7 @@ struct VerifyResult: Encodable {
         let firstDifferentSeq: UInt64?
     }
     struct Problem: Encodable {
-        /// `file`, `header`, `frame`, `seq` or `event`.
+        /// `file`, `header`, `frame`, `seq`, `event`, `join` or `head`.
         let kind: String
         /// The EventLogError or ProjectionError code, e.g. `corruptRecord`, `titleMismatch`.
         let code: String
