@@ -136,7 +136,7 @@ final class PostgresCLIList {
             _ = try log.append(entries, expectedLastSeq: log.lastSeq)
             entries.removeAll(keepingCapacity: true)
             for (seq, image) in images where seq <= log.lastSeq {
-                guard try log.storeCheckpoint(seq: seq, image: image) else {
+                guard try log.storeCheckpoint(seq: seq, image: image, frontier: nil) else {
                     throw BenchError("the checkpoint at seq \(seq) was not stored")
                 }
             }
