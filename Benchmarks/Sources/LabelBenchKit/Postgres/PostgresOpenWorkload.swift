@@ -75,7 +75,9 @@ final class PostgresOpenWorkload: Workload {
         }
         try flush()
         guard log.lastSeq == UInt64(eventCount), !image.isEmpty else { throw BenchError("\(id): the list holds \(log.lastSeq) records") }
-        guard try log.storeCheckpoint(seq: at, image: image, frontier: nil) else { throw BenchError("\(id): the checkpoint at seq \(at) was not stored") }
+        guard try log.storeCheckpoint(seq: at, image: image, frontier: nil) else {
+            throw BenchError("\(id): the checkpoint at seq \(at) was not stored")
+        }
         let connection = try server.connect()
         defer { connection.close() }
         try connection.execute("VACUUM ANALYZE \(schema).records")
