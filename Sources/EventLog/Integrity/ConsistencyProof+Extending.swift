@@ -15,14 +15,24 @@ extension ConsistencyProof {
     /// history extends the one `old` stands for — the records after it being
     /// the ones at hand.
     ///
-    /// - Complexity: O(`leaves.count`) hashes.
+    /// - Complexity: O(`leaves.count`) hashes: about one per leaf (the later
+    ///   head is computed from the proof's own hashes).
     public static func extending(_ old: HistoryTreeBuilder, by leaves: [HistoryHash]) -> ConsistencyProof {
-        var longer = old
-        for leaf in leaves { longer.append(leaf: leaf) }
-        guard old.count > 0, !leaves.isEmpty else { return ConsistencyProof(old: old.head, new: longer.head, path: []) }
+        let count = old.count + UInt64(leaves.count)
+        guard old.count > 0, !leaves.isEmpty else {
+            var longer = old
+            for leaf in leaves { longer.append(leaf: leaf) }
+            return ConsistencyProof(old: old.head, new: longer.head, path: [])
+        }
         let hasher = ExtendedTree(old: old, leaves: leaves)
-        let path = hasher.subproof(oldCount: old.count, range: 0..<longer.count, isWhole: true)
-        return ConsistencyProof(old: old.head, new: longer.head, path: path)
+        let path = hasher.subproof(oldCount: old.count, range: 0..<count, isWhole: true)
+        var proof = ConsistencyProof(old: old.head, new: HistoryHead(seq: count, hash: .empty), path: path)
+        do throws(EventLogError) {
+            proof.new.hash = try proof.roots { EventLogError(.invalidProof, $0) }.new
+        } catch {
+            preconditionFailure("a proof built from the trees does not give their roots: \(error)")
+        }
+        return proof
     }
 }
 
@@ -65,14 +75,24 @@ private struct ExtendedTree {
 
     /// RFC 9162's MTH(D[range]): an old frontier piece as held, new leaves hashed.
     func treeHash(_ range: Range<UInt64>) -> HistoryHash {
+        if range.lowerBound >= oldCount { return newTreeHash(from: Int(range.lowerBound - oldCount), count: range.count) }
         if let piece = pieces[range] { return piece }
-        if range.count == 1 {
-            precondition(range.lowerBound >= oldCount, "record \(range.lowerBound) of the old history is not in its frontier")
-            return leaves[Int(range.lowerBound - oldCount)]
-        }
+        precondition(range.count > 1, "record \(range.lowerBound) of the old history is not in its frontier")
         let k = Self.largestPowerOfTwo(below: UInt64(range.count))
         return .node(
             treeHash(range.lowerBound..<(range.lowerBound + k)), treeHash((range.lowerBound + k)..<range.upperBound))
+    }
+
+    /// MTH of `count` new leaves from `start`: each perfect subtree hashed
+    /// level by level, several nodes at a time.
+    private func newTreeHash(from start: Int, count: Int) -> HistoryHash {
+        if count & (count - 1) == 0 {
+            if count == 1 { return leaves[start] }
+            var level = Array(leaves[start..<(start + count)])
+            return level.withUnsafeMutableBufferPointer { HistoryHash.perfectRoot($0.baseAddress!, count: count) }
+        }
+        let k = Int(Self.largestPowerOfTwo(below: UInt64(count)))
+        return .node(newTreeHash(from: start, count: k), newTreeHash(from: start + k, count: count - k))
     }
 
     /// The largest power of two less than `n` (`n` ≥ 2).

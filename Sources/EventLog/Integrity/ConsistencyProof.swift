@@ -41,6 +41,16 @@ public struct ConsistencyProof: Sendable, Hashable, Codable {
             return
         }
         guard !path.isEmpty else { throw refuse("the proof has no hashes") }
+        let (oldRoot, newRoot) = try roots(refuse)
+        guard oldRoot == old.hash else { throw refuse("the proof gives \(oldRoot.hex) for the earlier head") }
+        guard newRoot == new.hash else { throw refuse("the proof gives \(newRoot.hex) for the later head") }
+    }
+
+    /// The roots of the earlier and the later tree the path gives, with the
+    /// earlier head's hash standing for its tree when its seq is a power of
+    /// two (RFC 9162 §2.1.4.2, every step); the heads' seqs must differ and
+    /// the earlier must not be 0.
+    func roots(_ refuse: (String) -> EventLogError) throws(EventLogError) -> (old: HistoryHash, new: HistoryHash) {
         var hashes = path
         if old.seq & (old.seq - 1) == 0 { hashes.insert(old.hash, at: 0) }
         var fn = old.seq - 1
@@ -67,7 +77,6 @@ public struct ConsistencyProof: Sendable, Hashable, Codable {
             sn >>= 1
         }
         guard sn == 0 else { throw refuse("the proof has fewer hashes than the trees have levels") }
-        guard oldRoot == old.hash else { throw refuse("the proof gives \(oldRoot.hex) for the earlier head") }
-        guard newRoot == new.hash else { throw refuse("the proof gives \(newRoot.hex) for the later head") }
+        return (oldRoot, newRoot)
     }
 }

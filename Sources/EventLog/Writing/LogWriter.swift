@@ -342,9 +342,45 @@ public final class LogWriter: EventStorage, Sendable {
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         guard !entries.isEmpty else { return [] }
         let now = options.clock()
+        return try appendFrames(count: entries.count, expectedLastSeq: expectedLastSeq) {
+            (firstSeq, format, previous, continues) throws(EventLogError) in
+            try FrameBatch(entries, firstSeq: firstSeq, now: now, format: format, previous: previous, firstContinues: continues)
+        }
+    }
+
+    /// Appends `records` as they are — their seqs (which must continue the
+    /// log), times, actors and notes kept — with the guarantees of
+    /// ``append(_:expectedLastSeq:)-([LogEntry],_)``: a copy of another
+    /// history's records (a synced device's mirror of its server list)
+    /// without building them again.
+    ///
+    /// - Throws: What ``append(_:expectedLastSeq:)-([LogEntry],_)`` throws;
+    ///   ``EventLogError/Code/seqConflict`` when the first record's seq is not the log's next.
+    package func append(records: [EventRecord], expectedLastSeq: UInt64? = nil) throws(EventLogError) {
+        guard let first = records.first else { return }
+        _ = try appendFrames(count: records.count, expectedLastSeq: expectedLastSeq) {
+            (firstSeq, format, previous, continues) throws(EventLogError) in
+            guard first.seq == firstSeq, records[records.count - 1].seq == firstSeq + UInt64(records.count - 1) else {
+                throw EventLogError(
+                    .seqConflict, "records from seq \(first.seq) do not continue the log at seq \(firstSeq)", path: path,
+                    lastGoodSeq: firstSeq - 1)
+            }
+            return try FrameBatch(records: records, format: format, previous: previous, firstContinues: continues)
+        }
+    }
+
+    /// Encodes `count` records with `makeBatch` (given the first seq, the
+    /// format, the last frame's checksum and whether the first frame
+    /// continues an unsynced write) under the writer's lock, writes them and
+    /// syncs as the durability mode says; returns the batch's records (empty
+    /// for a batch that keeps none).
+    private func appendFrames(
+        count: Int, expectedLastSeq: UInt64?,
+        _ makeBatch: (UInt64, FrameFormat, UInt32, Bool) throws(EventLogError) -> FrameBatch
+    ) throws(EventLogError) -> [EventRecord] {
         let mode = options.durability
-        let (records, file, epoch, pendingMark) = try state.withLock {
-            (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64, (LogPosition, UInt64)?) in
+        let (records, file, epoch, pendingMark, lastSeq) = try state.withLock {
+            (s) throws(EventLogError) -> ([EventRecord], any LogFile, UInt64, (LogPosition, UInt64)?, UInt64) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             if let poisoned = syncs.poison { throw poisoned }
             try refuseWhileStaging(s)
@@ -356,9 +392,7 @@ public final class LogWriter: EventStorage, Sendable {
             let firstSeq = s.lastSeq + 1
             // A frame written while an earlier record is not yet durable says so (the
             // continuation flag): recovery then knows damage before it can be a lost write.
-            let batch = try FrameBatch(
-                entries, firstSeq: firstSeq, now: now, format: s.format, previous: s.lastChecksum,
-                firstContinues: !syncs.isDurable(through: s.lastSeq))
+            let batch = try makeBatch(firstSeq, s.format, s.lastChecksum, !syncs.isDurable(through: s.lastSeq))
             let length = Int64(batch.bytes.count)
             if s.end + length > s.allocated && options.preallocation > 0 {
                 try preallocate(&s, file: file, needed: s.end + length, sync: mode != .noSync)
@@ -379,12 +413,12 @@ public final class LogWriter: EventStorage, Sendable {
             for (seq, offset) in batch.indexed { s.index.note(seq: seq, offset: s.end + Int64(offset)) }
             let lastOffset = s.end + Int64(batch.lastFrameOffset)
             s.lastPosition = LogPosition(
-                seq: firstSeq + UInt64(entries.count - 1), offset: lastOffset, length: s.end + length - lastOffset,
+                seq: firstSeq + UInt64(count - 1), offset: lastOffset, length: s.end + length - lastOffset,
                 checksum: batch.lastChecksum)
             s.lastChecksum = batch.lastChecksum
             s.end += length
             s.allocated = max(s.allocated, s.end)
-            s.lastSeq += UInt64(entries.count)
+            s.lastSeq += UInt64(count)
             let epoch = syncs.noteWritten(s.lastSeq)
             if mode == .syncEachAppend {
                 try syncs.runSync({ () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError)
@@ -393,12 +427,12 @@ public final class LogWriter: EventStorage, Sendable {
             // Group commit syncs outside the lock: hold the file open until then, whatever `close()` does.
             if mode == .groupCommit { ReadLeases.acquire(self) }
             let pendingMark = mode == .groupCommit && needsSyncMark(s, at: s.lastPosition) ? s.lastPosition.map { ($0, s.generation) } : nil
-            return (batch.records, file, epoch, pendingMark)
+            return (batch.records, file, epoch, pendingMark, s.lastSeq)
         }
         if mode == .groupCommit {
             defer { ReadLeases.release(self) }
             try syncs.waitDurable(
-                records[records.count - 1].seq, epoch: epoch,
+                lastSeq, epoch: epoch,
                 sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
                 cutBeforeDurable: {
                     EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)

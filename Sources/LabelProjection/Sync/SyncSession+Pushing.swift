@@ -27,8 +27,8 @@ extension SyncSession {
             }
             // However the round ends, the optimistic state is the server's as pulled, with what is still pending.
             defer { refreshOptimistic(over: s.server) }
+            try beginProving(mirror: mirror, &s)
             var pulled = try pull(into: mirror, &s)
-            try proveServerHistory(mirror: mirror, &s)
             var done: [Done] = []
             if let settled = try settleOpenAttempt(mirror: mirror, &s) {
                 pulled += settled.pulled
@@ -40,7 +40,8 @@ extension SyncSession {
                 done += group.done
             }
             return Report(
-                pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count, provenHead: s.proven?.head)
+                pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count,
+                provenHead: s.prover.flatMap { $0.proven.count > mirrorStart(mirror).count ? $0.proven.head : nil })
         }
     }
 
@@ -48,8 +49,8 @@ extension SyncSession {
     static let pushGroup = 1_024
 
     /// Appends the server's records after the mirror's last seq to the
-    /// mirror (the same seqs, times, actors, notes and events, so the same
-    /// payloads) and folds them; returns how many. First checks that the
+    /// mirror as they are (the same seqs, times, actors, notes and events, so
+    /// the same payloads) and folds them; returns how many. First checks that the
     /// server still holds the mirror's last record as it is. The mirror is
     /// synced once, at the end: records a crash loses from it are the
     /// server's, and the next pull fetches them again (nothing in the outbox
@@ -78,15 +79,26 @@ extension SyncSession {
                         path: mirrorPath, lastGoodSeq: last - 1)
                 }
             }
-            // The next page is read on a second thread while this one is written and folded.
-            var page = try serverLog.read(from: mirror.lastSeq + 1, maxCount: Self.pullChunk)
+            // The next page is read on a second thread (the server's round trip and the decoding: nothing else,
+            // so the server is asked again as soon as possible) while this one is written, folded and, while heads
+            // are to be proven, hashed from the payloads as the server holds them and proven.
+            let hashing = s.prover != nil
+            var (page, payloads) = try PageRead.read(serverLog, from: mirror.lastSeq + 1, maxCount: Self.pullChunk, hashing: hashing)
             while !page.isEmpty {
-                let next = PageRead(serverLog, from: page[page.count - 1].seq + 1, maxCount: Self.pullChunk)
-                let entries = page.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) }
-                let written = try mirror.append(entries, expectedLastSeq: page[0].seq - 1)
-                for record in written { try fold(record, &s) }
-                count += written.count
-                page = try next.wait()
+                let next = PageRead(serverLog, from: page[page.count - 1].seq + 1, maxCount: Self.pullChunk, hashing: hashing)
+                // The server's records as they are (seqs, times, actors, notes): the mirror's frames hold the same payloads.
+                try mirror.append(records: page, expectedLastSeq: page[0].seq - 1)
+                for record in page { try fold(record, &s) }
+                if var prover = s.prover {
+                    defer { s.prover = prover }
+                    do throws(EventLogError) {
+                        try prover.add(page, leaves: payloads?.leafHashes(), mirrorPath: mirrorPath)
+                    } catch {
+                        throw StoreError.storage(error)
+                    }
+                }
+                count += page.count
+                (page, payloads) = try next.wait()
             }
             if count > 0 { try mirror.sync() }
         } catch let error as StoreError {
@@ -173,19 +185,36 @@ extension SyncSession {
 /// once (``wait()``): how a pull overlaps reading the next page with writing
 /// the one before. The result is behind a lock the reading thread fills.
 private final class PageRead: Sendable {
-    private let result = Locked<Result<[EventRecord], EventLogError>?>(nil)
+    private let result = Locked<Result<([EventRecord], StoredPayloads?), EventLogError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ storage: any EventStorage, from seq: UInt64, maxCount: Int) {
+    /// Reads the page; `hashing`: with the records' payloads as the storage
+    /// holds them, if it hands them out.
+    init(_ storage: any EventStorage, from seq: UInt64, maxCount: Int, hashing: Bool) {
         DispatchQueue.global(qos: .userInitiated).async { [result, done] in
-            let read = Result { () throws(EventLogError) -> [EventRecord] in try storage.read(from: seq, maxCount: maxCount) }
+            let read = Result { () throws(EventLogError) -> ([EventRecord], StoredPayloads?) in
+                try PageRead.read(storage, from: seq, maxCount: maxCount, hashing: hashing)
+            }
             result.withLock { $0 = read }
             done.signal()
         }
     }
 
-    /// The page, once read.
-    func wait() throws(EventLogError) -> [EventRecord] {
+    /// The page read on this thread; `hashing`: with the records' payloads
+    /// as the storage holds them, if it hands them out (else the records'
+    /// leaves are hashed from their payloads encoded again).
+    static func read(_ storage: any EventStorage, from seq: UInt64, maxCount: Int, hashing: Bool) throws(EventLogError) -> (
+        [EventRecord], StoredPayloads?
+    ) {
+        if hashing, let stored = storage as? any PayloadReadingStorage {
+            let (records, payloads) = try stored.readWithPayloads(from: seq, maxCount: maxCount)
+            return (records, payloads)
+        }
+        return (try storage.read(from: seq, maxCount: maxCount), nil)
+    }
+
+    /// The page and, if asked for and handed out, its payloads, once read.
+    func wait() throws(EventLogError) -> ([EventRecord], StoredPayloads?) {
         done.wait()
         return try result.withLock { $0! }.get()
     }

@@ -47,9 +47,8 @@ public final class SyncSession: Sendable {
         var mirror: LogWriter?
         var server: SyncState
         var ledger = SyncLedger()
-        /// The history tree of the mirror's records up to the newest server
-        /// head proven this session (`nil`: none yet; the mirror's start then).
-        var proven: HistoryTreeBuilder?
+        /// The proof of the server's history so far (`nil`: nothing hashed yet this session).
+        var prover: SyncHeadProver?
     }
 
     /// The mirror's path.
@@ -79,18 +78,18 @@ public final class SyncSession: Sendable {
     ///   outbox throws (a second session on them: `logInUse`); `inconsistentEvent`
     ///   for a mirror whose records do not fold.
     public static func open(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
-        try open(mirrorPath: mirrorPath, server: server, proven: nil)
+        try open(mirrorPath: mirrorPath, server: server, prover: nil)
     }
 
-    /// ``open(mirrorPath:server:)``, going on from `proven`, the tree a
-    /// session on the same mirror proved before (``provenTree``), so a
-    /// process that opens a session for each round (`sync --follow`) does
-    /// not hash the mirror again each time.
+    /// ``open(mirrorPath:server:)``, going on from `prover`, what a session
+    /// on the same mirror proved and hashed before (``prover``), so a process
+    /// that opens a session for each round (`sync --follow`) does not hash
+    /// the mirror again each time.
     package static func open(
-        mirrorPath: String, server: (any IdempotentAppendStorage)?, proven: HistoryTreeBuilder?
+        mirrorPath: String, server: (any IdempotentAppendStorage)?, prover: SyncHeadProver?
     ) throws(StoreError) -> SyncSession {
         let session = try openSession(mirrorPath: mirrorPath, server: server)
-        if let proven { session.state.withLock { $0.proven = proven } }
+        if let prover { session.state.withLock { $0.prover = prover } }
         return session
     }
 

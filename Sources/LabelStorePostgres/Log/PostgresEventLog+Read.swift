@@ -5,7 +5,7 @@ import EventLog
 /// snapshot; each payload decoded and checked by the log's own parser, each
 /// row's chained checksum checked, the run checked to be gapless and to reach
 /// the head (docs/POSTGRES.md, "Integrity").
-extension PostgresEventLog {
+extension PostgresEventLog: PayloadReadingStorage {
     /// Up to `maxCount` records from `seq` on, in seq order (empty past the end).
     ///
     /// Each row's payload is decoded by the same parser, with the same checks,
@@ -25,9 +25,24 @@ extension PostgresEventLog {
     ///   reconnected and the read sent again); `closed`; `serverError`.
     /// - Complexity: one round trip; O(bytes read).
     public func read(from seq: UInt64, maxCount: Int) throws(EventLogError) -> [EventRecord] {
-        guard maxCount > 0 else { return [] }
+        try readRecords(from: seq, maxCount: maxCount, hashing: false).records
+    }
+
+    /// ``read(from:maxCount:)``, with the records' payloads as the rows hold
+    /// them (a syncing device hashes them to prove the server's heads).
+    package func readWithPayloads(from seq: UInt64, maxCount: Int) throws(EventLogError) -> (
+        records: [EventRecord], payloads: StoredPayloads
+    ) {
+        try readRecords(from: seq, maxCount: maxCount, hashing: true)
+    }
+
+    private func readRecords(from seq: UInt64, maxCount: Int, hashing: Bool) throws(EventLogError) -> (
+        records: [EventRecord], payloads: StoredPayloads
+    ) {
+        guard maxCount > 0 else { return ([], StoredPayloads()) }
         var conflicts = 0
-        let records = try withSession(retrying: true) { (connection) throws(PostgresStepFailure) -> [EventRecord] in
+        let (records, payloads) = try withSession(retrying: true) {
+            (connection) throws(PostgresStepFailure) -> ([EventRecord], StoredPayloads) in
             // A list cut further since its base was read: read its base again, then the records.
             for attempt in 0..<2 {
                 let base = listBase.withLock { $0 }
@@ -54,7 +69,9 @@ extension PostgresEventLog {
                     }
                     if attempt == 0 { continue }
                 }
-                return try self.decode(result, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection)
+                return try self.decode(
+                    result, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection,
+                    hashing: hashing)
             }
             throw PostgresStepFailure.log(damage(.seqGap, "the list was cut twice while seq \(seq) was read", seq: seq - 1))
         } retryIf: { failure in
@@ -66,16 +83,18 @@ extension PostgresEventLog {
             return true
         }
         if let last = records.last { noteLastSeq(last.seq) }
-        return records
+        return (records, payloads)
     }
 
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
     /// `maxCount` records from `first`, which start at `first - 1` with
     /// `rowBefore` (else the chain starts at 0, or at `base`'s chain value
-    /// right after it), read on `connection`.
+    /// right after it), read on `connection`; with `hashing`, their payloads
+    /// too, as the rows hold them (else none).
     func decode(
-        _ result: PostgresResult, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int, on connection: PostgresConnection
-    ) throws(PostgresStepFailure) -> [EventRecord] {
+        _ result: PostgresResult, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int, on connection: PostgresConnection,
+        hashing: Bool
+    ) throws(PostgresStepFailure) -> ([EventRecord], StoredPayloads) {
         guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
             let headCRC = result.integer(0, 2)
         else {
@@ -95,6 +114,12 @@ extension PostgresEventLog {
         let checked = schemaVersion >= 2
         var records: [EventRecord] = []
         records.reserveCapacity(result.rowCount)
+        // Hashing: the payloads one after another.
+        var payloads = StoredPayloads()
+        if hashing {
+            payloads.bytes.reserveCapacity(result.rowCount * 80)
+            payloads.offsets.reserveCapacity(result.rowCount + 1)
+        }
         var chain: [UInt32] = []
         // What this handle saw before: a row that holds another record at a seq it saw is a changed history.
         let seen = checked ? seenChain.withLock { $0 } : SeenChain()
@@ -155,6 +180,7 @@ extension PostgresEventLog {
                 throw .log(damage(.corruptRecord, "the row of seq \(rowSeq) holds a payload of seq \(record.seq)", seq: expected - 1))
             }
             records.append(record)
+            if hashing { payloads.append(payload) }
             if checked { chain.append(stored) }
             previous = stored
             expected += 1
@@ -177,7 +203,7 @@ extension PostgresEventLog {
                 seenChain.withLock { $0.note(from: first, crcs: chain) }
             }
         }
-        return records
+        return (records, payloads)
     }
 
     /// Checks the list's end (`end`, whose record has the chain value

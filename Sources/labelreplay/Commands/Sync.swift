@@ -96,9 +96,9 @@ enum Sync: Command {
         let follow = arguments.flag("follow")
         if follow { Platform.deferInterrupts() }
         var first = true
-        var proven: HistoryTreeBuilder?
+        var prover: SyncHeadProver?
         repeat {
-            let round = try syncOnce(mirrorPath, server: server, display: opened.display, proven: &proven)
+            let round = try syncOnce(mirrorPath, server: server, display: opened.display, prover: &prover)
             // Following: the first round, then only the rounds that moved something.
             if first || round.pulled > 0 || round.pushed > 0 { report(round, json: arguments.flag("json"), console: console) }
             first = false
@@ -109,14 +109,14 @@ enum Sync: Command {
     }
 
     /// One round, holding the mirror and the outbox only while it runs.
-    /// `proven`: the tree the round before proved (the mirror is not hashed again), and this round's.
+    /// `prover`: what the round before proved and hashed (the mirror is not hashed again), and then this round's.
     static func syncOnce(
-        _ mirrorPath: String, server: any IdempotentAppendStorage, display: String, proven: inout HistoryTreeBuilder?
+        _ mirrorPath: String, server: any IdempotentAppendStorage, display: String, prover: inout SyncHeadProver?
     ) throws -> Round {
-        let session = try SyncSession.open(mirrorPath: mirrorPath, server: server, proven: proven)
+        let session = try SyncSession.open(mirrorPath: mirrorPath, server: server, prover: prover)
         defer { session.close() }
         let report = try session.sync()
-        proven = session.provenTree
+        prover = session.prover
         var applied = 0
         var satisfied = 0
         var refusals: [Round.Refusal] = []

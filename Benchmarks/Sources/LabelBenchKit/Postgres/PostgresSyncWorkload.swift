@@ -16,10 +16,11 @@ import LabelStorePostgres
 ///   its records into the mirror (synced), the done entry (synced). Peer: the
 ///   same 10,000 events appended to a list with `PostgresEventLog.append` in
 ///   the same groups, nothing else. Target: ≤ 1 s, i.e. ≥ 10,000 edits/s.
-/// - **pull**: a device with an empty mirror syncs a list of N records.
-///   Timed: `SyncSession.open` + `sync()` — every record read from the
-///   server, appended to the mirror file (synced per page of 4,096) and
-///   folded. Peer: the follower's catch-up read of the same list (pages of
+/// - **pull**: a device with an empty mirror syncs a list of N records that
+///   keeps the history tree's head every 65,536 records (as stores writing
+///   it keep them with their checkpoints). Timed: `SyncSession.open` +
+///   `sync()` — every record read from the server, appended to the mirror
+///   file (synced once, at the end) and folded, and every head proven. Peer: the follower's catch-up read of the same list (pages of
 ///   4,096, `read(from:maxCount:)`, as `pg-catch-up`). Target: ≥ 1× the
 ///   catch-up rate.
 final class PostgresSyncWorkload: Workload {
@@ -45,6 +46,10 @@ final class PostgresSyncWorkload: Workload {
 
     /// Events in the device's list before it goes offline (push).
     static let before = 2_000
+    /// Records between the heads the pull's list keeps.
+    static let headInterval: UInt64 = 65_536
+    /// The newest head the pull's list keeps (the device must prove it).
+    private var provenSeq: UInt64 = 0
 
     init(server: PostgresBenchServer, settings: BenchSettings, mode: Mode) {
         self.server = server
@@ -86,6 +91,23 @@ final class PostgresSyncWorkload: Workload {
             while written < eventCount {
                 try log.append(stream.next(min(10_000, eventCount - written)), expectedLastSeq: UInt64(written))
                 written = min(written + 10_000, eventCount)
+            }
+            // The history tree's head every 65,536 records, as the stores writing a list keep them with their
+            // checkpoints: the device proves each (docs/SYNC.md, "Proving the server's history"). No image: the
+            // device reads none.
+            var tree = HistoryTreeBuilder()
+            var next: UInt64 = 1
+            while true {
+                let records = try log.read(from: next, maxCount: 4_096)
+                guard let last = records.last else { break }
+                for record in records {
+                    tree.append(payload: try record.encodedPayload())
+                    if record.seq % Self.headInterval == 0 {
+                        _ = try log.storeCheckpoint(seq: record.seq, image: [], frontier: tree)
+                        provenSeq = record.seq
+                    }
+                }
+                next = last.seq + 1
             }
         }
     }
@@ -156,7 +178,11 @@ final class PostgresSyncWorkload: Workload {
             elapsed = try Statistics.time {
                 let session = try SyncSession.open(mirrorPath: directory + "/device.labellog", server: log)
                 defer { session.close() }
-                count = try session.sync().pulled
+                let report = try session.sync()
+                guard report.provenHead?.seq == provenSeq else {
+                    throw BenchError("\(id): the sync proved \(String(describing: report.provenHead)), not the head at seq \(provenSeq)")
+                }
+                count = report.pulled
             }
             context.scratch.remove(directory)
         case .sqlite:
