@@ -1,10 +1,15 @@
-/// A storage that hands out its records' payloads as it holds them, with
-/// the records, so that a reader hashing them into the history tree
-/// (docs/AUDIT.md) does not encode each record again (a syncing device
-/// proving the server's heads: docs/SYNC.md, "Proving the server's history").
+/// A storage that hands out its records' payloads as it holds them, every
+/// check of a read made but their decoding: the reader decodes them where
+/// it likes (a syncing device: on another thread than the one waiting for
+/// the next page) and hashes them into the history tree (docs/AUDIT.md)
+/// without encoding each record again (docs/SYNC.md, "Proving the server's history").
 package protocol PayloadReadingStorage: EventStorage {
-    /// ``EventStorage/read(from:maxCount:)`` with each record's payload, in the same order.
-    func readWithPayloads(from seq: UInt64, maxCount: Int) throws(EventLogError) -> (records: [EventRecord], payloads: StoredPayloads)
+    /// The payloads ``EventStorage/read(from:maxCount:)`` would decode, from
+    /// `first` (`seq`, or a based storage's first when `seq` is before it) on.
+    func readPayloads(from seq: UInt64, maxCount: Int) throws(EventLogError) -> (first: UInt64, payloads: StoredPayloads)
+
+    /// What messages about a payload call the storage, and the path they name.
+    var payloadSource: (name: String, path: String) { get }
 }
 
 /// Records' payloads one after another: payload `i` is
@@ -22,6 +27,39 @@ package struct StoredPayloads: Sendable {
     package mutating func append(_ payload: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: payload)
         offsets.append(bytes.count)
+    }
+
+    /// The records the payloads hold, which must be seqs `first`, `first + 1`, …
+    ///
+    /// - Throws: `corruptRecord` naming `source` and the seq of a payload
+    ///   that does not decode, or holds another seq (as the storage's own read would).
+    package func records(first: UInt64, source: (name: String, path: String)) throws(EventLogError) -> [EventRecord] {
+        var records: [EventRecord] = []
+        records.reserveCapacity(count)
+        var failure: EventLogError?
+        bytes.withUnsafeBytes { all in
+            for i in 0..<count {
+                let seq = first + UInt64(i)
+                let payload = UnsafeRawBufferPointer(rebasing: all[offsets[i]..<offsets[i + 1]])
+                do throws(EventLogError) {
+                    let record = try EventRecordView.parse(payload: payload).record
+                    guard record.seq == seq else {
+                        failure = EventLogError(
+                            .corruptRecord, "\(source.name): the row of seq \(seq) holds a payload of seq \(record.seq)",
+                            path: source.path, lastGoodSeq: seq - 1)
+                        return
+                    }
+                    records.append(record)
+                } catch {
+                    failure = EventLogError(
+                        .corruptRecord, "\(source.name): the payload of seq \(seq) cannot be decoded: \(error.message)",
+                        path: source.path, lastGoodSeq: seq - 1)
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return records
     }
 
     /// The leaf hash of each payload, in order (several at a time with the CPU's SHA instructions).

@@ -79,26 +79,27 @@ extension SyncSession {
                         path: mirrorPath, lastGoodSeq: last - 1)
                 }
             }
-            // The next page is read on a second thread (the server's round trip and the decoding: nothing else,
-            // so the server is asked again as soon as possible) while this one is written, folded and, while heads
-            // are to be proven, hashed from the payloads as the server holds them and proven.
+            // The pages are read ahead on a second thread (the server's round trips and the checks of the rows:
+            // nothing else, so the server is asked again as soon as a page is in) while this one decodes, writes,
+            // folds and, while heads are to be proven, hashes (the payloads as the server holds them) and proves each.
             let hashing = s.prover != nil
-            var (page, payloads) = try PageRead.read(serverLog, from: mirror.lastSeq + 1, maxCount: Self.pullChunk, hashing: hashing)
-            while !page.isEmpty {
-                let next = PageRead(serverLog, from: page[page.count - 1].seq + 1, maxCount: Self.pullChunk, hashing: hashing)
+            let reader = SyncPageReader(serverLog, from: mirror.lastSeq + 1, pageSize: Self.pullChunk)
+            defer { reader.stop() }
+            while true {
+                let (page, leaves) = try reader.next().records(of: serverLog, hashing: hashing)
+                guard !page.isEmpty else { break }
                 // The server's records as they are (seqs, times, actors, notes): the mirror's frames hold the same payloads.
                 try mirror.append(records: page, expectedLastSeq: page[0].seq - 1)
                 for record in page { try fold(record, &s) }
                 if var prover = s.prover {
                     defer { s.prover = prover }
                     do throws(EventLogError) {
-                        try prover.add(page, leaves: payloads?.leafHashes(), mirrorPath: mirrorPath)
+                        try prover.add(page, leaves: leaves, mirrorPath: mirrorPath)
                     } catch {
                         throw StoreError.storage(error)
                     }
                 }
                 count += page.count
-                (page, payloads) = try next.wait()
             }
             if count > 0 { try mirror.sync() }
         } catch let error as StoreError {
@@ -178,44 +179,5 @@ extension SyncSession {
         do throws(EventLogError) { try outbox.markDone(plan) } catch { throw .storage(error) }
         for entry in plan { s.ledger.record(entry) }
         return plan.compactMap { entry in commands[entry.batchID].map { Done(command: $0, outcome: entry.outcome) } }
-    }
-}
-
-/// One page of records read from a storage on a second thread, waited for
-/// once (``wait()``): how a pull overlaps reading the next page with writing
-/// the one before. The result is behind a lock the reading thread fills.
-private final class PageRead: Sendable {
-    private let result = Locked<Result<([EventRecord], StoredPayloads?), EventLogError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Reads the page; `hashing`: with the records' payloads as the storage
-    /// holds them, if it hands them out.
-    init(_ storage: any EventStorage, from seq: UInt64, maxCount: Int, hashing: Bool) {
-        DispatchQueue.global(qos: .userInitiated).async { [result, done] in
-            let read = Result { () throws(EventLogError) -> ([EventRecord], StoredPayloads?) in
-                try PageRead.read(storage, from: seq, maxCount: maxCount, hashing: hashing)
-            }
-            result.withLock { $0 = read }
-            done.signal()
-        }
-    }
-
-    /// The page read on this thread; `hashing`: with the records' payloads
-    /// as the storage holds them, if it hands them out (else the records'
-    /// leaves are hashed from their payloads encoded again).
-    static func read(_ storage: any EventStorage, from seq: UInt64, maxCount: Int, hashing: Bool) throws(EventLogError) -> (
-        [EventRecord], StoredPayloads?
-    ) {
-        if hashing, let stored = storage as? any PayloadReadingStorage {
-            let (records, payloads) = try stored.readWithPayloads(from: seq, maxCount: maxCount)
-            return (records, payloads)
-        }
-        return (try storage.read(from: seq, maxCount: maxCount), nil)
-    }
-
-    /// The page and, if asked for and handed out, its payloads, once read.
-    func wait() throws(EventLogError) -> ([EventRecord], StoredPayloads?) {
-        done.wait()
-        return try result.withLock { $0! }.get()
     }
 }

@@ -28,21 +28,23 @@ extension PostgresEventLog: PayloadReadingStorage {
         try readRecords(from: seq, maxCount: maxCount, hashing: false).records
     }
 
-    /// ``read(from:maxCount:)``, with the records' payloads as the rows hold
-    /// them (a syncing device hashes them to prove the server's heads).
-    package func readWithPayloads(from seq: UInt64, maxCount: Int) throws(EventLogError) -> (
-        records: [EventRecord], payloads: StoredPayloads
-    ) {
-        try readRecords(from: seq, maxCount: maxCount, hashing: true)
+    /// ``read(from:maxCount:)``'s rows, every check made but the decoding of
+    /// their payloads, which are handed out as the rows hold them, from the
+    /// returned first seq on: the caller decodes them (a syncing device, on
+    /// another thread than the one that reads the next page) and hashes them
+    /// to prove the server's heads.
+    package func readPayloads(from seq: UInt64, maxCount: Int) throws(EventLogError) -> (first: UInt64, payloads: StoredPayloads) {
+        let read = try readRecords(from: seq, maxCount: maxCount, hashing: true, parsing: false)
+        return (read.first, read.payloads)
     }
 
-    private func readRecords(from seq: UInt64, maxCount: Int, hashing: Bool) throws(EventLogError) -> (
-        records: [EventRecord], payloads: StoredPayloads
+    private func readRecords(from seq: UInt64, maxCount: Int, hashing: Bool, parsing: Bool = true) throws(EventLogError) -> (
+        records: [EventRecord], payloads: StoredPayloads, first: UInt64
     ) {
-        guard maxCount > 0 else { return ([], StoredPayloads()) }
+        guard maxCount > 0 else { return ([], StoredPayloads(), seq) }
         var conflicts = 0
-        let (records, payloads) = try withSession(retrying: true) {
-            (connection) throws(PostgresStepFailure) -> ([EventRecord], StoredPayloads) in
+        let (records, payloads, last, firstRead) = try withSession(retrying: true) {
+            (connection) throws(PostgresStepFailure) -> ([EventRecord], StoredPayloads, UInt64?, UInt64) in
             // A list cut further since its base was read: read its base again, then the records.
             for attempt in 0..<2 {
                 let base = listBase.withLock { $0 }
@@ -69,9 +71,10 @@ extension PostgresEventLog: PayloadReadingStorage {
                     }
                     if attempt == 0 { continue }
                 }
-                return try self.decode(
+                let decoded = try self.decode(
                     result, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection,
-                    hashing: hashing)
+                    hashing: hashing, parsing: parsing)
+                return (decoded.records, decoded.payloads, decoded.last, first)
             }
             throw PostgresStepFailure.log(damage(.seqGap, "the list was cut twice while seq \(seq) was read", seq: seq - 1))
         } retryIf: { failure in
@@ -82,19 +85,21 @@ extension PostgresEventLog: PayloadReadingStorage {
             conflicts += 1
             return true
         }
-        if let last = records.last { noteLastSeq(last.seq) }
-        return (records, payloads)
+        if let last { noteLastSeq(last) }
+        return (records, payloads, firstRead)
     }
 
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
     /// `maxCount` records from `first`, which start at `first - 1` with
     /// `rowBefore` (else the chain starts at 0, or at `base`'s chain value
     /// right after it), read on `connection`; with `hashing`, their payloads
-    /// too, as the rows hold them (else none).
+    /// too, as the rows hold them (else none); without `parsing`, the
+    /// payloads alone (no records: the caller decodes them). Returns the
+    /// last seq read, if any.
     func decode(
         _ result: PostgresResult, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int, on connection: PostgresConnection,
-        hashing: Bool
-    ) throws(PostgresStepFailure) -> ([EventRecord], StoredPayloads) {
+        hashing: Bool, parsing: Bool
+    ) throws(PostgresStepFailure) -> (records: [EventRecord], payloads: StoredPayloads, last: UInt64?) {
         guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
             let headCRC = result.integer(0, 2)
         else {
@@ -170,16 +175,19 @@ extension PostgresEventLog: PayloadReadingStorage {
             if let was = seen.value(at: UInt64(rowSeq)), was != stored {
                 try checkSameHistory(seq: UInt64(rowSeq), crc: stored, on: connection)
             }
-            let record: EventRecord
-            do {
-                record = try EventRecordView.parse(payload: payload).record
-            } catch {
-                throw .log(damage(.corruptRecord, "the payload of seq \(rowSeq) cannot be decoded: \(error.message)", seq: expected - 1))
+            if parsing {
+                let record: EventRecord
+                do {
+                    record = try EventRecordView.parse(payload: payload).record
+                } catch {
+                    throw .log(
+                        damage(.corruptRecord, "the payload of seq \(rowSeq) cannot be decoded: \(error.message)", seq: expected - 1))
+                }
+                if record.seq != expected {
+                    throw .log(damage(.corruptRecord, "the row of seq \(rowSeq) holds a payload of seq \(record.seq)", seq: expected - 1))
+                }
+                records.append(record)
             }
-            if record.seq != expected {
-                throw .log(damage(.corruptRecord, "the row of seq \(rowSeq) holds a payload of seq \(record.seq)", seq: expected - 1))
-            }
-            records.append(record)
             if hashing { payloads.append(payload) }
             if checked { chain.append(stored) }
             previous = stored
@@ -187,23 +195,25 @@ extension PostgresEventLog: PayloadReadingStorage {
             row += 1
         }
         // The head row is a promise: every record up to it is there.
-        if rowBefore && first - 1 <= head && (records.isEmpty && expected == first - 1) {
+        let readCount = expected >= first ? expected - first : 0
+        if rowBefore && first - 1 <= head && (readCount == 0 && expected == first - 1) {
             throw .log(damage(.seqGap, "seq \(first - 1) is missing: the head row says the list ends at seq \(head)", seq: first - 2))
         }
         let wanted = head >= first ? min(UInt64(maxCount), head - first + 1) : 0
-        if UInt64(records.count) < wanted {
-            let missing = first + UInt64(records.count)
+        if readCount < wanted {
+            let missing = first + readCount
             throw .log(
                 damage(.seqGap, "seq \(missing) is missing: the head row says the list ends at seq \(head)", seq: missing - 1))
         }
-        if let last = records.last {
-            noteChain(seq: last.seq, crc: previous)
+        let last = readCount > 0 ? expected - 1 : nil
+        if let last {
+            noteChain(seq: last, crc: previous)
             if checked {
-                noteVerified(seq: last.seq, crc: previous)
+                noteVerified(seq: last, crc: previous)
                 seenChain.withLock { $0.note(from: first, crcs: chain) }
             }
         }
-        return (records, payloads)
+        return (records, payloads, last)
     }
 
     /// Checks the list's end (`end`, whose record has the chain value
@@ -253,6 +263,9 @@ extension PostgresEventLog: PayloadReadingStorage {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
     }
+
+    /// What messages about a payload call this list (as ``read(from:maxCount:)``'s do), and its location.
+    package var payloadSource: (name: String, path: String) { ("\(location): list '\(location.list)'", location.description) }
 
     func damage(_ code: EventLogError.Code, _ what: String, seq lastGood: UInt64) -> EventLogError {
         EventLogError(
