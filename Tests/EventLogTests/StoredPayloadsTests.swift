@@ -36,7 +36,8 @@ struct StoredPayloadsTests {
         damaged.append(UnsafeRawBufferPointer(start: nil, count: 0))
         let undecodable = #expect(throws: EventLogError.self) { try damaged.records(first: 7, source: ("list 'a'", "pg")) }
         #expect(undecodable?.code == .corruptRecord && undecodable?.lastGoodSeq == 7)
-        #expect(undecodable?.message.contains("list 'a': the payload of seq 8 cannot be decoded") == true, "\(String(describing: undecodable))")
+        #expect(
+            undecodable?.message.contains("list 'a': the payload of seq 8 cannot be decoded") == true, "\(String(describing: undecodable))")
         let shifted = try payloads(written)
         let wrongSeq = #expect(throws: EventLogError.self) { try shifted.records(first: 6, source: ("list 'a'", "pg")) }
         #expect(wrongSeq?.message.contains("the row of seq 6 holds a payload of seq 7") == true, "\(String(describing: wrongSeq))")
