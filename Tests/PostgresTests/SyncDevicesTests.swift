@@ -1,6 +1,7 @@
 #if Postgres
 import EventLog
 import Foundation
+import LabelProjection
 import LabelStorePostgres
 import LabelStoreTestSupport
 import Testing
@@ -88,6 +89,23 @@ import Testing
             return (object["pending"] as? [[String: Any]] ?? []).compactMap { $0["batch"] as? String }
         }
 
+        // A host keeping a checkpoint with the history tree's head at the list's end, as a store crossing the
+        // interval does: the devices prove each one they pull past, through kills and restarts.
+        var keptHeads: [HistoryHead] = []
+        func keepHead() throws {
+            let log = try server.open(PostgresLocation(url: url))
+            defer { log.close() }
+            var list = LabelList()
+            var tree = HistoryTreeBuilder()
+            for record in try log.read(from: 1, maxCount: 100_000) {
+                try list.replay(record)
+                tree.append(payload: try record.storedPayload())
+            }
+            guard tree.count > 0 else { return }
+            let image = list.snapshotBytes(logID: log.checkpointHistoryID, fingerprint: 0, logPosition: nil)
+            if try log.storeCheckpoint(seq: tree.count, image: image, frontier: tree) { keptHeads.append(tree.head) }
+        }
+
         for device in devices { try sync(device) }
         var kills = 0
         var restarts = 0
@@ -97,6 +115,7 @@ import Testing
             case 0..<11:
                 try edit(index)
             case 11..<15:
+                if random.next() % 3 == 0 { try keepHead() }
                 try sync(devices[index])
             case 15..<19:
                 // A sync killed at a random moment: it may have pushed, pulled or noted any part of its round.
@@ -120,8 +139,17 @@ import Testing
                 restarts += 1
             }
         }
-        // Everyone back online: two rounds each settle everything.
+        // Everyone back online: two rounds each settle everything; then a head kept at the end, which each proves.
         for _ in 0..<2 { for device in devices { try sync(device) } }
+        try keepHead()
+        let newest = try #require(keptHeads.last)
+        for device in devices {
+            let result = try CLI.cli(["sync", device.path, url, "--json"])
+            let round = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let proven = round["provenHead"] as? [String: Any]
+            #expect((proven?["seq"] as? NSNumber)?.uint64Value == newest.seq, "\(device.path): \(result)")
+            #expect(proven?["hash"] as? String == newest.hash.hex, "\(device.path): \(result)")
+        }
 
         let log = try server.open(PostgresLocation(url: url))
         let records = try log.read(from: 1, maxCount: 100_000)
@@ -168,7 +196,9 @@ import Testing
         // Each acknowledged edit makes one record (its event or its refusal) or, satisfied, none: nothing doubled, nothing lost.
         #expect(records.count <= acknowledged - satisfied, "more records than edits: something was applied twice")
         #expect(records.count >= acknowledged - satisfied - unreported, "fewer records than edits: an acknowledged edit was lost")
-        print("sync devices: \(acknowledged) edits acknowledged, \(records.count) records, \(kills) syncs killed, \(restarts) restarts")
+        print(
+            "sync devices: \(acknowledged) edits acknowledged, \(records.count) records, \(kills) syncs killed, \(restarts) restarts, \(keptHeads.count) heads kept and proven"
+        )
     }
 }
 #endif
