@@ -103,6 +103,21 @@ struct SyncProofTests {
         #expect(device.provenHead?.seq == 8, "the head proven before stays")
     }
 
+    @Test func aSyncedStoresStatusShowsTheNewestHeadProven() throws {
+        let dir = TemporaryDirectory()
+        let server = CheckpointingServer()
+        let app = try SyncedStore.open(mirrorPath: dir.file("app.labellog"), server: server)
+        defer { app.close() }
+        for i in 0..<5 { try app.store.add("label \(i)") }
+        try app.sync()
+        #expect(app.status.provenHead == nil)
+        try server.keepHead(at: 4)
+        try app.store.add("one more")
+        try app.sync()
+        #expect(app.status.provenHead == (try server.tree(through: 4)).head)
+        #expect(app.status.lastSyncedSeq == 6)
+    }
+
     @Test func aNewSessionProvesTheWholeMirrorAgainstTheNewestHeadAndCatchesAnOldRewrite() throws {
         let dir = TemporaryDirectory()
         let server = CheckpointingServer()

@@ -3,9 +3,9 @@ import EventLog
 /// Proving the server's history (docs/SYNC.md, "Proving the server's
 /// history"): each round first asks for the heads the server keeps with
 /// its checkpoints after the one proven last; while there are any to
-/// reach, every record the round pulls is hashed (on the thread that reads
-/// the next page) and each head proven as its seq is reached, before
-/// anything is pushed.
+/// reach, every record the round pulls is hashed (from its payload as the
+/// server holds it, when the server hands payloads out) and each head
+/// proven as its seq is reached, before anything is pushed.
 extension SyncSession {
     /// The server's newest head this session proved: the history tree's head
     /// of a server checkpoint the mirror's records were found to give, by a

@@ -34,6 +34,9 @@ public final class SyncedStore: Sendable {
         public var lastError: String?
         /// The last edit the server refused, if any.
         public var lastRefusal: Refusal?
+        /// The server's newest head this device proved against its records
+        /// (docs/SYNC.md, "Proving the server's history"), if one was.
+        public var provenHead: HistoryHead?
     }
 
     /// An edit of this device the server refused, recorded there as a `rejected` record.
@@ -124,6 +127,7 @@ public final class SyncedStore: Sendable {
                 status.lastSyncedSeq = report.lastSeq
                 status.lastSyncedAt = .now()
                 status.lastError = nil
+                if let proven = report.provenHead { status.provenHead = proven }
                 if let last = refusals.last { status.lastRefusal = last }
             }
             let handlers = refusalHandlers.withLock { $0 }
