@@ -125,6 +125,18 @@ import Testing
         #expect(gone.status == 1 && gone.stderr.contains("was dropped"), "\(gone)")
         let goneRecords = try await CLI.run(["log", path, "--from", String(cut + 3)])
         #expect(goneRecords.status == 1 && goneRecords.stderr.contains("seq \(cut + 3) was dropped on"), "\(goneRecords)")
+        // A selection without --from (through the indexes) reads from the log's first record, saying so, as a whole read does.
+        let shown = try await CLI.run(["show", path, "--json"])
+        let labels = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])["labels"]
+        let added = try #require((labels as? [[String: Any]])?.first { $0["title"] as? String == "after the cut" }?["id"] as? String)
+        for selection in [["--label", String(added.prefix(8))], ["--kind", "added"], ["--since", "2000-01-01T00:00:00Z"]] {
+            let implicit = try await CLI.run(["log", path, "--json"] + selection)
+            let fromFirst = try await CLI.run(["log", path, "--json", "--from", String(cut + 10)] + selection)
+            #expect(implicit.status == 0 && implicit.stdout == fromFirst.stdout && !implicit.stdout.isEmpty, "\(selection): \(implicit)")
+            #expect(
+                implicit.stderr.contains("was dropped on") && implicit.stderr.contains("reading from seq \(cut + 10)"),
+                "\(selection): \(implicit.stderr)")
+        }
         #expect(try await CLI.run(["head", path]).stdout != before[4], "the added record is not in the head")
     }
 

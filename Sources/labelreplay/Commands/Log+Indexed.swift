@@ -46,14 +46,22 @@ extension Log {
     /// (each checked against its base first, ``LogHistory/archives(from:)``),
     /// each through its own index, then the log through its own; titles are
     /// looked for from the newest part back. `nil` when a part has no usable
-    /// index, or its index would not save reading (the caller reads everything).
+    /// index, or its index would not save reading (the caller reads everything),
+    /// and when the start is not `explicit` (no `--from`) and records before
+    /// the log's were dropped or their archive is not there: the caller's read
+    /// says so and goes on from the log's first record, as for any selection.
     static func indexedSelectionAcrossArchives(
-        _ path: String, selection: EventSelection, start: LogStart, last: Int?, console: Console
+        _ path: String, selection: EventSelection, start: LogStart, explicit: Bool, last: Int?, console: Console
     ) throws -> (records: [EventRecord], titles: IndexedHistory.Titles)? {
         guard case .seq(let from) = start, !LogLocation.isServer(path) else { return nil }
         let history = try LogHistory(logPath: path)
         var parts: [IndexedHistory] = []
-        for archive in try history.archives(from: max(from, 1)) {
+        let found: Result<[HistoryArchive], EventLogError> = Result { () throws(EventLogError) in
+            try history.archives(from: max(from, 1))
+        }
+        if case .failure(let error) = found, error.code == .archived, !explicit { return nil }
+        let archives = try found.get()
+        for archive in archives {
             guard let part = try IndexedHistory.open(archive.path, console: console) else { return nil }
             parts.append(part)
         }

@@ -82,7 +82,11 @@ enum Log: Command {
             if let history {
                 try indexedSelection(history, selection: selection, start: start, last: last, console: console)
             } else if archived && !follow && EventSelection.narrows(arguments) {
-                try indexedSelectionAcrossArchives(path, selection: selection, start: start, last: last, console: console)
+                try indexedSelectionAcrossArchives(
+                    path, selection: selection, start: start,
+                    explicit: arguments.option("from") != nil
+                        || selection.to.map { to in (try? LogReader(path: path).header.firstSeq).map { to < $0 } ?? true } == true,
+                    last: last, console: console)
             } else if !follow && !archived {
                 // A server list: through the server's label index.
                 try serverSelection(path, selection: selection, start: start, last: last)
