@@ -102,6 +102,8 @@ import Testing
         let url = CLIOverServerTests.url(list: location.list)
         let verified = try CLIOverServerTests.cli(["verify", url, "--json"])
         #expect(verified.status == 0 && verified.output.contains("checkpoint heads"), "\(verified)")
+        let verifiedText = try CLIOverServerTests.cli(["verify", url])
+        #expect(verifiedText.output.contains("every history tree head its checkpoints keep is the head of its records"), "\(verifiedText)")
         let forged = heads[1].seq
         try server.psql(
             "UPDATE labelstore.checkpoints SET frontier = set_byte(frontier, 0, 255 - get_byte(frontier, 0)) WHERE list = '\(location.list)' AND seq = \(forged)"

@@ -74,7 +74,7 @@ extension Verify {
                     result.problem = .init(kind: "event", code: error.code.rawValue, offset: nil, seq: record.seq, message: error.message)
                     break reading
                 }
-                if let problem = heads.check(record, location: location.display) {
+                if let problem = heads.check(record) {
                     result.problem = problem
                     break reading
                 }
@@ -113,7 +113,7 @@ extension Verify {
         }
 
         /// Hashes `record` while a kept head is ahead; a head its seq reaches must be the tree's.
-        mutating func check(_ record: EventRecord, location: String) -> VerifyResult.Problem? {
+        mutating func check(_ record: EventRecord) -> VerifyResult.Problem? {
             guard let next = pending.first, record.seq == tree.count + 1 else { return nil }
             guard let payload = try? record.storedPayload() else { return nil }
             tree.append(payload: payload)
@@ -123,7 +123,7 @@ extension Verify {
             return .init(
                 kind: "head", code: EventLogError.Code.historyDiverged.rawValue, offset: nil, seq: next.seq,
                 message:
-                    "\(location): the checkpoint at seq \(next.seq) keeps the history tree head \(next.head.hash.hex), but the records through seq \(next.seq) give \(tree.head.hash.hex): the checkpoint's frontier was written from other records, or records through seq \(next.seq) were changed after it was written"
+                    "the checkpoint at seq \(next.seq) keeps the history tree head \(next.head.hash.hex), but the records through seq \(next.seq) give \(tree.head.hash.hex): the checkpoint's frontier was written from other records, or records through seq \(next.seq) were changed after it was written"
             )
         }
     }

@@ -238,6 +238,8 @@ enum Verify: Command {
                 console.line(
                     checks.contains("checksums")
                         ? "ok: every row's payload, seq continuity up to the list's end and past the head row's committed length, every row's chained checksum, the head row's chain value and every event are sound"
+                            + (checks.contains("checkpoint heads")
+                                ? ", and every history tree head its checkpoints keep is the head of its records" : "")
                         : "ok: every row's payload, seq continuity up to the list's end and past the head row and every event are sound (schema version 1: its rows have no checksums; 'labelreplay upgrade' adds them)"
                 )
                 return
