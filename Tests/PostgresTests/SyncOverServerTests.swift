@@ -71,6 +71,41 @@ import Testing
         #expect(refused.status == 1 && refused.errors.contains("head at seq \(newest.seq)"), "\(refused)")
     }
 
+    /// A new device of a list that was cut starts its mirror from the base:
+    /// it proves the heads kept after the cut from the base's frontier and the
+    /// records it pulled, as a device that saw the whole history does.
+    @Test func aDeviceOfACutListProvesTheHeadsAfterTheCutFromTheBase() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let writerLog = try PostgresEventLog(
+            location: location, options: .init(createIfMissing: true, checkpointInterval: 16))
+        defer { writerLog.close() }
+        let store = try LabelStore(storage: writerLog)
+        for i in 0..<24 { try store.add("label \(i)") }
+        store.waitForHistoryFiles()
+        let whole = dir.file("whole.labellog")
+        do {
+            let device = try SyncSession.open(mirrorPath: whole, server: writerLog)
+            defer { device.close() }
+            try device.sync()
+        }
+        _ = try writerLog.cutHistory(through: 18, archiveTo: nil)
+        for i in 24..<40 { try store.add("label \(i)") }
+        store.waitForHistoryFiles()
+        let heads = try writerLog.checkpointHeads(in: 19...40)
+        let newest = try #require(heads.last, "a checkpoint after the cut")
+        let deviceLog = try server.open(location)
+        defer { deviceLog.close() }
+        let device = try SyncSession.open(mirrorPath: dir.file("based.labellog"), server: deviceLog)
+        defer { device.close() }
+        #expect(try device.sync().provenHead == newest.head)
+        #expect(try LogReader(path: device.mirrorPath).header.base?.lastCutSeq == 18, "the mirror starts from the base")
+        // The device that saw the whole history proves the same head from its own records.
+        let old = try SyncSession.open(mirrorPath: whole, server: deviceLog)
+        defer { old.close() }
+        #expect(try old.sync().provenHead == newest.head)
+    }
+
     @Test func twoDevicesSyncThroughTheServerToOneListWithTheRefusalsAudited() throws {
         let dir = TemporaryDirectory()
         let location = server.location()
