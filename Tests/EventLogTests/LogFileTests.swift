@@ -29,6 +29,29 @@ struct LogFileTests {
         #expect(try LogReader.readAll(path: path).records == records)
     }
 
+    /// `append(records:)` (a synced device's mirror): the records kept as
+    /// they are — seqs, times, actors, notes — in one append; records that
+    /// do not continue the log, one after another, are refused and nothing
+    /// is written.
+    @Test func recordsAppendedAsTheyAreReadBackTheSameAndAGapIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let source = try writeLog(dir.file("source.labellog"))
+        let copy = try LogWriter.open(path: dir.file("copy.labellog"), options: .init(createIfMissing: true))
+        defer { copy.close() }
+        try copy.append(records: Array(source.prefix(3)), expectedLastSeq: 0)
+        try copy.append(records: Array(source.dropFirst(3)))
+        #expect(try copy.read(from: 1, maxCount: 100) == source)
+        #expect(try LogReader.readAll(path: copy.path).records == source)
+        let end = copy.lastSeq
+        var gap = Array(source.prefix(2))
+        gap[0].seq = end + 1
+        gap[1].seq = end + 3
+        #expect(throws: EventLogError.self) { try copy.append(records: gap) }
+        #expect(throws: EventLogError.self) { try copy.append(records: [source[0]]) }
+        #expect(copy.lastSeq == end)
+        #expect(try LogReader.readAll(path: copy.path).records == source)
+    }
+
     @Test func readFromAnySeqUsesTheSparseIndex() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

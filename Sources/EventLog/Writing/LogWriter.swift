@@ -360,10 +360,11 @@ public final class LogWriter: EventStorage, Sendable {
         guard let first = records.first else { return }
         _ = try appendFrames(count: records.count, expectedLastSeq: expectedLastSeq) {
             (firstSeq, format, previous, continues) throws(EventLogError) in
-            guard first.seq == firstSeq, records[records.count - 1].seq == firstSeq + UInt64(records.count - 1) else {
+            for (offset, record) in records.enumerated() where record.seq != firstSeq + UInt64(offset) {
                 throw EventLogError(
-                    .seqConflict, "records from seq \(first.seq) do not continue the log at seq \(firstSeq)", path: path,
-                    lastGoodSeq: firstSeq - 1)
+                    .seqConflict,
+                    "records from seq \(first.seq) do not continue the log at seq \(firstSeq) one after another (the record at \(offset) is seq \(record.seq))",
+                    path: path, lastGoodSeq: firstSeq - 1)
             }
             return try FrameBatch(records: records, format: format, previous: previous, firstContinues: continues)
         }
