@@ -25,7 +25,9 @@ enum ListWriteHolder {
                 SELECT pg_sleep(600); COMMIT
                 """)
         }.start()
-        let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND query LIKE '%pg_sleep%'"
+        // Sleeping, so the lock is taken and the row inserted: the whole script is one query, whose text names
+        // pg_sleep from its start, so only the wait event says the sleep has begun.
+        let holding = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)' AND wait_event = 'PgSleep'"
         while try server.psql(holding).trimmingCharacters(in: .whitespacesAndNewlines) != "1" { usleep(20_000) }
         return name
     }
