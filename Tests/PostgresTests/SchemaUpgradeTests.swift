@@ -64,9 +64,21 @@ import Testing
     }
 
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 6 build made (no table of cut rows' batch ids); returns the schema and the records' checksums.
+    func versionSixSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try currentSchema(count: count)
+        try server.psql(
+            """
+            DROP TABLE \(schema).cut_batches;
+            UPDATE \(schema).schema_info SET version = 6
+            """)
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 5 build made (checkpoints without a frontier column); returns the schema and the records' checksums.
     func versionFiveSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let (schema, crcs) = try currentSchema(count: count)
+        let (schema, crcs) = try versionSixSchema(count: count)
         try server.psql(
             """
             ALTER TABLE \(schema).checkpoints DROP COLUMN frontier;
@@ -110,7 +122,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":6"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":7"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -121,6 +133,34 @@ import Testing
         #expect(!writable.isReadOnly)
         try writable.cutHistory(through: 2, archiveTo: nil)
         #expect(try writable.read(from: 1, maxCount: 10).map(\.seq) == [3, 4, 5])
+    }
+
+    @Test func aVersionSixListIsReadOnlyAndUpgradeLetsACutKeepTheBatchIDsOfTheRowsItRemoves() throws {
+        let (schema, crcs) = try versionSixSchema()
+        do {
+            let log = try server.open(server.location(list: "a", schema: schema), create: false)
+            defer { log.close() }
+            #expect(log.isReadOnly && log.schemaVersion == 6)
+            #expect(try log.read(from: 1, maxCount: 10).count == 5)
+            #expect(try log.batchID(atSeq: 1) != nil, "a version 6 schema's batch ids are read without the table")
+            #expect(throws: EventLogError.self, "a version 6 list is not cut") { try log.cutHistory(through: 2, archiveTo: nil) }
+        }
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":6"#) && upgraded.output.contains(#""toVersion":7"#),
+            "\(upgraded)")
+        #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
+        let writable = try server.open(server.location(list: "a", schema: schema), create: false)
+        defer { writable.close() }
+        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
+        let batch = UUID()
+        _ = try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 5, batchID: batch)
+        let ids = "SELECT string_agg(seq || ':' || batch_id, ',' ORDER BY seq) FROM \(schema)"
+        let before = try server.psql("\(ids).records WHERE list = 'a' AND batch_id IS NOT NULL")
+        try writable.cutHistory(through: 6, archiveTo: nil)
+        #expect(try writable.batchID(atSeq: 6) == batch, "the cut row's batch id is kept")
+        #expect(try server.psql("\(ids).cut_batches WHERE list = 'a'") == before, "every cut row's batch id, and only the cut list's")
+        #expect(try server.psql("SELECT count(*) FROM \(schema).records WHERE list = 'a'") == "0")
     }
 
     @Test func aVersionFiveListIsReadOnlyAndUpgradeGivesItsCheckpointsTheirFrontierColumn() throws {
@@ -137,7 +177,7 @@ import Testing
         }
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#) && upgraded.output.contains(#""toVersion":6"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#) && upgraded.output.contains(#""toVersion":7"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -146,7 +186,7 @@ import Testing
             ) == "bytea")
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 6)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
         var tree = HistoryTreeBuilder()
         for record in try writable.read(from: 1, maxCount: 10) { tree.append(payload: try record.storedPayload()) }
         #expect(try writable.storeCheckpoint(seq: 5, image: [1, 2, 3], frontier: tree))
@@ -167,12 +207,12 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":6"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":7"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 6)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
         // Seq 6 is no mark: the head row keeps saying 5, and the list ends at its last row.
         try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try server.psql("SELECT last_seq FROM \(schema).lists WHERE list = 'a'") == "5")
@@ -209,7 +249,7 @@ import Testing
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(upgraded.status == 0, "\(upgraded)")
         #expect(
-            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":6"#)
+            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":7"#)
                 && upgraded.output.contains(#""lists":2"#) && upgraded.output.contains(#""records":7"#), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let log = try server.open(server.location(list: "a", schema: schema), create: false)
@@ -218,7 +258,7 @@ import Testing
         try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try log.read(from: 1, maxCount: 10).count == 6)
         let again = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(again.status == 0 && again.output.contains("already at version 6; nothing changed"), "\(again)")
+        #expect(again.status == 0 && again.output.contains("already at version 7; nothing changed"), "\(again)")
     }
 
     @Test func aVersionTwoListIsReadOnlyAndUpgradeMovesEachBatchIDOntoItsFirstRecord() throws {
@@ -237,7 +277,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":6"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":7"#),
             "\(upgraded)")
         #expect(
             try server.psql(
@@ -276,7 +316,7 @@ import Testing
         try server.psql("DROP INDEX \(schema).records_unlabelled")
         #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7], "read by the list's key without the index")
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
-        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":6"#), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":7"#), "\(upgraded)")
         #expect(
             try server.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'records_unlabelled'")
                 == "1")
@@ -303,7 +343,7 @@ import Testing
             "INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, payload) VALUES ('a', 3, \(parts[0]), \(parts[1]), '\(parts[2])', decode('\(saved)', 'hex'))"
         )
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 6"), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 7"), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
     }
 }

@@ -291,5 +291,57 @@ import Testing
         #expect(titles(device.serverState) == ["once"])
         #expect(device.outbox.pending.isEmpty)
     }
+
+    /// A push that committed, was left open by a crash, and whose row a cut
+    /// then removed (after another device changed the same property): the
+    /// device, started over from the cut list as the error says, finds the
+    /// push by the batch id the cut kept and does not apply it a second time
+    /// over the newer edit.
+    @Test func aPushWhoseRowWasCutIsSettledByTheBatchIDTheCutKept() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let log = try server.open(location)
+        defer { log.close() }
+        let path = dir.file("d.labellog")
+        let id: LabelID
+        do {
+            let device = try SyncSession.open(mirrorPath: path, server: log)
+            id = try #require(try device.make(.add(title: "x", isEnabled: true))?.labelID)
+            try device.sync()
+            let command = try #require(try device.make(.setEnabled(id: id, isEnabled: false)))
+            // What a push does up to the commit; the crash comes before the outbox hears back.
+            let decision = SyncRebase.decide(command, on: device.serverState)
+            guard case .apply(let events) = decision else {
+                Issue.record("not applied: \(decision)")
+                return
+            }
+            let attempt = SyncOutbox.Attempt(
+                group: UUID(), afterSeq: 1,
+                plan: [SyncLedger.entry(for: command, decision, firstSeq: 2, state: device.serverState)])
+            try device.outbox.noteAttempt(attempt)
+            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 1, batchID: attempt.group)
+            device.close()
+        }
+        // Another device turns the label back on; then the list is cut past both.
+        let other = try SyncSession.open(mirrorPath: dir.file("o.labellog"), server: log)
+        try other.sync()
+        try other.make(.setEnabled(id: id, isEnabled: true))
+        try other.sync()
+        other.close()
+        #expect(try log.refreshLastSeq() == 3)
+        try log.cutHistory(through: 3, archiveTo: nil)
+        // The overtaken mirror started over as the error says: removed, its outbox kept.
+        let overtaken = try SyncSession.open(mirrorPath: path, server: try server.open(location))
+        #expect(throws: StoreError.self) { try overtaken.sync() }
+        overtaken.close()
+        try FileManager.default.removeItem(atPath: path)
+        let device = try SyncSession.open(mirrorPath: path, server: try server.open(location))
+        defer { device.close() }
+        let report = try device.sync()
+        #expect(report.done.map(\.outcome) == [.applied(firstSeq: 2)], "settled as committed, not decided again")
+        #expect(try log.refreshLastSeq() == 3, "nothing written twice")
+        #expect(device.serverState.list.label(id)?.isEnabled == true, "the newer edit stands")
+        #expect(device.outbox.pending.isEmpty)
+    }
 }
 #endif

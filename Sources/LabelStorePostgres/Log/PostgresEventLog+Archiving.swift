@@ -225,6 +225,10 @@ extension PostgresEventLog {
                             seq: UInt64(lastCut - 1)))
                 }
                 let moved = try run { () throws(PostgresFailure) in
+                    // The cut rows' batch ids stay answerable: a device's open push is settled by them.
+                    _ = try connection.execute(
+                        "INSERT INTO \(s).cut_batches (list, seq, batch_id) SELECT list, seq, batch_id FROM \(s).records WHERE list = $1 AND seq <= $2 AND batch_id IS NOT NULL ON CONFLICT DO NOTHING",
+                        [list, .int8(lastCut)])
                     _ = try connection.execute("DELETE FROM \(s).records WHERE list = $1 AND seq <= $2", [list, .int8(lastCut)])
                     _ = try connection.execute("DELETE FROM \(s).checkpoints WHERE list = $1 AND seq <= $2", [list, .int8(lastCut)])
                     // The head row last: appends wait for it only from here to the commit.

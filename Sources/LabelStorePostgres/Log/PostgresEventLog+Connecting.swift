@@ -190,8 +190,20 @@ extension PostgresEventLog {
     static func readOnly(_ location: PostgresLocation, version: Int64, doing what: String) -> EventLogError {
         EventLogError(
             .unsupportedVersion,
-            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(version < 2 ? "its records have no checksums" : version < 3 ? "its appends keep a row per batch in a table of their own" : version < 4 ? "its lists have no base columns, which archiving writes" : "its readers take the head row for the list's end, which this build's appends move only now and then")); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
+            "\(location): cannot \(what): the schema '\(location.schema)' is at version \(version), which this build reads but does not write (\(readOnlyReason(version))); migrate it in place with labelreplay upgrade (docs/POSTGRES.md, \"Upgrading\")",
             path: location.description)
+    }
+
+    /// Why a schema at `version` cannot take this build's writes: what the next version added.
+    private static func readOnlyReason(_ version: Int64) -> String {
+        switch version {
+        case ..<2: "its records have no checksums"
+        case 2: "its appends keep a row per batch in a table of their own"
+        case 3: "its lists have no base columns, which archiving writes"
+        case 4: "its readers take the head row for the list's end, which this build's appends move only now and then"
+        case 5: "its checkpoints have no history tree frontiers, which syncing devices prove"
+        default: "its cuts keep no batch ids of the rows they remove, which syncing devices settle their pushes by"
+        }
     }
 
     /// Creates the schema in one transaction. Another process creating it at the

@@ -20,7 +20,7 @@ extension PostgresEventLog {
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1, 2, 3, 4 or 5 to ``currentSchemaVersion``.
+    /// only `location.list`) from version 1, 2, 3, 4, 5 or 6 to ``currentSchemaVersion``.
     /// From version 1 every record is decoded and checked (seqs gapless from 1
     /// up to each list's head), given its keyed, chained checksum, and each head
     /// row its chain value. From version 2 (and then from 1), each batch's id
@@ -34,7 +34,9 @@ extension PostgresEventLog {
     /// end until now, become its committed length, and appends stop moving
     /// them with every record (docs/POSTGRES.md, "Appending"). From version 5
     /// (and then from any), the checkpoints gain their history tree frontier
-    /// column (NULL for those already there). The version is set last.
+    /// column (NULL for those already there). From version 6 (and then from
+    /// any), the schema gains the `cut_batches` table, where later cuts keep the
+    /// batch ids of the rows they remove. The version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
@@ -80,7 +82,7 @@ extension PostgresEventLog {
     /// The migration to this build's version in one transaction on `connection`:
     /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table),
     /// then 3 → 4 (the base columns of the head rows), then 4 → 5 (the version alone), then 5 → 6
-    /// (the checkpoints' frontier column).
+    /// (the checkpoints' frontier column), then 6 → 7 (the cut rows' batch ids).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -121,6 +123,8 @@ extension PostgresEventLog {
             _ = try connection.execute(PostgresSchema.unlabelledIndex(s))
             // 5 → 6: the checkpoints' history tree frontiers (none for the checkpoints written before).
             _ = try connection.execute(PostgresSchema.checkpointFrontierColumn(s))
+            // 6 → 7: the batch ids of cut rows (none kept for the cuts made before).
+            _ = try connection.execute(PostgresSchema.cutBatchesTable(s))
             _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
             _ = try connection.execute("COMMIT")
         }

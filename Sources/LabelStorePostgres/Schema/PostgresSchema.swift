@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 6
+    static let version: Int64 = 7
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
@@ -54,7 +54,8 @@ struct PostgresSchema {
             Self.unlabelledIndex(name),
             Self.checkpointsTable(name),
             "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL",
-            Self.checkpointFrontierColumn(name)
+            Self.checkpointFrontierColumn(name),
+            Self.cutBatchesTable(name)
         ]
     }
 
@@ -82,6 +83,22 @@ struct PostgresSchema {
     /// device checks each against the records it pulled.
     static func checkpointFrontierColumn(_ schema: String) -> String {
         "ALTER TABLE \(schema).checkpoints ADD COLUMN IF NOT EXISTS frontier bytea"
+    }
+
+    /// The batch ids of the rows a cut removed (version 7; docs/POSTGRES.md,
+    /// "Archiving a list"): the cut's transaction copies each cut row's batch
+    /// id here before it deletes the rows, so a device whose push was left
+    /// open before the cut can still find out whether it committed
+    /// (docs/SYNC.md, "Exactly once"). One row per append that carried a
+    /// batch id; never read but by seq.
+    static func cutBatchesTable(_ schema: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(schema).cut_batches (
+            list text NOT NULL,
+            seq bigint NOT NULL CHECK (seq >= 1),
+            batch_id uuid NOT NULL,
+            PRIMARY KEY (list, seq))
+        """
     }
 
     /// The head row's base columns (version 4; docs/POSTGRES.md, "Archiving a
@@ -133,12 +150,13 @@ struct PostgresSchema {
     /// The columns each version adds: 2 the records' chained checksums and the
     /// head row's chain value, 3 the batch id on an append's first record and
     /// the checkpoints table, 4 the base of a list whose first records were cut off, 6 the
-    /// checkpoints' history tree frontiers.
+    /// checkpoints' history tree frontiers, 7 the batch ids of cut rows.
     static let addedColumns: [Int64: [String: Set<String>]] = [
         2: ["lists": ["last_crc"], "records": ["crc"]],
         3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]],
         4: ["lists": ["base_seq", "base_crc", "base"]],
-        6: ["checkpoints": ["frontier"]]
+        6: ["checkpoints": ["frontier"]],
+        7: ["cut_batches": ["list", "seq", "batch_id"]]
     ]
 
     /// What a database holds of the schema.
@@ -169,7 +187,9 @@ struct PostgresSchema {
             guard let table = found.text(row, 0), let column = found.text(row, 1) else { continue }
             tables[table, default: []].insert(column)
         }
-        let ours = tables.filter { Self.columns[$0.key] != nil || $0.key == "batches" || $0.key == "checkpoints" }
+        let ours = tables.filter {
+            Self.columns[$0.key] != nil || $0.key == "batches" || $0.key == "checkpoints" || $0.key == "cut_batches"
+        }
         if ours.isEmpty { return .missing }
         for (table, expected) in Self.columns.sorted(by: { $0.key < $1.key }) {
             guard let columns = tables[table] else {

@@ -195,8 +195,12 @@ struct PostgresStatements {
 
     /// `$1` list, `$2` seq → that record's `crc` (version 2).
     var crcAt: String { "SELECT crc FROM \(schema).records WHERE list = $1 AND seq = $2" }
-    /// The batch id on the row at a seq (as text), if any.
-    var batchAt: String { "SELECT batch_id::text FROM \(schema).records WHERE list = $1 AND seq = $2 AND batch_id IS NOT NULL" }
+    /// The batch id on the row at a seq (as text), if any: from version 7 also
+    /// the batch id a cut kept of a row it removed.
+    var batchAt: String {
+        let row = "SELECT batch_id::text FROM \(schema).records WHERE list = $1 AND seq = $2 AND batch_id IS NOT NULL"
+        return version >= 7 ? row + " UNION ALL SELECT batch_id::text FROM \(schema).cut_batches WHERE list = $1 AND seq = $2" : row
+    }
 
     /// `$1` list, `$2` the first seqs an append was sent at, `$3` its batch id →
     /// the first seq of the append that committed (no row: none did). The

@@ -17,7 +17,8 @@ enum Upgrade: Command {
             head row, then given its keyed, chained checksum (schema version 2), and each head row its chain value; \
             from version 4 no table changes, and each head row, the list's end until then, becomes its committed \
             length, which appends move only now and then (version 5); the checkpoints gain a column for the history \
-            tree's frontier, which hosts write with each checkpoint and synced devices check (version 6); the version \
+            tree's frontier, which hosts write with each checkpoint and synced devices check (version 6); a table keeps the batch ids of the rows a cut removes, by which a \
+            syncing device settles a push a crash left open (version 7); the version \
             is set last. Stop the hosts of the \
             older build first. It is one transaction holding the schema's tables locked, so no host writes \
             meanwhile, and a cut leaves the old version as it was: run it again. A damaged list (a missing or altered \
