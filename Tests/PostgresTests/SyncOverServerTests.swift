@@ -29,6 +29,17 @@ import Testing
         #expect(try log.batchID(atSeq: 4) == nil)
     }
 
+    /// A host of the list at `location` that keeps a head every 16 records,
+    /// with a store over it that added `count` labels and finished writing
+    /// their checkpoints.
+    func checkpointingWriter(_ location: PostgresLocation, adding count: Int) throws -> (PostgresEventLog, LabelStore) {
+        let log = try PostgresEventLog(location: location, options: .init(createIfMissing: true, checkpointInterval: 16))
+        let store = try LabelStore(storage: log)
+        for i in 0..<count { try store.add("label \(i)") }
+        store.waitForHistoryFiles()
+        return (log, store)
+    }
+
     /// A device proves each head the list keeps with a checkpoint against
     /// the records it pulled (docs/SYNC.md, "Proving the server's history"),
     /// and a head forged on the server stops its next sync, named, before
@@ -36,12 +47,11 @@ import Testing
     @Test func aDeviceProvesTheListsCheckpointHeadsAndNamesAForgedOne() throws {
         let dir = TemporaryDirectory()
         let location = server.location()
-        let writerLog = try PostgresEventLog(
-            location: location, options: .init(createIfMissing: true, checkpointInterval: 16))
-        defer { writerLog.close() }
-        let store = try LabelStore(storage: writerLog)
-        for i in 0..<40 { try store.add("label \(i)") }
-        store.waitForHistoryFiles()
+        let (writerLog, store) = try checkpointingWriter(location, adding: 40)
+        defer {
+            store.close()
+            writerLog.close()
+        }
         // A crossing while the checkpoint before is still being written waits for the next append: 16, then 32 or later.
         let heads = try writerLog.checkpointHeads(in: 1...40)
         let newest = try #require(heads.last)
@@ -77,12 +87,11 @@ import Testing
     @Test func aDeviceOfACutListProvesTheHeadsAfterTheCutFromTheBase() throws {
         let dir = TemporaryDirectory()
         let location = server.location()
-        let writerLog = try PostgresEventLog(
-            location: location, options: .init(createIfMissing: true, checkpointInterval: 16))
-        defer { writerLog.close() }
-        let store = try LabelStore(storage: writerLog)
-        for i in 0..<24 { try store.add("label \(i)") }
-        store.waitForHistoryFiles()
+        let (writerLog, store) = try checkpointingWriter(location, adding: 24)
+        defer {
+            store.close()
+            writerLog.close()
+        }
         let whole = dir.file("whole.labellog")
         do {
             let device = try SyncSession.open(mirrorPath: whole, server: writerLog)

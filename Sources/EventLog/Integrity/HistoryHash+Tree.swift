@@ -18,6 +18,14 @@ extension HistoryHash {
         prefixed(0x00, payload)
     }
 
+    /// The leaf hash of `record`: of its payload as it is stored (the bytes
+    /// it was read from, else its encoding), what every pass over a history hashes.
+    ///
+    /// - Throws: `EventLogError` when the record cannot be encoded.
+    package static func leaf(of record: EventRecord) throws(EventLogError) -> HistoryHash {
+        .leaf(payload: try record.storedPayload())
+    }
+
     /// The inner node over `left` and `right`.
     public static func node(_ left: HistoryHash, _ right: HistoryHash) -> HistoryHash {
         // 65 bytes: two blocks, the second holding right's last byte and the padding.

@@ -52,7 +52,7 @@ extension SyncSession {
     static func leaves(of records: [EventRecord]) throws(EventLogError) -> [HistoryHash] {
         var hashes: [HistoryHash] = []
         hashes.reserveCapacity(records.count)
-        for record in records { hashes.append(.leaf(payload: try record.storedPayload())) }
+        for record in records { hashes.append(try .leaf(of: record)) }
         return hashes
     }
 
