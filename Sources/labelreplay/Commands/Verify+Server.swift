@@ -133,6 +133,6 @@ extension Verify {
         let range = result.records > 0 ? " (seq \(result.firstSeq)…\(result.lastSeq))" : ""
         console.line("  records  \(result.records)\(range) on the server")
         if let base = result.base { reportBase(base, console: console) }
-        console.line("  list     \(result.count) labels, \(result.enabledCount) enabled, after seq \(result.lastSeq)")
+        console.line("  list     \(result.count ?? 0) labels, \(result.enabledCount ?? 0) enabled, after seq \(result.lastSeq)")
     }
 }
