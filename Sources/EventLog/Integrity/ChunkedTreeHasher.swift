@@ -47,7 +47,11 @@ package final class ChunkedTreeHasher {
         chunk = ChunkBuffer(records: chunkSize)
     }
 
-    deinit { chunk.deallocate() }
+    deinit {
+        group.wait()
+        chunk.deallocate()
+        for spare in roots.spare.withLock({ $0 }) { spare.deallocate() }
+    }
 
     /// Appends the next record's payload.
     package func append(payload: UnsafeRawBufferPointer) {
@@ -79,17 +83,20 @@ package final class ChunkedTreeHasher {
         chunkStart = end
     }
 
-    /// Hands the gathered chunk to a worker (which frees it) and starts a new one.
+    /// Hands the gathered chunk to a worker (which gives it back to ``spare``
+    /// once hashed) and starts gathering into a spare one (or a new one).
     private func submit(start: UInt64) {
         let handed = chunk
-        chunk = ChunkBuffer(records: chunkSize)
         let roots = self.roots
         inFlight.wait()
+        // A worker gave its chunk back before it signalled: at most `inFlight` buffers, reused.
+        chunk = roots.spare.withLock { $0.popLast() } ?? ChunkBuffer(records: chunkSize)
+        chunk.removeAll()
         let inFlight = self.inFlight
         DispatchQueue.global().async(group: group) {
             let root = Self.root(of: handed)
-            handed.deallocate()
             roots.done.withLock { $0[start] = root }
+            roots.spare.withLock { $0.append(handed) }
             inFlight.signal()
         }
         pending.append(start)
@@ -137,7 +144,7 @@ package final class ChunkedTreeHasher {
 
 /// The payloads of one chunk, in memory of its own: the bytes one after the
 /// other and where each ends. Handed whole from the reading thread to one
-/// worker, which frees it; never shared.
+/// worker, which hands it back as a spare; never used by two at once.
 private struct ChunkBuffer: @unchecked Sendable {
     private(set) var bytes: UnsafeMutableRawPointer
     private var capacity: Int
@@ -174,7 +181,9 @@ private struct ChunkBuffer: @unchecked Sendable {
     }
 }
 
-/// The roots the workers computed, by their chunk's start, until the hasher appends them.
+/// The roots the workers computed, by their chunk's start, until the hasher
+/// appends them; and the chunks hashed, for the next ones to reuse.
 private final class ChunkRoots: Sendable {
     let done = Mutex<[UInt64: HistoryHash]>([:])
+    let spare = Mutex<[ChunkBuffer]>([])
 }

@@ -19,7 +19,7 @@ extension Verify {
             _ = try reader.forEachPayload { seq, payload in
                 hasher?.append(payload: payload)
                 last = seq
-                progress.update(reader.offset, detail: "seq \(seq)")
+                if seq & 0x3FF == 0 { progress.update(reader.offset, detail: "seq \(seq)", often: false) }
             }
         } catch let error as EventLogError {
             result.problem = .init(

@@ -67,14 +67,14 @@ enum Verify: Command {
         ])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let path = try arguments.logPath()
+        let quick = arguments.flag("quick")
+        let path =
+            quick
+            ? try arguments.filePath(why: "--quick checks a log file's frames; a server list's rows are checked one by one (drop --quick)")
+            : try arguments.logPath()
         let location = LogLocation.resolve(path)
         let heads = try arguments.values("head").map { text throws(UsageError) in
             try HistorySource.head(text, option: "head", arguments: arguments)
-        }
-        let quick = arguments.flag("quick")
-        if quick, location != .file(path) {
-            throw UsageError("--quick checks a log file; a server list's records are checked row by row (drop --quick)")
         }
         var hashed: (now: HistoryHead, failures: [EventLogError?])?
         var result =

@@ -26,9 +26,13 @@ enum WorkloadCatalog {
         all.append(HistoryHeadWorkload(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings))
         if settings.big { all.append(HistoryHeadWorkload(eventCount: 10_000_000, settings: settings, repetitions: 3)) }
         let binary = LabelReplayBinary(path: settings.labelreplay)
-        all.append(CLIVerifyHeadWorkload(eventCount: settings.size(full: 1_000_000, quick: 200_000), binary: binary, settings: settings))
-        if settings.big {
-            all.append(CLIVerifyHeadWorkload(eventCount: 10_000_000, binary: binary, settings: settings, repetitions: 3))
+        for quick in [false, true] {
+            all.append(
+                CLIVerifyHeadWorkload(
+                    eventCount: settings.size(full: 1_000_000, quick: 200_000), binary: binary, settings: settings, quick: quick))
+            if settings.big {
+                all.append(CLIVerifyHeadWorkload(eventCount: 10_000_000, binary: binary, settings: settings, repetitions: 3, quick: quick))
+            }
         }
         all += projectionWorkloads(for: settings)
         all += historyWorkloads(for: settings)
