@@ -171,9 +171,18 @@ import Testing
         let root = LabelReplayBinary.rootPackage
         #expect(FileManager.default.fileExists(atPath: root + "/Package.swift"))
         #expect(FileManager.default.fileExists(atPath: root + "/Benchmarks/Package.swift"))
+        #if os(Linux)
         #expect(
             LabelReplayBinary.buildArguments(root: "/r", showBinPath: true) == [
-                "build", "-c", "release", "--package-path", "/r", "--product", "labelreplay", "--show-bin-path"
+                "build", "-c", "release", "--package-path", "/r", "--product", "labelreplay", "--static-swift-stdlib",
+                "--scratch-path", "/r/.build/static-release", "--show-bin-path"
             ])
+        #else
+        #expect(
+            LabelReplayBinary.buildArguments(root: "/r", showBinPath: true) == [
+                "build", "-c", "release", "--package-path", "/r", "--product", "labelreplay", "--scratch-path", "/r/.build",
+                "--show-bin-path"
+            ])
+        #endif
     }
 }

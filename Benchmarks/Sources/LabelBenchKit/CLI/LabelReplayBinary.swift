@@ -4,7 +4,8 @@ import Foundation
 /// given with `--labelreplay PATH`, else built once per run with
 /// `swift build -c release --package-path ROOT --product labelreplay` (ROOT
 /// is the package this Benchmarks package sits in, found from this file's
-/// path) and found with `--show-bin-path`. If the build fails, the CLI
+/// path; on Linux with `--static-swift-stdlib`, in a scratch directory of
+/// its own: ``buildArguments(root:showBinPath:postgres:)``) and found with `--show-bin-path`. If the build fails, the CLI
 /// workloads fail with the build's output and a hint to pass `--labelreplay`.
 final class LabelReplayBinary {
     private let given: String?
@@ -42,10 +43,20 @@ final class LabelReplayBinary {
         return path
     }
 
-    /// The `swift build` arguments that build (or, with `showBinPath`, locate) the release binary.
+    /// The `swift build` arguments that build (or, with `showBinPath`, locate)
+    /// the release binary: on Linux with the Swift runtime linked in
+    /// (`--static-swift-stdlib`, as a binary is deployed; docs/CLI.md), in a
+    /// scratch directory of its own so it never replaces the plain build's.
     static func buildArguments(root: String, showBinPath: Bool, postgres: Bool = false) -> [String] {
-        ["build", "-c", "release", "--package-path", root, "--product", "labelreplay"]
-            + (postgres ? ["--traits", "Postgres", "--scratch-path", root + "/.build/postgres-release"] : [])
+        #if os(Linux)
+        let linking = ["--static-swift-stdlib"]
+        let scratch = postgres ? "/.build/postgres-static-release" : "/.build/static-release"
+        #else
+        let linking: [String] = []
+        let scratch = postgres ? "/.build/postgres-release" : "/.build"
+        #endif
+        return ["build", "-c", "release", "--package-path", root, "--product", "labelreplay"] + linking
+            + (postgres ? ["--traits", "Postgres"] : []) + ["--scratch-path", root + scratch]
             + (showBinPath ? ["--show-bin-path"] : [])
     }
 
