@@ -155,8 +155,9 @@ import Testing
 
     /// A list that was cut: a new device's mirror starts from the list's base
     /// (a based log of its history, the same head), syncs and pushes; a
-    /// device whose mirror the cut overtook is told what to do, its outbox kept.
-    @Test func aNewDeviceJoinsACutListFromItsBaseAndAnOvertakenOneIsToldSo() throws {
+    /// device whose mirror the cut overtook sets it aside and starts again from
+    /// the base, its outbox kept and pushed.
+    @Test func aNewDeviceJoinsACutListFromItsBaseAndAnOvertakenOneStartsAgainFromIt() throws {
         let dir = TemporaryDirectory()
         let location = server.location()
         let log = try server.open(location)
@@ -211,29 +212,31 @@ import Testing
         #expect(a.serverState.list.label(ids[1])?.title == "renamed on B")
         #expect(a.serverState.list.labels == b.serverState.list.labels)
 
-        // Cut past where a third device's mirror stopped: it cannot catch up, and says how to start over.
+        // Cut past where a third device's mirror stopped: it cannot catch up, so the next sync sets it aside
+        // (with its history files) and starts a new one from the base; the edit made offline reaches the list.
         let c = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: cutLog)
         try c.sync()
         try c.make(.add(title: "made on C", isEnabled: true))
         c.close()
+        #expect(try CLIOverServerTests.cli(["index", dir.file("c.labellog")]).status == 0)
+        let sideFiles = SyncSession.mirrorSideFiles.filter { FileManager.default.fileExists(atPath: dir.file("c.labellog") + $0) }
+        #expect(sideFiles.contains(".index"), "\(sideFiles)")
         try a.make(.add(title: "more", isEnabled: true))
         try a.sync()
         try log.cutHistory(through: 14, archiveTo: nil)
-        let reopened = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: try server.open(location))
-        let error = #expect(throws: StoreError.self) { try reopened.sync() }
-        guard case .storage(let cause) = error?.code else {
-            Issue.record("\(String(describing: error))")
-            return
+        let synced = try CLIOverServerTests.cli(["sync", dir.file("c.labellog"), url, "--json"])
+        #expect(synced.status == 0, "\(synced)")
+        let round = try #require(try JSONSerialization.jsonObject(with: Data(synced.output.utf8)) as? [String: Any])
+        let aside = try #require(round["setAside"] as? String, "\(synced)")
+        #expect(aside.hasPrefix(dir.file("c.labellog.overtaken-")), "\(aside)")
+        for suffix in sideFiles {
+            #expect(FileManager.default.fileExists(atPath: aside + suffix), "\(suffix) moved with the old mirror")
         }
-        #expect(cause.code == .archived)
-        #expect(cause.message.contains("c.labellog.outbox"), "\(cause)")
-        #expect(reopened.outbox.pending.count == 1)
-        reopened.close()
-        // Done as it says: the mirror removed, the outbox kept; the edit made offline reaches the list.
-        try FileManager.default.removeItem(atPath: dir.file("c.labellog"))
-        let fresh = try SyncSession.open(mirrorPath: dir.file("c.labellog"), server: try server.open(location))
-        defer { fresh.close() }
-        #expect(try fresh.sync().done.count == 1)
+        let text = try CLIOverServerTests.cli(["sync", dir.file("c.labellog"), url])
+        #expect(text.status == 0 && !text.output.contains("set aside"), "nothing to set aside the second time: \(text)")
+        #expect(try CLIOverServerTests.cli(["verify", aside]).status == 0, "the old mirror is kept whole")
+        #expect(try LogReader(path: dir.file("c.labellog")).header.base?.lastCutSeq == 14, "the new mirror starts from the base")
+        #expect(try SyncOutbox.read(path: SyncOutbox.path(forLogAt: dir.file("c.labellog"))).pending.isEmpty)
         try a.sync()
         // Placed after the label it followed on C, so before the one A added at the end meanwhile.
         #expect(a.serverState.list.labels.suffix(2).map(\.title) == ["made on C", "more"])
@@ -306,7 +309,12 @@ import Testing
     /// device, started over from the cut list as the error says, finds the
     /// push by the batch id the cut kept and does not apply it a second time
     /// over the newer edit.
-    @Test func aPushWhoseRowWasCutIsSettledByTheBatchIDTheCutKept() throws {
+    ///
+    /// A cut that kept no batch ids (made before schema 7; here its rows
+    /// deleted) cannot tell: the round fails with `archived`, saying so, the
+    /// mirror where it was and the push pending, rather than deciding it again.
+    @Test(arguments: [true, false])
+    func aPushWhoseRowWasCutIsSettledByTheBatchIDTheCutKept(cutKeptBatchIDs: Bool) throws {
         let dir = TemporaryDirectory()
         let location = server.location()
         let log = try server.open(location)
@@ -339,14 +347,20 @@ import Testing
         other.close()
         #expect(try log.refreshLastSeq() == 3)
         try log.cutHistory(through: 3, archiveTo: nil)
-        // The overtaken mirror started over as the error says: removed, its outbox kept.
-        let overtaken = try SyncSession.open(mirrorPath: path, server: try server.open(location))
-        #expect(throws: StoreError.self) { try overtaken.sync() }
-        overtaken.close()
-        try FileManager.default.removeItem(atPath: path)
         let device = try SyncSession.open(mirrorPath: path, server: try server.open(location))
         defer { device.close() }
+        if !cutKeptBatchIDs {
+            try server.psql("DELETE FROM labelstore.cut_batches WHERE list = '\(location.list)'")
+            let error = #expect(throws: StoreError.self) { try device.sync() }
+            #expect(error?.message.contains("cannot be told") == true, "\(String(describing: error))")
+            #expect(try LogReader(path: path).header.base == nil, "the mirror is where it was")
+            #expect(device.outbox.pending.count == 1 && device.outbox.openAttempt != nil)
+            #expect(try log.refreshLastSeq() == 3, "nothing written")
+            return
+        }
+        // The overtaken mirror is set aside and started again from the base; the open push is settled first.
         let report = try device.sync()
+        #expect(report.setAsideMirror != nil)
         #expect(report.done.map(\.outcome) == [.applied(firstSeq: 2)], "settled as committed, not decided again")
         #expect(try log.refreshLastSeq() == 3, "nothing written twice")
         #expect(device.serverState.list.label(id)?.isEnabled == true, "the newer edit stands")

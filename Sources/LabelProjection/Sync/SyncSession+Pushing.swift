@@ -21,12 +21,14 @@ extension SyncSession {
     @discardableResult
     public func sync() throws(StoreError) -> Report {
         try state.withLock { (s) throws(StoreError) -> Report in
-            guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
+            guard s.mirror != nil else { throw StoreError(.closed, "the sync session is closed") }
             guard serverLog != nil else {
                 throw StoreError(.invalidCommand, "the sync session of \(mirrorPath) was opened without a server list to sync with")
             }
             // However the round ends, the optimistic state is the server's as pulled, with what is still pending.
             defer { refreshOptimistic(over: s.server) }
+            let setAside = try restartIfOvertaken(&s)
+            guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
             try beginProving(mirror: mirror, &s)
             var pulled = try pull(into: mirror, &s)
             var done: [Done] = []
@@ -41,7 +43,8 @@ extension SyncSession {
             }
             return Report(
                 pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count,
-                provenHead: s.prover.flatMap { $0.proven.count > mirrorStart(mirror).count ? $0.proven.head : nil })
+                provenHead: s.prover.flatMap { $0.proven.count > mirrorStart(mirror).count ? $0.proven.head : nil },
+                setAsideMirror: setAside)
         }
     }
 

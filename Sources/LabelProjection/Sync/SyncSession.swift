@@ -33,6 +33,10 @@ public final class SyncSession: Sendable {
         public var pending: Int
         /// The server's newest head this device has proven (``SyncSession/provenHead``), after the round.
         public var provenHead: HistoryHead?
+        /// Where the round set the mirror aside, when a cut of the server list had
+        /// overtaken it and the round started a new one from the list's base
+        /// (docs/SYNC.md, "When the server's history was cut"); `nil` otherwise.
+        public var setAsideMirror: String? = nil
     }
 
     /// A command that left the outbox, and its outcome.
@@ -94,6 +98,19 @@ public final class SyncSession: Sendable {
     }
 
     private static func openSession(mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> SyncSession {
+        let (mirror, state) = try openMirror(at: mirrorPath, server: server)
+        do {
+            let outbox = try SyncOutbox.open(path: SyncOutbox.path(forLogAt: mirrorPath))
+            return SyncSession(mirror: mirror, server: state, outbox: outbox, serverLog: server)
+        } catch {
+            mirror.close()
+            throw .storage(error)
+        }
+    }
+
+    /// Opens the mirror at `mirrorPath` (created if missing: a based log when
+    /// the server list was cut) and folds it.
+    static func openMirror(at mirrorPath: String, server: (any IdempotentAppendStorage)?) throws(StoreError) -> (LogWriter, SyncState) {
         var state: SyncState
         let mirror: LogWriter
         do {
@@ -123,13 +140,7 @@ public final class SyncSession: Sendable {
         } catch {
             throw .storage(EventLogError(.ioError, "the mirror could not be opened: \(error)", path: mirrorPath))
         }
-        do {
-            let outbox = try SyncOutbox.open(path: SyncOutbox.path(forLogAt: mirrorPath))
-            return SyncSession(mirror: mirror, server: state, outbox: outbox, serverLog: server)
-        } catch {
-            mirror.close()
-            throw .storage(error)
-        }
+        return (mirror, state)
     }
 
     /// The optimistic state of the mirror at `mirrorPath` — its records

@@ -34,9 +34,16 @@ enum Sync: Command {
             it reports the first round and each one that pulled or pushed something. Ctrl-C ends it after the round \
             under way, with exit status 0.
 
-            Text: what was pulled and pushed, the server head proven (once one is), then one line per refused edit. JSON (--json), one object per round: \
+            A mirror that a cut of the list overtook (the records after its last seq were archived or dropped since it \
+            last synced) is set aside as MIRROR.overtaken-<time> with its history files, and a new mirror is started \
+            from the list's base; the outbox is kept and its edits are pushed. Only when a push left open by a crash \
+            cannot be settled after such a cut (a cut made before schema 7 kept no batch ids) does the round fail \
+            instead (archived), with the edits kept.
+
+            Text: what was pulled and pushed, the mirror set aside (if it was), the server head proven (once one is), \
+            then one line per refused edit. JSON (--json), one object per round: \
             {"mirror", "server", "pulled", "pushed", "applied", "satisfied", "refused", "lastSeq", "pending", "provenHead" \
-            ({"seq", "hash"}; absent until one is proven), \
+            ({"seq", "hash"}; absent until one is proven), "setAside" (the old mirror's new path; absent unless set aside), \
             "refusals": [{"batch", "command", "reason", "seq"}], "done": [{"batch", "outcome" ("applied", \
             "satisfied" or "refused"), "seq" (the first record's, or the refusal's; absent when satisfied)}]}.
             """,
@@ -69,6 +76,8 @@ enum Sync: Command {
         let lastSeq: UInt64
         let pending: Int
         let provenHead: ProvenHead?
+        /// Where an overtaken mirror was set aside this round.
+        let setAside: String?
         let refusals: [Refusal]
         let done: [Done]
     }
@@ -141,7 +150,8 @@ enum Sync: Command {
         return Round(
             mirror: mirrorPath, server: display, pulled: report.pulled, pushed: report.done.count, applied: applied, satisfied: satisfied,
             refused: refusals.count, lastSeq: report.lastSeq, pending: report.pending,
-            provenHead: report.provenHead.map { ProvenHead(seq: $0.seq, hash: $0.hash.hex) }, refusals: refusals, done: finished)
+            provenHead: report.provenHead.map { ProvenHead(seq: $0.seq, hash: $0.hash.hex) }, setAside: report.setAsideMirror,
+            refusals: refusals, done: finished)
     }
 
     /// The server's newest head the round proved (`sync --json`'s `provenHead`).
@@ -159,6 +169,11 @@ enum Sync: Command {
             Escape.text(
                 "\(round.mirror): pulled \(round.pulled) record\(round.pulled == 1 ? "" : "s"); pushed \(round.pushed) edit\(round.pushed == 1 ? "" : "s") (\(round.applied) applied, \(round.satisfied) already so, \(round.refused) refused); at seq \(round.lastSeq); \(round.pending) pending"
             ))
+        if let aside = round.setAside {
+            console.line(
+                Escape.text(
+                    "  a cut of the list had overtaken the mirror: set aside as \(aside); a new one was started from the list's base"))
+        }
         if let head = round.provenHead { console.line("  server head proven at seq \(head.seq): \(head.hash)") }
         for refusal in round.refusals {
             console.line(Escape.text("  refused at seq \(refusal.seq): \(refusal.command): \(refusal.reason)"))
