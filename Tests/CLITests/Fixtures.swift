@@ -54,6 +54,16 @@ func makeGridTileRing(at path: String) throws {
     }
 }
 
+/// ``makeGridTileRing(at:)``, then a rename of label 1 from a title it does
+/// not have, written past the store (seq 4): a log sound by its checksums
+/// whose event contradicts the state before it.
+func makeContradictingLog(at path: String) throws {
+    try makeGridTileRing(at: path)
+    let writer = try LogWriter.open(path: path)
+    defer { writer.close() }
+    try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X"))])
+}
+
 /// The rows of `show --json` as (title, isEnabled) pairs.
 func rows(_ show: [String: Any]) -> [String] {
     (show["labels"] as? [[String: Any]] ?? []).map { row in

@@ -113,10 +113,7 @@ import Darwin
     @Test func anEventThatContradictsTheStateIsFoundByVerify() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")
-        try makeGridTileRing(at: log)
-        let writer = try LogWriter.open(path: log)
-        try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X"))])
-        writer.close()
+        try makeContradictingLog(at: log)
         let report = try await CLI.run(["verify", log, "--json"]).json()
         let problem = try #require(report["problem"] as? [String: Any])
         #expect(problem["kind"] as? String == "event" && problem["seq"] as? Int == 4 && problem["code"] as? String == "titleMismatch")

@@ -78,10 +78,7 @@ import Testing
     @Test func aQuickCheckDoesNotFoldSoOnlyTheFullCheckFindsAContradictingEvent() async throws {
         let scratch = try Scratch()
         let log = scratch.path("l.labellog")
-        try makeGridTileRing(at: log)
-        let writer = try LogWriter.open(path: log)
-        try writer.append([LogEntry(.renamed(id: testID(1), oldTitle: "Not Grid", newTitle: "X"))])
-        writer.close()
+        try makeContradictingLog(at: log)
         #expect((try await report(log)["problem"] as? [String: Any])?["kind"] as? String == "event")
         let quick = try await report(log, ["--quick"])
         #expect(quick["ok"] as? Bool == true && quick["lastSeq"] as? Int == 4, "\(quick)")

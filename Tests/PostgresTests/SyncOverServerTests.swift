@@ -40,6 +40,23 @@ import Testing
         return (log, store)
     }
 
+    /// What a push of `command` does up to the commit, the crash coming before
+    /// the outbox hears back: the attempt noted, the append committed after
+    /// seq `after` with its group id, the device closed.
+    func pushThenCrash(_ command: SyncCommand, from device: SyncSession, to log: PostgresEventLog, after: UInt64) throws {
+        let decision = SyncRebase.decide(command, on: device.serverState)
+        guard case .apply(let events) = decision else {
+            Issue.record("not applied: \(decision)")
+            return
+        }
+        let attempt = SyncOutbox.Attempt(
+            group: UUID(), afterSeq: after,
+            plan: [SyncLedger.entry(for: command, decision, firstSeq: after + 1, state: device.serverState)])
+        try device.outbox.noteAttempt(attempt)
+        try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: after, batchID: attempt.group)
+        device.close()
+    }
+
     /// A device proves each head the list keeps with a checkpoint against
     /// the records it pulled (docs/SYNC.md, "Proving the server's history"),
     /// and a head forged on the server stops its next sync, named, before
@@ -281,19 +298,7 @@ import Testing
             let device = try SyncSession.open(mirrorPath: path, server: log)
             let id = try #require(try device.make(.add(title: "first", isEnabled: true))?.labelID)
             try device.sync()
-            let command = try #require(try device.make(.rename(id: id, title: "once")))
-            // What a push does up to the commit; the crash comes before the outbox hears back.
-            let decision = SyncRebase.decide(command, on: device.serverState)
-            guard case .apply(let events) = decision else {
-                Issue.record("not applied: \(decision)")
-                return
-            }
-            let attempt = SyncOutbox.Attempt(
-                group: UUID(), afterSeq: 1,
-                plan: [SyncLedger.entry(for: command, decision, firstSeq: 2, state: device.serverState)])
-            try device.outbox.noteAttempt(attempt)
-            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 1, batchID: attempt.group)
-            device.close()
+            try pushThenCrash(try #require(try device.make(.rename(id: id, title: "once"))), from: device, to: log, after: 1)
         }
         let device = try SyncSession.open(mirrorPath: path, server: log)
         defer { device.close() }
@@ -312,9 +317,12 @@ import Testing
     ///
     /// A cut that kept no batch ids (made before schema 7; here its rows
     /// deleted) cannot tell: the round fails with `archived`, saying so, the
-    /// mirror where it was and the push pending, rather than deciding it again.
-    @Test(arguments: [true, false])
-    func aPushWhoseRowWasCutIsSettledByTheBatchIDTheCutKept(cutKeptBatchIDs: Bool) throws {
+    /// mirror where it was and the push pending, rather than deciding it again;
+    /// told what the user found (`committed`, through the CLI; `not-committed`,
+    /// through the library), the next round does that.
+    @Test(arguments: ["kept", "none", "none, then committed", "none, then not committed"])
+    func aPushWhoseRowWasCutIsSettledByTheBatchIDTheCutKept(cut: String) throws {
+        let cutKeptBatchIDs = cut == "kept"
         let dir = TemporaryDirectory()
         let location = server.location()
         let log = try server.open(location)
@@ -325,19 +333,7 @@ import Testing
             let device = try SyncSession.open(mirrorPath: path, server: log)
             id = try #require(try device.make(.add(title: "x", isEnabled: true))?.labelID)
             try device.sync()
-            let command = try #require(try device.make(.setEnabled(id: id, isEnabled: false)))
-            // What a push does up to the commit; the crash comes before the outbox hears back.
-            let decision = SyncRebase.decide(command, on: device.serverState)
-            guard case .apply(let events) = decision else {
-                Issue.record("not applied: \(decision)")
-                return
-            }
-            let attempt = SyncOutbox.Attempt(
-                group: UUID(), afterSeq: 1,
-                plan: [SyncLedger.entry(for: command, decision, firstSeq: 2, state: device.serverState)])
-            try device.outbox.noteAttempt(attempt)
-            try log.append(events.map { LogEntry($0, timestamp: command.madeAt) }, expectedLastSeq: 1, batchID: attempt.group)
-            device.close()
+            try pushThenCrash(try #require(try device.make(.setEnabled(id: id, isEnabled: false))), from: device, to: log, after: 1)
         }
         // Another device turns the label back on; then the list is cut past both.
         let other = try SyncSession.open(mirrorPath: dir.file("o.labellog"), server: log)
@@ -356,6 +352,23 @@ import Testing
             #expect(try LogReader(path: path).header.base == nil, "the mirror is where it was")
             #expect(device.outbox.pending.count == 1 && device.outbox.openAttempt != nil)
             #expect(try log.refreshLastSeq() == 3, "nothing written")
+            if cut == "none, then committed" {
+                device.close()
+                let url = CLIOverServerTests.url(list: location.list)
+                let asked = try CLIOverServerTests.cli(["sync", path, url])
+                #expect(asked.status == 1 && asked.errors.contains("--open-push committed|not-committed"), "\(asked)")
+                let settled = try CLIOverServerTests.cli(["sync", path, url, "--open-push", "committed", "--json"])
+                #expect(settled.status == 0 && settled.output.contains(#""setAside":"#), "\(settled)")
+                #expect(try log.refreshLastSeq() == 3, "nothing sent")
+                #expect(try SyncOutbox.read(path: SyncOutbox.path(forLogAt: path)).pending.isEmpty)
+                let bad = try CLIOverServerTests.cli(["sync", path, url, "--open-push", "maybe"])
+                #expect(bad.status == 64, "\(bad)")
+            } else if cut == "none, then not committed" {
+                let report = try device.sync(resolvingOpenPush: .notCommitted)
+                #expect(report.setAsideMirror != nil)
+                #expect(report.done.map(\.outcome) == [.applied(firstSeq: 4)], "decided again and sent, as the user said")
+                #expect(device.serverState.list.label(id)?.isEnabled == false)
+            }
             return
         }
         // The overtaken mirror is set aside and started again from the base; the open push is settled first.
@@ -365,6 +378,30 @@ import Testing
         #expect(try log.refreshLastSeq() == 3, "nothing written twice")
         #expect(device.serverState.list.label(id)?.isEnabled == true, "the newer edit stands")
         #expect(device.outbox.pending.isEmpty)
+    }
+
+    /// A session that read the list's base before the cut (`sync --follow`, a
+    /// synced store) finds the cut on its next pull, and starts again from the
+    /// new base in the same round.
+    @Test func aSessionOpenedBeforeTheCutStartsItsMirrorAgainInTheSameRound() throws {
+        let dir = TemporaryDirectory()
+        let location = server.location()
+        let writer = try server.open(location)
+        defer { writer.close() }
+        let deviceLog = try server.open(location)
+        defer { deviceLog.close() }
+        let device = try SyncSession.open(mirrorPath: dir.file("d.labellog"), server: deviceLog)
+        defer { device.close() }
+        try device.make(.add(title: "first", isEnabled: true))
+        try device.sync()
+        for i in 0..<6 { try writer.append([LogEntry(.added(id: testID(100 + i), title: "w \(i)", isEnabled: true, index: 0))]) }
+        try writer.cutHistory(through: 5, archiveTo: nil)
+        try device.make(.add(title: "offline", isEnabled: true))
+        let report = try device.sync()
+        #expect(report.setAsideMirror != nil)
+        #expect(report.done.count == 1 && report.lastSeq == 8, "\(report)")
+        #expect(titles(device.serverState).contains("offline"))
+        #expect(try LogReader(path: dir.file("d.labellog")).header.base?.lastCutSeq == 5)
     }
 }
 #endif

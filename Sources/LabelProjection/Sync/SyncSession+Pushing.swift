@@ -18,8 +18,13 @@ extension SyncSession {
     ///   the outbox throws (`historyDiverged` when the server's record at the
     ///   mirror's last seq is not the mirror's); `inconsistentEvent` for a
     ///   pulled record that does not fold; `closed`.
+    ///
+    /// - Parameter resolution: What to take a push for that a crash left open
+    ///   and that cannot be settled — its row was removed by a cut that kept no
+    ///   batch ids (``OpenPushResolution``); without it, such a round fails
+    ///   with `archived`. Ignored when there is no such push.
     @discardableResult
-    public func sync() throws(StoreError) -> Report {
+    public func sync(resolvingOpenPush resolution: OpenPushResolution? = nil) throws(StoreError) -> Report {
         try state.withLock { (s) throws(StoreError) -> Report in
             guard s.mirror != nil else { throw StoreError(.closed, "the sync session is closed") }
             guard serverLog != nil else {
@@ -27,11 +32,10 @@ extension SyncSession {
             }
             // However the round ends, the optimistic state is the server's as pulled, with what is still pending.
             defer { refreshOptimistic(over: s.server) }
-            let setAside = try restartIfOvertaken(&s)
-            guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
-            try beginProving(mirror: mirror, &s)
-            var pulled = try pull(into: mirror, &s)
-            var done: [Done] = []
+            let start = try catchUp(&s, resolving: resolution)
+            let mirror = start.mirror
+            var pulled = start.pulled
+            var done = start.done
             if let settled = try settleOpenAttempt(mirror: mirror, &s) {
                 pulled += settled.pulled
                 done += settled.done
@@ -44,7 +48,33 @@ extension SyncSession {
             return Report(
                 pulled: pulled, done: done, lastSeq: mirror.lastSeq, pending: outbox.pending.count,
                 provenHead: s.prover.flatMap { $0.proven.count > mirrorStart(mirror).count ? $0.proven.head : nil },
-                setAsideMirror: setAside)
+                setAsideMirror: start.setAside)
+        }
+    }
+
+    /// Starts the round: sets an overtaken mirror aside and starts a new one
+    /// (``restartIfOvertaken(_:resolving:)``), begins proving, and pulls;
+    /// returns the mirror, where the old one went, the commands a resolution
+    /// settled, and the records pulled. When the pull finds the list cut past
+    /// the mirror only now (a session that read the list's base before the
+    /// cut: `sync --follow`, a synced store), it does it once more from the
+    /// base the failed read found.
+    private func catchUp(
+        _ s: inout State, resolving resolution: OpenPushResolution?
+    ) throws(StoreError) -> (mirror: LogWriter, setAside: String?, done: [Done], pulled: Int) {
+        var again = false
+        while true {
+            let (setAside, done) = try restartIfOvertaken(&s, resolving: resolution)
+            guard let mirror = s.mirror else { throw StoreError(.closed, "the sync session is closed") }
+            try beginProving(mirror: mirror, &s)
+            do {
+                return (mirror, setAside, done, try pull(into: mirror, &s))
+            } catch {
+                guard !again, setAside == nil, case .storage(let cause) = error.code, cause.code == .seqGap,
+                    mirror.lastSeq < serverLog?.base?.lastCutSeq ?? 0
+                else { throw error }
+                again = true
+            }
         }
     }
 
@@ -177,7 +207,7 @@ extension SyncSession {
     }
 
     /// Records `plan` in the ledger and marks its commands done.
-    private func finish(_ plan: [SyncLedger.Entry], _ s: inout State) throws(StoreError) -> [Done] {
+    func finish(_ plan: [SyncLedger.Entry], _ s: inout State) throws(StoreError) -> [Done] {
         let commands = Dictionary(uniqueKeysWithValues: outbox.pending.map { ($0.batchID, $0) })
         do throws(EventLogError) { try outbox.markDone(plan) } catch { throw .storage(error) }
         for entry in plan { s.ledger.record(entry) }

@@ -8,7 +8,7 @@ import Foundation
 /// - Edits: ``make(_:actor:note:)`` turns a ``LabelCommand`` into a
 ///   ``SyncCommand`` on the optimistic list (the mirror with the outbox
 ///   applied on top) and returns once it is durable in the outbox.
-/// - Syncing: ``sync()`` pulls what is new, then pushes each pending
+/// - Syncing: ``sync(resolvingOpenPush:)`` pulls what is new, then pushes each pending
 ///   command in order, decided against the server list's state as it is then
 ///   (``SyncRebase``): its events or its refusal record are appended with its
 ///   batch id after the seq the outbox noted, and it leaves the outbox once
@@ -21,7 +21,7 @@ import Foundation
 ///   wait for a sync's round trips: an edit made while a sync runs is kept
 ///   and pushed by the next one.
 public final class SyncSession: Sendable {
-    /// What one ``sync()`` did.
+    /// What one ``sync(resolvingOpenPush:)`` did.
     public struct Report: Sendable, Hashable {
         /// Records pulled into the mirror (the device's own included).
         public var pulled: Int
@@ -75,7 +75,7 @@ public final class SyncSession: Sendable {
     }
 
     /// Opens the mirror at `mirrorPath` (created if missing) and its outbox,
-    /// to sync with `server` (`nil`: offline, to make edits; ``sync()`` then
+    /// to sync with `server` (`nil`: offline, to make edits; ``sync(resolvingOpenPush:)`` then
     /// throws).
     ///
     /// - Throws: ``StoreError``: `storage` for what opening the mirror or the

@@ -9,7 +9,7 @@ import Foundation
 /// - Writes: a write of ``store`` is kept in the device's outbox, durable,
 ///   before it returns (the app may say "saved"), and its change is
 ///   published at once, as any store's. It works offline.
-/// - Syncing: ``sync()`` runs one round (``SyncSession/sync()``), then makes
+/// - Syncing: ``sync(resolvingOpenPush:)`` runs one round (``SyncSession/sync(resolvingOpenPush:)``), then makes
 ///   ``store``'s list the new optimistic list: what other devices changed,
 ///   and what the server refused of this one's edits, reach the store's
 ///   subscribers as ordinary changes, only what differs. Each refusal is
@@ -103,14 +103,17 @@ public final class SyncedStore: Sendable {
     /// One round: pulls, pushes the pending edits, and makes ``store``'s list
     /// the new optimistic list, publishing what changed.
     ///
-    /// - Throws: ``StoreError``: what ``SyncSession/sync()`` throws (recorded
+    /// - Parameter resolution: What to take a push for that a crash left open
+    ///   and that a cut made it impossible to settle
+    ///   (``SyncSession/sync(resolvingOpenPush:)``); `nil`: such a round fails.
+    /// - Throws: ``StoreError``: what ``SyncSession/sync(resolvingOpenPush:)`` throws (recorded
     ///   in ``status`` too); what folding the correction throws.
     @discardableResult
-    public func sync() throws(StoreError) -> SyncSession.Report {
+    public func sync(resolvingOpenPush resolution: SyncSession.OpenPushResolution? = nil) throws(StoreError) -> SyncSession.Report {
         try rounds.withLock { (_) throws(StoreError) -> SyncSession.Report in
             let report: SyncSession.Report
             do throws(StoreError) {
-                report = try session.sync()
+                report = try session.sync(resolvingOpenPush: resolution)
             } catch {
                 statusState.withLock { $0.lastError = error.message }
                 throw error

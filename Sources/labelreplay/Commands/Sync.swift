@@ -38,7 +38,9 @@ enum Sync: Command {
             last synced) is set aside as MIRROR.overtaken-<time> with its history files, and a new mirror is started \
             from the list's base; the outbox is kept and its edits are pushed. Only when a push left open by a crash \
             cannot be settled after such a cut (a cut made before schema 7 kept no batch ids) does the round fail \
-            instead (archived), with the edits kept.
+            instead (archived), with the edits kept; compare them with the archive's records after the seq it names, \
+            then sync again with --open-push committed (they are there: nothing is sent) or --open-push \
+            not-committed (they are not: they are decided again and sent).
 
             Text: what was pulled and pushed, the mirror set aside (if it was), the server head proven (once one is), \
             then one line per refused edit. JSON (--json), one object per round: \
@@ -50,6 +52,9 @@ enum Sync: Command {
         arguments: [
             .positional("mirror", "The device's log file (created if missing)."),
             .positional("url", "The server list: a postgres:// URL naming a list."),
+            .option(
+                "open-push", value: "committed|not-committed",
+                "Settle a push left open before a cut that kept no batch ids, as you found it (see the error that asks for it)."),
             .flag("follow", "Keep syncing until interrupted."),
             .flag("json", "Print one JSON object per round instead of text.")
         ],
@@ -104,10 +109,18 @@ enum Sync: Command {
         }
         let follow = arguments.flag("follow")
         if follow { Platform.deferInterrupts() }
+        let resolution = try arguments.option("open-push").map { text throws(UsageError) in
+            guard let resolution = SyncSession.OpenPushResolution(rawValue: text) else {
+                throw arguments.invalid(text, for: "open-push", expected: "committed or not-committed")
+            }
+            return resolution
+        }
         var first = true
         var prover: SyncHeadProver?
         repeat {
-            let round = try syncOnce(mirrorPath, server: server, display: opened.display, prover: &prover)
+            // The resolution answers the round that asked for it: the first one only.
+            let round = try syncOnce(
+                mirrorPath, server: server, display: opened.display, prover: &prover, resolving: first ? resolution : nil)
             // Following: the first round, then only the rounds that moved something.
             if first || round.pulled > 0 || round.pushed > 0 { report(round, json: arguments.flag("json"), console: console) }
             first = false
@@ -120,11 +133,12 @@ enum Sync: Command {
     /// One round, holding the mirror and the outbox only while it runs.
     /// `prover`: what the round before proved and hashed (the mirror is not hashed again), and then this round's.
     static func syncOnce(
-        _ mirrorPath: String, server: any IdempotentAppendStorage, display: String, prover: inout SyncHeadProver?
+        _ mirrorPath: String, server: any IdempotentAppendStorage, display: String, prover: inout SyncHeadProver?,
+        resolving resolution: SyncSession.OpenPushResolution? = nil
     ) throws -> Round {
         let session = try SyncSession.open(mirrorPath: mirrorPath, server: server, prover: prover)
         defer { session.close() }
-        let report = try session.sync()
+        let report = try session.sync(resolvingOpenPush: resolution)
         prover = session.prover
         var applied = 0
         var satisfied = 0
