@@ -24,8 +24,8 @@ extension SyncSession {
     /// sets the mirror aside (renamed, with its history files, to
     /// `MIRROR.overtaken-<time>`; nothing is deleted) and opens a new one
     /// from the list's base, keeping the outbox, whose pending commands the
-    /// round then pushes; returns where the old mirror went, or `nil` when it
-    /// was not overtaken.
+    /// round then pushes; returns where the old mirror went (`nil` when it was
+    /// not overtaken) and the commands a resolution marked done.
     ///
     /// A push the outbox noted and a crash left open is settled after the
     /// restart by its group id on the row after its seq, which a cut keeps
@@ -38,7 +38,9 @@ extension SyncSession {
     /// round decide them again.
     ///
     /// The history files move first and the mirror last, so a crash between
-    /// leaves no file describing another log beside the mirror's path.
+    /// leaves no file describing another log beside the mirror's path. If the
+    /// new mirror cannot be opened (the file system failed), the session is
+    /// left without one (`closed`); the next session starts it.
     func restartIfOvertaken(
         _ s: inout State, resolving resolution: OpenPushResolution?
     ) throws(StoreError) -> (setAside: String?, done: [Done]) {
