@@ -68,10 +68,12 @@ enum Verify: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let quick = arguments.flag("quick")
-        let path =
-            quick
-            ? try arguments.filePath(why: "--quick checks a log file's frames; a server list's rows are checked one by one (drop --quick)")
-            : try arguments.logPath()
+        if quick, LogLocation.isServer(arguments.positional("log")) {
+            throw UsageError(
+                "--quick checks a log file's frames; '\(LogLocation.display(arguments.positional("log")))' is a server list, whose rows verify checks one by one (drop --quick)"
+            )
+        }
+        let path = try arguments.logPath()
         let location = LogLocation.resolve(path)
         let heads = try arguments.values("head").map { text throws(UsageError) in
             try HistorySource.head(text, option: "head", arguments: arguments)
