@@ -159,6 +159,11 @@ struct PostgresSchema {
         7: ["cut_batches": ["list", "seq", "batch_id"]]
     ]
 
+    /// Every table name any version has: version 1's, `batches` (versions 1
+    /// and 2), and those later versions add — what marks a schema as a label
+    /// store's, at whatever version.
+    static let tableNames: Set<String> = Set(columns.keys).union(["batches"]).union(addedColumns.values.flatMap(\.keys))
+
     /// What a database holds of the schema.
     enum State: Equatable {
         /// No schema and none of its tables.
@@ -187,9 +192,7 @@ struct PostgresSchema {
             guard let table = found.text(row, 0), let column = found.text(row, 1) else { continue }
             tables[table, default: []].insert(column)
         }
-        let ours = tables.filter {
-            Self.columns[$0.key] != nil || $0.key == "batches" || $0.key == "checkpoints" || $0.key == "cut_batches"
-        }
+        let ours = tables.filter { Self.tableNames.contains($0.key) }
         if ours.isEmpty { return .missing }
         for (table, expected) in Self.columns.sorted(by: { $0.key < $1.key }) {
             guard let columns = tables[table] else {

@@ -21,12 +21,8 @@ extension Verify {
                 last = seq
                 if seq & 0x3FF == 0 { progress.update(reader.offset, detail: "seq \(seq)", often: false) }
             }
-        } catch let error as EventLogError {
-            result.problem = .init(
-                kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue, offset: error.offset ?? reader.offset,
-                seq: last + 1, message: error.message)
         } catch {
-            result.problem = .init(kind: "frame", code: "ioError", offset: reader.offset, seq: last + 1, message: "\(error)")
+            result.problem = readProblem(error, at: reader.offset, nextSeq: last + 1)
         }
         result.lastSeq = last
     }

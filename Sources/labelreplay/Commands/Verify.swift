@@ -151,13 +151,8 @@ enum Verify: Command {
                     progress.update(reader.offset, detail: "seq \(view.seq)")
                 }
             } catch is Refused {
-            } catch let error as EventLogError {
-                let kind = error.code == .seqGap ? "seq" : "frame"
-                result.problem = .init(
-                    kind: kind, code: error.code.rawValue, offset: error.offset ?? reader.offset, seq: list.lastSeq + 1,
-                    message: error.message)
             } catch {
-                result.problem = .init(kind: "frame", code: "ioError", offset: reader.offset, seq: list.lastSeq + 1, message: "\(error)")
+                result.problem = readProblem(error, at: reader.offset, nextSeq: list.lastSeq + 1)
             }
             result.lastSeq = list.lastSeq
             result.count = list.count
@@ -179,12 +174,23 @@ enum Verify: Command {
                     result.tornTail = .init(offset: offset, bytes: bytes, reason: reason)
                 }
             } catch {
-                result.problem = .init(
-                    kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue,
-                    offset: error.offset ?? reader.offset, seq: result.lastSeq + 1, message: error.message)
+                result.problem = readProblem(error, at: reader.offset, nextSeq: result.lastSeq + 1)
             }
         }
         return result
+    }
+
+    /// The problem a read of the log's records threw at byte `offset` (where
+    /// the reader stopped, unless the error names its own), before seq
+    /// `nextSeq`: `seq` for a gap, `frame` for damage, and any other failure
+    /// as an `ioError` frame problem.
+    static func readProblem(_ error: any Error, at offset: Int64, nextSeq: UInt64) -> VerifyResult.Problem {
+        guard let error = error as? EventLogError else {
+            return .init(kind: "frame", code: "ioError", offset: offset, seq: nextSeq, message: "\(error)")
+        }
+        return .init(
+            kind: error.code == .seqGap ? "seq" : "frame", code: error.code.rawValue, offset: error.offset ?? offset, seq: nextSeq,
+            message: error.message)
     }
 
     /// Proves (or not) that the log at `path` extends each of `heads`: from
