@@ -4,9 +4,6 @@ import Foundation
 /// frames (version 4)"): the constants its encoder (`BatchFrameEncoder`) and
 /// decoder (`BatchFrameDecoder`) share, so the layout's numbers are written
 /// once.
-///
-/// Specified, built and tested; no writer writes a batch frame and no reader
-/// reads one yet.
 enum BatchFrame {
     /// Bits 0–2 of a record's first byte: the kind's code, 1…7 (``EventKind/code``).
     static let kindMask: UInt8 = 0x07

@@ -72,7 +72,7 @@ extension EventRecordView {
         guard r.isAtEnd else { throw DecodeFailure("\(r.remaining) unexpected bytes after the \(kind) event") }
         return EventRecordView(
             seq: seq, timestamp: EventTimestamp(millisecondsSince1970: time), actor: actor, note: note,
-            event: event, payload: payload)
+            event: event, payload: RecordPayload(payload))
     }
 
     /// Parses a payload in place (for tools and tests). The view is valid as

@@ -26,8 +26,15 @@ public struct EventRecordView {
     public let note: UTF8Text?
     /// What happened, with borrowed texts.
     public let event: Event
-    /// The whole payload the view was decoded from.
-    public let payload: UnsafeRawBufferPointer
+    /// The record's payload: the bytes a version 2 frame holds, or, for a
+    /// record of a batch frame (format version 4), its canonical payload —
+    /// the version 2 payload of the same record (docs/FORMAT.md, "The
+    /// canonical payload"), which the history tree hashes. A batch frame's
+    /// canonical payloads are written the first time one of them is asked
+    /// for. Valid as long as the view.
+    public var payload: UnsafeRawBufferPointer { payloadSource.bytes }
+    /// Where ``payload`` is.
+    let payloadSource: RecordPayload
 
     /// A ``LabelEvent`` whose texts are borrowed ``UTF8Text``s and whose
     /// reorder is a borrowed ``EventRecordView/IDs``: the same cases, the same
@@ -56,6 +63,19 @@ public struct EventRecordView {
             precondition(position >= 0 && position < endIndex, "id index out of range")
             return LabelID(UUID(uuid: bytes.loadUnaligned(fromByteOffset: position * 16, as: uuid_t.self)))
         }
+    }
+
+    /// A view of decoded values whose payload is `payload`.
+    @inline(__always)
+    init(
+        seq: UInt64, timestamp: EventTimestamp, actor: UTF8Text?, note: UTF8Text?, event: Event, payload: RecordPayload
+    ) {
+        self.seq = seq
+        self.timestamp = timestamp
+        self.actor = actor
+        self.note = note
+        self.event = event
+        self.payloadSource = payload
     }
 
     /// This record's kind.

@@ -181,11 +181,20 @@ public final class LogReader {
         visiting = true
         defer { visiting = false }
         var visited = 0
-        while let view = try nextView() {
+        while true {
+            // Most records: no `Step` built (FrameCursor.nextRecord); each
+            // record's position noted before `body` sees it, as `nextStep` does.
+            if try cursor.nextRecord({ view, position in
+                lastPosition = position
+                visited += 1
+                try body(view)
+            }) {
+                continue
+            }
+            guard let view = try nextView() else { return visited }
             visited += 1
             try body(view)
         }
-        return visited
     }
 
     /// The next whole record decoded in place (valid until the cursor is next used), or `nil`; see ``next()``.
@@ -213,8 +222,8 @@ public final class LogReader {
         }
         var visited = 0
         while true {
-            if let (seq, at, payload) = cursor.nextCheckedPayload() {
-                noteRead(seq: seq, at: at)
+            if let (seq, _, payload) = cursor.nextCheckedPayload() {
+                noteRead(seq: seq)
                 visited += 1
                 try body(seq, payload)
                 continue
@@ -223,7 +232,7 @@ public final class LogReader {
             guard let step = try nextStep() else { return visited }
             guard case .skipped(let seq, _, let payload) = step else { preconditionFailure("no record is decoded") }
             visited += 1
-            try body(seq, payload)
+            try body(seq, payload.bytes)
         }
     }
 
@@ -231,10 +240,10 @@ public final class LogReader {
     private func nextStep() throws(EventLogError) -> FrameCursor.Step? {
         switch try cursor.next() {
         case .record(let view, let at):
-            noteRead(seq: view.seq, at: at)
+            noteRead(seq: view.seq)
             return .record(view, offset: at)
         case .skipped(let seq, let at, let payload):
-            noteRead(seq: seq, at: at)
+            noteRead(seq: seq)
             return .skipped(seq: seq, offset: at, payload: payload)
         case .end:
             cursor.discardBuffer()
@@ -257,10 +266,10 @@ public final class LogReader {
             }
             switch try cursor.next() {
             case .record(let view, let at):
-                noteRead(seq: view.seq, at: at)
+                noteRead(seq: view.seq)
                 return .record(view, offset: at)
             case .skipped(let seq, let at, let payload):
-                noteRead(seq: seq, at: at)
+                noteRead(seq: seq)
                 return .skipped(seq: seq, offset: at, payload: payload)
             case .end:
                 throw corruption(
@@ -275,7 +284,7 @@ public final class LogReader {
 
     /// Notes where the record just read is (``lastPosition``).
     @inline(__always)
-    private func noteRead(seq: UInt64, at offset: Int64) {
+    private func noteRead(seq: UInt64) {
         lastPosition = cursor.lastPosition(seq: seq)
     }
 

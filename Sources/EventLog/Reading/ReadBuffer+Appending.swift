@@ -1,8 +1,8 @@
-/// Writing at the end of a ``ReadBuffer``: the output of a
-/// ``BatchFrameDecoder``, which writes its records' canonical payloads
-/// straight into the buffer a ``BatchFrameRecords`` then keeps (no copy, no
-/// zero fill before a write). The buffer grows by doubling; callers ask for
-/// room (``ensureRoom(_:)``) before a run of unchecked writes.
+/// Writing at the end of a ``ReadBuffer``: the arena a ``BatchFrameDecoder``
+/// assembles titles and reorders' ids into, and the canonical payloads a
+/// ``BatchFrameRecords`` writes when they are asked for (no zero fill before
+/// a write). The buffer grows by doubling; callers ask for room
+/// (``ensureRoom(_:)``) before a run of unchecked writes.
 extension ReadBuffer {
     /// Makes room for `extra` more bytes after ``count`` (at least doubling a
     /// buffer that grows), keeping the data.

@@ -61,6 +61,15 @@ enum Recovery {
         var lastSeq = lastSeq
         var lastPosition: LogPosition?
         while true {
+            // Most records: no `Step` built (FrameCursor.nextRecord).
+            if try cursor.nextRecord({ view, position in
+                index.note(seq: view.seq, offset: position.offset)
+                lastSeq = view.seq
+                lastPosition = position
+                try visit(view)
+            }) {
+                continue
+            }
             switch try cursor.next() {
             case .record(let view, let offset):
                 index.note(seq: view.seq, offset: offset)
