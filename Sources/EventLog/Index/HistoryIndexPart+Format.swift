@@ -142,14 +142,16 @@ extension HistoryIndexPart {
         UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
-    /// The blocks: their checksum, offsets strictly increasing past the log's header, time ranges not negative.
+    /// The blocks: their checksum, offsets past the log's header and never
+    /// decreasing (two pieces can start in one batch frame, format 4: a
+    /// segment's partial first piece and the next), time ranges not negative.
     private static func checkBlocks(_ raw: UnsafeRawBufferPointer, _ layout: Layout, checksum: UInt32) throws(DecodeFailure) {
         let section = UnsafeRawBufferPointer(rebasing: raw[layout.blocksStart..<layout.offsetsStart])
         guard CRC32C.checksum(section) == checksum else {
             throw DecodeFailure("the blocks' checksum does not match", at: layout.blocksStart)
         }
         var reader = ByteReader(section)
-        var previousOffset = Int64(LogFormat.headerLength) - 1
+        var previousOffset = Int64(LogFormat.headerLength)
         for k in 0..<layout.blockCount {
             let entry = layout.blocksStart + reader.position
             let offset = Int64(bitPattern: try reader.u64())
@@ -157,7 +159,10 @@ extension HistoryIndexPart {
             let minTime = Int64(bitPattern: try reader.u64())
             let maxTime = Int64(bitPattern: try reader.u64())
             _ = try reader.u32()
-            guard offset > previousOffset else { throw DecodeFailure("block \(k) does not start after block \(k - 1)", at: entry) }
+            guard offset >= previousOffset else {
+                throw DecodeFailure(
+                    k == 0 ? "block 0 starts inside the log's header" : "block \(k) starts before block \(k - 1)", at: entry)
+            }
             guard maxTime >= minTime else { throw DecodeFailure("block \(k)'s time range is negative", at: entry) }
             previousOffset = offset
         }
