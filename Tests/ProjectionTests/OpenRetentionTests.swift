@@ -90,6 +90,50 @@ import Testing
         }
     }
 
+    /// In log format 4 a write of several records is one batch frame, and a cut of the open log goes
+    /// between frames: the policy's seq is moved back to the end of the frame before the one holding it.
+    @Test func aFormatFourStoreCutsItsOpenLogBetweenBatchFramesAndAnswersAsAStoreThatKeptEverything() throws {
+        try helpers.withTemporaryDirectory { dir in
+            let path = dir + "/labels.labellog"
+            var options = options(retention: LabelStore.Retention(keep: .lastRecords(120), minimumCut: 60), snapshotEvery: 100)
+            options.newLogFormat = LogFormat.batchVersion
+            let store = try LabelStore.open(path: path, options: options)
+            var rng = SeededGenerator(seed: 83)
+            var batchEnds: Set<UInt64> = []
+            for i in 0..<130 {
+                // Batches of 7 (an add, then renames and toggles of the labels there): 910 records.
+                let ids = store.snapshot.ids
+                var batch: [LabelCommand] = [.add(title: "label \(i)", isEnabled: i % 2 == 0, at: ids.isEmpty ? 0 : ids.count / 2)]
+                for j in 0..<6 where !ids.isEmpty {
+                    let id = ids.randomElement(using: &rng)!
+                    batch.append(j % 2 == 0 ? .rename(id: id, title: "renamed \(i).\(j)") : .toggle(id: id))
+                }
+                if let last = try store.execute(batch: batch).last?.seq { batchEnds.insert(last) }
+            }
+            store.waitForHistoryFiles()
+            #expect(try LogReader(path: path).header.version == LogFormat.batchVersion)
+            let report = try #require(store.retentionReport?.cut, "\(String(describing: store.retentionReport))")
+            #expect(store.retentionReport?.error == nil)
+            let firstSeq = try LogReader(path: path).header.firstSeq
+            #expect(firstSeq > 600 && report.firstSeq == firstSeq, "the open log was cut: it starts at seq \(firstSeq)")
+            #expect(batchEnds.contains(firstSeq - 1), "the cut ends a batch (a frame): seq \(firstSeq - 1)")
+            let (all, joins) = try Self.wholeHistory(path, directory: dir)
+            #expect(joins && all.map(\.seq) == Array(1...UInt64(all.count)) && all.count == 1 + 129 * 7)
+            let copy = try LogWriter.open(path: dir + "/reference.log", options: .init(durability: .noSync, createIfMissing: true))
+            try copy.append(all.map { LogEntry($0.event, timestamp: $0.timestamp, actor: $0.actor, note: $0.note) })
+            copy.close()
+            let kept = try LabelStore.open(
+                path: dir + "/reference.log", options: self.options(retention: nil, snapshotEvery: 100, create: false))
+            #expect(store.snapshot == kept.snapshot)
+            #expect(try store.head == kept.head)
+            for seq in [firstSeq - 1, firstSeq, 850, UInt64(all.count), 1, report.cut.lowerBound] {
+                #expect(try store.state(atSeq: seq) == kept.state(atSeq: seq), "state at \(seq)")
+            }
+            kept.close()
+            store.close()
+        }
+    }
+
     @Test func writesFromOtherThreadsDuringTheCutsAllLand() throws {
         try helpers.withTemporaryDirectory { dir in
             let path = dir + "/labels.labellog"

@@ -15,7 +15,9 @@ import Foundation
 /// archive beside it, which a second run refuses to overwrite) or the new
 /// layout — never a log that does not open. Both copy frames byte for byte,
 /// so the archive's records and the log's are the records as written, and
-/// every chained checksum still holds.
+/// every chained checksum still holds — but for a cut inside a batch frame
+/// (format version 4), which splits that frame and chains every frame kept
+/// after it again (``SplitFrame``; the records and heads are unchanged).
 public enum LogCut {
     /// What a cut does (``plan(logPath:through:)``) or did (``cut(logPath:through:archiveTo:now:lockWait:image:)``).
     public struct Report: Sendable, Hashable {
@@ -37,6 +39,11 @@ public enum LogCut {
         public var frontier: [HistoryHash]
         /// The chained checksum of the last record cut (the first kept frame continues it).
         public var chainValue: UInt32
+        /// The batch frame the cut falls inside (format version 4), which
+        /// the cut splits, if it does: then ``cutBytes`` counts the frames
+        /// its records through the cut become, ``keptBytes`` those the rest
+        /// become, and ``chainValue`` is the new last frame's of the archive.
+        package var split: SplitFrame?
     }
 
     /// Reads the log at `logPath` and says what cutting the records through
@@ -73,6 +80,7 @@ public enum LogCut {
         var cutEnd: LogPosition?
         var last: LogPosition?
         var kept: UInt64 = 0
+        var splitFrame: LogPosition?
         while let (view, position) = try reader.nextPositionedView() {
             last = position
             if view.seq <= lastCutSeq {
@@ -83,20 +91,18 @@ public enum LogCut {
                 cutEnd = position
                 if stoppingAtCut && view.seq == lastCutSeq { break }
             } else {
-                if kept == 0 { try refuseInsideFrame(cutEnd, next: position) }
+                // A format 4 batch frame holding records on both sides of the cut.
+                if kept == 0, let cutEnd, position.offset == cutEnd.offset { splitFrame = cutEnd }
                 kept += 1
             }
         }
-        if stoppingAtCut, let cutEnd, cutEnd.seq == lastCutSeq, let (_, next) = try reader.nextPositionedView() {
-            try refuseInsideFrame(cutEnd, next: next)
-        }
-        /// Throws when the record after the cut is in the same frame as the last one cut.
-        func refuseInsideFrame(_ cutEnd: LogPosition?, next: LogPosition) throws(EventLogError) {
-            guard let cutEnd, next.offset == cutEnd.offset else { return }
-            // A format 4 batch frame holds records on both sides of the cut.
+        if stoppingAtCut, let cutEnd, cutEnd.seq == lastCutSeq, let (_, next) = try reader.nextPositionedView(),
+            next.offset == cutEnd.offset
+        {
+            // The open log's cut copies its frames as they are, while appends go on: it goes between frames.
             throw EventLogError(
                 .invalidEvent,
-                "cannot cut through seq \(lastCutSeq): a batch frame holds it and seq \(next.seq) after it; a cut goes between frames, and cutting inside one is not supported yet",
+                "cannot cut the open log through seq \(lastCutSeq): a batch frame holds it and seq \(next.seq) after it; a cut of an open log goes between frames (a cut of a closed one splits the frame)",
                 path: logPath, offset: next.offset)
         }
         guard let cutEnd, let last, cutEnd.seq == lastCutSeq else {
@@ -104,11 +110,23 @@ public enum LogCut {
                 .invalidEvent, "cannot cut through seq \(lastCutSeq): the log ends at seq \(last?.seq ?? header.firstSeq - 1)",
                 path: logPath)
         }
-        return Report(
+        var report = Report(
             logPath: logPath, cut: header.firstSeq...lastCutSeq,
             timeRange: EventTimestamp(millisecondsSince1970: low)...EventTimestamp(millisecondsSince1970: high), keptRecords: kept,
             cutBytes: cutEnd.end - Int64(header.length), keptBytes: last.end - cutEnd.end, frontier: tree.frontier,
             chainValue: cutEnd.checksum ?? 0)
+        if let splitFrame {
+            let file = try fileSystem.open(logPath, .readOnly)
+            defer { file.close() }
+            let split = try LogCut.split(
+                frameAt: splitFrame, through: lastCutSeq, of: file, format: FrameFormat(header: header), recordsEnd: last.end,
+                path: logPath)
+            report.split = split
+            report.cutBytes = splitFrame.offset - Int64(header.length) + Int64(split.cutFrames.count)
+            report.keptBytes = Int64(split.keptFrames.count) + last.end - splitFrame.end
+            report.chainValue = split.cutChainValue
+        }
+        return report
     }
 
     /// Cuts the records through `lastCutSeq` off the log at `logPath`: with
@@ -175,14 +193,15 @@ public enum LogCut {
         let old = try fileSystem.open(logPath, .readOnly)
         defer { old.close() }
         let header = writer.header
-        let cutEnd = Int64(header.length) + report.cutBytes
-        let dataEnd = cutEnd + report.keptBytes
+        // The bytes of the old file cut, and kept, as they are (a split frame is in neither).
+        let cutEnd = report.split?.offset ?? Int64(header.length) + report.cutBytes
+        let dataEnd = report.split?.recordsEnd ?? cutEnd + report.keptBytes
         let disposition: LogBase.Disposition
         if let archivePath {
             let archiveHeader = archiveHeader(header, archivePath: archivePath, logPath: logPath)
             try copy(
-                from: old, range: (archiveHeader == nil ? 0 : Int64(header.length))..<cutEnd, header: archiveHeader, to: archivePath,
-                replacing: false, fileSystem: fileSystem)
+                from: old, range: (archiveHeader == nil ? 0 : Int64(header.length))..<cutEnd, header: archiveHeader,
+                then: report.split?.cutFrames ?? [], to: archivePath, replacing: false, fileSystem: fileSystem)
             CutCrashPoint.reached(.archiveWritten)
             disposition = .archived(file: relativeName(of: archivePath, from: logPath))
         } else {
@@ -193,8 +212,12 @@ public enum LogCut {
             frontier: report.frontier, image: image)
         var newHeader = LogHeader(logID: header.logID, createdAt: header.createdAt, base: base, previousChecksum: report.chainValue)
         newHeader.version = max(header.version, LogFormat.basedVersion)
-        try copy(
-            from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true, fileSystem: fileSystem)
+        if let split = report.split {
+            try copySplit(split, of: old, header: newHeader, to: logPath, fileSystem: fileSystem)
+        } else {
+            try copy(
+                from: old, range: cutEnd..<dataEnd, header: newHeader.encoded(), to: logPath, replacing: true, fileSystem: fileSystem)
+        }
         CutCrashPoint.reached(.logReplaced)
         for cache in [
             HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath),
@@ -220,14 +243,22 @@ public enum LogCut {
         let path: String
         /// Its length so far.
         var length: Int64
+
+        /// Appends `bytes` at ``length`` (not synced).
+        mutating func write(_ bytes: [UInt8]) throws(EventLogError) {
+            guard !bytes.isEmpty else { return }
+            let file = self.file, at = length
+            try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: at) } }.get()
+            length += Int64(bytes.count)
+        }
     }
 
     /// Writes `header` (if any) and bytes `range` of `source` to a new
     /// temporary file beside `path` and syncs it; on failure the file is removed.
     /// `paced`: see ``append(from:range:to:name:paced:)``.
     static func writeTemporary(
-        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, beside path: String, paced: Bool = false,
-        fileSystem: any LogFileSystem
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, then trailing: [UInt8] = [], beside path: String,
+        paced: Bool = false, fileSystem: any LogFileSystem
     ) throws(EventLogError) -> TemporaryCopy {
         let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
         var copy = TemporaryCopy(file: try fileSystem.open(temporary, .createExclusive), path: temporary, length: 0)
@@ -237,6 +268,7 @@ public enum LogCut {
                 copy.length = Int64(header.count)
             }
             try append(from: source, range: range, to: &copy, name: path, paced: paced)
+            try copy.write(trailing)
             try copy.file.syncAll()
         } catch {
             discard(copy, fileSystem: fileSystem)
@@ -275,10 +307,11 @@ public enum LogCut {
     /// file beside `path`, syncs it, then links it to `path` (failing if a file
     /// is there) or renames it over `path`, and syncs the directory.
     static func copy(
-        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, to path: String, replacing: Bool, paced: Bool = false,
-        fileSystem: any LogFileSystem
+        from source: any LogFile, range: Range<Int64>, header: [UInt8]?, then trailing: [UInt8] = [], to path: String, replacing: Bool,
+        paced: Bool = false, fileSystem: any LogFileSystem
     ) throws(EventLogError) {
-        let copy = try writeTemporary(from: source, range: range, header: header, beside: path, paced: paced, fileSystem: fileSystem)
+        let copy = try writeTemporary(
+            from: source, range: range, header: header, then: trailing, beside: path, paced: paced, fileSystem: fileSystem)
         copy.file.close()
         try publish(copy.path, to: path, replacing: replacing, fileSystem: fileSystem)
         try fileSystem.syncDirectory(containing: path)

@@ -37,7 +37,10 @@ extension LogWriter {
     ///   ``EventLogError/Code/logInUse`` while another cut or a staged append is under
     ///   way; ``EventLogError/Code/unsupportedVersion`` for a format version 1 log
     ///   (unchained frames cannot continue a base); ``EventLogError/Code/invalidEvent`` for
-    ///   a seq outside the log; ``EventLogError/Code/fileExists`` when a file is at
+    ///   a seq outside the log, or one inside a batch frame (format version 4: the open
+    ///   log's frames are copied as they are, so its cut goes between frames; a cut of the
+    ///   closed log, ``LogCut/cut(logPath:through:archiveTo:now:lockWait:image:)``, splits
+    ///   the frame); ``EventLogError/Code/fileExists`` when a file is at
     ///   `archiveTo`; ``EventLogError/Code/seqConflict`` when records were discarded
     ///   (``discardRecords(after:)``) meanwhile; what reading and writing throw. Nothing
     ///   is changed when it throws before the rename, but for an archive already linked,

@@ -56,6 +56,12 @@ extension LabelStore {
             }
             let streams = state.withLock { s in s.hub.subscribers.compactMap(\.streamBuffer) }
             if let needed = streams.compactMap(\.resumeSeq).min() { lastCut = min(lastCut, needed) }
+            if writer.header.version >= LogFormat.batchVersion, lastCut >= first {
+                // The open log's cut goes between frames: a batch frame holding the seq after it keeps it whole.
+                do throws(EventLogError) { lastCut = try LogCut.lastFrameEnd(atOrBefore: lastCut, logPath: writer.path) } catch {
+                    throw StoreError.storage(error)
+                }
+            }
             guard lastCut >= first, lastCut - first + 1 >= policy.minimumCut else { return nil }
             return first...lastCut
         }
