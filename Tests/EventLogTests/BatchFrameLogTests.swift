@@ -95,6 +95,38 @@ import Testing
         #expect(try LogReader.readAll(path: v4).records == LogReader.readAll(path: v2).records)
     }
 
+    /// A discard through a seq inside a batch frame keeps the bytes before the frame, frames the kept
+    /// records of the frame anew, and the writer goes on in the new file: the same records as a format 2 log
+    /// given the same discard, sync mark and all.
+    @Test func aDiscardInsideABatchFrameKeepsTheRecordsBeforeAndTheWriterGoesOn() throws {
+        let all = entries(seed: 11, count: 5_300)
+        let (v2, v4) = try twoLogs(Array(all[0..<5_000]), appends: [1_000, 1_000, 1_000, 1_000, 1_000])
+        let before = try Data(contentsOf: URL(fileURLWithPath: v4))
+        var frameStart: Int64 = 0
+        do {
+            let reader = try LogReader(path: v4)
+            try reader.skip(toSeq: 4_100)
+            frameStart = try #require(reader.lastPosition).offset
+        }
+        for path in [v2, v4] {
+            let writer = try LogWriter.open(path: path, options: .init(durability: .syncEachAppend))
+            _ = try writer.discardRecords(after: 4_100)
+            #expect(writer.lastSeq == 4_100)
+            try writer.append(Array(all[5_000..<5_200]))
+            try writer.append(all[5_200])
+            writer.close()
+            let reopened = try LogWriter.open(path: path, options: .init(durability: .noSync))
+            try reopened.append(Array(all[5_201...]))
+            reopened.close()
+        }
+        let records = try LogReader.readAll(path: v4).records
+        #expect(records == (try LogReader.readAll(path: v2).records))
+        #expect(records.count == 4_100 + 300 && records.map(\.seq) == Array(1...4_400))
+        // The bytes before the frame that held seq 4,100 are as they were.
+        let after = try Data(contentsOf: URL(fileURLWithPath: v4))
+        #expect(after.prefix(Int(frameStart)) == before.prefix(Int(frameStart)))
+    }
+
     @Test func aReaderFollowingAGrowingVersionFourLogSeesEveryRecordOnce() throws {
         let all = entries(seed: 11, count: 600)
         let path = path()

@@ -107,6 +107,9 @@ final class FaultyFileSystem: LogFileSystem {
         var faults: [Fault] = []
         var injected = 0
         var files: [String: FileHistory] = [:]
+        /// The name a file opened at the key's path has now, after renames: a
+        /// handle writes to the file, whatever its name (``name(of:)``).
+        var movedTo: [String: String] = [:]
         var nextSerial = 0
         var failedSyncs: [FailedSync] = []
         var mutatingCalls = 0
@@ -261,6 +264,9 @@ final class FaultyFileSystem: LogFileSystem {
         state.withLock { s in
             s.files[to] = s.files[from]
             s.nameChanges.append(NameChange(bindings: [.init(name: to, file: s.files[from]), .init(name: from, file: nil)]))
+            // A handle of the file renamed (opened at `from`, or at a name it had before) writes to `to` now.
+            for (opened, name) in s.movedTo where name == from { s.movedTo[opened] = to }
+            s.movedTo[from] = to
         }
     }
 
@@ -279,8 +285,14 @@ final class FaultyFileSystem: LogFileSystem {
 
     // MARK: Bookkeeping for FaultyFile
 
-    func recordChange(path: String, _ change: FileHistory.Change) {
+    /// The name a handle opened at `path` writes to now: `path`, or the name
+    /// a rename gave its file (the writer goes on writing to a file it
+    /// renamed over the log: a cut of the open log, a discard inside a batch frame).
+    private static func name(of path: String, in s: State) -> String { s.movedTo[path] ?? path }
+
+    func recordChange(path opened: String, _ change: FileHistory.Change) {
         state.withLock { s in
+            let path = Self.name(of: opened, in: s)
             s.files[path, default: FileHistory(contents: [])].record(change, serial: s.nextSerial)
             s.nextSerial += 1
         }
@@ -291,7 +303,7 @@ final class FaultyFileSystem: LogFileSystem {
         guard op == .syncAll else { return nil }
         if path.contains(LogCreation.temporaryMarker) { return .creationSync }
         if path.contains(".salvaged-") { return .salvageSync }
-        switch state.withLock({ $0.files[path]?.lastChange }) {
+        switch state.withLock({ s in s.files[Self.name(of: path, in: s)]?.lastChange }) {
         case .zeroWrite: return .preallocationSync
         case .truncate: return .truncationSync
         default: return nil
@@ -299,11 +311,11 @@ final class FaultyFileSystem: LogFileSystem {
     }
 
     func beginSync(path: String) -> FileHistory.Coverage {
-        state.withLock { s in s.files[path, default: FileHistory(contents: [])].coverage(nextSerial: s.nextSerial) }
+        state.withLock { s in s.files[Self.name(of: path, in: s), default: FileHistory(contents: [])].coverage(nextSerial: s.nextSerial) }
     }
 
     func syncSucceeded(path: String, _ coverage: FileHistory.Coverage) {
-        state.withLock { s in s.files[path]?.syncSucceeded(coverage) }
+        state.withLock { s in s.files[Self.name(of: path, in: s)]?.syncSucceeded(coverage) }
     }
 
     /// Drops what the failed sync covered; returns the byte ranges the real file must revert to.
@@ -311,7 +323,7 @@ final class FaultyFileSystem: LogFileSystem {
         let thread = ObjectIdentifier(Thread.current)
         return state.withLock { s in
             s.failedSyncs.append(FailedSync(op: op, site: site, path: path, thread: thread))
-            return s.files[path]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
+            return s.files[Self.name(of: path, in: s)]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
         }
     }
 }

@@ -29,14 +29,17 @@ struct SemanticCorruptionTests {
         "an add past the end": .added(id: testID(4), title: "Far", isEnabled: true, index: 9)
     ]
 
-    @Test(arguments: bad.keys.sorted())
-    func aRecordTheFoldCannotApplyIsReportedWithItsSeqAndSalvageKeepsThePrefix(name: String) throws {
+    /// In log format 4 the five records are one batch frame: the salvage keeps its first three.
+    @Test(arguments: bad.keys.sorted(), [LogFormat.currentVersion, LogFormat.batchVersion])
+    func aRecordTheFoldCannotApplyIsReportedWithItsSeqAndSalvageKeepsThePrefix(name: String, format: UInt16) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("semantic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("log").path
         // Valid frames all the way: the damage is only in what the events mean.
-        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+        var options = LogWriter.Options(createIfMissing: true)
+        options.newLogFormat = format
+        let writer = try LogWriter.open(path: path, options: options)
         try writer.append((Self.good + [Self.bad[name]!, .toggled(id: testID(2), isEnabled: true)]).map { LogEntry($0) })
         writer.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -57,11 +60,16 @@ struct SemanticCorruptionTests {
         // Salvage: keep exactly the records before the bad one.
         let repair = try LogWriter.open(path: path)
         try repair.discardRecords(after: 3)
+        // The writer goes on after the salvage (in format 4, in the file the salvage wrote).
+        try repair.append([LogEntry(.toggled(id: testID(2), isEnabled: true))])
         repair.close()
         let store = try LabelStore.open(path: path)
         #expect(store.labels.map(\.title) == ["Grid", "Tile", "Ring"])
-        #expect(store.lastSeq == 3)
+        #expect(store.labels.map(\.isEnabled) == [true, true, true])
+        #expect(store.lastSeq == 4)
         store.close()
+        #expect(try LogReader.readAll(path: path).records.map(\.event) == Self.good + [.toggled(id: testID(2), isEnabled: true)])
+        #expect(try LogReader(path: path).header.version == format)
     }
 }
 

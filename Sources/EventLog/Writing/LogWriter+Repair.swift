@@ -5,7 +5,11 @@ extension LogWriter {
     /// (synced, even when nothing was cut). This rewrites history: it is for
     /// repair tools that found a record the projection cannot apply, and must
     /// save a backup first. `seq` must be in `0...lastSeq`. A failed truncate
-    /// or sync poisons the writer.
+    /// or sync poisons the writer. In a format version 4 log, a `seq` inside
+    /// a batch frame (not its last record) makes the log be written again to
+    /// a new file, renamed over it: the bytes before that frame, then its
+    /// records through `seq` framed anew (a crash leaves the old file or the
+    /// new one, never a log without records it keeps).
     ///
     /// - Throws: ``EventLogError/Code/closed`` after ``close()``;
     ///   ``EventLogError/Code/poisoned`` if an earlier write or sync failed;
@@ -15,8 +19,8 @@ extension LogWriter {
     ///   truncate or the sync fails (a failed truncate or sync poisons the writer).
     /// - Complexity: O(d) frames read to find the cut, from the nearest indexed record at
     ///   or before `seq` (fewer than 1,024; at worst from seq 1 when an open resumed past
-    ///   `seq`), then one truncate and one full sync. Appends, reads and syncs of this
-    ///   writer wait meanwhile.
+    ///   `seq`), then one truncate and one full sync; inside a batch frame, the log before
+    ///   it copied once. Appends, reads and syncs of this writer wait meanwhile.
     @discardableResult
     public func discardRecords(after seq: UInt64) throws(EventLogError) -> Int64 {
         try state.withLock { (s) throws(EventLogError) -> Int64 in
@@ -52,10 +56,7 @@ extension LogWriter {
                 }
                 if let position, position.end != cursor.offset {
                     // Seq is not the last record of its batch frame (format version 4).
-                    throw EventLogError(
-                        .invalidEvent,
-                        "cannot keep records through seq \(seq): it is inside a batch frame (seqs up to the frame's end at byte \(position.end)); discarding part of a batch frame is not supported yet, and nothing was changed",
-                        path: path, offset: position.offset, lastGoodSeq: s.lastSeq)
+                    return try discardInsideFrame(&s, file: file, frame: position, through: seq)
                 }
                 cut = cursor.offset
             }
@@ -80,6 +81,59 @@ extension LogWriter {
             s.index.truncate(after: seq)
             return removed
         }
+    }
+
+    /// ``discardRecords(after:)`` through `seq`, a record of the batch frame
+    /// at `frame` that is not its last: the log is written again to a new
+    /// file — its bytes before the frame as they are, then the frame's
+    /// records through `seq` framed anew (chained on the frame before) —
+    /// synced, locked, renamed over the log, and made the writer's file.
+    /// Cutting the frame in place could not be done safely: a crash between
+    /// the truncate and the new frame's sync would lose records that stay.
+    /// Returns the bytes cut.
+    ///
+    /// - Complexity: O(bytes before the frame): they are copied.
+    private func discardInsideFrame(_ s: inout State, file: any LogFile, frame position: LogPosition, through seq: UInt64)
+        throws(EventLogError) -> Int64
+    {
+        let bytes = try file.read(at: position.offset, count: Int(position.length))
+        let (kept, previous) = try bytes.withBytes { (raw) throws(EventLogError) -> ([EventRecord], UInt32) in
+            guard case .whole(let frame) = Frame.check(raw, at: 0, format: s.format), frame.isBatch, frame.length == raw.count else {
+                throw EventLogError(.corruptRecord, "the log changed under the writer", path: path, offset: position.offset)
+            }
+            let records = try BatchFrameRecords(body: frame.payload)
+            return ((0..<records.count).map { records.view($0).record }.filter { $0.seq <= seq }, frame.previous)
+        }
+        let frames = try FrameBatch(records: kept, format: s.format, previous: previous, firstContinues: false)
+        let fileSystem = options.fileSystem
+        let copy = try LogCut.writeTemporary(
+            from: file, range: 0..<position.offset, header: nil, then: Array(frames.bytes), beside: path, fileSystem: fileSystem)
+        var published = false
+        defer { if !published { LogCut.discard(copy, fileSystem: fileSystem) } }
+        guard try copy.file.tryLockExclusive() else {
+            throw EventLogError(.logInUse, "the new log file could not be locked", path: copy.path)
+        }
+        try LogCut.publish(copy.path, to: path, replacing: true, fileSystem: fileSystem)
+        published = true
+        // The path names the new file now: the writer writes to it, whatever follows.
+        let removed = s.end - copy.length
+        s.file = copy.file
+        ReadLeases.close(file, of: self)
+        s.end = copy.length
+        s.allocated = copy.length
+        s.lastSeq = seq
+        let last = position.offset + Int64(frames.lastFrameOffset)
+        s.lastPosition = LogPosition(seq: seq, offset: last, length: copy.length - last, checksum: frames.lastChecksum)
+        s.lastChecksum = frames.lastChecksum
+        s.generation += 1
+        // The records of the frame are in new frames (more than one if it held over 1,024 of them).
+        s.index.truncate(after: kept[0].seq - 1)
+        // The old file's mark names its inode; the new file gets its own once a sync covers enough.
+        SyncMark.remove(forLogAt: path)
+        s.markedSeq = 0
+        try syncs.runSync({ () throws(EventLogError) in try fileSystem.syncDirectory(containing: path) }, poisonFor: poisonError)
+        syncs.cut(to: seq)
+        return removed
     }
 
     static func saveTail(
