@@ -19,14 +19,19 @@ struct LogCutPowerLossTests {
     static let soak = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil
     static let lossesPerStep = soak ? 40 : 6
 
-    /// A synced log of `count` records at `path`; returns its records and its bytes.
-    func makeLog(_ path: String, count: Int) throws -> ([EventRecord], [UInt8]) {
-        let writer = try LogWriter.open(path: path, options: .init(createIfMissing: true))
+    /// A synced log of `count` records at `path`; returns its records and its bytes. In `format` 4,
+    /// appends of 25 records: batch frames of seqs 1…25, 26…50, 51…75, …
+    func makeLog(_ path: String, count: Int, format: UInt16 = LogFormat.currentVersion) throws -> ([EventRecord], [UInt8]) {
+        var options = LogWriter.Options(createIfMissing: true)
+        options.newLogFormat = format
+        let writer = try LogWriter.open(path: path, options: options)
+        let perAppend = format == LogFormat.batchVersion ? 25 : 1
         var records: [EventRecord] = []
-        for i in 0..<count {
-            records += try writer.append([
-                LogEntry(.added(id: LabelID(), title: "label \(i) " + String(repeating: "x", count: i % 40), isEnabled: true, index: 0))
-            ])
+        for start in stride(from: 0, to: count, by: perAppend) {
+            records += try writer.append(
+                (start..<min(start + perAppend, count)).map { i in
+                    LogEntry(.added(id: LabelID(), title: "label \(i) " + String(repeating: "x", count: i % 40), isEnabled: true, index: 0))
+                })
         }
         writer.close()
         return (records, Array(try Data(contentsOf: URL(fileURLWithPath: path))))
@@ -36,7 +41,18 @@ struct LogCutPowerLossTests {
     /// else of a closed log (`LogCut.cut`).
     @Test(arguments: [true, false], [false, true])
     func aCutInterruptedByAPowerLossAtAnyStepLeavesTheOldLogOrTheNewLayout(archiving: Bool, open: Bool) throws {
-        var rng = SeededGenerator(seed: (archiving ? 41 : 42) + (open ? 2 : 0))
+        try powerLossDuringCut(archiving: archiving, open: open, format: LogFormat.currentVersion)
+    }
+
+    /// A cut of a closed format 4 log through seq 60, inside the batch frame of 51…75: the frame is
+    /// split and every kept frame after it chained again, with the same outcomes.
+    @Test(arguments: [true, false])
+    func aCutThatSplitsABatchFrameInterruptedByAPowerLossLeavesTheOldLogOrTheNewLayout(archiving: Bool) throws {
+        try powerLossDuringCut(archiving: archiving, open: false, format: LogFormat.batchVersion)
+    }
+
+    func powerLossDuringCut(archiving: Bool, open: Bool, format: UInt16) throws {
+        var rng = SeededGenerator(seed: (archiving ? 41 : 42) + (open ? 2 : 0) + (format == LogFormat.batchVersion ? 4 : 0))
         var newLayouts = 0
         var oldLogs = 0
         var step = 1
@@ -44,7 +60,7 @@ struct LogCutPowerLossTests {
             let dir = TemporaryDirectory()
             let path = dir.file("cut.labellog")
             let archivePath = dir.file("cut.1-60.labellog")
-            let (records, bytes) = try makeLog(path, count: 150)
+            let (records, bytes) = try makeLog(path, count: 150, format: format)
             let fs = FaultyFileSystem(performsRealSyncs: false)
             var failure: (any Error)?
             if open {
