@@ -17,7 +17,7 @@ import Foundation
 /// so the archive's records and the log's are the records as written, and
 /// every chained checksum still holds — but for a cut inside a batch frame
 /// (format version 4), which splits that frame and chains every frame kept
-/// after it again (``SplitFrame``; the records and heads are unchanged).
+/// after it again (the records and heads are unchanged).
 public enum LogCut {
     /// What a cut does (``plan(logPath:through:)``) or did (``cut(logPath:through:archiveTo:now:lockWait:image:)``).
     public struct Report: Sendable, Hashable {
@@ -174,14 +174,7 @@ public enum LogCut {
         begin: (LogHeader) throws(EventLogError) -> Void, visitingCut: ((EventRecordView) throws(EventLogError) -> Void)?,
         image: () throws(EventLogError) -> [UInt8], fileSystem: any LogFileSystem = SystemFileSystem()
     ) throws(EventLogError) -> Report {
-        let writer: LogWriter
-        do {
-            writer = try LogWriter.open(path: logPath, options: LogWriter.Options(fileSystem: fileSystem, lockWait: lockWait))
-        } catch let error as EventLogError {
-            throw error
-        } catch {
-            throw EventLogError(.ioError, "the log could not be opened: \(error)", path: logPath)
-        }
+        let writer = try LogWriter.openToRewrite(path: logPath, lockWait: lockWait, fileSystem: fileSystem)
         defer { writer.close() }
         try begin(writer.header)
         // Checked under the lock, after `begin` (which may remove what an earlier cut of this log left).

@@ -61,14 +61,7 @@ public enum LogUpgrade {
     package static func upgrade(
         logPath: String, lockWait: Duration, progress: ((UInt64) -> Void)?, fileSystem: any LogFileSystem
     ) throws(EventLogError) -> Report {
-        let writer: LogWriter
-        do {
-            writer = try LogWriter.open(path: logPath, options: LogWriter.Options(fileSystem: fileSystem, lockWait: lockWait))
-        } catch let error as EventLogError {
-            throw error
-        } catch {
-            throw EventLogError(.ioError, "the log could not be opened: \(error)", path: logPath)
-        }
+        let writer = try LogWriter.openToRewrite(path: logPath, lockWait: lockWait, fileSystem: fileSystem)
         defer { writer.close() }
         let header = writer.header
         let bytesBefore = writer.byteLength

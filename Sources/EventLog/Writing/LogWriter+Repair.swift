@@ -1,4 +1,4 @@
-/// Repair support: cutting records, saving what a salvage cuts.
+/// Repair support: cutting records, saving what a salvage cuts, opening a log to rewrite it.
 extension LogWriter {
     /// Cuts every record after `seq` from the file and returns how many bytes
     /// were cut. On return the cut and the records through `seq` are durable
@@ -134,6 +134,23 @@ extension LogWriter {
         try syncs.runSync({ () throws(EventLogError) in try fileSystem.syncDirectory(containing: path) }, poisonFor: poisonError)
         syncs.cut(to: seq)
         return removed
+    }
+
+    /// Opens the log at `path` to rewrite it (a cut, an upgrade): a writer
+    /// that holds its lock, waiting `lockWait` for it, with every failure an
+    /// ``EventLogError``.
+    ///
+    /// - Throws: What ``open(path:options:)`` throws (``EventLogError/Code/logInUse``
+    ///   when another writer holds the lock past `lockWait`); anything else as
+    ///   ``EventLogError/Code/ioError``.
+    package static func openToRewrite(path: String, lockWait: Duration, fileSystem: any LogFileSystem) throws(EventLogError) -> LogWriter {
+        do {
+            return try LogWriter.open(path: path, options: LogWriter.Options(fileSystem: fileSystem, lockWait: lockWait))
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw EventLogError(.ioError, "the log could not be opened: \(error)", path: path)
+        }
     }
 
     static func saveTail(
