@@ -86,6 +86,21 @@ import Testing
         #expect(try LogReader.readAll(path: archive).records + LogReader.readAll(path: path).records == records)
     }
 
+    /// In process: the upgrade leaves no handle or lock behind, so a store opens the log at once.
+    @Test func aStoreOpensTheLogItUpgradedInTheSameProcess() async throws {
+        let scratch = try Scratch()
+        let (reference, _) = try CutHistoryTests.reference(in: scratch, seed: 63, writes: 200)
+        let path = scratch.path("h.labellog")
+        try FileManager.default.copyItem(atPath: reference, toPath: path)
+        let report = try LabelStore.upgradeLog(path: path)
+        #expect(report.changed && report.toVersion == LogFormat.batchVersion)
+        let store = try await LabelStore.open(path: path, options: .init(createIfMissing: false))
+        try await store.add("after the upgrade")
+        #expect(try store.head.seq == report.head.seq + 1)
+        await store.close()
+        #expect(try LogReader.readAll(path: path).records.dropLast() == LogReader.readAll(path: reference).records[...])
+    }
+
     @Test func whatIsNotALogIsRefusedAndChangesNothing() async throws {
         let scratch = try Scratch()
         let path = scratch.path("notes.txt")

@@ -121,6 +121,8 @@ public enum LogUpgrade {
         }
         try LogCut.publish(copy.path, to: logPath, replacing: true, fileSystem: fileSystem)
         published = true
+        // Locked until here so no writer opened the new file before it was at the path; then released.
+        defer { copy.file.close() }
         try fileSystem.syncDirectory(containing: logPath)
         for cache in [
             HistoryIndexFile.path(for: logPath), HistoryIndexFile.deltaPath(for: logPath), HistoryTreeFile.path(for: logPath),
