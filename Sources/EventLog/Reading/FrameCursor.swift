@@ -280,17 +280,9 @@ extension FrameCursor {
     /// copies a frame this size does not need.
     @inline(__always)
     mutating func nextCheckedPayload() -> (seq: UInt64, offset: Int64, payload: UnsafeRawBufferPointer)? {
-        if batch != nil || startsInsideFrame || firstFrameChecksum != nil { return nil }
-        let position = Int(offset - bufferStart)
-        guard buffer.count - position >= format.headerLength, !startsWithZeroLength() else { return nil }
-        guard
-            case .whole(let frame) = Frame.check(
-                UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format)
-        else { return nil }
-        guard !frame.isBatch else { return nil }
+        guard let frame = bufferedRecordFrame() else { return nil }
         var reader = ByteReader(frame.payload)
         guard let seq = try? reader.varint(), seq == expectedSeq else { return nil }
-        if format.chainsRecords, let previousChecksum, frame.previous != previousChecksum { return nil }
         let at = offset
         advance(past: frame, records: 1, at: at)
         return (seq, at, frame.payload)
@@ -316,19 +308,32 @@ extension FrameCursor {
             try body(records.view(i), lastPosition(seq: seq))
             return true
         }
-        if startsInsideFrame || firstFrameChecksum != nil || expectedSeq < decodeFrom { return false }
-        let position = Int(offset - bufferStart)
-        guard buffer.count - position >= format.headerLength, !startsWithZeroLength() else { return false }
-        guard
-            case .whole(let frame) = Frame.check(
-                UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format),
-            !frame.isBatch, let view = try? EventRecordView.parse(frame.payload), view.seq == expectedSeq
+        guard expectedSeq >= decodeFrom, let frame = bufferedRecordFrame(), let view = try? EventRecordView.parse(frame.payload),
+            view.seq == expectedSeq
         else { return false }
-        if format.chainsRecords, let previousChecksum, frame.previous != previousChecksum { return false }
         let at = offset
         advance(past: frame, records: 1, at: at)
         try body(view, lastPosition(seq: view.seq))
         return true
+    }
+
+    /// The version 2 (one-record) frame at the cursor, when it is whole in
+    /// the bytes already read, checksummed and chained to the frame before —
+    /// what the fast paths (``nextCheckedPayload()``, ``nextRecord(_:)``) take
+    /// without a `Step`; `nil` for anything else (a batch frame, a cursor
+    /// inside or at its first frame of a position, a zero length word, a
+    /// frame not read whole yet, any failed check). Nothing moves.
+    @inline(__always)
+    private func bufferedRecordFrame() -> Frame.Whole? {
+        if batch != nil || startsInsideFrame || firstFrameChecksum != nil { return nil }
+        let position = Int(offset - bufferStart)
+        guard buffer.count - position >= format.headerLength, !startsWithZeroLength(),
+            case .whole(let frame) = Frame.check(
+                UnsafeRawBufferPointer(start: buffer.base + position, count: buffer.count - position), at: 0, format: format),
+            !frame.isBatch
+        else { return nil }
+        if format.chainsRecords, let previousChecksum, frame.previous != previousChecksum { return nil }
+        return frame
     }
 
     /// The problem with a whole frame of the right seq that does not record
