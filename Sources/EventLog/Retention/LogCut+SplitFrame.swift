@@ -52,7 +52,11 @@ extension LogCut {
         }
         let cut = records.filter { $0.seq <= lastCutSeq }
         let kept = records.filter { $0.seq > lastCutSeq }
-        precondition(!cut.isEmpty && !kept.isEmpty, "a split frame holds records on both sides of the cut")
+        guard !cut.isEmpty && !kept.isEmpty else {
+            // The plan found records on both sides in this frame; a file that changed since (the dry run holds no lock) may not.
+            throw EventLogError(
+                .corruptRecord, "the batch frame the cut falls inside changed while it was cut", path: path, offset: position.offset)
+        }
         let cutFrames = try FrameBatch(records: cut, format: format, previous: previous, firstContinues: false)
         let keptFrames = try FrameBatch(records: kept, format: format, previous: cutFrames.lastChecksum, firstContinues: false)
         return SplitFrame(
