@@ -36,30 +36,45 @@ package struct StoredPayloads: Sendable {
     package func records(first: UInt64, source: (name: String, path: String)) throws(EventLogError) -> [EventRecord] {
         var records: [EventRecord] = []
         records.reserveCapacity(count)
-        var failure: EventLogError?
-        bytes.withUnsafeBytes { all in
-            for i in 0..<count {
-                let seq = first + UInt64(i)
-                let payload = UnsafeRawBufferPointer(rebasing: all[offsets[i]..<offsets[i + 1]])
-                do throws(EventLogError) {
-                    let record = try EventRecordView.parse(payload: payload).record
-                    guard record.seq == seq else {
-                        failure = EventLogError(
-                            .corruptRecord, "\(source.name): the row of seq \(seq) holds a payload of seq \(record.seq)",
-                            path: source.path, lastGoodSeq: seq - 1)
-                        return
-                    }
-                    records.append(record)
-                } catch {
-                    failure = EventLogError(
-                        .corruptRecord, "\(source.name): the payload of seq \(seq) cannot be decoded: \(error.message)",
-                        path: source.path, lastGoodSeq: seq - 1)
-                    return
-                }
+        try bytes.withUnsafeBytes { all in
+            Result { () throws(EventLogError) in
+                for i in 0..<count { records.append(try view(i, in: all, first: first, source: source).record) }
             }
-        }
-        if let failure { throw failure }
+        }.get()
         return records
+    }
+
+    /// Calls `body` with a view of each payload in turn (valid during the
+    /// call), which must be seqs `first`, `first + 1`, … — the checks of
+    /// ``records(first:source:)``, without making the records.
+    ///
+    /// - Throws: what ``records(first:source:)`` throws, or what `body` throws (which ends the walk).
+    package func forEachView(first: UInt64, source: (name: String, path: String), _ body: (EventRecordView) throws -> Void) throws {
+        try bytes.withUnsafeBytes { all in
+            for i in 0..<count { try body(try view(i, in: all, first: first, source: source)) }
+        }
+    }
+
+    /// Payload `i` of `all` (``bytes``) parsed, checked to hold seq `first + i`.
+    private func view(_ i: Int, in all: UnsafeRawBufferPointer, first: UInt64, source: (name: String, path: String))
+        throws(EventLogError) -> EventRecordView
+    {
+        let seq = first + UInt64(i)
+        let payload = UnsafeRawBufferPointer(rebasing: all[offsets[i]..<offsets[i + 1]])
+        let view: EventRecordView
+        do throws(EventLogError) {
+            view = try EventRecordView.parse(payload: payload)
+        } catch {
+            throw EventLogError(
+                .corruptRecord, "\(source.name): the payload of seq \(seq) cannot be decoded: \(error.message)",
+                path: source.path, lastGoodSeq: seq - 1)
+        }
+        guard view.seq == seq else {
+            throw EventLogError(
+                .corruptRecord, "\(source.name): the row of seq \(seq) holds a payload of seq \(view.seq)",
+                path: source.path, lastGoodSeq: seq - 1)
+        }
+        return view
     }
 
     /// The leaf hash of each payload, in order (several at a time with the CPU's SHA instructions).

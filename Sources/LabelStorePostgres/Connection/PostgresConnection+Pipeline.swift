@@ -73,6 +73,28 @@ extension PostgresConnection {
             // Not all of it reached the server; a segment sent before may still commit.
             return Array(lose(handle, Array(statements.prefix(count)), from: 0).prefix(count))
         }
+        pendingStatements = statements
+        return pipelineOutcomes(readingFirst: count)
+    }
+
+    /// Reads the outcomes of the statements of the last pipeline that
+    /// ``pipeline(_:readingFirst:)`` left unread, and leaves pipeline mode.
+    @discardableResult
+    func finishPipeline() -> [PipelineOutcome] {
+        guard !pendingStatements.isEmpty, handleIfOpen != nil else { return [] }
+        return pipelineOutcomes(readingFirst: pendingStatements.count)
+    }
+
+    /// Reads the outcomes of the first `count` of ``pendingStatements``
+    /// (sent in pipeline mode, whole segments), in order, and leaves the rest
+    /// pending; pipeline mode ends once none is left.
+    func pipelineOutcomes(readingFirst count: Int) -> [PipelineOutcome] {
+        let statements = pendingStatements
+        pendingStatements = []
+        guard let handle = handleIfOpen else {
+            let failure = PostgresFailure(sqlState: nil, message: "the connection is closed", connectionLost: true)
+            return statements.prefix(count).map { _ in .failed(failure) }
+        }
         let outcomes = read(Array(statements.prefix(count)), handle)
         if count < statements.count && !broken {
             pendingStatements = Array(statements[count...])
@@ -80,18 +102,6 @@ extension PostgresConnection {
             // Every result was read, so this cannot fail; if it did, the connection is not used again.
             broken = true
         }
-        return outcomes
-    }
-
-    /// Reads the outcomes of the statements of the last pipeline that
-    /// ``pipeline(_:readingFirst:)`` left unread, and leaves pipeline mode.
-    @discardableResult
-    func finishPipeline() -> [PipelineOutcome] {
-        guard !pendingStatements.isEmpty, let handle = handleIfOpen else { return [] }
-        let statements = pendingStatements
-        pendingStatements = []
-        let outcomes = read(statements, handle)
-        if !broken, PQexitPipelineMode(handle) != 1 { broken = true }
         return outcomes
     }
 

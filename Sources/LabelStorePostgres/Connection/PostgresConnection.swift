@@ -38,9 +38,11 @@ final class PostgresConnection: @unchecked Sendable {
         pendingStatements = []
     }
 
-    /// Whether the connection is open and libpq considers it good.
+    /// Whether the connection is open and libpq considers it good (after
+    /// reading what an earlier pipeline left, except a read sent ahead, which
+    /// its next use takes or drops: ``statementAhead``).
     var isUsable: Bool {
-        finishPipeline()
+        if statementAhead == nil { finishPipeline() }
         guard let handle, !broken else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }

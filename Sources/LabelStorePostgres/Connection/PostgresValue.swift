@@ -8,7 +8,7 @@ import Foundation
 /// `bytea` as their bytes, a `uuid` as its 16 bytes, and one-dimensional arrays
 /// in the array binary format (dimensions, element OID, then each element's
 /// length and bytes; a length of -1 is SQL NULL).
-struct PostgresValue {
+struct PostgresValue: Equatable {
     /// The type's OID (`pg_type.oid`).
     let type: UInt32
     /// The bytes, or `nil` for SQL NULL.
@@ -31,6 +31,11 @@ struct PostgresValue {
     }
 
     static func int8(_ value: Int64) -> PostgresValue { PostgresValue(type: OID.int8, bytes: bigEndian(value)) }
+    /// The value of an ``int8(_:)`` parameter; `nil` for another type or NULL.
+    var int8Value: Int64? {
+        guard type == OID.int8, let bytes, bytes.count == 8 else { return nil }
+        return bytes.reduce(0) { ($0 << 8) | Int64($1) }
+    }
     static func int4(_ value: Int32) -> PostgresValue { PostgresValue(type: OID.int4, bytes: bigEndian(value)) }
     static func int2(_ value: Int16) -> PostgresValue { PostgresValue(type: OID.int2, bytes: bigEndian(value)) }
     static func text(_ value: String) -> PostgresValue { PostgresValue(type: OID.text, bytes: Array(value.utf8)) }

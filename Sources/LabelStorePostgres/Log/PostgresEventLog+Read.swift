@@ -54,11 +54,7 @@ extension PostgresEventLog: PayloadReadingStorage {
                 let from = first - 1 > base.seq ? first - 1 : first
                 // One row more when the row before is read too (`maxCount` may be `Int.max`).
                 let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
-                let result = try run { () throws(PostgresFailure) in
-                    try connection.execute(
-                        prepared: "read", statements.read,
-                        [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)])
-                }
+                let (result, rows) = try readRows(on: connection, from: from, first: first, limit: limit, maxCount: maxCount)
                 let cut = result.rowCount > 0 ? UInt64(max(0, result.integer(0, 6) ?? 0)) : 0
                 if cut > base.seq && cut >= from {
                     let found = try refreshBase(connection)
@@ -72,7 +68,7 @@ extension PostgresEventLog: PayloadReadingStorage {
                     if attempt == 0 { continue }
                 }
                 let decoded = try self.decode(
-                    result, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection,
+                    result, rows: rows, from: first, rowBefore: from < first, base: base, maxCount: maxCount, on: connection,
                     hashing: hashing, parsing: parsing)
                 return (decoded.records, decoded.payloads, decoded.last, first)
             }
@@ -89,15 +85,69 @@ extension PostgresEventLog: PayloadReadingStorage {
         return (records, payloads, firstRead)
     }
 
+    /// The rows of the read of up to `limit` rows from `from` (`first - 1`
+    /// when the row before the records is read too), and how many of them
+    /// are the read's (a page sent ahead may hold more). A read of a page
+    /// (``readAheadPages``) on a connection outside a transaction sends the
+    /// next page's read behind it (docs/POSTGRES.md, "Reading"), so the server
+    /// runs it while this page is decoded; the next call that asks for it
+    /// takes its rows if they fill the page — records up to a seq the list
+    /// had then do not change — and otherwise reads again.
+    private func readRows(on connection: PostgresConnection, from: UInt64, first: UInt64, limit: Int64, maxCount: Int)
+        throws(PostgresStepFailure) -> (result: PostgresResult, rows: Int)
+    {
+        let parameters: [PostgresValue] = [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)]
+        let rows = Int(limit)
+        guard Self.readAheadPages.contains(maxCount), connection.canReadAhead else {
+            let result = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
+            return (result, rows)
+        }
+        func statement(_ parameters: [PostgresValue]) -> PostgresConnection.PipelineStatement {
+            PostgresConnection.PipelineStatement(name: "read", sql: statements.read, parameters: parameters, endsSegment: true)
+        }
+        // The page after this one, as a reader going on asks for it (its first record's row before it too).
+        let nextFirst = first + UInt64(maxCount)
+        let next = statement([.text(location.list), .int8(Int64(clamping: nextFirst - 1)), .int8(Int64(maxCount) + 1)])
+        var asked = statement(parameters)
+        var takingAhead = false
+        if let ahead = connection.statementAhead, ahead.name == "read", ahead.parameters.count == 3,
+            ahead.parameters[0] == parameters[0], ahead.parameters[1] == parameters[1],
+            let aheadLimit = ahead.parameters[2].int8Value, aheadLimit >= limit
+        {
+            asked = ahead
+            takingAhead = true
+        }
+        switch connection.run(asked, takingAhead: takingAhead, sendingAhead: next) {
+        case .done(let result):
+            // Rows sent ahead count only for a full page: a page that reached the list's end then may not be its end now.
+            if takingAhead && result.rowCount - Int(first - from) < maxCount {
+                statistics.pagesReadAgain.add(1, ordering: .relaxed)
+                let again = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
+                return (again, rows)
+            }
+            if takingAhead { statistics.pagesTakenAhead.add(1, ordering: .relaxed) }
+            return (result, rows)
+        case .failed(let failure):
+            throw .server(failure)
+        case .skipped:
+            // A statement alone in its segment is never skipped; were it, the connection is not to be trusted.
+            throw .server(PostgresFailure(sqlState: nil, message: "a read sent ahead was not run", connectionLost: true))
+        }
+    }
+
+    /// The sizes of read (`maxCount`) that send the next page's read ahead: pages of a reader going through a run of records.
+    static let readAheadPages = 256...65_536
+
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
-    /// `maxCount` records from `first`, which start at `first - 1` with
+    /// `maxCount` records from `first`, the first `rows` of `result`, which start at `first - 1` with
     /// `rowBefore` (else the chain starts at 0, or at `base`'s chain value
     /// right after it), read on `connection`; with `hashing`, their payloads
     /// too, as the rows hold them (else none); without `parsing`, the
     /// payloads alone (no records: the caller decodes them). Returns the
     /// last seq read, if any.
     func decode(
-        _ result: PostgresResult, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int, on connection: PostgresConnection,
+        _ result: PostgresResult, rows rowCount: Int? = nil, from first: UInt64, rowBefore: Bool, base: ListBase, maxCount: Int,
+        on connection: PostgresConnection,
         hashing: Bool, parsing: Bool
     ) throws(PostgresStepFailure) -> (records: [EventRecord], payloads: StoredPayloads, last: UInt64?) {
         guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
@@ -132,7 +182,8 @@ extension PostgresEventLog: PayloadReadingStorage {
         // Without a row before: the chain starts at 0 before seq 1, or at the base's chain value.
         var previous: UInt32 = first - 1 == base.seq ? base.crc : 0
         var row = 0
-        while row < result.rowCount, let rowSeq = result.integer(row, 3) {
+        let rowEnd = min(result.rowCount, rowCount ?? .max)
+        while row < rowEnd, let rowSeq = result.integer(row, 3) {
             guard rowSeq >= 1 else {
                 throw .log(damage(.corruptRecord, "a row after seq \(expected - 1) has no valid seq", seq: expected - 1))
             }

@@ -347,6 +347,10 @@ package final class PostgresLogStatistics: Sendable {
     package let switchesToLocking = Atomic<Int>(0)
     /// Times adaptive locking turned back to optimistic appends.
     package let switchesToOptimistic = Atomic<Int>(0)
+    /// Reads answered by the page sent ahead of them (``PostgresEventLog/readAheadPages``).
+    package let pagesTakenAhead = Atomic<Int>(0)
+    /// Pages sent ahead that were asked for but read again: they had reached the list's end when sent.
+    package let pagesReadAgain = Atomic<Int>(0)
 }
 
 /// Runs one libpq step, as a ``PostgresStepFailure``.

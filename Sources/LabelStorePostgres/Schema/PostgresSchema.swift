@@ -10,7 +10,7 @@ struct PostgresSchema {
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
-    /// The schema's name as written (for messages and for `information_schema`).
+    /// The schema's name as written (for messages and for the catalog's `pg_namespace`).
     let name: String
     /// The schema's name as an SQL identifier, quoted: what SQL text interpolates.
     var identifier: String { PostgresStatements.quoted(name) }
@@ -181,8 +181,13 @@ struct PostgresSchema {
     func inspect(_ connection: PostgresConnection, describe location: String) throws(PostgresStepFailure) -> State {
         let found: PostgresResult
         do {
+            // The catalog itself: information_schema.columns takes ten times as long, and every open runs this.
             found = try connection.execute(
-                "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = $1",
+                """
+                SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_attribute a
+                JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'f', 'm') AND a.attnum > 0 AND NOT a.attisdropped
+                """,
                 [.text(name)])
         } catch {
             throw .server(error)

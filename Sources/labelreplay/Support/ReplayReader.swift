@@ -85,8 +85,7 @@ final class ReplayReader {
             guard try joinLog() else { return nil }
         }
         if index == buffer.count {
-            let wanted = readsThrough.map { $0 >= storageNext ? Int(clamping: $0 - storageNext + 1) : 4096 } ?? 4096
-            buffer = try storage!.read(from: storageNext, maxCount: min(4096, wanted))
+            buffer = try storage!.read(from: storageNext, maxCount: pageSize)
             index = 0
             guard !buffer.isEmpty else { return nil }
         }
@@ -102,11 +101,37 @@ final class ReplayReader {
             try file.forEachView(from: max(seq, file.nextSeq), body)
             guard try joinLog() else { return }
         }
-        while let record = try next() {
-            guard record.seq >= seq else { continue }
-            let payload = try record.storedPayload()
-            try payload.withUnsafeBytes { bytes in try body(try EventRecordView.parse(payload: bytes)) }
+        guard let payloads = storage as? any PayloadReadingStorage else {
+            while let record = try next() {
+                guard record.seq >= seq else { continue }
+                let payload = try record.storedPayload()
+                try payload.withUnsafeBytes { bytes in try body(try EventRecordView.parse(payload: bytes)) }
+            }
+            return
         }
+        // A server list: the records read already, then the rows' payloads parsed where they are (no records made).
+        while index < buffer.count {
+            let record = buffer[index]
+            index += 1
+            storageNext = record.seq + 1
+            guard record.seq >= seq else { continue }
+            try record.storedPayload().withUnsafeBytes { bytes in try body(try EventRecordView.parse(payload: bytes)) }
+        }
+        while true {
+            let read = try payloads.readPayloads(from: storageNext, maxCount: pageSize)
+            guard read.payloads.count > 0 else { return }
+            try read.payloads.forEachView(first: read.first, source: payloads.payloadSource) { view in
+                storageNext = view.seq + 1
+                guard view.seq >= seq else { return }
+                try body(view)
+            }
+        }
+    }
+
+    /// The records of a server list's next read: a page of 4,096, or up to ``readsThrough``.
+    private var pageSize: Int {
+        let wanted = readsThrough.map { $0 >= storageNext ? Int(clamping: $0 - storageNext + 1) : 4096 } ?? 4096
+        return min(4096, wanted)
     }
 
     /// Whether archives were set to be read before the log (whether or not the log is reached yet).

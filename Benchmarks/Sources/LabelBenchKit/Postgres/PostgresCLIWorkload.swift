@@ -171,7 +171,12 @@ final class PostgresCLIList {
     func release(_ context: BenchContext) {
         users -= 1
         guard users <= 0 else { return }
-        if let schema { server.dropSchema(schema) }
+        // LABELBENCH_KEEP_PG_LIST=1 keeps the list (to profile a command over it by hand) and names its URL.
+        if ProcessInfo.processInfo.environment["LABELBENCH_KEEP_PG_LIST"] == "1", schema != nil {
+            context.progress("    kept the server list: \(url)")
+        } else if let schema {
+            server.dropSchema(schema)
+        }
         schema = nil
         fixture.release(context)
     }
