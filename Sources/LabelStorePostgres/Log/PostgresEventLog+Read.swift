@@ -55,7 +55,7 @@ extension PostgresEventLog: PayloadReadingStorage {
                 // One row more when the row before is read too (`maxCount` may be `Int.max`).
                 let limit = Int64(clamping: maxCount) == .max ? .max : Int64(clamping: maxCount) + Int64(first - from)
                 let (result, rows) = try readRows(on: connection, from: from, first: first, limit: limit, maxCount: maxCount)
-                let cut = result.rowCount > 0 ? UInt64(max(0, result.integer(0, 6) ?? 0)) : 0
+                let cut = listRow(of: result).map { UInt64(max(0, result.integer($0, 6) ?? 0)) } ?? 0
                 if cut > base.seq && cut >= from {
                     let found = try refreshBase(connection)
                     if seq <= found.seq && seq > base.seq {
@@ -120,7 +120,8 @@ extension PostgresEventLog: PayloadReadingStorage {
         switch connection.run(asked, takingAhead: takingAhead, sendingAhead: next) {
         case .done(let result):
             // Rows sent ahead count only for a full page: a page that reached the list's end then may not be its end now.
-            if takingAhead && result.rowCount - Int(first - from) < maxCount {
+            let recordRows = result.rowCount - (listRow(of: result) == nil ? 0 : 1) - Int(first - from)
+            if takingAhead && recordRows < maxCount {
                 statistics.pagesReadAgain.add(1, ordering: .relaxed)
                 let again = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
                 return (again, rows)
@@ -138,8 +139,16 @@ extension PostgresEventLog: PayloadReadingStorage {
     /// The sizes of read (`maxCount`) that send the next page's read ahead: pages of a reader going through a run of records.
     static let readAheadPages = 256...65_536
 
+    /// The row of a read's result (``PostgresStatements/read``) that holds
+    /// the list's columns — the one whose `log_id` is not NULL: the first, as
+    /// the server sends it, or wherever it is; `nil` when there is no list.
+    func listRow(of result: PostgresResult) -> Int? {
+        if result.rowCount > 0 && !result.isNull(0, 0) { return 0 }
+        return (0..<result.rowCount).first { !result.isNull($0, 0) }
+    }
+
     /// Decodes the rows of a read (``PostgresStatements/read``) of up to
-    /// `maxCount` records from `first`, the first `rows` of `result`, which start at `first - 1` with
+    /// `maxCount` records from `first`, the first `rows` record rows of `result` (besides the list's row), which start at `first - 1` with
     /// `rowBefore` (else the chain starts at 0, or at `base`'s chain value
     /// right after it), read on `connection`; with `hashing`, their payloads
     /// too, as the rows hold them (else none); without `parsing`, the
@@ -150,16 +159,16 @@ extension PostgresEventLog: PayloadReadingStorage {
         on connection: PostgresConnection,
         hashing: Bool, parsing: Bool
     ) throws(PostgresStepFailure) -> (records: [EventRecord], payloads: StoredPayloads, last: UInt64?) {
-        guard result.rowCount > 0, let id = result.uuid(0, 0), let headValue = result.integer(0, 1), headValue >= 0,
-            let headCRC = result.integer(0, 2)
+        guard let listRow = listRow(of: result), let id = result.uuid(listRow, 0), let headValue = result.integer(listRow, 1),
+            headValue >= 0, let headCRC = result.integer(listRow, 2)
         else {
             throw .log(
                 EventLogError(.listNotFound, "\(location): the list '\(location.list)' no longer exists", path: location.description))
         }
         try checkSameList(id)
         let head = UInt64(headValue)
-        let committed = UInt64(max(0, result.integer(0, 7) ?? 0))
-        let committedCRC = UInt32(truncatingIfNeeded: result.integer(0, 8) ?? 0)
+        let committed = UInt64(max(0, result.integer(listRow, 7) ?? 0))
+        let committedCRC = UInt32(truncatingIfNeeded: result.integer(listRow, 8) ?? 0)
         // What the read asks for: the end matters only when the read reaches it.
         let reach = UInt64(maxCount) > UInt64.max - first ? UInt64.max : first + UInt64(maxCount) - 1
         try checkCommitted(
@@ -182,8 +191,14 @@ extension PostgresEventLog: PayloadReadingStorage {
         // Without a row before: the chain starts at 0 before seq 1, or at the base's chain value.
         var previous: UInt32 = first - 1 == base.seq ? base.crc : 0
         var row = 0
-        let rowEnd = min(result.rowCount, rowCount ?? .max)
-        while row < rowEnd, let rowSeq = result.integer(row, 3) {
+        var recordRows = 0
+        while row < result.rowCount, recordRows < rowCount ?? .max {
+            if row == listRow {
+                row += 1
+                continue
+            }
+            guard let rowSeq = result.integer(row, 3) else { break }
+            recordRows += 1
             guard rowSeq >= 1 else {
                 throw .log(damage(.corruptRecord, "a row after seq \(expected - 1) has no valid seq", seq: expected - 1))
             }
