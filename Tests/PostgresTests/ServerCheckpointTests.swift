@@ -256,6 +256,60 @@ import Testing
         }
     }
 
+    /// An id prefix over a server list is resolved from the newest checkpoint's
+    /// ids and the records after it: the same ids (and the same ambiguity) as
+    /// the scan of every record, for labels named only before it, only after
+    /// it, and removed.
+    @Test func anIDPrefixIsResolvedThroughTheNewestCheckpointAsByEveryRecord() throws {
+        let list = "prefix-\(UUID().uuidString.prefix(8))"
+        let location = server.location(list: list)
+        let log = try open(location, interval: 16)
+        defer { log.close() }
+        // Two ids that share their first four digits: one added first, one after the newest checkpoint.
+        let twins = [LabelID("c0de0001-0000-4000-8000-000000000001")!, LabelID("c0de0002-0000-4000-8000-000000000002")!]
+        try log.append([LogEntry(.added(id: twins[0], title: "first twin", isEnabled: true, index: 0))])
+        let store = try LabelStore(storage: log)
+        try write(100, to: store, seed: 23)
+        store.waitForHistoryFiles()
+        let newest = try #require(try checkpointSeqs(location).last)
+        // A label added after the newest checkpoint, by the log itself (no checkpoint follows it).
+        let fresh = LabelID(UUID())
+        try log.append([
+            LogEntry(.added(id: fresh, title: "after the checkpoint", isEnabled: true, index: 0)),
+            LogEntry(.added(id: twins[1], title: "second twin", isEnabled: false, index: 0))
+        ])
+        let records = try log.read(from: 1, maxCount: 10_000)
+        func named(_ records: some Sequence<EventRecord>) -> Set<LabelID> { Set(records.compactMap(\.event.labelID)) }
+        let early = named(records.filter { $0.seq <= newest }).subtracting(named(records.filter { $0.seq > newest }))
+        let onlyBefore = try #require(early.min { $0.description < $1.description })
+        let removed = try #require(
+            records.lazy.compactMap { record -> LabelID? in
+                guard record.seq <= newest, case .removed(let id, _, _, _) = record.event else { return nil }
+                return id
+            }.first)
+        let shared = "c0de"
+        let url = CLIOverServerTests.url(list: list)
+        var commands: [[String]] = []
+        for id in [onlyBefore, fresh, removed] {
+            let prefix = String(id.description.prefix(8))
+            commands += [["log", url, "--label", prefix, "--json"], ["trace", url, "--label", prefix, "--json"]]
+        }
+        commands.append(["log", url, "--label", shared])
+        let throughCheckpoints = try commands.map { try runCommand(try CLIOverServerTests.executable(), $0) }
+        for (arguments, run) in zip(commands, throughCheckpoints) where arguments.last != shared {
+            #expect(run.status == 0 && !run.output.isEmpty, "\(arguments): \(run)")
+        }
+        let ambiguous = try #require(throughCheckpoints.last)
+        #expect(ambiguous.status != 0 && ambiguous.errors.contains("matches 2 labels"), "\(ambiguous)")
+        #expect(twins.allSatisfy { ambiguous.errors.contains($0.description) }, "\(ambiguous)")
+        try server.psql("DELETE FROM labelstore.checkpoints WHERE list = '\(list)'")
+        for (arguments, before) in zip(commands, throughCheckpoints) {
+            let run = try runCommand(try CLIOverServerTests.executable(), arguments)
+            #expect(run.status == before.status && run.output == before.output, "\(arguments): \(run) vs \(before)")
+            if arguments.last == shared { #expect(run.errors == before.errors) }
+        }
+    }
+
     @Test func traceOfALabelOverAServerReadsItsRecordsFromCheckpointsWithTheFullReplaysOutput() throws {
         let list = "trace-\(UUID().uuidString.prefix(8))"
         let location = server.location(list: list)

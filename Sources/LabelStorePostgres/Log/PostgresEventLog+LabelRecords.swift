@@ -125,19 +125,26 @@ extension PostgresEventLog {
         }
     }
 
-    /// The label ids the list's records name that lie in `lowest … highest`
-    /// (compared as 16 bytes, as an id prefix's range is: the prefix padded
-    /// with zero bits, then with one bits), ascending. For resolving an id
-    /// prefix without reading every record: one round trip, and a scan of the
-    /// list's rows on the server. Records cut off to an archive are not in it.
+    /// The label ids the list's records after seq `after` name that lie in
+    /// `lowest … highest` (compared as 16 bytes, as an id prefix's range is:
+    /// the prefix padded with zero bits, then with one bits), ascending. For
+    /// resolving an id prefix without reading every record: one round trip,
+    /// and a scan of the list's rows on the server — of every row with
+    /// `after` 0, of the rows after it otherwise (a range of the records'
+    /// key: a caller that knows the ids up to a checkpoint asks for the rest).
+    /// Records cut off to an archive are not in it.
     ///
     /// - Throws: `EventLogError` as a read does.
-    public func labelIDs(from lowest: UUID, through highest: UUID) throws(EventLogError) -> [UUID] {
+    public func labelIDs(from lowest: UUID, through highest: UUID, after: UInt64 = 0) throws(EventLogError) -> [UUID] {
         try withSession(retrying: true, doing: "read the list's label ids") { (connection) throws(PostgresStepFailure) -> [UUID] in
             let result = try run { () throws(PostgresFailure) in
-                try connection.execute(
-                    prepared: "label-ids-in-range", statements.labelIDsInRange,
-                    [.text(location.list), .uuid(lowest), .uuid(highest)])
+                after == 0
+                    ? try connection.execute(
+                        prepared: "label-ids-in-range", statements.labelIDsInRange,
+                        [.text(location.list), .uuid(lowest), .uuid(highest)])
+                    : try connection.execute(
+                        prepared: "label-ids-in-range-after", statements.labelIDsInRangeAfter,
+                        [.text(location.list), .uuid(lowest), .uuid(highest), .int8(Int64(clamping: after))])
             }
             return (0..<result.rowCount).compactMap { result.uuid($0, 0) }
         }

@@ -246,6 +246,15 @@ struct PostgresStatements {
         """
     }
 
+    /// ``labelIDsInRange`` among the records after seq `$4` only: a range of
+    /// the records' key, not a scan of every row of the list.
+    var labelIDsInRangeAfter: String {
+        """
+        SELECT DISTINCT label_id FROM \(schema).records
+        WHERE list = $1 AND seq > $4 AND label_id >= $2::uuid AND label_id <= $3::uuid ORDER BY label_id
+        """
+    }
+
     /// `$1` list, `$2` kind, `$3` after, `$4` through → the seqs of the
     /// records of that kind naming no label (reorders) in that range, in seq
     /// order, through the unlabelled records' index.

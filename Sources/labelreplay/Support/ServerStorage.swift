@@ -214,7 +214,10 @@ enum ServerStorage {
 
     /// The ids the records of a server list name that start with `nibbles`
     /// (an id prefix's hex digits), through the server (`nil` for another
-    /// storage). Records cut off to an archive are not among them.
+    /// storage). Records cut off to an archive are not among them. With a
+    /// usable checkpoint (and no records cut off), the ids up to it are its
+    /// list's — every label ever added, live or removed — and only the
+    /// records after it are scanned for the rest, instead of every row.
     static func labelIDs(startingWith nibbles: [UInt8], in storage: any EventStorage) throws -> [LabelID]? {
         #if Postgres
         guard let log = storage as? PostgresEventLog else { return nil }
@@ -227,7 +230,21 @@ enum ServerStorage {
             }
             return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         }
-        return try log.labelIDs(from: bound(rest: 0x00), through: bound(rest: 0xff)).map { LabelID($0) }
+        let (lowest, highest) = (bound(rest: 0x00), bound(rest: 0xff))
+        var ids: Set<LabelID> = []
+        var after: UInt64 = 0
+        // Ids compare as the server compares `uuid`s: their 16 bytes in order.
+        func bytes(_ id: LabelID) -> [UInt8] { withUnsafeBytes(of: id.uuid.uuid) { Array($0) } }
+        if log.base == nil, let list = try? LabelStore.storageCheckpoint(of: log, atOrBefore: log.refreshLastSeq()).list {
+            let (low, high) = (bytes(LabelID(lowest)), bytes(LabelID(highest)))
+            for id in list.ids + list.removedIDs {
+                let key = bytes(id)
+                if !key.lexicographicallyPrecedes(low) && !high.lexicographicallyPrecedes(key) { ids.insert(id) }
+            }
+            after = list.lastSeq
+        }
+        for id in try log.labelIDs(from: lowest, through: highest, after: after) { ids.insert(LabelID(id)) }
+        return ids.map { ($0, bytes($0)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
         #else
         _ = (nibbles, storage)
         return nil
