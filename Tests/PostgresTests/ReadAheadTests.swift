@@ -3,6 +3,7 @@ import EventLog
 import Foundation
 import LabelStorePostgres
 import LabelStoreTestSupport
+import Synchronization
 import Testing
 
 /// Read-ahead (docs/POSTGRES.md, "Reading and following"): a read of a page
@@ -94,6 +95,43 @@ import Testing
         let rest = try pages(of: log, size: 256)
         #expect(rest.map(\.seq) == Array(1...701))
         #expect(rest.last?.event == entry(701).event)
+    }
+
+    @Test func aReaderPagingWhileAWriterAppendsReadsEveryRecordOnceInOrder() throws {
+        let location = server.location()
+        let writer = try list(600, at: location)
+        defer { writer.close() }
+        let reader = try server.open(location, create: false)
+        defer { reader.close() }
+        // The writer appends batches of 37 while the reader pages through in pages of 256, catching up again and again.
+        let failure = Mutex<String?>(nil)
+        let finished = Atomic<Bool>(false)
+        let thread = Thread {
+            defer { finished.store(true, ordering: .releasing) }
+            do {
+                for batch in 0..<40 {
+                    let first = 601 + batch * 37
+                    try writer.append((first..<(first + 37)).map(entry))
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+        }
+        thread.start()
+        var read: [EventRecord] = []
+        while true {
+            let done = finished.load(ordering: .acquiring)
+            let page = try reader.read(from: UInt64(read.count + 1), maxCount: 256)
+            read += page
+            if page.isEmpty {
+                if done { break }
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+        }
+        #expect(failure.withLock { $0 } == nil)
+        #expect(read.map(\.seq) == Array(1...UInt64(600 + 40 * 37)))
+        #expect(read == (try writer.read(from: 1, maxCount: .max)))
+        #expect(reader.statistics.pagesTakenAhead.load(ordering: .relaxed) > 0)
     }
 
     @Test func aConnectionLostWhileAPageIsAheadIsReconnectedAndTheReadAnswered() throws {
