@@ -1,7 +1,7 @@
 #if Postgres
 import CLibPQ
 
-/// Read-ahead (docs/POSTGRES.md, "Reading"): a statement sent before its
+/// Read-ahead (docs/POSTGRES.md, "Reading and following"): a statement sent before its
 /// result is asked for, so the server runs it and streams its rows while the
 /// caller decodes the result before it. Built on pipeline mode: each
 /// statement is a segment of its own (its own implicit transaction, as

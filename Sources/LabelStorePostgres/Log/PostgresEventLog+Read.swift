@@ -89,7 +89,7 @@ extension PostgresEventLog: PayloadReadingStorage {
     /// when the row before the records is read too), and how many of them
     /// are the read's (a page sent ahead may hold more). A read of a page
     /// (``readAheadPages``) on a connection outside a transaction sends the
-    /// next page's read behind it (docs/POSTGRES.md, "Reading"), so the server
+    /// next page's read behind it (docs/POSTGRES.md, "Reading and following"), so the server
     /// runs it while this page is decoded; the next call that asks for it
     /// takes its rows if they fill the page — records up to a seq the list
     /// had then do not change — and otherwise reads again.
