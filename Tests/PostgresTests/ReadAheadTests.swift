@@ -7,8 +7,9 @@ import Synchronization
 import Testing
 
 /// Read-ahead (docs/POSTGRES.md, "Reading and following"): a read of a page
-/// sends the next page's read behind it, and the next call takes its rows
-/// only when they answer it as a read sent then would.
+/// after one that filled its page sends the next page's read behind it, and
+/// the next call takes its rows only when they answer it as a read sent then
+/// would.
 @Suite struct ReadAheadTests {
     let server = PostgresTestServer.shared
 
@@ -48,23 +49,25 @@ import Testing
         #expect(all.count == 2_000)
         let paged = try pages(of: reader, size: 300)
         #expect(paged == all)
-        // Pages 2…6 came from ahead; the 7th (1,801…2,000) had reached the end when sent, so it was read again.
-        #expect(reader.statistics.pagesTakenAhead.load(ordering: .relaxed) == 5)
+        // The first page sends nothing ahead (no page before it filled), the second sends the third: pages
+        // 3…6 came from ahead; the 7th (1,801…2,000) had reached the end when sent, so it was read again.
+        #expect(reader.statistics.pagesTakenAhead.load(ordering: .relaxed) == 4)
         #expect(reader.statistics.pagesReadAgain.load(ordering: .relaxed) == 1)
     }
 
     @Test func aPageSentAheadThatReachedTheEndIsReadAgainAndSeesLaterAppends() throws {
         let location = server.location()
-        let writer = try list(300, at: location)
+        let writer = try list(600, at: location)
         defer { writer.close() }
         let reader = try server.open(location, create: false)
         defer { reader.close() }
         #expect(try reader.read(from: 1, maxCount: 256).count == 256)
-        // Sent ahead: seqs 257…512, of which 44 existed. Then 100 more are appended elsewhere.
-        try writer.append((301...400).map(entry))
-        let next = try reader.read(from: 257, maxCount: 256)
-        #expect(next.map(\.seq) == Array(257...400))
-        #expect(next.map(\.event) == (257...400).map { entry($0).event })
+        #expect(try reader.read(from: 257, maxCount: 256).count == 256)
+        // Sent ahead: seqs 513…768, of which 88 existed. Then 100 more are appended elsewhere.
+        try writer.append((601...700).map(entry))
+        let next = try reader.read(from: 513, maxCount: 256)
+        #expect(next.map(\.seq) == Array(513...700))
+        #expect(next.map(\.event) == (513...700).map { entry($0).event })
         #expect(reader.statistics.pagesReadAgain.load(ordering: .relaxed) == 1)
         #expect(reader.statistics.pagesTakenAhead.load(ordering: .relaxed) == 0)
     }
@@ -83,11 +86,25 @@ import Testing
         #expect(log.statistics.pagesTakenAhead.load(ordering: .relaxed) == 1)
     }
 
+    @Test func aReadAtTheListsEndSendsNothingAhead() throws {
+        let location = server.location()
+        let log = try list(300, at: location)
+        defer { log.close() }
+        // A follower's reads: each one short of a page, so none is followed by another read.
+        #expect(try log.read(from: 1, maxCount: 4_096).count == 300)
+        #expect(try log.read(from: 301, maxCount: 4_096).isEmpty)
+        try log.append([entry(301)])
+        #expect(try log.read(from: 301, maxCount: 4_096).map(\.seq) == [301])
+        #expect(log.statistics.pagesTakenAhead.load(ordering: .relaxed) == 0)
+        #expect(log.statistics.pagesReadAgain.load(ordering: .relaxed) == 0)
+    }
+
     @Test func anAppendOnTheSameConnectionBetweenPagesDropsThePageAhead() throws {
         let location = server.location()
         let log = try list(700, at: location)
         defer { log.close() }
         #expect(try log.read(from: 1, maxCount: 256).count == 256)
+        #expect(try log.read(from: 257, maxCount: 256).count == 256)
         // The append runs on the connection the page ahead waits on: it is read and dropped first.
         let appended = try log.append([entry(701)])
         #expect(appended.map(\.seq) == [701])
@@ -99,18 +116,19 @@ import Testing
 
     @Test func aReaderPagingWhileAWriterAppendsReadsEveryRecordOnceInOrder() throws {
         let location = server.location()
-        let writer = try list(600, at: location)
+        let writer = try list(1_000, at: location)
         defer { writer.close() }
         let reader = try server.open(location, create: false)
         defer { reader.close() }
-        // The writer appends batches of 37 while the reader pages through in pages of 256, catching up again and again.
+        // The writer appends batches of 37 while the reader pages through in pages of 256, catching up again and again
+        // (its third page, 513…768, is sent ahead full whatever the writer has done by then).
         let failure = Mutex<String?>(nil)
         let finished = Atomic<Bool>(false)
         let thread = Thread {
             defer { finished.store(true, ordering: .releasing) }
             do {
                 for batch in 0..<40 {
-                    let first = 601 + batch * 37
+                    let first = 1_001 + batch * 37
                     try writer.append((first..<(first + 37)).map(entry))
                 }
             } catch {
@@ -129,7 +147,7 @@ import Testing
             }
         }
         #expect(failure.withLock { $0 } == nil)
-        #expect(read.map(\.seq) == Array(1...UInt64(600 + 40 * 37)))
+        #expect(read.map(\.seq) == Array(1...UInt64(1_000 + 40 * 37)))
         #expect(read == (try writer.read(from: 1, maxCount: .max)))
         #expect(reader.statistics.pagesTakenAhead.load(ordering: .relaxed) > 0)
     }
@@ -145,9 +163,11 @@ import Testing
         defer { reader.close() }
         let all = try writer.read(from: 1, maxCount: .max)
         #expect(try reader.read(from: 1, maxCount: 400) == Array(all[0..<400]))
-        _ = try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
         #expect(try reader.read(from: 401, maxCount: 400) == Array(all[400..<800]))
+        // The page 801… is ahead when the backend is ended.
+        _ = try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
         #expect(try reader.read(from: 801, maxCount: 400) == Array(all[800..<1000]))
+        #expect(try reader.read(from: 1001, maxCount: 400).isEmpty)
         #expect(reader.statistics.reconnects.load(ordering: .relaxed) >= 1)
     }
 }

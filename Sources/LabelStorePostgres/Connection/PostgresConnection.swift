@@ -14,6 +14,11 @@ final class PostgresConnection: @unchecked Sendable {
     var prepared: Set<String> = []
     /// The statements of the last pipeline whose outcomes are not read yet (``finishPipeline()``).
     var pendingStatements: [PipelineStatement] = []
+    /// Whether the last read of a page on this connection filled it
+    /// (``PostgresEventLog``'s reads): a reader going through a run of
+    /// records, whose next read is sent ahead; one at the list's end (a
+    /// follower) sends nothing ahead.
+    var lastReadFilledItsPage = false
     /// Set when a statement failed without the server's answer (no SQLSTATE:
     /// the server closed the connection, a send failed): libpq may still call
     /// such a connection `CONNECTION_OK`, but it is not used again.

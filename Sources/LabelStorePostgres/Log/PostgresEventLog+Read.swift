@@ -88,17 +88,29 @@ extension PostgresEventLog: PayloadReadingStorage {
     /// The rows of the read of up to `limit` rows from `from` (`first - 1`
     /// when the row before the records is read too), and how many of them
     /// are the read's (a page sent ahead may hold more). A read of a page
-    /// (``readAheadPages``) on a connection outside a transaction sends the
-    /// next page's read behind it (docs/POSTGRES.md, "Reading and following"), so the server
-    /// runs it while this page is decoded; the next call that asks for it
-    /// takes its rows if they fill the page — records up to a seq the list
-    /// had then do not change — and otherwise reads again.
+    /// (``readAheadPages``) on a connection outside a transaction, after a
+    /// read that filled its page, sends the next page's read behind it
+    /// (docs/POSTGRES.md, "Reading and following"), so the server runs it
+    /// while this page is decoded; the next call that asks for it takes its
+    /// rows if they fill the page — records up to a seq the list had then do
+    /// not change — and otherwise reads again.
     private func readRows(on connection: PostgresConnection, from: UInt64, first: UInt64, limit: Int64, maxCount: Int)
+        throws(PostgresStepFailure) -> (result: PostgresResult, rows: Int)
+    {
+        let (result, rows) = try readPage(on: connection, from: from, first: first, limit: limit, maxCount: maxCount)
+        let recordRows = result.rowCount - (listRow(of: result) == nil ? 0 : 1) - Int(first - from)
+        connection.lastReadFilledItsPage = recordRows >= maxCount
+        return (result, rows)
+    }
+
+    /// ``readRows(on:from:first:limit:maxCount:)``'s read, from ahead or not.
+    private func readPage(on connection: PostgresConnection, from: UInt64, first: UInt64, limit: Int64, maxCount: Int)
         throws(PostgresStepFailure) -> (result: PostgresResult, rows: Int)
     {
         let parameters: [PostgresValue] = [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)]
         let rows = Int(limit)
-        guard Self.readAheadPages.contains(maxCount), connection.canReadAhead else {
+        let goingOn = connection.lastReadFilledItsPage || connection.statementAhead != nil
+        guard Self.readAheadPages.contains(maxCount), goingOn, connection.canReadAhead else {
             let result = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
             return (result, rows)
         }
