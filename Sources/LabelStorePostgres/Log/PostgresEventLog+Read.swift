@@ -97,22 +97,21 @@ extension PostgresEventLog: PayloadReadingStorage {
     private func readRows(on connection: PostgresConnection, from: UInt64, first: UInt64, limit: Int64, maxCount: Int)
         throws(PostgresStepFailure) -> (result: PostgresResult, rows: Int)
     {
-        let (result, rows) = try readPage(on: connection, from: from, first: first, limit: limit, maxCount: maxCount)
-        let recordRows = result.rowCount - (listRow(of: result) == nil ? 0 : 1) - Int(first - from)
-        connection.lastReadFilledItsPage = recordRows >= maxCount
-        return (result, rows)
+        let result = try readPage(on: connection, from: from, first: first, limit: limit, maxCount: maxCount)
+        connection.lastReadFilledItsPage = recordRows(of: result, from: from, first: first) >= maxCount
+        return (result, Int(limit))
     }
 
     /// ``readRows(on:from:first:limit:maxCount:)``'s read, from ahead or not.
     private func readPage(on connection: PostgresConnection, from: UInt64, first: UInt64, limit: Int64, maxCount: Int)
-        throws(PostgresStepFailure) -> (result: PostgresResult, rows: Int)
+        throws(PostgresStepFailure) -> PostgresResult
     {
         let parameters: [PostgresValue] = [.text(location.list), .int8(Int64(clamping: from)), .int8(limit)]
-        let rows = Int(limit)
-        let goingOn = connection.lastReadFilledItsPage || connection.statementAhead != nil
-        guard Self.readAheadPages.contains(maxCount), goingOn, connection.canReadAhead else {
-            let result = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
-            return (result, rows)
+        func readNow() throws(PostgresStepFailure) -> PostgresResult {
+            try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
+        }
+        guard Self.readAheadPages.contains(maxCount), connection.lastReadFilledItsPage, connection.canReadAhead else {
+            return try readNow()
         }
         func statement(_ parameters: [PostgresValue]) -> PostgresConnection.PipelineStatement {
             PostgresConnection.PipelineStatement(name: "read", sql: statements.read, parameters: parameters, endsSegment: true)
@@ -130,22 +129,28 @@ extension PostgresEventLog: PayloadReadingStorage {
             takingAhead = true
         }
         switch connection.run(asked, takingAhead: takingAhead, sendingAhead: next) {
-        case .done(let result):
+        case .done(let result) where takingAhead:
             // Rows sent ahead count only for a full page: a page that reached the list's end then may not be its end now.
-            let recordRows = result.rowCount - (listRow(of: result) == nil ? 0 : 1) - Int(first - from)
-            if takingAhead && recordRows < maxCount {
+            guard recordRows(of: result, from: from, first: first) >= maxCount else {
                 statistics.pagesReadAgain.add(1, ordering: .relaxed)
-                let again = try run { () throws(PostgresFailure) in try connection.execute(prepared: "read", statements.read, parameters) }
-                return (again, rows)
+                return try readNow()
             }
-            if takingAhead { statistics.pagesTakenAhead.add(1, ordering: .relaxed) }
-            return (result, rows)
+            statistics.pagesTakenAhead.add(1, ordering: .relaxed)
+            return result
+        case .done(let result):
+            return result
         case .failed(let failure):
             throw .server(failure)
         case .skipped:
             // A statement alone in its segment is never skipped; were it, the connection is not to be trusted.
             throw .server(PostgresFailure(sqlState: nil, message: "a read sent ahead was not run", connectionLost: true))
         }
+    }
+
+    /// How many records a read's result holds from `first` on (besides the
+    /// list's row, and the row before `first` when the read began at `from = first - 1`).
+    private func recordRows(of result: PostgresResult, from: UInt64, first: UInt64) -> Int {
+        result.rowCount - (listRow(of: result) == nil ? 0 : 1) - Int(first - from)
     }
 
     /// The sizes of read (`maxCount`) that send the next page's read ahead: pages of a reader going through a run of records.
