@@ -233,18 +233,12 @@ enum ServerStorage {
         let (lowest, highest) = (bound(rest: 0x00), bound(rest: 0xff))
         var ids: Set<LabelID> = []
         var after: UInt64 = 0
-        // Ids compare as the server compares `uuid`s: their 16 bytes in order.
-        func bytes(_ id: LabelID) -> [UInt8] { withUnsafeBytes(of: id.uuid.uuid) { Array($0) } }
         if log.base == nil, let list = try? LabelStore.storageCheckpoint(of: log, atOrBefore: log.refreshLastSeq()).list {
-            let (low, high) = (bytes(LabelID(lowest)), bytes(LabelID(highest)))
-            for id in list.ids + list.removedIDs {
-                let key = bytes(id)
-                if !key.lexicographicallyPrecedes(low) && !high.lexicographicallyPrecedes(key) { ids.insert(id) }
-            }
+            for id in list.ids + list.removedIDs where LabelIDArgument.hasPrefix(id, nibbles) { ids.insert(id) }
             after = list.lastSeq
         }
         for id in try log.labelIDs(from: lowest, through: highest, after: after) { ids.insert(LabelID(id)) }
-        return ids.map { ($0, bytes($0)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        return ids.sorted()
         #else
         _ = (nibbles, storage)
         return nil
