@@ -1,6 +1,7 @@
 #if Postgres
 import EventLog
 import Foundation
+import LabelProjection
 import LabelStorePostgres
 import LabelStoreTestSupport
 import Testing
@@ -64,9 +65,21 @@ import Testing
     }
 
     /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
+    /// version 7 build made (checkpoints without chains); returns the schema and the records' checksums.
+    func versionSevenSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
+        let (schema, crcs) = try currentSchema(count: count)
+        try server.psql(
+            """
+            ALTER TABLE \(schema).checkpoints DROP COLUMN delta_on;
+            UPDATE \(schema).schema_info SET version = 7
+            """)
+        return (schema, crcs)
+    }
+
+    /// A schema of its own holding lists `a` (`count` records) and `b` (2), turned into what a
     /// version 6 build made (no table of cut rows' batch ids); returns the schema and the records' checksums.
     func versionSixSchema(count: Int = 5) throws -> (schema: String, crcs: String) {
-        let (schema, crcs) = try currentSchema(count: count)
+        let (schema, crcs) = try versionSevenSchema(count: count)
         try server.psql(
             """
             DROP TABLE \(schema).cut_batches;
@@ -122,7 +135,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":7"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":3"#) && upgraded.output.contains(#""toVersion":8"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -147,12 +160,12 @@ import Testing
         }
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":6"#) && upgraded.output.contains(#""toVersion":7"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":6"#) && upgraded.output.contains(#""toVersion":8"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 8)
         let batch = UUID()
         _ = try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))], expectedLastSeq: 5, batchID: batch)
         let ids = "SELECT string_agg(seq || ':' || batch_id, ',' ORDER BY seq) FROM \(schema)"
@@ -161,6 +174,69 @@ import Testing
         #expect(try writable.batchID(atSeq: 6) == batch, "the cut row's batch id is kept")
         #expect(try server.psql("\(ids).cut_batches WHERE list = 'a'") == before, "every cut row's batch id, and only the cut list's")
         #expect(try server.psql("SELECT count(*) FROM \(schema).records WHERE list = 'a'") == "0")
+    }
+
+    /// A version 7 list's checkpoints are full images; a build of version 8
+    /// reads the list but not them (it is read only) until `upgrade`, after
+    /// which a store opens from them and writes deltas on them.
+    @Test func aVersionSevenListIsReadOnlyAndUpgradeLetsItsCheckpointsStartChains() throws {
+        let schema = "up_\(UUID().uuidString.prefix(8).lowercased())"
+        let location = server.location(list: "a", schema: schema)
+        let options = PostgresEventLog.Options(createIfMissing: true, checkpointInterval: 16, checkpointFullEvery: 1)
+        do {
+            let log = try PostgresEventLog(location: location, options: options)
+            defer { log.close() }
+            try log.append((0..<100).map { LogEntry(.added(id: testID($0 + 1), title: "label \($0)", isEnabled: true, index: $0)) })
+            let store = try LabelStore(storage: log)
+            for i in 0..<40 { try store.toggle(testID(i + 1)) }
+            store.waitForHistoryFiles()
+        }
+        try server.psql(
+            """
+            ALTER TABLE \(schema).checkpoints DROP COLUMN delta_on;
+            UPDATE \(schema).schema_info SET version = 7
+            """)
+        // Two full images, as a version 7 build writes them (at 112 and 128, or just after when the first was still being written).
+        let fullSeqs = try server.psql("SELECT string_agg(seq::text, ',' ORDER BY seq) FROM \(schema).checkpoints").split(separator: ",")
+            .compactMap { UInt64($0) }
+        try #require(fullSeqs.count == 2, "\(fullSeqs)")
+        let newestFull = fullSeqs[1]
+        do {
+            let log = try server.open(location, create: false)
+            defer { log.close() }
+            #expect(log.isReadOnly && log.schemaVersion == 7 && log.checkpointInterval == 0)
+            #expect(try log.checkpoint(atOrBefore: 140).checkpoint == nil, "a read-only list's checkpoints are not read")
+            #expect(try LabelStore(storage: log).snapshot.count == 100)
+        }
+        let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
+        #expect(
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":7"#) && upgraded.output.contains(#""toVersion":8"#),
+            "\(upgraded)")
+        let log = try PostgresEventLog(
+            location: location, options: .init(checkpointInterval: 16, checkpointFullEvery: 4))
+        defer { log.close() }
+        #expect(!log.isReadOnly && log.schemaVersion == 8)
+        #expect(try log.checkpoint(atOrBefore: 140).checkpoint?.seq == newestFull, "the old full image is read")
+        let store = try LabelStore(storage: log)
+        for i in 0..<40 { try store.toggle(testID(i + 41)) }
+        store.waitForHistoryFiles()
+        let rows = try server.psql(
+            "SELECT string_agg(seq || ':' || coalesce(delta_on::text, 'full'), ',' ORDER BY seq) FROM \(schema).checkpoints"
+        )
+        .split(separator: ",").map { $0.split(separator: ":").map(String.init) }
+        let added = rows.filter { UInt64($0[0])! > newestFull }
+        try #require(added.count >= 2, "\(rows)")
+        #expect(added[0][1] == String(newestFull), "the first delta is on the checkpoint the store opened from: \(rows)")
+        #expect(zip(added, added.dropFirst()).allSatisfy { $1[1] == $0[0] }, "the next ones on the one before: \(rows)")
+        let last = UInt64(added[added.count - 1][0])!
+        let reference = try LabelStore.storageCheckpoint(of: log, atOrBefore: last)
+        #expect(reference.list?.lastSeq == last && reference.skipped.isEmpty, "\(reference.skipped)")
+        var folded = LabelList()
+        try log.forEachRecord(from: 1, through: last) { record in
+            try folded.replay(record)
+            return true
+        }
+        #expect(reference.list == folded)
     }
 
     @Test func aVersionFiveListIsReadOnlyAndUpgradeGivesItsCheckpointsTheirFrontierColumn() throws {
@@ -177,7 +253,7 @@ import Testing
         }
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#) && upgraded.output.contains(#""toVersion":7"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":5"#) && upgraded.output.contains(#""toVersion":8"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         #expect(
@@ -186,7 +262,7 @@ import Testing
             ) == "bytea")
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 8)
         var tree = HistoryTreeBuilder()
         for record in try writable.read(from: 1, maxCount: 10) { tree.append(payload: try record.storedPayload()) }
         #expect(try writable.storeCheckpoint(seq: 5, image: [1, 2, 3], frontier: tree))
@@ -207,12 +283,12 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":7"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":4"#) && upgraded.output.contains(#""toVersion":8"#),
             "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let writable = try server.open(server.location(list: "a", schema: schema), create: false)
         defer { writable.close() }
-        #expect(!writable.isReadOnly && writable.schemaVersion == 7)
+        #expect(!writable.isReadOnly && writable.schemaVersion == 8)
         // Seq 6 is no mark: the head row keeps saying 5, and the list ends at its last row.
         try writable.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try server.psql("SELECT last_seq FROM \(schema).lists WHERE list = 'a'") == "5")
@@ -249,7 +325,7 @@ import Testing
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(upgraded.status == 0, "\(upgraded)")
         #expect(
-            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":7"#)
+            upgraded.output.contains(#""fromVersion":1"#) && upgraded.output.contains(#""toVersion":8"#)
                 && upgraded.output.contains(#""lists":2"#) && upgraded.output.contains(#""records":7"#), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
         let log = try server.open(server.location(list: "a", schema: schema), create: false)
@@ -258,7 +334,7 @@ import Testing
         try log.append([LogEntry(.toggled(id: testID(1), isEnabled: false))])
         #expect(try log.read(from: 1, maxCount: 10).count == 6)
         let again = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(again.status == 0 && again.output.contains("already at version 7; nothing changed"), "\(again)")
+        #expect(again.status == 0 && again.output.contains("already at version 8; nothing changed"), "\(again)")
     }
 
     @Test func aVersionTwoListIsReadOnlyAndUpgradeMovesEachBatchIDOntoItsFirstRecord() throws {
@@ -277,7 +353,7 @@ import Testing
         log.close()
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
         #expect(
-            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":7"#),
+            upgraded.status == 0 && upgraded.output.contains(#""fromVersion":2"#) && upgraded.output.contains(#""toVersion":8"#),
             "\(upgraded)")
         #expect(
             try server.psql(
@@ -316,7 +392,7 @@ import Testing
         try server.psql("DROP INDEX \(schema).records_unlabelled")
         #expect(try log.reorderSeqs(after: 0, through: 7) == [5, 7], "read by the list's key without the index")
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema), "--json"])
-        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":7"#), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains(#""fromVersion":8"#), "\(upgraded)")
         #expect(
             try server.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'records_unlabelled'")
                 == "1")
@@ -343,7 +419,7 @@ import Testing
             "INSERT INTO \(schema).records (list, seq, time_ms, kind, label_id, payload) VALUES ('a', 3, \(parts[0]), \(parts[1]), '\(parts[2])', decode('\(saved)', 'hex'))"
         )
         let upgraded = try CLIOverServerTests.cli(["upgrade", url(schema)])
-        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 7"), "\(upgraded)")
+        #expect(upgraded.status == 0 && upgraded.output.contains("from version 1 to 8"), "\(upgraded)")
         #expect(try server.psql("SELECT string_agg(list || seq || ':' || crc, ',' ORDER BY list, seq) FROM \(schema).records") == crcs)
     }
 }

@@ -14,11 +14,13 @@ import Testing
 @Suite struct ServerCheckpointTests {
     let server = PostgresTestServer.shared
 
-    func open(_ location: PostgresLocation, interval: UInt64 = 64, kept: Int = 16) throws -> PostgresEventLog {
+    /// The list at `location`, whose stores write a checkpoint every `interval` records, a full image one in `fullEvery`.
+    func open(_ location: PostgresLocation, interval: UInt64 = 64, kept: Int = 16, fullEvery: Int = 4) throws -> PostgresEventLog {
         try PostgresEventLog(
             location: location,
             options: .init(
-                createIfMissing: true, pollInterval: .milliseconds(50), checkpointInterval: interval, checkpointsKept: kept))
+                createIfMissing: true, pollInterval: .milliseconds(50), checkpointInterval: interval, checkpointsKept: kept,
+                checkpointFullEvery: fullEvery))
     }
 
     /// Writes `count` random commands through `store` (adds, renames, toggles, removes, moves), seeded.
@@ -211,7 +213,7 @@ import Testing
 
     @Test func aListKeepsAtMostTheConfiguredCheckpointsSpreadOverItsHistory() throws {
         let location = server.location()
-        let log = try open(location, interval: 8, kept: 4)
+        let log = try open(location, interval: 8, kept: 4, fullEvery: 1)
         defer { log.close() }
         let store = try LabelStore(storage: log)
         for round in 0..<12 {

@@ -48,6 +48,36 @@ public protocol CheckpointStorage: EventStorage {
     ///
     /// - Throws: ``EventLogError`` when the storage cannot be asked.
     func checkpointHeads(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> [CheckpointHead]
+
+    /// Of the checkpoints one writer stores in turn, one in this many is a
+    /// full image; the others are deltas on the one it stored before
+    /// (``storeCheckpoint(seq:delta:on:frontier:)``). 1: full images only
+    /// (the default).
+    var checkpointFullEvery: Int { get }
+
+    /// Stores `delta`, the projection right after record `seq` as a change of
+    /// the checkpoint at seq `base` (which must be there, bound to the same
+    /// history), bound to record `seq`'s chained checksum as the storage
+    /// holds it now, with the history tree's `frontier` after it (as
+    /// ``storeCheckpoint(seq:image:frontier:)``). The storage keeps a delta
+    /// only while the checkpoints it is written on are kept: it drops chains
+    /// whole.
+    ///
+    /// - Returns: Whether it was written (`false`: a checkpoint at `seq` is
+    ///   there, the record is not, the checkpoint at `base` is not, or the
+    ///   storage keeps no deltas — store the full image then).
+    /// - Throws: ``EventLogError`` when the storage cannot be written.
+    func storeCheckpoint(seq: UInt64, delta: [UInt8], on base: UInt64, frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool
+}
+
+extension CheckpointStorage {
+    /// Full images only.
+    public var checkpointFullEvery: Int { 1 }
+
+    /// Keeps no deltas: returns `false`, so the writer stores the full image.
+    public func storeCheckpoint(seq: UInt64, delta: [UInt8], on base: UInt64, frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool {
+        false
+    }
 }
 
 /// The history tree's frontier a ``CheckpointStorage`` keeps with a
@@ -73,20 +103,49 @@ public struct CheckpointHead: Sendable, Hashable {
     public var head: HistoryHead { tree.head }
 }
 
-/// A checkpoint as a ``CheckpointStorage`` holds it.
+/// A checkpoint as a ``CheckpointStorage`` holds it: an image, or a chain of
+/// an image and the deltas written on it, the last at ``seq``.
 public struct StoredCheckpoint: Sendable, Hashable {
-    /// The seq of the record the image follows.
+    /// The seq of the record the checkpoint follows (the last delta's, if any).
     public let seq: UInt64
     /// That record's chained checksum when the checkpoint was written (and now).
     public let chainValue: UInt32
-    /// The projection's image, as its writer encoded it.
+    /// The projection's full image, as its writer encoded it: at ``imageSeq``.
     public let image: [UInt8]
+    /// The seq of ``image``: ``seq`` when there are no ``deltas``, else the
+    /// seq the first of them is written on.
+    public let imageSeq: UInt64
+    /// The deltas to apply on ``image`` in turn, each on the list the one
+    /// before it gives, the last giving the list at ``seq`` (empty: ``image``
+    /// is the checkpoint itself). Each was checked by the storage against its
+    /// record's chained checksum, as the checkpoint is.
+    public let deltas: [Delta]
 
-    /// Creates a stored checkpoint.
-    public init(seq: UInt64, chainValue: UInt32, image: [UInt8]) {
+    /// One delta of a chain: the list at ``seq`` as a change of the list at
+    /// the checkpoint before it in the chain.
+    public struct Delta: Sendable, Hashable {
+        /// The seq of the record the delta follows.
+        public let seq: UInt64
+        /// The delta's bytes, as its writer encoded them.
+        public let image: [UInt8]
+
+        /// Creates a delta of a chain.
+        public init(seq: UInt64, image: [UInt8]) {
+            self.seq = seq
+            self.image = image
+        }
+    }
+
+    /// Creates a stored checkpoint: `image` at `imageSeq` (`nil`: `seq`),
+    /// then `deltas` (oldest first), which end at `seq`.
+    public init(seq: UInt64, chainValue: UInt32, image: [UInt8], imageSeq: UInt64? = nil, deltas: [Delta] = []) {
+        precondition(deltas.last.map { $0.seq == seq } ?? true, "a chain that ends at another seq")
+        precondition(deltas.isEmpty ? (imageSeq ?? seq) == seq : (imageSeq ?? seq) < deltas[0].seq, "a chain out of order")
         self.seq = seq
         self.chainValue = chainValue
         self.image = image
+        self.imageSeq = imageSeq ?? seq
+        self.deltas = deltas
     }
 }
 

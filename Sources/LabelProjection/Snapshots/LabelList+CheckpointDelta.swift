@@ -239,6 +239,19 @@ extension CheckpointState {
     /// numbers below `slotCount`. (That it names each live slot once is
     /// checked when the list is made.)
     private mutating func applyOrderEdit(_ r: inout ByteReader, liveCount: Int, slotCount: Int) throws(SnapshotError) {
+        order = try LabelList.decodeOrderEdit(&r, previous: order, liveCount: liveCount, slotCount: slotCount)
+    }
+}
+
+extension LabelList {
+    /// Reads an order edit (``encodeOrderEdit(from:into:)``) of `previous`
+    /// and returns the order it gives: `liveCount` slot numbers below
+    /// `slotCount`. That it names each live slot once is the caller's to check.
+    ///
+    /// - Throws: ``SnapshotError/Code/invalidContent`` for runs that do not add up.
+    static func decodeOrderEdit(_ r: inout ByteReader, previous order: [UInt32], liveCount: Int, slotCount: Int) throws(SnapshotError)
+        -> [UInt32]
+    {
         let runCount = try r.count("the order's run count", limit: min(liveCount, r.remaining))
         var now: [UInt32] = []
         now.reserveCapacity(liveCount)
@@ -269,6 +282,6 @@ extension CheckpointState {
         guard now.count == liveCount else {
             throw SnapshotError(.invalidContent, "the order's runs place \(now.count) labels, not the \(liveCount) live ones")
         }
-        order = now
+        return now
     }
 }

@@ -184,6 +184,11 @@ extension LabelList {
         let (lengths, total) = try titleLengths(&r, count: count, naming: what)
         let at = r.position
         let blockCount = try r.count("the byte count of the compressed titles", limit: r.remaining)
+        // (The limit was the bytes left before the count's own varint.)
+        guard blockCount <= r.remaining else {
+            throw SnapshotError(
+                .invalidContent, "\(blockCount) bytes of compressed titles at byte \(at) run past the \(r.remaining) bytes left")
+        }
         // Each byte of a block gives at most 255 bytes: a larger sum is refused before anything is allocated for it.
         guard total <= blockCount * 255 else {
             throw SnapshotError(

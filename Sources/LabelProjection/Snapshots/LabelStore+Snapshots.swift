@@ -20,6 +20,9 @@ extension LabelStore {
         /// Whether one of this store's own appends crossed a multiple of its
         /// ``CheckpointStorage``'s interval since the last checkpoint it wrote.
         var checkpointCrossed = false
+        /// The checkpoint this store's next storage delta may be written on
+        /// (the last one it wrote or opened from), when its storage takes deltas.
+        var storageBase: StorageCheckpointBase?
     }
 
     /// One snapshot file that was written.

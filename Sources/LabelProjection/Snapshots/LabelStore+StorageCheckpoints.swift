@@ -15,13 +15,18 @@ import Foundation
 /// one are the answers from seq 1.
 extension LabelStore {
     /// The list at the newest usable checkpoint of `storage` at or before
-    /// `seq` (`nil`: none, fold from seq 1), and why newer ones were skipped.
-    /// At most eight checkpoints are tried.
+    /// `seq` (`nil`: none, fold from seq 1), why newer ones were skipped, and
+    /// the chain it was read from (``StorageCheckpointBase``: a writer's next
+    /// delta can be written on it). A chain is its full image decoded and its
+    /// storage deltas applied in turn (``LabelList/applyStorageDelta(_:)``),
+    /// each checked to name this history and its seq; one that does not
+    /// check out is skipped, as a whole, for the next older checkpoint. At
+    /// most eight checkpoints are tried.
     ///
     /// - Throws: ``StoreError/Code/storage(_:)`` when the storage cannot be asked.
     package static func storageCheckpoint(
         of storage: any CheckpointStorage, atOrBefore seq: UInt64
-    ) throws(StoreError) -> (list: LabelList?, skipped: [String]) {
+    ) throws(StoreError) -> (list: LabelList?, skipped: [String], base: StorageCheckpointBase?) {
         var skipped: [String] = []
         var below = seq
         for _ in 0..<8 where below > 0 {
@@ -29,39 +34,87 @@ extension LabelStore {
             do throws(EventLogError) { lookup = try storage.checkpoint(atOrBefore: below) } catch { throw StoreError.storage(error) }
             skipped += lookup.skipped
             guard let checkpoint = lookup.checkpoint else { break }
-            let decoded = checkpoint.image.withUnsafeBytes { raw in
-                Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
+            switch decodeChain(checkpoint, historyID: storage.checkpointHistoryID) {
+            case .success(let list):
+                return (list, skipped, StorageCheckpointBase(list: list, deltas: checkpoint.deltas.count, fullSize: checkpoint.image.count))
+            case .failure(let failure):
+                skipped.append(failure.message)
+                // The checkpoints before the piece that failed are usable: the next try starts below it.
+                below = failure.piece - 1
             }
-            switch decoded {
-            case .success(let (list, header)) where header.logID == storage.checkpointHistoryID && list.lastSeq == checkpoint.seq:
-                return (list, skipped)
-            case .success(let (list, header)):
-                skipped.append(
-                    "the checkpoint at seq \(checkpoint.seq) holds the list of history \(header.logID) at seq \(list.lastSeq), not this history's at seq \(checkpoint.seq)"
-                )
-            case .failure(let error):
-                skipped.append("the checkpoint at seq \(checkpoint.seq) does not decode: \(error.message)")
-            }
-            below = checkpoint.seq - 1
         }
-        return (nil, skipped)
+        return (nil, skipped, nil)
+    }
+
+    /// Why a stored checkpoint could not be used, and the seq of the piece of
+    /// its chain (the image or a delta) that failed.
+    struct ChainFailure: Error {
+        var message: String
+        var piece: UInt64
+    }
+
+    /// The list a stored checkpoint gives: its image, then its deltas.
+    private static func decodeChain(_ checkpoint: StoredCheckpoint, historyID: LabelID) -> Result<LabelList, ChainFailure> {
+        let decoded = checkpoint.image.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) } }
+        var list: LabelList
+        switch decoded {
+        case .success(let (decoded, header)) where header.logID == historyID && decoded.lastSeq == checkpoint.imageSeq:
+            list = decoded
+        case .success(let (decoded, header)):
+            return .failure(
+                ChainFailure(
+                    message:
+                        "the checkpoint at seq \(checkpoint.imageSeq) holds the list of history \(header.logID) at seq \(decoded.lastSeq), not this history's at seq \(checkpoint.imageSeq)",
+                    piece: checkpoint.imageSeq))
+        case .failure(let error):
+            return .failure(
+                ChainFailure(
+                    message: "the checkpoint at seq \(checkpoint.imageSeq) does not decode: \(error.message)", piece: checkpoint.imageSeq))
+        }
+        for delta in checkpoint.deltas {
+            let applied = delta.image.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try list.applyStorageDelta(raw) } }
+            switch applied {
+            case .success(let header) where header.logID == historyID && header.seq == delta.seq:
+                continue
+            case .success(let header):
+                return .failure(
+                    ChainFailure(
+                        message:
+                            "the checkpoint at seq \(delta.seq) (a delta) holds a change of history \(header.logID) at seq \(header.seq), not this history's at seq \(delta.seq)",
+                        piece: delta.seq))
+            case .failure(let error):
+                return .failure(
+                    ChainFailure(
+                        message: "the checkpoint at seq \(delta.seq) (a delta) does not decode: \(error.message)", piece: delta.seq))
+            }
+        }
+        return .success(list)
     }
 
     /// The list to open a store over `storage` from: its newest usable
     /// checkpoint folded on to the end, or the fold of every record on `origin`
-    /// (empty, or the storage's base's list).
-    static func openingList(over storage: any EventStorage, origin: LabelList = LabelList()) throws(StoreError) -> LabelList {
+    /// (empty, or the storage's base's list); and that checkpoint, when the
+    /// storage takes deltas and this store may write them on it.
+    static func openingList(over storage: any EventStorage, origin: LabelList = LabelList()) throws(StoreError) -> (
+        list: LabelList, base: StorageCheckpointBase?
+    ) {
         var list = origin
+        var base: StorageCheckpointBase?
         if let checkpoints = storage as? any CheckpointStorage {
             let last: UInt64
             do throws(EventLogError) { last = try storage.refreshLastSeq() } catch { throw StoreError.storage(error) }
-            if let found = try storageCheckpoint(of: checkpoints, atOrBefore: last).list { list = found }
+            let found = try storageCheckpoint(of: checkpoints, atOrBefore: last)
+            if let start = found.list {
+                list = start
+                // Kept (a second copy of the list once the fold changes it) only where the next checkpoint may be a delta on it.
+                if checkpoints.checkpointInterval > 0, checkpoints.checkpointFullEvery > 1 { base = found.base }
+            }
         }
         try forEachRecord(in: storage, from: list.lastSeq + 1, through: nil) { (record) throws(StoreError) in
             do throws(ProjectionError) { try list.replay(record) } catch { throw StoreError.inconsistent(error) }
             return true
         }
-        return list
+        return (list, base)
     }
 
     /// Under the lock, after this store appended `records`: notes whether they
@@ -84,24 +137,42 @@ extension LabelStore {
     }
 
     /// Encodes and stores `pending` on a background thread; a failure is
-    /// recorded in ``snapshotReport`` (`lastWriteError`), never thrown.
+    /// recorded in ``snapshotReport`` (`lastWriteError`), never thrown. A
+    /// storage delta on the last checkpoint this store wrote or opened from
+    /// (``StorageCheckpointBase``) when the storage takes deltas, the chain is
+    /// shorter than its ``CheckpointStorage/checkpointFullEvery`` and the
+    /// delta is at most half the last full image; else the full image.
     func writeStorageCheckpoint(_ pending: PendingSnapshot) {
         guard let checkpoints = storage as? any CheckpointStorage else {
             state.withLock { $0.snapshots.writing = false }
             return
         }
-        let done = state.withLock { $0.snapshots.historyFiles.done }
+        let (done, base) = state.withLock { ($0.snapshots.historyFiles.done, $0.snapshots.storageBase) }
         done.enter()
         Thread.detachNewThread { [self] in
             defer { done.leave() }
             let list = pending.list
-            let image = list.snapshotBytes(logID: checkpoints.checkpointHistoryID, fingerprint: 0, logPosition: nil)
+            let historyID = checkpoints.checkpointHistoryID
             var failure: String?
+            var written: StorageCheckpointBase?
             do {
                 // The tree's frontier goes with it, continued from the newest checkpoint's before it when that is nearer.
                 let before = try checkpoints.checkpointHeads(in: (storage.base?.lastCutSeq ?? 0)...list.lastSeq).last
                 let tree = try historyTree(atSeq: list.lastSeq, hint: before?.tree)
-                _ = try checkpoints.storeCheckpoint(seq: list.lastSeq, image: image, frontier: tree)
+                if let base, base.list.lastSeq < list.lastSeq, base.deltas + 1 < checkpoints.checkpointFullEvery {
+                    let delta = list.storageDeltaBytes(from: base.list, historyID: historyID)
+                    if delta.count <= base.fullSize / 2,
+                        try checkpoints.storeCheckpoint(seq: list.lastSeq, delta: delta, on: base.list.lastSeq, frontier: tree)
+                    {
+                        written = StorageCheckpointBase(list: list, deltas: base.deltas + 1, fullSize: base.fullSize)
+                    }
+                }
+                if written == nil {
+                    let image = list.snapshotBytes(logID: historyID, fingerprint: 0, logPosition: nil)
+                    // Written, or there already (another host's): either way the checkpoint at this seq is there to build on.
+                    _ = try checkpoints.storeCheckpoint(seq: list.lastSeq, image: image, frontier: tree)
+                    written = StorageCheckpointBase(list: list, deltas: 0, fullSize: image.count)
+                }
             } catch let error as EventLogError {
                 failure = error.message
             } catch let error as StoreError {
@@ -113,7 +184,20 @@ extension LabelStore {
                 s.snapshots.writing = false
                 if let failure { s.snapshots.report.lastWriteError = failure }
                 if list.lastSeq > s.snapshots.seq { s.snapshots.seq = list.lastSeq }
+                if checkpoints.checkpointFullEvery > 1, let written { s.snapshots.storageBase = written }
             }
         }
     }
+}
+
+/// The checkpoint a store's next storage delta is written on: the list there,
+/// how many deltas its chain has after its full image, and that image's size
+/// (a delta larger than half of it is written as a full image instead).
+package struct StorageCheckpointBase: Sendable {
+    /// The list at the checkpoint.
+    package var list: LabelList
+    /// The deltas between the chain's full image and this checkpoint.
+    package var deltas: Int
+    /// The bytes of the chain's full image.
+    package var fullSize: Int
 }

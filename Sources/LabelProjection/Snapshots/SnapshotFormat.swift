@@ -23,6 +23,10 @@ public enum SnapshotFormat {
     /// Header flag, only in a checkpoint image of `LOG.checkpoints` format 4 on:
     /// the body is a delta on the checkpoint before it (docs/SNAPSHOTS.md, "A delta").
     static let deltaFlag: UInt16 = 8
+    /// Header flag, only in a checkpoint a `CheckpointStorage` keeps: the body
+    /// is a storage delta on the checkpoint its previous seq names, every
+    /// slot's change included (docs/SNAPSHOTS.md, "A storage delta").
+    static let storageDeltaFlag: UInt16 = 16
     /// The fewest bytes one slot record takes (id, state, a one-byte varint seq).
     static let minSlotBytes = 18
 }

@@ -198,8 +198,9 @@ public final class LabelStore: Sendable {
     public convenience init(storage: some EventStorage, options: Options = Options()) throws(StoreError) {
         // A storage whose first records were cut off starts from its base's list.
         let origin = try Self.origin(of: storage)
-        let list = try Self.openingList(over: storage, origin: origin)
+        let (list, base) = try Self.openingList(over: storage, origin: origin)
         self.init(storage: storage, ownedWriter: nil, list: list, options: options, origin: origin)
+        if let base { state.withLock { $0.snapshots.storageBase = base } }
     }
 
     /// The list `storage` starts from: empty, or its base's (`EventStorage.base`).

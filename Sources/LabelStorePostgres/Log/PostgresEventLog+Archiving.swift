@@ -231,6 +231,8 @@ extension PostgresEventLog {
                         [list, .int8(lastCut)])
                     _ = try connection.execute("DELETE FROM \(s).records WHERE list = $1 AND seq <= $2", [list, .int8(lastCut)])
                     _ = try connection.execute("DELETE FROM \(s).checkpoints WHERE list = $1 AND seq <= $2", [list, .int8(lastCut)])
+                    // The deltas after the cut whose chains started before it go with them.
+                    _ = try connection.execute(statements.dropBrokenChains, [list])
                     // The head row last: appends wait for it only from here to the commit.
                     return try connection.execute(
                         "UPDATE \(s).lists SET base_seq = $2, base_crc = $3, base = $4 WHERE list = $1 AND log_id = $5 AND base_seq = $6",

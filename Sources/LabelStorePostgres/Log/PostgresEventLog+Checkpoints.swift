@@ -3,7 +3,8 @@ import EventLog
 
 /// Server-side checkpoints (docs/POSTGRES.md, "Checkpoints"): the list every
 /// ``Options-swift.struct/checkpointInterval`` records, in the schema's
-/// `checkpoints` table, so a host that joins a long list, `show --at` and
+/// `checkpoints` table — full images, and storage deltas on the checkpoint
+/// before them (chains) — so a host that joins a long list, `show --at` and
 /// `diff` start from the newest one at or before the seq they need instead of
 /// seq 1.
 ///
@@ -21,10 +22,15 @@ extension PostgresEventLog: CheckpointStorage {
     /// The list's id (``logID``), which a checkpoint's image must name.
     public var checkpointHistoryID: LabelID { LabelID(logID) }
 
-    /// The newest checkpoint at or before `seq` whose record still has the
-    /// chained checksum the row was written with. Two round trips: the rows'
-    /// seqs and checksums beside their records' (at most
-    /// ``Options-swift.struct/checkpointsKept`` of them), then the one image.
+    /// ``Options-swift.struct/checkpointFullEvery``.
+    public var checkpointFullEvery: Int { max(1, options.checkpointFullEvery) }
+
+    /// The newest checkpoint at or before `seq` whose chain is whole — the
+    /// row, and the rows it is a delta on back to a full image, each still
+    /// bound to its record's chained checksum — with the images of that
+    /// chain. Two round trips: the rows' seqs, links and checksums beside
+    /// their records' (at most ``Options-swift.struct/checkpointsKept``
+    /// chains of them), then the chain's images.
     ///
     /// - Throws: `EventLogError` as a read does (a lost connection is
     ///   reconnected and the lookup sent again).
@@ -36,29 +42,68 @@ extension PostgresEventLog: CheckpointStorage {
                 try connection.execute(
                     prepared: "checkpoints", statements.checkpoints, [.text(location.list), .int8(Int64(clamping: seq))])
             }
-            var skipped: [String] = []
+            var found: [Int64: (crc: Int64, held: Int64?, deltaOn: Int64?)] = [:]
+            var newestFirst: [Int64] = []
             for row in 0..<rows.rowCount {
                 guard let at = rows.integer(row, 0), let crc = rows.integer(row, 1) else { continue }
-                guard let held = rows.integer(row, 2) else {
-                    skipped.append("\(location): the checkpoint at seq \(at) follows a record the list no longer has")
+                found[at] = (crc, rows.integer(row, 2), rows.integer(row, 3))
+                newestFirst.append(at)
+            }
+            var skipped: [String] = []
+            // Rows already found unusable: a chain built on one is skipped without naming it again.
+            var unusable: Set<Int64> = []
+            for candidate in newestFirst where !unusable.contains(candidate) {
+                var chain: [Int64] = []
+                var link: Int64? = candidate
+                var problem: String?
+                while let at = link {
+                    guard let row = found[at] else {
+                        problem =
+                            "the checkpoint at seq \(chain.last ?? candidate) is a delta on the checkpoint at seq \(at), which is gone"
+                        break
+                    }
+                    if unusable.contains(at) { break }
+                    chain.append(at)
+                    guard let held = row.held else {
+                        problem = "the checkpoint at seq \(at) follows a record the list no longer has"
+                        break
+                    }
+                    guard held == row.crc else {
+                        problem =
+                            "the checkpoint at seq \(at) was written for a record whose checksum was \(row.crc), and seq \(at)'s is now \(held)"
+                        break
+                    }
+                    link = row.deltaOn
+                }
+                if link != nil {
+                    if let problem { skipped.append("\(location): \(problem)") }
+                    unusable.formUnion(chain)
                     continue
                 }
-                guard held == crc else {
-                    skipped.append(
-                        "\(location): the checkpoint at seq \(at) was written for a record whose checksum was \(crc), and seq \(at)'s is now \(held)"
-                    )
-                    continue
-                }
-                let image = try run { () throws(PostgresFailure) in
+                let images = try run { () throws(PostgresFailure) in
                     try connection.execute(
-                        prepared: "checkpoint-image", statements.checkpointImage, [.text(location.list), .int8(at), .int8(crc)])
+                        prepared: "checkpoint-images", statements.checkpointImages,
+                        [
+                            .text(location.list),
+                            .array(
+                                of: PostgresValue.OID.int8, arrayType: PostgresValue.OID.int8Array,
+                                chain.map { PostgresValue.bigEndian($0) })
+                        ])
                 }
-                guard image.rowCount == 1 else {
-                    skipped.append("\(location): the checkpoint at seq \(at) was removed while it was read")
+                var bytes: [Int64: [UInt8]] = [:]
+                for row in 0..<images.rowCount {
+                    guard let at = images.integer(row, 0), images.integer(row, 1) == found[at]?.crc else { continue }
+                    bytes[at] = Array(images.bytes(row, 2))
+                }
+                guard let full = chain.last, let image = bytes[full], chain.allSatisfy({ bytes[$0] != nil }) else {
+                    skipped.append("\(location): the checkpoint at seq \(candidate) was removed while it was read")
+                    unusable.formUnion(chain)
                     continue
                 }
+                let deltas = chain.dropLast().reversed().map { StoredCheckpoint.Delta(seq: UInt64($0), image: bytes[$0]!) }
                 let checkpoint = StoredCheckpoint(
-                    seq: UInt64(at), chainValue: UInt32(truncatingIfNeeded: crc), image: Array(image.bytes(0, 0)))
+                    seq: UInt64(candidate), chainValue: UInt32(truncatingIfNeeded: found[candidate]!.crc), image: image,
+                    imageSeq: UInt64(full), deltas: deltas)
                 return CheckpointLookup(checkpoint: checkpoint, skipped: skipped)
             }
             return CheckpointLookup(checkpoint: nil, skipped: skipped)
@@ -107,14 +152,31 @@ extension PostgresEventLog: CheckpointStorage {
 
     /// Inserts the checkpoint at `seq` with the checksum of the list's record
     /// there (nothing when a row for that seq exists, or the record does not),
-    /// then drops older rows past ``Options-swift.struct/checkpointsKept``
-    /// (the newest and the oldest stay; of the others, the one whose
-    /// neighbours are nearest each other goes first). On the log's checkpoint
-    /// connection, not the one appends use.
+    /// then thins the list's checkpoints to ``Options-swift.struct/checkpointsKept``
+    /// chains, dropping chains whole (docs/POSTGRES.md, "Checkpoints"). On
+    /// the log's checkpoint connection, not the one appends use.
     ///
     /// - Throws: `EventLogError` naming the location: `unsupportedVersion` for
     ///   a read-only schema; the server's failures.
     public func storeCheckpoint(seq: UInt64, image: [UInt8], frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool {
+        try insertCheckpoint(seq: seq, image: image, deltaOn: nil, frontier: frontier)
+    }
+
+    /// Inserts the storage delta at `seq` on the checkpoint at `base` (nothing
+    /// when a row for that seq exists, the record does not, or no checkpoint
+    /// at `base` does), then thins the list's checkpoints as
+    /// ``storeCheckpoint(seq:image:frontier:)`` does.
+    ///
+    /// - Throws: `EventLogError` naming the location: `unsupportedVersion` for
+    ///   a read-only schema; the server's failures.
+    public func storeCheckpoint(seq: UInt64, delta: [UInt8], on base: UInt64, frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool {
+        precondition(base >= 1 && base < seq, "a delta on a later checkpoint")
+        return try insertCheckpoint(seq: seq, image: delta, deltaOn: base, frontier: frontier)
+    }
+
+    private func insertCheckpoint(seq: UInt64, image: [UInt8], deltaOn: UInt64?, frontier: HistoryTreeBuilder?) throws(EventLogError)
+        -> Bool
+    {
         precondition(frontier.map { $0.count == seq } ?? true, "a frontier of another seq")
         if isReadOnly {
             throw Self.readOnly(location, version: Int64(schemaVersion), doing: "write a checkpoint")
@@ -126,14 +188,17 @@ extension PostgresEventLog: CheckpointStorage {
                     prepared: "store-checkpoint", statements.storeCheckpoint,
                     [
                         .text(location.list), .int8(Int64(clamping: seq)), .bytes(image),
-                        PostgresValue(type: PostgresValue.OID.bytea, bytes: frontier.map { $0.frontier.flatMap(\.bytes) })
+                        PostgresValue(type: PostgresValue.OID.bytea, bytes: frontier.map { $0.frontier.flatMap(\.bytes) }),
+                        PostgresValue(type: PostgresValue.OID.int8, bytes: deltaOn.map { PostgresValue.bigEndian(Int64($0)) })
                     ])
             }
             guard inserted.affectedRows == 1 else { return false }
-            let seqs = try run { () throws(PostgresFailure) in
-                try connection.execute(prepared: "checkpoint-seqs", statements.checkpointSeqs, [.text(location.list)])
+            let links = try run { () throws(PostgresFailure) in
+                try connection.execute(prepared: "checkpoint-links", statements.checkpointLinks, [.text(location.list)])
             }
-            let stored = (0..<seqs.rowCount).compactMap { seqs.integer($0, 0) }.map { UInt64($0) }
+            let stored = (0..<links.rowCount).compactMap { row in
+                links.integer(row, 0).map { (seq: UInt64($0), deltaOn: links.integer(row, 1).map { UInt64($0) }) }
+            }
             let drop = Self.checkpointsToDrop(stored, keeping: options.checkpointsKept)
             if !drop.isEmpty {
                 let values = drop.map { PostgresValue.bigEndian(Int64($0)) }
@@ -147,6 +212,30 @@ extension PostgresEventLog: CheckpointStorage {
                 }
             }
             return true
+        }
+    }
+
+    /// The checkpoints to drop from `rows` (ascending, each with the seq of
+    /// the one it is a delta on, or `nil` for a full image) so that
+    /// `keeping` chains remain — a full image with the deltas built on it —
+    /// spread over the history by their full images' seqs (as the overload
+    /// over seqs alone picks them), dropping a chain whole;
+    /// and every delta whose chain does not reach a full image.
+    package static func checkpointsToDrop(_ rows: [(seq: UInt64, deltaOn: UInt64?)], keeping: Int) -> [UInt64] {
+        var root: [UInt64: UInt64] = [:]
+        for row in rows {
+            // Ascending, and a delta is always on an earlier checkpoint: its base's root is known by now.
+            if let base = row.deltaOn {
+                if let baseRoot = root[base] { root[row.seq] = baseRoot }
+            } else {
+                root[row.seq] = row.seq
+            }
+        }
+        let fulls = rows.filter { $0.deltaOn == nil }.map(\.seq)
+        let droppedRoots = Set(checkpointsToDrop(fulls, keeping: keeping))
+        return rows.compactMap { row in
+            guard let rowRoot = root[row.seq] else { return row.seq }
+            return droppedRoots.contains(rowRoot) ? row.seq : nil
         }
     }
 

@@ -202,7 +202,8 @@ extension PostgresEventLog {
         case 3: "its lists have no base columns, which archiving writes"
         case 4: "its readers take the head row for the list's end, which this build's appends move only now and then"
         case 5: "its checkpoints have no history tree frontiers, which syncing devices prove"
-        default: "its cuts keep no batch ids of the rows they remove, which syncing devices settle their pushes by"
+        case 6: "its cuts keep no batch ids of the rows they remove, which syncing devices settle their pushes by"
+        default: "its checkpoints cannot be chains of deltas, which this build's writers keep and thin whole"
         }
     }
 

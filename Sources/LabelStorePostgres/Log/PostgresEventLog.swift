@@ -66,13 +66,21 @@ public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
         public var lockTimeout: Duration
         /// Records between the list's checkpoints (docs/POSTGRES.md,
         /// "Checkpoints"): a `LabelStore` whose own append crosses a multiple of
-        /// it writes the list there, off its write path. 0 writes none (they are
-        /// still read). Default: 65,536.
+        /// it writes the list there, off its write path: a full image or a
+        /// delta (``checkpointFullEvery``). 0 writes none (they are still
+        /// read). Default: 8,192.
         public var checkpointInterval: UInt64
-        /// How many checkpoints a list keeps: a writer that adds one past it
-        /// drops older ones, keeping the newest, the oldest and the rest spread
+        /// How many chains of checkpoints (a full image and the deltas written
+        /// on it) a list keeps: a writer that starts one past it drops older
+        /// chains whole, keeping the newest, the oldest and the rest spread
         /// over the history. Default: 16.
         public var checkpointsKept: Int
+        /// Of the checkpoints one store writes in turn, one in this many is a
+        /// full image; the others are storage deltas on the one it wrote (or
+        /// opened from) before, a chain (docs/POSTGRES.md, "Checkpoints"). A
+        /// store that writes deltas keeps the list at its last checkpoint: up
+        /// to twice the list's memory. 1: full images only. Default: 8.
+        public var checkpointFullEvery: Int
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
         /// Called when the log finds the server out of reach and when it reaches
@@ -89,7 +97,7 @@ public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
             pessimistic: Bool = false, adaptiveLocking: Bool = true, lockTimeout: Duration = .seconds(5),
-            checkpointInterval: UInt64 = 65_536, checkpointsKept: Int = 16,
+            checkpointInterval: UInt64 = 8_192, checkpointsKept: Int = 16, checkpointFullEvery: Int = 8,
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
             onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
         ) {
@@ -99,6 +107,7 @@ public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
             self.lockTimeout = lockTimeout
             self.checkpointInterval = checkpointInterval
             self.checkpointsKept = checkpointsKept
+            self.checkpointFullEvery = checkpointFullEvery
             self.createIfMissing = createIfMissing
             self.notify = notify
             self.pollInterval = pollInterval

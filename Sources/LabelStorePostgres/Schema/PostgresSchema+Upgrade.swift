@@ -20,7 +20,7 @@ extension PostgresEventLog {
     }
 
     /// Migrates the label store schema at `location` (every list in it, not
-    /// only `location.list`) from version 1, 2, 3, 4, 5 or 6 to ``currentSchemaVersion``.
+    /// only `location.list`) from version 1, 2, 3, 4, 5, 6 or 7 to ``currentSchemaVersion``.
     /// From version 1 every record is decoded and checked (seqs gapless from 1
     /// up to each list's head), given its keyed, chained checksum, and each head
     /// row its chain value. From version 2 (and then from 1), each batch's id
@@ -36,7 +36,10 @@ extension PostgresEventLog {
     /// (and then from any), the checkpoints gain their history tree frontier
     /// column (NULL for those already there). From version 6 (and then from
     /// any), the schema gains the `cut_batches` table, where later cuts keep the
-    /// batch ids of the rows they remove. The version is set last.
+    /// batch ids of the rows they remove. From version 7 (and then from any),
+    /// the checkpoints gain `delta_on`, which makes a row a storage delta on
+    /// an earlier one (NULL, a full image, for those already there). The
+    /// version is set last.
     ///
     /// All of it is one transaction, holding the schema's tables locked
     /// (`ACCESS EXCLUSIVE`), so no host writes meanwhile and a cut (a crash, a
@@ -82,7 +85,7 @@ extension PostgresEventLog {
     /// The migration to this build's version in one transaction on `connection`:
     /// 1 → 2 (checksums), then 2 → 3 (batch ids on the records, the envelope index, the checkpoints table),
     /// then 3 → 4 (the base columns of the head rows), then 4 → 5 (the version alone), then 5 → 6
-    /// (the checkpoints' frontier column), then 6 → 7 (the cut rows' batch ids).
+    /// (the checkpoints' frontier column), then 6 → 7 (the cut rows' batch ids), then 7 → 8 (the checkpoints' chains).
     private static func migrate(
         _ connection: PostgresConnection, schema: PostgresSchema, location: PostgresLocation,
         progress: ((String, UInt64) -> Void)?
@@ -125,6 +128,8 @@ extension PostgresEventLog {
             _ = try connection.execute(PostgresSchema.checkpointFrontierColumn(s))
             // 6 → 7: the batch ids of cut rows (none kept for the cuts made before).
             _ = try connection.execute(PostgresSchema.cutBatchesTable(s))
+            // 7 → 8: the checkpoints' chains (every checkpoint written before is a full image).
+            _ = try connection.execute(PostgresSchema.checkpointDeltaColumn(s))
             _ = try connection.execute("UPDATE \(s).schema_info SET version = \(PostgresSchema.version)")
             _ = try connection.execute("COMMIT")
         }

@@ -6,7 +6,7 @@ import EventLog
 struct PostgresSchema {
     /// The version this build writes and reads. A database with a newer one is
     /// refused; one at an older version is read only (``PostgresEventLog/upgrade(_:options:progress:)`` migrates it).
-    static let version: Int64 = 7
+    static let version: Int64 = 8
     /// The oldest version this build reads.
     static let oldestReadable: Int64 = 1
 
@@ -55,7 +55,8 @@ struct PostgresSchema {
             Self.checkpointsTable(name),
             "ALTER TABLE \(name).checkpoints ALTER COLUMN image SET STORAGE EXTERNAL",
             Self.checkpointFrontierColumn(name),
-            Self.cutBatchesTable(name)
+            Self.cutBatchesTable(name),
+            Self.checkpointDeltaColumn(name)
         ]
     }
 
@@ -83,6 +84,14 @@ struct PostgresSchema {
     /// device checks each against the records it pulled.
     static func checkpointFrontierColumn(_ schema: String) -> String {
         "ALTER TABLE \(schema).checkpoints ADD COLUMN IF NOT EXISTS frontier bytea"
+    }
+
+    /// The checkpoints' chains (version 8; docs/POSTGRES.md, "Checkpoints"):
+    /// `delta_on` is the seq of the checkpoint whose list this row's image
+    /// changes (a storage delta, docs/SNAPSHOTS.md), always an earlier one;
+    /// NULL for a full image (every row written before version 8).
+    static func checkpointDeltaColumn(_ schema: String) -> String {
+        "ALTER TABLE \(schema).checkpoints ADD COLUMN IF NOT EXISTS delta_on bigint CHECK (delta_on >= 1 AND delta_on < seq)"
     }
 
     /// The batch ids of the rows a cut removed (version 7; docs/POSTGRES.md,
@@ -150,13 +159,15 @@ struct PostgresSchema {
     /// The columns each version adds: 2 the records' chained checksums and the
     /// head row's chain value, 3 the batch id on an append's first record and
     /// the checkpoints table, 4 the base of a list whose first records were cut off, 6 the
-    /// checkpoints' history tree frontiers, 7 the batch ids of cut rows.
+    /// checkpoints' history tree frontiers, 7 the batch ids of cut rows, 8 the
+    /// checkpoints' chains.
     static let addedColumns: [Int64: [String: Set<String>]] = [
         2: ["lists": ["last_crc"], "records": ["crc"]],
         3: ["records": ["batch_id"], "checkpoints": ["list", "seq", "crc", "image", "created_at"]],
         4: ["lists": ["base_seq", "base_crc", "base"]],
         6: ["checkpoints": ["frontier"]],
-        7: ["cut_batches": ["list", "seq", "batch_id"]]
+        7: ["cut_batches": ["list", "seq", "batch_id"]],
+        8: ["checkpoints": ["delta_on"]]
     ]
 
     /// Every table name any version has: version 1's, `batches` (versions 1

@@ -266,28 +266,31 @@ struct PostgresStatements {
     }
 
     /// `$1` list, `$2` seq → the list's checkpoints at or before `$2`, newest
-    /// first: `seq`, `crc` (as written), and the `crc` its record has now
-    /// (NULL when the record is gone). Version 3.
+    /// first: `seq`, `crc` (as written), the `crc` its record has now (NULL
+    /// when the record is gone), and `delta_on` (NULL: a full image). Version 8.
     var checkpoints: String {
         """
-        SELECT c.seq, c.crc, r.crc FROM \(schema).checkpoints c
+        SELECT c.seq, c.crc, r.crc, c.delta_on FROM \(schema).checkpoints c
         LEFT JOIN \(schema).records r ON r.list = c.list AND r.seq = c.seq
         WHERE c.list = $1 AND c.seq <= $2 ORDER BY c.seq DESC
         """
     }
 
-    /// `$1` list, `$2` seq, `$3` crc → that checkpoint's image (no row: it is gone, or another).
-    var checkpointImage: String {
-        "SELECT image FROM \(schema).checkpoints WHERE list = $1 AND seq = $2 AND crc = $3"
+    /// `$1` list, `$2` seqs → those checkpoints' `seq`, `crc` (as written) and `image`.
+    var checkpointImages: String {
+        "SELECT seq, crc, image FROM \(schema).checkpoints WHERE list = $1 AND seq = ANY($2::bigint[])"
     }
 
-    /// `$1` list, `$2` seq, `$3` image, `$4` frontier (or NULL) → inserts
-    /// the checkpoint with its record's `crc`; no row when the record is
-    /// missing or a checkpoint at that seq exists. Version 6.
+    /// `$1` list, `$2` seq, `$3` image, `$4` frontier (or NULL), `$5` the seq
+    /// of the checkpoint the image is a delta on (or NULL: a full image) →
+    /// inserts the checkpoint with its record's `crc`; no row when the record
+    /// is missing, a checkpoint at that seq exists, or the one it is a delta
+    /// on does not. Version 8.
     var storeCheckpoint: String {
         """
-        INSERT INTO \(schema).checkpoints (list, seq, crc, image, frontier)
-        SELECT list, seq, crc, $3, $4 FROM \(schema).records WHERE list = $1 AND seq = $2
+        INSERT INTO \(schema).checkpoints (list, seq, crc, image, frontier, delta_on)
+        SELECT list, seq, crc, $3, $4, $5 FROM \(schema).records WHERE list = $1 AND seq = $2
+        AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM \(schema).checkpoints b WHERE b.list = $1 AND b.seq = $5::bigint))
         ON CONFLICT (list, seq) DO NOTHING
         """
     }
@@ -305,6 +308,24 @@ struct PostgresStatements {
 
     /// `$1` list → its checkpoints' seqs, ascending.
     var checkpointSeqs: String { "SELECT seq FROM \(schema).checkpoints WHERE list = $1 ORDER BY seq" }
+
+    /// `$1` list → its checkpoints' `seq` and `delta_on`, ascending. Version 8.
+    var checkpointLinks: String { "SELECT seq, delta_on FROM \(schema).checkpoints WHERE list = $1 ORDER BY seq" }
+
+    /// `$1` list → deletes its deltas whose chain no longer reaches a full
+    /// image (the checkpoint one is written on was deleted), and the deltas
+    /// on those. Version 8.
+    var dropBrokenChains: String {
+        """
+        WITH RECURSIVE broken AS (
+            SELECT c.seq FROM \(schema).checkpoints c
+            WHERE c.list = $1 AND c.delta_on IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM \(schema).checkpoints b WHERE b.list = $1 AND b.seq = c.delta_on)
+            UNION
+            SELECT c.seq FROM \(schema).checkpoints c JOIN broken ON c.delta_on = broken.seq WHERE c.list = $1)
+        DELETE FROM \(schema).checkpoints WHERE list = $1 AND seq IN (SELECT seq FROM broken)
+        """
+    }
 
     /// `$1` list, `$2` seqs → deletes those checkpoints.
     var dropCheckpoints: String { "DELETE FROM \(schema).checkpoints WHERE list = $1 AND seq = ANY($2::bigint[])" }

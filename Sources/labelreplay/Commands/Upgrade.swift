@@ -21,7 +21,8 @@ enum Upgrade: Command {
             from version 4 no table changes, and each head row, the list's end until then, becomes its committed \
             length, which appends move only now and then (version 5); the checkpoints gain a column for the history \
             tree's frontier, which hosts write with each checkpoint and synced devices check (version 6); a table keeps the batch ids of the rows a cut removes, by which a \
-            syncing device settles a push a crash left open (version 7); the version \
+            syncing device settles a push a crash left open (version 7); the checkpoints gain a column that makes one a \
+            delta on an earlier one, so hosts keep chains of small checkpoints (version 8); the version \
             is set last. Stop the hosts of the \
             older build first. It is one transaction holding the schema's tables locked, so no host writes \
             meanwhile, and a cut leaves the old version as it was: run it again. A damaged list (a missing or altered \

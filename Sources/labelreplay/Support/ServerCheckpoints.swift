@@ -23,7 +23,7 @@ struct ServerCheckpoints {
     /// removed are read from their removal records (through the label index);
     /// without, ``ListCheckpoint/removed`` is empty.
     func checkpoint(atOrBefore seq: UInt64, removedAmong: Set<LabelID>? = nil) -> (ListCheckpoint?, [String]) {
-        let found: (list: LabelList?, skipped: [String])
+        let found: (list: LabelList?, skipped: [String], base: StorageCheckpointBase?)
         do {
             found = try LabelStore.storageCheckpoint(of: storage, atOrBefore: seq)
         } catch {

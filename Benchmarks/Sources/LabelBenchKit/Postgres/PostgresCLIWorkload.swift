@@ -9,8 +9,9 @@ import LabelStorePostgres
 /// item 2), as `cli-*` runs it over a file.
 ///
 /// Prepared once (untimed, ``PostgresCLIList``): the ``HistoryFixture``'s
-/// history appended to a server list in batches of 10,000, with a checkpoint
-/// at every multiple of 65,536 (what writers crossing the interval store).
+/// history appended to a server list through a store, so the list holds the
+/// checkpoints a writer leaves (``PostgresStoreFill``: one at every multiple
+/// of the default interval, in chains of a full image and deltas).
 /// Ours: the command with the list's checkpoints; the peer: the same command
 /// with them moved to another list name (untimed, and back after), so it
 /// folds from seq 1. The two outputs must be the same bytes. Metric: ms per
@@ -89,9 +90,6 @@ final class PostgresCLIWorkload: Workload {
 /// The server list the `pg-cli-*` workloads share: the fixture's history and
 /// its checkpoints, in a schema of its own, dropped when the last user ends.
 final class PostgresCLIList {
-    static let chunk = 10_000
-    static let interval: UInt64 = 65_536
-
     let server: PostgresBenchServer
     let fixture: HistoryFixture
     /// The workloads that have yet to finish with it.
@@ -125,37 +123,10 @@ final class PostgresCLIList {
         self.schema = schema
         let log = try server.openLog(schema: schema, list: "history", notify: false)
         defer { log.close() }
-        let reader = try LogReader(path: fixture.logPath)
-        var list = LabelList()
-        var entries: [LogEntry] = []
-        var images: [(UInt64, [UInt8])] = []
-        entries.reserveCapacity(Self.chunk)
-        context.progress("    appending the \(fixture.eventCount.grouped)-event history and its checkpoints to a server list (untimed)…")
-        func flush() throws {
-            guard !entries.isEmpty else { return }
-            _ = try log.append(entries, expectedLastSeq: log.lastSeq)
-            entries.removeAll(keepingCapacity: true)
-            for (seq, image) in images where seq <= log.lastSeq {
-                guard try log.storeCheckpoint(seq: seq, image: image, frontier: nil) else {
-                    throw BenchError("the checkpoint at seq \(seq) was not stored")
-                }
-            }
-            images.removeAll { $0.0 <= log.lastSeq }
-        }
-        while let record = try reader.next() {
-            entries.append(LogEntry(record.event, timestamp: record.timestamp, actor: record.actor, note: record.note))
-            try list.replay(record)
-            if record.seq % Self.interval == 0 {
-                images.append((record.seq, list.snapshotBytes(logID: log.checkpointHistoryID, fingerprint: 0, logPosition: nil)))
-            }
-            if entries.count == Self.chunk { try flush() }
-        }
-        try flush()
-        let connection = try server.connect()
-        defer { connection.close() }
-        try connection.execute("VACUUM ANALYZE \(schema).records")
-        let count = try log.checkpointSeqs().count
-        facts = ["\(count) checkpoints (every \(Int(Self.interval).grouped) records)"]
+        context.progress("    appending the \(fixture.eventCount.grouped)-event history to a server list through a store (untimed)…")
+        let rows = try PostgresStoreFill.fill(log, from: fixture.logPath, server: server, schema: schema, context: context)
+        guard log.lastSeq == UInt64(fixture.eventCount) else { throw BenchError("the list holds \(log.lastSeq) records") }
+        facts = [PostgresStoreFill.describe(rows, interval: log.checkpointInterval)]
     }
 
     /// Moves the list's checkpoints to another list name (`hidden`), or back.

@@ -7,10 +7,10 @@ import LabelStorePostgres
 /// a host joining a long server list (issue 29, item 2).
 ///
 /// Prepared once (untimed): the ``HistoryFixture``'s history (the realistic
-/// stream, many labels removed) appended to a list in batches of 10,000, and
-/// one checkpoint stored where a writer crossing the interval would have
-/// written it: at the last multiple of 65,536 (the list folded there,
-/// encoded as a store encodes it). Timed, from a warm cache: a new
+/// stream, many labels removed) appended to a list through a store, which
+/// leaves the checkpoints a writer leaves (``PostgresStoreFill``: one at
+/// every multiple of the default interval, in chains of a full image and
+/// deltas). Timed, from a warm cache: a new
 /// `PostgresEventLog` (connect, check the schema, read the head) and
 /// `LabelStore(storage:)`. Ours: the store opens from the checkpoint and folds
 /// the records after it; the peer: the same store over the same list through
@@ -18,9 +18,6 @@ import LabelStorePostgres
 /// every open cost before). Both must end with the same list. Metric: ms per
 /// open. Target: ≤ 1 s at 10,000,000 (issue 29), reported at the other sizes.
 final class PostgresOpenWorkload: Workload {
-    static let chunk = 10_000
-    static let interval: UInt64 = 65_536
-
     let id: String
     let metric = Metric.milliseconds
     let peer: String? = "fold from seq 1"
@@ -52,37 +49,14 @@ final class PostgresOpenWorkload: Workload {
         self.schema = schema
         let log = try server.openLog(schema: schema, list: "history", notify: false)
         defer { log.close() }
-        let reader = try LogReader(path: fixture.logPath)
-        let at = UInt64(eventCount) / Self.interval * Self.interval
-        var list = LabelList()
-        var image: [UInt8] = []
-        var entries: [LogEntry] = []
-        entries.reserveCapacity(Self.chunk)
-        func flush() throws {
-            guard !entries.isEmpty else { return }
-            _ = try log.append(entries, expectedLastSeq: log.lastSeq)
-            entries.removeAll(keepingCapacity: true)
+        context.progress("    appending the \(eventCount.grouped)-event history to a server list through a store (untimed)…")
+        let rows = try PostgresStoreFill.fill(log, from: fixture.logPath, server: server, schema: schema, context: context)
+        guard log.lastSeq == UInt64(eventCount), let newest = rows.last else {
+            throw BenchError("\(id): the list holds \(log.lastSeq) records")
         }
-        context.progress("    appending the \(eventCount.grouped)-event history to a server list (untimed)…")
-        while let record = try reader.next() {
-            entries.append(LogEntry(record.event, timestamp: record.timestamp, actor: record.actor, note: record.note))
-            if entries.count == Self.chunk { try flush() }
-            if record.seq <= at {
-                try list.replay(record)
-                if record.seq == at { image = list.snapshotBytes(logID: log.checkpointHistoryID, fingerprint: 0, logPosition: nil) }
-            }
-            if record.seq % 1_000_000 == 0 { context.progress("    appended \(Int(record.seq).grouped) records") }
-        }
-        try flush()
-        guard log.lastSeq == UInt64(eventCount), !image.isEmpty else { throw BenchError("\(id): the list holds \(log.lastSeq) records") }
-        guard try log.storeCheckpoint(seq: at, image: image, frontier: nil) else {
-            throw BenchError("\(id): the checkpoint at seq \(at) was not stored")
-        }
-        let connection = try server.connect()
-        defer { connection.close() }
-        try connection.execute("VACUUM ANALYZE \(schema).records")
         facts = [
-            "a checkpoint at seq \(Int(at).grouped) of \(image.count.grouped) bytes (\(fixture.liveLabels.grouped) live labels, \(fixture.removedLabels.grouped) removed by the end); \(Int(UInt64(eventCount) - at).grouped) records after it"
+            PostgresStoreFill.describe(rows, interval: log.checkpointInterval)
+                + "; \(fixture.liveLabels.grouped) live labels, \(fixture.removedLabels.grouped) removed by the end; \(Int(UInt64(eventCount) - newest.seq).grouped) records after the newest"
         ]
     }
 

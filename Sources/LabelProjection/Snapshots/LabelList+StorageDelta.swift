@@ -1,0 +1,217 @@
+import EventLog
+
+/// A storage delta (docs/SNAPSHOTS.md, "A storage delta"): a checkpoint a
+/// ``CheckpointStorage`` keeps as what changed in the whole list — live and
+/// removed slots — since the checkpoint it is written on, so a server list can
+/// keep a checkpoint every few thousand records for a fraction of a full image
+/// each. Unlike a `LOG.checkpoints` delta, it needs nothing beside its chain:
+/// a removed slot carries its removal seq.
+extension LabelList {
+    /// The change byte bits a storage delta defines (the state, the title
+    /// and id bits of a `LOG.checkpoints` delta); any other makes it invalid.
+    private static let storageDeltaKnownBits = deltaStateMask | deltaTitleBit | deltaIDBit
+
+    /// The storage delta of this list on `previous`, the list at an earlier
+    /// seq of the same history: the snapshot header (flag
+    /// ``SnapshotFormat/storageDeltaFlag``, no log position), the previous
+    /// seq, the slot, live and enabled counts, the changed slots (numbers as
+    /// gaps; change bytes; the ids of new slots; each change's version or
+    /// removal seq back from this seq; the titles that changed, compressed),
+    /// the order as an edit of the previous one, and a CRC-32C of all of it.
+    ///
+    /// A slot changed when it is new, or its state, version or removal seq
+    /// differs (a live slot with the same version has the same title).
+    ///
+    /// - Complexity: O(s + n) for s slots and n live labels, plus the bytes of the titles that changed.
+    package func storageDeltaBytes(from previous: LabelList, historyID: LabelID) -> [UInt8] {
+        precondition(previous.lastSeq < lastSeq && previous.slots.count <= slots.count, "a delta on a later list")
+        var numbers: [Int] = []
+        var changes: [UInt8] = []
+        let previousSlots = previous.slots.count
+        for number in slots.indices {
+            let slot = slots[number]
+            let before = number < previousSlots ? previous.slots[number] : nil
+            guard before?.word != slot.word else { continue }
+            var change: UInt8 = slot.isLive ? (slot.isEnabled ? 2 : 1) : 0
+            if before == nil { change |= Self.deltaIDBit }
+            if slot.isLive {
+                let renamed =
+                    before?.isLive != true
+                    || !previous.titles.withBytes(before!.title) { old in titles.withBytes(slot.title) { TitleArena.bytesEqual(old, $0) } }
+                if renamed { change |= Self.deltaTitleBit }
+            }
+            numbers.append(number)
+            changes.append(change)
+        }
+        var w = ByteWriter(capacity: SnapshotFormat.headerLength + numbers.count * 24 + count + 64)
+        writeSnapshotHeader(into: &w, logID: historyID, fingerprint: 0, logPosition: nil, extraFlags: SnapshotFormat.storageDeltaFlag)
+        w.varint(previous.lastSeq)
+        w.varint(UInt64(slots.count))
+        w.varint(UInt64(count))
+        w.varint(UInt64(enabledCount))
+        w.varint(UInt64(numbers.count))
+        var last = -1
+        for number in numbers {
+            w.varint(UInt64(number - last - 1))
+            last = number
+        }
+        w.bytes.append(contentsOf: changes)
+        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaIDBit != 0 { w.id(slots[number].id) }
+        for number in numbers { w.varint(lastSeq - slots[number].seq) }
+        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 { w.varint(UInt64(slots[number].title.length)) }
+        var changedTitles: [UInt8] = []
+        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 {
+            titles.withBytes(slots[number].title) { changedTitles.append(contentsOf: $0) }
+        }
+        w.compressedTitles(changedTitles)
+        encodeOrderEdit(from: previous, into: &w)
+        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        w.u32(crc)
+        return w.bytes
+    }
+
+    /// Applies a storage delta (``storageDeltaBytes(from:historyID:)``) on
+    /// this list, which must be the list at the delta's previous seq, and
+    /// returns the delta's header (whose history id the caller checks).
+    /// Every field is checked: the checksum, that each change can follow the
+    /// slot's state before it (only new slots carry an id, and every new slot
+    /// is changed; a slot that becomes live carries its title), that no id
+    /// has two slots, seqs at or before the delta's, the counts, and that the
+    /// order names each live slot once.
+    ///
+    /// - Throws: ``SnapshotError`` for bytes that do not check out, or a delta
+    ///   on another seq. The list is left half changed then: drop it.
+    /// - Complexity: O(b + n + c) for b delta bytes, n live labels (the order is rebuilt) and c changed slots.
+    package mutating func applyStorageDelta(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> SnapshotHeader {
+        let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.storageDeltaFlag)
+        guard flags & SnapshotFormat.storageDeltaFlag != 0 else { throw SnapshotError(.invalidContent, "the image is not a storage delta") }
+        var r = body
+        let seq = header.seq
+        let previousSeq = try r.varint("the previous seq")
+        guard previousSeq == lastSeq, seq > previousSeq else {
+            throw SnapshotError(.invalidContent, "the delta at seq \(seq) applies to seq \(previousSeq), not to seq \(lastSeq)")
+        }
+        let oldCount = slots.count
+        let slotCount = try r.count("the slot count", limit: Int(UInt32.max))
+        let liveCount = try r.count("the live count", limit: slotCount)
+        let enabledCount = try r.count("the enabled count", limit: liveCount)
+        // A change takes at least 3 bytes: its number, its change byte and its seq.
+        let changeCount = try r.count("the change count", limit: min(slotCount, r.remaining / 3))
+        // Checked before anything is allocated for the slots: every new slot is a change, and only a change makes a slot live.
+        guard slotCount >= oldCount, slotCount - oldCount <= changeCount, liveCount <= count + changeCount else {
+            throw SnapshotError(
+                .invalidContent,
+                "\(slotCount) slots, \(liveCount) live, cannot follow \(oldCount) slots, \(count) live, with \(changeCount) changes")
+        }
+        let numbers = try r.ascendingSlotNumbers(changeCount, below: slotCount, naming: "changed slot")
+        guard changeCount <= r.remaining else { throw SnapshotError(.invalidContent, "the change bytes run past the end") }
+        let changesStart = r.position
+        r.position += changeCount
+        var idCount = 0, titleCount = 0
+        for (k, number) in numbers.enumerated() {
+            let change = r.base[changesStart + k]
+            let state = change & Self.deltaStateMask
+            let isNew = number >= oldCount
+            let wasLive = !isNew && slots[number].isLive
+            let hasID = change & Self.deltaIDBit != 0, hasTitle = change & Self.deltaTitleBit != 0
+            let valid =
+                change & ~Self.storageDeltaKnownBits == 0 && state <= 2 && hasID == isNew
+                && (state == 0 ? !hasTitle : (wasLive || hasTitle))
+            guard valid else {
+                throw SnapshotError(
+                    .invalidContent,
+                    "changed slot \(number) has change byte \(change), which cannot follow its state before it (\(isNew ? "new" : wasLive ? "live" : "removed"))"
+                )
+            }
+            idCount += hasID ? 1 : 0
+            titleCount += hasTitle ? 1 : 0
+        }
+        guard idCount == slotCount - oldCount, idCount * 16 <= r.remaining else {
+            throw SnapshotError(
+                .invalidContent, "the delta adds \(idCount) ids for \(slotCount - oldCount) new slots, or they run past the end")
+        }
+        let idsStart = r.position
+        r.position += idCount * 16
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(changeCount)
+        for k in 0..<changeCount {
+            let back = try r.varint("the seq of changed slot \(numbers[k])")
+            guard back < seq else { throw SnapshotError(.invalidContent, "changed slot \(numbers[k]) has a seq before seq 1") }
+            seqs.append(seq - back)
+        }
+        var titleOffset: Int
+        let lengths: [Int]
+        (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: titleCount, naming: "changed title", into: &titles)
+        var previousOrder: [UInt32] = []
+        previousOrder.reserveCapacity(count)
+        order.forEachLeaf { previousOrder.append(contentsOf: $0) }
+        let newOrder = try LabelList.decodeOrderEdit(&r, previous: previousOrder, liveCount: liveCount, slotCount: slotCount)
+        guard r.remaining == 0 else { throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the order") }
+        slots.reserveCapacity(slotCount)
+        var idIndex = 0, titleIndex = 0
+        var enabled = self.enabledCount
+        for (k, number) in numbers.enumerated() {
+            let change = r.base[changesStart + k]
+            let state = change & Self.deltaStateMask
+            if number < oldCount {
+                let before = slots[number]
+                if before.isEnabled && before.isLive { enabled -= 1 }
+                if before.isLive && (state == 0 || change & Self.deltaTitleBit != 0) { titles.release(before.title) }
+            }
+            let id: LabelID
+            if number >= oldCount {
+                id = LabelID.load(from: r.base, at: idsStart + idIndex * 16)
+                idIndex += 1
+                guard slot(of: id) == nil else { throw SnapshotError(.invalidContent, "label \(id) has two slots") }
+            } else {
+                id = slots[number].id
+            }
+            let slot: Slot
+            if state == 0 {
+                slot = .removed(id, at: seqs[k])
+            } else {
+                var title = number < oldCount ? slots[number].title : .empty
+                if change & Self.deltaTitleBit != 0 {
+                    let length = lengths[titleIndex]
+                    title = length == 0 ? .empty : TitleRef(offset: titleOffset, length: length)
+                    titleOffset += length
+                    titleIndex += 1
+                }
+                slot = .live(id, title: title, isEnabled: state == 2, version: seqs[k])
+                if state == 2 { enabled += 1 }
+            }
+            if number < oldCount {
+                slots[number] = slot
+            } else {
+                // New slots are changes in ascending order, so they come in slot order.
+                _ = appendSlot(slot)
+            }
+        }
+        guard enabled == enabledCount else {
+            throw SnapshotError(.invalidContent, "the delta counts \(enabledCount) enabled labels, its changes give \(enabled)")
+        }
+        // One bit per live slot, cleared as the order places it.
+        var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
+        var live = 0
+        for (number, slot) in slots.enumerated() where slot.isLive {
+            awaitingPlace[number >> 6] |= 1 << UInt64(number & 63)
+            live += 1
+        }
+        guard live == liveCount else { throw SnapshotError(.invalidContent, "\(live) slots are live, but the delta counts \(liveCount)") }
+        for (position, number) in newOrder.enumerated() {
+            let bit: UInt64 = 1 << UInt64(number & 63)
+            guard Int(number) < slotCount, awaitingPlace[Int(number) >> 6] & bit != 0 else {
+                throw SnapshotError(
+                    .invalidContent, "position \(position) names slot \(number), which is not a live label or is already placed")
+            }
+            awaitingPlace[Int(number) >> 6] &= ~bit
+        }
+        order.replace(with: newOrder)
+        self.enabledCount = enabledCount
+        listVersion = header.listVersion
+        lastSeq = seq
+        lastTimestamp = header.lastTimestamp
+        compactTitlesIfNeeded()
+        return header
+    }
+}
