@@ -57,6 +57,23 @@ import Testing
         #expect(chain == folded)
     }
 
+    /// An id prefix is resolved from a chain's ids alone: the full image's ids
+    /// column and each delta's new ids are every id of the list at the chain's
+    /// end, in slot order; a chain out of order is refused.
+    @Test func aChainsIDsAreEveryIDOfItsListWithoutDecodingIt() throws {
+        let lists = try Self.lists(seed: 6, events: 600, step: 100, target: 80)
+        let image = lists[0].snapshotBytes(logID: Self.historyID, fingerprint: 0)
+        let deltas = (1..<lists.count).map { lists[$0].storageDeltaBytes(from: lists[$0 - 1], historyID: Self.historyID) }
+        let found = try #require(try LabelList.storedCheckpointIDs(image: image, deltas: deltas))
+        #expect(found.seq == lists[lists.count - 1].lastSeq && found.historyIDs == [Self.historyID])
+        #expect(found.ids == lists[lists.count - 1].slots.map(\.id))
+        #expect(lists[lists.count - 1].slots.count > lists[0].slots.count, "the deltas add ids")
+        #expect(throws: SnapshotError.self) { _ = try LabelList.storedCheckpointIDs(image: image, deltas: Array(deltas.dropFirst())) }
+        var damaged = deltas
+        damaged[1][damaged[1].count / 2] ^= 1
+        #expect(throws: SnapshotError.self) { _ = try LabelList.storedCheckpointIDs(image: image, deltas: damaged) }
+    }
+
     @Test func aDeltaCostsWhatChangedNotTheList() throws {
         var list = LabelList()
         for i in 0..<2_000 {

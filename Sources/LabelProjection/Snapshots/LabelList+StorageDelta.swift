@@ -215,3 +215,79 @@ extension LabelList {
         return header
     }
 }
+
+extension LabelList {
+    /// Every id a stored checkpoint's list knows (live or removed, in slot
+    /// order) and its seq, read from the ids column of its full image and the
+    /// new slots' ids of its storage deltas, without decoding the rest: for
+    /// resolving an id prefix. Each piece's checksum, header and counts are
+    /// checked, and each delta must apply to the seq before it; the pieces'
+    /// history ids are returned for the caller to check. `nil` for a full
+    /// image of snapshot version 1 (no ids column: decode it whole).
+    ///
+    /// - Throws: ``SnapshotError`` for a piece that does not check out.
+    /// - Complexity: O(b) in the pieces' bytes (their checksums), O(s) ids copied.
+    package static func storedCheckpointIDs(image: [UInt8], deltas: [[UInt8]]) throws(SnapshotError) -> (
+        seq: UInt64, ids: [LabelID], historyIDs: Set<LabelID>
+    )? {
+        var ids: [LabelID] = []
+        var seq: UInt64 = 0
+        var historyIDs: Set<LabelID> = []
+        let usable = try image.withUnsafeBytes { raw in
+            Result { () throws(SnapshotError) -> Bool in
+                let (header, _, body) = try decodeSnapshotHeader(raw, allowing: 0)
+                guard header.version >= 2 else { return false }
+                var r = body
+                let slotCount = try r.count("the slot count", limit: r.remaining / SnapshotFormat.minSlotBytes)
+                _ = try r.count("the live count", limit: slotCount)
+                _ = try r.varint("the enabled count")
+                ids.reserveCapacity(slotCount)
+                for number in 0..<slotCount { ids.append(LabelID.load(from: r.base, at: r.position + number * 16)) }
+                seq = header.seq
+                historyIDs.insert(header.logID)
+                return true
+            }
+        }.get()
+        guard usable else { return nil }
+        for delta in deltas {
+            try delta.withUnsafeBytes { raw in
+                Result { () throws(SnapshotError) in
+                    let (header, flags, body) = try decodeSnapshotHeader(raw, allowing: SnapshotFormat.storageDeltaFlag)
+                    guard flags & SnapshotFormat.storageDeltaFlag != 0 else {
+                        throw SnapshotError(.invalidContent, "the image is not a storage delta")
+                    }
+                    var r = body
+                    let previousSeq = try r.varint("the previous seq")
+                    guard previousSeq == seq, header.seq > seq else {
+                        throw SnapshotError(
+                            .invalidContent, "the delta at seq \(header.seq) applies to seq \(previousSeq), not to seq \(seq)")
+                    }
+                    let slotCount = try r.count("the slot count", limit: Int(UInt32.max))
+                    _ = try r.count("the live count", limit: slotCount)
+                    _ = try r.varint("the enabled count")
+                    let changeCount = try r.count("the change count", limit: min(slotCount, r.remaining / 3))
+                    let numbers = try r.ascendingSlotNumbers(changeCount, below: slotCount, naming: "changed slot")
+                    guard slotCount >= ids.count, changeCount <= r.remaining else {
+                        throw SnapshotError(.invalidContent, "the delta's \(slotCount) slots cannot follow \(ids.count)")
+                    }
+                    let changes = r.position
+                    r.position += changeCount
+                    var newIDs = 0
+                    for (k, number) in numbers.enumerated() where r.base[changes + k] & deltaIDBit != 0 {
+                        guard number == ids.count + newIDs, r.remaining >= (newIDs + 1) * 16 else {
+                            throw SnapshotError(.invalidContent, "changed slot \(number) carries an id but is not the next new slot")
+                        }
+                        newIDs += 1
+                    }
+                    guard ids.count + newIDs == slotCount else {
+                        throw SnapshotError(.invalidContent, "the delta adds \(newIDs) ids to \(ids.count) slots, not \(slotCount)")
+                    }
+                    for k in 0..<newIDs { ids.append(LabelID.load(from: r.base, at: r.position + k * 16)) }
+                    seq = header.seq
+                    historyIDs.insert(header.logID)
+                }
+            }.get()
+        }
+        return (seq, ids, historyIDs)
+    }
+}

@@ -110,9 +110,14 @@ extension LabelStore {
     /// Why the last update of the history files failed (`nil`: it did not, or none ran).
     public var historyFilesError: String? { state.withLock { $0.snapshots.historyFiles.lastError } }
 
-    /// Waits until no background update of the history files is running
-    /// (for tests, and for a process that wants them current before it exits).
-    package func waitForHistoryFiles() {
+    /// Waits until no background write this store started is running: an
+    /// update of a file log's history files, or a checkpoint it writes to its
+    /// ``CheckpointStorage`` (a server list's). For a process that wants them
+    /// written before it exits (`labelreplay` write commands do), and for
+    /// tests; a failure shows in ``historyFilesError`` or
+    /// ``snapshotReport`` (`lastWriteError`). Thread-safe; returns at once
+    /// when none is running.
+    public func waitForHistoryFiles() {
         state.withLock { $0.snapshots.historyFiles.done }.wait()
     }
 }

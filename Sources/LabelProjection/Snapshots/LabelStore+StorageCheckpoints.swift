@@ -46,6 +46,28 @@ extension LabelStore {
         return (nil, skipped, nil)
     }
 
+    /// Every id the list at the newest usable checkpoint of `storage` at or
+    /// before `seq` knows (live or removed) and that checkpoint's seq, read
+    /// from its chain's ids alone (``LabelList/storedCheckpointIDs(image:deltas:)``)
+    /// where it can be, else from the list decoded whole: for resolving an id
+    /// prefix without decoding a list. `nil`: no usable checkpoint.
+    ///
+    /// - Throws: ``StoreError/Code/storage(_:)`` when the storage cannot be asked.
+    package static func storageCheckpointIDs(of storage: any CheckpointStorage, atOrBefore seq: UInt64) throws(StoreError) -> (
+        seq: UInt64, ids: [LabelID]
+    )? {
+        let lookup: CheckpointLookup
+        do throws(EventLogError) { lookup = try storage.checkpoint(atOrBefore: seq) } catch { throw StoreError.storage(error) }
+        if let checkpoint = lookup.checkpoint,
+            let found = try? LabelList.storedCheckpointIDs(image: checkpoint.image, deltas: checkpoint.deltas.map(\.image)),
+            found.seq == checkpoint.seq, found.historyIDs == [storage.checkpointHistoryID]
+        {
+            return (found.seq, found.ids)
+        }
+        guard let list = try storageCheckpoint(of: storage, atOrBefore: seq).list else { return nil }
+        return (list.lastSeq, list.slots.map(\.id))
+    }
+
     /// Why a stored checkpoint could not be used, and the seq of the piece of
     /// its chain (the image or a delta) that failed.
     struct ChainFailure: Error {

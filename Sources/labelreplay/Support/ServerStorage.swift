@@ -233,9 +233,9 @@ enum ServerStorage {
         let (lowest, highest) = (bound(rest: 0x00), bound(rest: 0xff))
         var ids: Set<LabelID> = []
         var after: UInt64 = 0
-        if log.base == nil, let list = try? LabelStore.storageCheckpoint(of: log, atOrBefore: log.refreshLastSeq()).list {
-            for id in list.ids + list.removedIDs where LabelIDArgument.hasPrefix(id, nibbles) { ids.insert(id) }
-            after = list.lastSeq
+        if log.base == nil, let known = try? LabelStore.storageCheckpointIDs(of: log, atOrBefore: log.refreshLastSeq()) {
+            for id in known.ids where LabelIDArgument.hasPrefix(id, nibbles) { ids.insert(id) }
+            after = known.seq
         }
         for id in try log.labelIDs(from: lowest, through: highest, after: after) { ids.insert(LabelID(id)) }
         return ids.sorted()
