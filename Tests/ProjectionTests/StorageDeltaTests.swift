@@ -50,6 +50,24 @@ import Testing
             #expect(chain.slots.map(\.word) == lists[k].slots.map(\.word), "removal seqs and versions, slot by slot")
             #expect(chain.slots.map(\.id) == lists[k].slots.map(\.id), "slot numbers survive")
         }
+        // The whole chain at once (the order carried between the deltas, rebuilt once) gives the same list.
+        var whole = try image.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) } }.get()
+            .list
+        let deltas = (1..<lists.count).map { lists[$0].storageDeltaBytes(from: lists[$0 - 1], historyID: Self.historyID) }
+        let headers = try whole.applyStorageDeltas(deltas)
+        whole._checkInvariants()
+        #expect(headers.map(\.seq) == lists.dropFirst().map(\.lastSeq))
+        #expect(whole == lists[lists.count - 1] && whole.slots.map(\.word) == lists[lists.count - 1].slots.map(\.word))
+        // A damaged delta in the middle is named by its index.
+        var damaged = deltas
+        damaged[4][damaged[4].count - 9] ^= 0x40
+        var broken = lists[0]
+        do throws(StorageChainFailure) {
+            _ = try broken.applyStorageDeltas(damaged)
+            Issue.record("a damaged chain was applied")
+        } catch {
+            #expect(error.index == 4 && error.error.code == .checksumMismatch, "\(error.index) \(error.error)")
+        }
         // The list the chain gives keeps folding as the fold does.
         var folded = lists[lists.count - 1]
         let next = record(folded.lastSeq + 1, .added(id: testID(999_001), title: "after", isEnabled: true, index: 0))

@@ -83,6 +83,58 @@ extension LabelList {
     ///   on another seq. The list is left half changed then: drop it.
     /// - Complexity: O(b + n + c) for b delta bytes, n live labels (the order is rebuilt) and c changed slots.
     package mutating func applyStorageDelta(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> SnapshotHeader {
+        var order = self.orderNumbers()
+        let header = try applyStorageDeltaSlots(bytes, order: &order)
+        try finishStorageDeltas(order: order)
+        return header
+    }
+
+    /// Applies the storage deltas of a chain (`images`, oldest first) on this
+    /// list, each on the list the one before it gives, as
+    /// ``applyStorageDelta(_:)`` applies one — but the order is carried
+    /// between them as numbers and the list's order rebuilt, and checked to
+    /// name each live slot once, after the last only. Returns each delta's
+    /// header, for the caller to check.
+    ///
+    /// - Throws: ``StorageChainFailure``: the delta that did not check out (its
+    ///   index in `images`; the last one's when the final order does not), and why.
+    ///   The list is left half changed then: drop it.
+    /// - Complexity: O(b + k·n + s) for b delta bytes, k deltas, n live labels and s slots.
+    package mutating func applyStorageDeltas(_ images: [[UInt8]]) throws(StorageChainFailure) -> [SnapshotHeader] {
+        var order = self.orderNumbers()
+        var headers: [SnapshotHeader] = []
+        for (index, image) in images.enumerated() {
+            do throws(SnapshotError) {
+                headers.append(
+                    try image.withUnsafeBytes { raw in
+                        Result { () throws(SnapshotError) in try applyStorageDeltaSlots(raw, order: &order) }
+                    }.get())
+            } catch {
+                throw StorageChainFailure(index: index, error: error)
+            }
+        }
+        do throws(SnapshotError) { try finishStorageDeltas(order: order) } catch {
+            throw StorageChainFailure(index: max(0, images.count - 1), error: error)
+        }
+        return headers
+    }
+
+    /// The live slots' numbers in list order.
+    private func orderNumbers() -> [UInt32] {
+        var numbers: [UInt32] = []
+        numbers.reserveCapacity(count)
+        order.forEachLeaf { numbers.append(contentsOf: $0) }
+        return numbers
+    }
+
+    /// One delta of a chain: its slot changes applied to ``slots`` (and the
+    /// titles, the id index and the list-wide fields), its order edit to
+    /// `order` (the live slots' numbers in list order, carried between the
+    /// deltas), the live and enabled counts checked; the order itself is
+    /// checked and made the list's by ``finishStorageDeltas(order:)``.
+    private mutating func applyStorageDeltaSlots(_ bytes: UnsafeRawBufferPointer, order previousOrder: inout [UInt32])
+        throws(SnapshotError) -> SnapshotHeader
+    {
         let (header, flags, body) = try LabelList.decodeSnapshotHeader(bytes, allowing: SnapshotFormat.storageDeltaFlag)
         guard flags & SnapshotFormat.storageDeltaFlag != 0 else { throw SnapshotError(.invalidContent, "the image is not a storage delta") }
         var r = body
@@ -98,10 +150,11 @@ extension LabelList {
         // A change takes at least 3 bytes: its number, its change byte and its seq.
         let changeCount = try r.count("the change count", limit: min(slotCount, r.remaining / 3))
         // Checked before anything is allocated for the slots: every new slot is a change, and only a change makes a slot live.
-        guard slotCount >= oldCount, slotCount - oldCount <= changeCount, liveCount <= count + changeCount else {
+        guard slotCount >= oldCount, slotCount - oldCount <= changeCount, liveCount <= previousOrder.count + changeCount else {
             throw SnapshotError(
                 .invalidContent,
-                "\(slotCount) slots, \(liveCount) live, cannot follow \(oldCount) slots, \(count) live, with \(changeCount) changes")
+                "\(slotCount) slots, \(liveCount) live, cannot follow \(oldCount) slots, \(previousOrder.count) live, with \(changeCount) changes"
+            )
         }
         let numbers = try r.ascendingSlotNumbers(changeCount, below: slotCount, naming: "changed slot")
         guard changeCount <= r.remaining else { throw SnapshotError(.invalidContent, "the change bytes run past the end") }
@@ -142,20 +195,19 @@ extension LabelList {
         var titleOffset: Int
         let lengths: [Int]
         (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: titleCount, naming: "changed title", into: &titles)
-        var previousOrder: [UInt32] = []
-        previousOrder.reserveCapacity(count)
-        order.forEachLeaf { previousOrder.append(contentsOf: $0) }
         let newOrder = try LabelList.decodeOrderEdit(&r, previous: previousOrder, liveCount: liveCount, slotCount: slotCount)
         guard r.remaining == 0 else { throw SnapshotError(.invalidContent, "\(r.remaining) unexpected bytes after the order") }
         slots.reserveCapacity(slotCount)
         var idIndex = 0, titleIndex = 0
         var enabled = self.enabledCount
+        var live = previousOrder.count
         for (k, number) in numbers.enumerated() {
             let change = r.base[changesStart + k]
             let state = change & Self.deltaStateMask
             if number < oldCount {
                 let before = slots[number]
                 if before.isEnabled && before.isLive { enabled -= 1 }
+                if before.isLive { live -= 1 }
                 if before.isLive && (state == 0 || change & Self.deltaTitleBit != 0) { titles.release(before.title) }
             }
             let id: LabelID
@@ -179,6 +231,7 @@ extension LabelList {
                 }
                 slot = .live(id, title: title, isEnabled: state == 2, version: seqs[k])
                 if state == 2 { enabled += 1 }
+                live += 1
             }
             if number < oldCount {
                 slots[number] = slot
@@ -187,9 +240,23 @@ extension LabelList {
                 _ = appendSlot(slot)
             }
         }
-        guard enabled == enabledCount else {
-            throw SnapshotError(.invalidContent, "the delta counts \(enabledCount) enabled labels, its changes give \(enabled)")
+        guard enabled == enabledCount, live == liveCount else {
+            throw SnapshotError(
+                .invalidContent,
+                "the delta counts \(liveCount) live and \(enabledCount) enabled labels, its changes give \(live) and \(enabled)")
         }
+        previousOrder = newOrder
+        self.enabledCount = enabledCount
+        listVersion = header.listVersion
+        lastSeq = seq
+        lastTimestamp = header.lastTimestamp
+        return header
+    }
+
+    /// Checks that `order` names each live slot once and makes it the list's
+    /// order (after the last delta of a chain).
+    private mutating func finishStorageDeltas(order newOrder: [UInt32]) throws(SnapshotError) {
+        let slotCount = slots.count
         // One bit per live slot, cleared as the order places it.
         var awaitingPlace = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
         var live = 0
@@ -197,7 +264,9 @@ extension LabelList {
             awaitingPlace[number >> 6] |= 1 << UInt64(number & 63)
             live += 1
         }
-        guard live == liveCount else { throw SnapshotError(.invalidContent, "\(live) slots are live, but the delta counts \(liveCount)") }
+        guard live == newOrder.count else {
+            throw SnapshotError(.invalidContent, "\(live) slots are live, but the order places \(newOrder.count)")
+        }
         for (position, number) in newOrder.enumerated() {
             let bit: UInt64 = 1 << UInt64(number & 63)
             guard Int(number) < slotCount, awaitingPlace[Int(number) >> 6] & bit != 0 else {
@@ -207,13 +276,17 @@ extension LabelList {
             awaitingPlace[Int(number) >> 6] &= ~bit
         }
         order.replace(with: newOrder)
-        self.enabledCount = enabledCount
-        listVersion = header.listVersion
-        lastSeq = seq
-        lastTimestamp = header.lastTimestamp
         compactTitlesIfNeeded()
-        return header
     }
+}
+
+/// Why a chain of storage deltas could not be applied: the delta (its index
+/// in the chain) and the error.
+package struct StorageChainFailure: Error {
+    /// The index of the delta that did not check out.
+    package var index: Int
+    /// Why.
+    package var error: SnapshotError
 }
 
 extension LabelList {

@@ -93,22 +93,20 @@ extension LabelStore {
                 ChainFailure(
                     message: "the checkpoint at seq \(checkpoint.imageSeq) does not decode: \(error.message)", piece: checkpoint.imageSeq))
         }
-        for delta in checkpoint.deltas {
-            let applied = delta.image.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try list.applyStorageDelta(raw) } }
-            switch applied {
-            case .success(let header) where header.logID == historyID && header.seq == delta.seq:
-                continue
-            case .success(let header):
-                return .failure(
-                    ChainFailure(
-                        message:
-                            "the checkpoint at seq \(delta.seq) (a delta) holds a change of history \(header.logID) at seq \(header.seq), not this history's at seq \(delta.seq)",
-                        piece: delta.seq))
-            case .failure(let error):
-                return .failure(
-                    ChainFailure(
-                        message: "the checkpoint at seq \(delta.seq) (a delta) does not decode: \(error.message)", piece: delta.seq))
-            }
+        let headers: [SnapshotHeader]
+        do throws(StorageChainFailure) { headers = try list.applyStorageDeltas(checkpoint.deltas.map(\.image)) } catch {
+            let delta = checkpoint.deltas[error.index]
+            return .failure(
+                ChainFailure(
+                    message: "the checkpoint at seq \(delta.seq) (a delta) does not decode: \(error.error.message)", piece: delta.seq))
+        }
+        // Each delta applied to the seq before it (checked as applied); each must also be this history's, at its row's seq.
+        for (delta, header) in zip(checkpoint.deltas, headers) where header.logID != historyID || header.seq != delta.seq {
+            return .failure(
+                ChainFailure(
+                    message:
+                        "the checkpoint at seq \(delta.seq) (a delta) holds a change of history \(header.logID) at seq \(header.seq), not this history's at seq \(delta.seq)",
+                    piece: delta.seq))
         }
         return .success(list)
     }

@@ -73,13 +73,15 @@ public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
         /// How many chains of checkpoints (a full image and the deltas written
         /// on it) a list keeps: a writer that starts one past it drops older
         /// chains whole, keeping the newest, the oldest and the rest spread
-        /// over the history. Default: 16.
+        /// over the history. Default: 64 (every chain of a list of up to
+        /// 8,388,608 records, at the default interval and chain length; a
+        /// chain of a list of 100,000 labels is about 7.5 MB).
         public var checkpointsKept: Int
         /// Of the checkpoints one store writes in turn, one in this many is a
         /// full image; the others are storage deltas on the one it wrote (or
         /// opened from) before, a chain (docs/POSTGRES.md, "Checkpoints"). A
         /// store that writes deltas keeps the list at its last checkpoint: up
-        /// to twice the list's memory. 1: full images only. Default: 8.
+        /// to twice the list's memory. 1: full images only. Default: 16.
         public var checkpointFullEvery: Int
         /// The clock that stamps entries without a timestamp.
         public var clock: @Sendable () -> EventTimestamp
@@ -97,7 +99,7 @@ public final class PostgresEventLog: IdempotentAppendStorage, Sendable {
             createIfMissing: Bool = false, notify: Bool = true, pollInterval: Duration = .milliseconds(500),
             reconnectTimeout: Duration = .seconds(30), statementTimeout: Duration? = nil,
             pessimistic: Bool = false, adaptiveLocking: Bool = true, lockTimeout: Duration = .seconds(5),
-            checkpointInterval: UInt64 = 8_192, checkpointsKept: Int = 16, checkpointFullEvery: Int = 8,
+            checkpointInterval: UInt64 = 8_192, checkpointsKept: Int = 64, checkpointFullEvery: Int = 16,
             clock: @escaping @Sendable () -> EventTimestamp = { .now() },
             onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
         ) {
