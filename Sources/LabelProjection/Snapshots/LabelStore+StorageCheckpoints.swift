@@ -98,14 +98,14 @@ extension LabelStore {
             let delta = checkpoint.deltas[error.index]
             return .failure(
                 ChainFailure(
-                    message: "the checkpoint at seq \(delta.seq) (a delta) does not decode: \(error.error.message)", piece: delta.seq))
+                    message: "the checkpoint at seq \(delta.seq) does not decode (a delta): \(error.error.message)", piece: delta.seq))
         }
         // Each delta applied to the seq before it (checked as applied); each must also be this history's, at its row's seq.
         for (delta, header) in zip(checkpoint.deltas, headers) where header.logID != historyID || header.seq != delta.seq {
             return .failure(
                 ChainFailure(
                     message:
-                        "the checkpoint at seq \(delta.seq) (a delta) holds a change of history \(header.logID) at seq \(header.seq), not this history's at seq \(delta.seq)",
+                        "the checkpoint at seq \(delta.seq) holds a delta of history \(header.logID) at seq \(header.seq), not this history's at seq \(delta.seq)",
                     piece: delta.seq))
         }
         return .success(list)

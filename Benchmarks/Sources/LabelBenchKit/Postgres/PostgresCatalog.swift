@@ -28,7 +28,8 @@ enum PostgresCatalog {
     /// The ids of the PostgreSQL workloads at the settings' size, in the order they run.
     static func ids(for settings: BenchSettings) -> [String] {
         let ladder = ladderRungs.map { "pg-append-ladder-\($0)" }
-        let cli = ["show", "show-current", "diff", "trace"].map { "pg-cli-\($0)-" + (settings.quick ? "200k" : "1m") }
+        let cliSizes = [settings.quick ? "200k" : "1m"] + (settings.big ? ["10m"] : [])
+        let cli = cliSizes.flatMap { size in ["show", "show-current", "diff", "trace"].map { "pg-cli-\($0)-" + size } }
         let rest = [
             "pg-batch-append", "pg-writers-1-list", "pg-writers-1-list-locked", "pg-writers-8-lists",
             "pg-writers-8-lists-no-notify",
@@ -164,17 +165,22 @@ extension WorkloadCatalog {
     }
 
     #if Postgres
-    /// `pg-cli-*`: `labelreplay show` (at a seq and the current list), `diff` and `trace --label` over one server list.
+    /// `pg-cli-*`: `labelreplay show` (at a seq and the current list), `diff` and `trace --label` over one server list
+    /// per size (1,000,000 events; 200,000 with `--quick`; and 10,000,000 with `--big`).
     private static func cliWorkloads(server: PostgresBenchServer, settings: BenchSettings) -> [any Workload] {
-        let fixture = HistoryFixture(eventCount: settings.size(full: 1_000_000, quick: 200_000), seed: settings.seed, users: 1)
-        let list = PostgresCLIList(server: server, fixture: fixture, users: 0)
-        let run = CLIRun(binary: LabelReplayBinary(path: settings.labelreplay, postgres: true), fixture: fixture)
-        let all = [CLIQueryWorkload.Command.show, .showCurrent, .diff, .trace].map {
-            PostgresCLIWorkload(command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
+        var sizes = [settings.size(full: 1_000_000, quick: 200_000)]
+        if settings.big { sizes.append(10_000_000) }
+        return sizes.flatMap { size -> [any Workload] in
+            let fixture = HistoryFixture(eventCount: size, seed: settings.seed, users: 1)
+            let list = PostgresCLIList(server: server, fixture: fixture, users: 0)
+            let run = CLIRun(binary: LabelReplayBinary(path: settings.labelreplay, postgres: true), fixture: fixture)
+            let all = [CLIQueryWorkload.Command.show, .showCurrent, .diff, .trace].map {
+                PostgresCLIWorkload(command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
+            }
+            let selected = all.filter { settings.includes($0.id) }
+            list.users = selected.count
+            return selected
         }
-        let selected = all.filter { settings.includes($0.id) }
-        list.users = selected.count
-        return selected
     }
 
     /// `pg-open-*`: one per size, each on a history fixture of its own (the
