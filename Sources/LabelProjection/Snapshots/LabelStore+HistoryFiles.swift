@@ -112,7 +112,7 @@ extension LabelStore {
 
     /// Waits until no background write this store started is running: an
     /// update of a file log's history files, or a checkpoint it writes to its
-    /// ``CheckpointStorage`` (a server list's). For a process that wants them
+    /// `CheckpointStorage` (a server list's). For a process that wants them
     /// written before it exits (`labelreplay` write commands do), and for
     /// tests; a failure shows in ``historyFilesError`` or
     /// ``snapshotReport`` (`lastWriteError`). Thread-safe; returns at once
