@@ -175,7 +175,8 @@ extension WorkloadCatalog {
             let list = PostgresCLIList(server: server, fixture: fixture, users: 0)
             let run = CLIRun(binary: LabelReplayBinary(path: settings.labelreplay, postgres: true), fixture: fixture)
             let all = [CLIQueryWorkload.Command.show, .showCurrent, .diff, .trace].map {
-                PostgresCLIWorkload(command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
+                PostgresCLIWorkload(
+                    command: $0, list: list, run: run, repetitions: settings.repetitionsOverride ?? (settings.quick ? nil : 3))
             }
             let selected = all.filter { settings.includes($0.id) }
             list.users = selected.count
