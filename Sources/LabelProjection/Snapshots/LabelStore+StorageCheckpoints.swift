@@ -77,21 +77,25 @@ extension LabelStore {
 
     /// The list a stored checkpoint gives: its image, then its deltas.
     private static func decodeChain(_ checkpoint: StoredCheckpoint, historyID: LabelID) -> Result<LabelList, ChainFailure> {
-        let decoded = checkpoint.image.withUnsafeBytes { raw in Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) } }
         var list: LabelList
-        switch decoded {
-        case .success(let (decoded, header)) where header.logID == historyID && decoded.lastSeq == checkpoint.imageSeq:
-            list = decoded
-        case .success(let (decoded, header)):
-            return .failure(
-                ChainFailure(
-                    message:
-                        "the checkpoint at seq \(checkpoint.imageSeq) holds the list of history \(header.logID) at seq \(decoded.lastSeq), not this history's at seq \(checkpoint.imageSeq)",
-                    piece: checkpoint.imageSeq))
-        case .failure(let error):
+        let header: SnapshotHeader
+        do throws(SnapshotError) {
+            // Decoded straight into `list`: a second reference (a `Result` kept alive) would make the
+            // deltas' first change copy the whole list.
+            (list, header) = try checkpoint.image.withUnsafeBytes { raw in
+                Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
+            }.get()
+        } catch {
             return .failure(
                 ChainFailure(
                     message: "the checkpoint at seq \(checkpoint.imageSeq) does not decode: \(error.message)", piece: checkpoint.imageSeq))
+        }
+        guard header.logID == historyID, list.lastSeq == checkpoint.imageSeq else {
+            return .failure(
+                ChainFailure(
+                    message:
+                        "the checkpoint at seq \(checkpoint.imageSeq) holds the list of history \(header.logID) at seq \(list.lastSeq), not this history's at seq \(checkpoint.imageSeq)",
+                    piece: checkpoint.imageSeq))
         }
         let headers: [SnapshotHeader]
         do throws(StorageChainFailure) { headers = try list.applyStorageDeltas(checkpoint.deltas.map(\.image)) } catch {
