@@ -157,6 +157,33 @@ import Testing
         try expectEveryCheckpointIsTheFold(log, location)
     }
 
+    /// A row edited (past the schema's CHECK) to be a delta on itself is
+    /// named and skipped: the walk of a chain never loops.
+    @Test func aDeltaEditedToNameItselfIsSkippedAndTheWalkEnds() throws {
+        let schema = "chain_\(UUID().uuidString.prefix(8).lowercased())"
+        let location = server.location(list: "a", schema: schema)
+        let log = try PostgresEventLog(
+            location: location, options: .init(createIfMissing: true, checkpointInterval: 16, checkpointFullEvery: 4))
+        defer { log.close() }
+        try warmUp(log)
+        let store = try LabelStore(storage: log)
+        try helpers.write(80, to: store, seed: 37)
+        store.waitForHistoryFiles()
+        let rows = try server.psql(
+            "SELECT string_agg(seq || ':' || coalesce(delta_on::text, ''), ',' ORDER BY seq) FROM \(schema).checkpoints"
+        ).split(separator: ",").map { $0.split(separator: ":", omittingEmptySubsequences: false) }
+        let newest = try #require(rows.last { !$0[1].isEmpty }.flatMap { UInt64($0[0]) }, "a delta: \(rows)")
+        try server.psql(
+            """
+            ALTER TABLE \(schema).checkpoints DROP CONSTRAINT checkpoints_check;
+            UPDATE \(schema).checkpoints SET delta_on = seq WHERE list = 'a' AND seq = \(newest)
+            """)
+        let found = try LabelStore.storageCheckpoint(of: log, atOrBefore: newest)
+        #expect(found.skipped.count == 1 && found.skipped[0].contains("which is not before it"), "\(found.skipped)")
+        #expect(found.list.map { $0.lastSeq < newest } == true)
+        #expect(try found.list == helpers.reference(log, through: found.list?.lastSeq ?? 0))
+    }
+
     @Test func aCutThroughAChainDropsTheDeltasOnWhatItRemoved() throws {
         let location = server.location()
         let log = try helpers.open(location, interval: 16, fullEvery: 4)

@@ -73,6 +73,11 @@ extension PostgresEventLog: CheckpointStorage {
                             "the checkpoint at seq \(at) was written for a record whose checksum was \(row.crc), and seq \(at)'s is now \(held)"
                         break
                     }
+                    // The schema's CHECK keeps a delta on an earlier row; a row edited past it would make the walk loop.
+                    if let on = row.deltaOn, on >= at {
+                        problem = "the checkpoint at seq \(at) is a delta on the checkpoint at seq \(on), which is not before it"
+                        break
+                    }
                     link = row.deltaOn
                 }
                 if link != nil {
