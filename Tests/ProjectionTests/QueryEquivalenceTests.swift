@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import LabelStoreTestSupport
 import Testing
 
 @testable import LabelProjection
@@ -20,6 +21,48 @@ import Testing
         }
         return pairs
     }()
+
+    /// ASCII titles searched for ASCII texts are matched without Foundation
+    /// (outside the Turkic locales): the answers are Foundation's, on 40,000
+    /// seeded pairs of every ASCII character (letters of both cases, digits,
+    /// punctuation, controls), texts cut from their titles (so most should
+    /// match) and not; and a title that is not ASCII still goes to Foundation.
+    @Test func asciiTitlesMatchAsFoundationsSearchDoes() {
+        var rng = SeededGenerator(seed: 4747)
+        let alphabet: [UInt8] = Array(0x20...0x7E) + Array("aAbBcCiIsSzZ".utf8) + [0x09, 0x0A]
+        func random(_ length: Int) -> String {
+            String(decoding: (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] }, as: UTF8.self)
+        }
+        var disagreements: [String] = []
+        var matched = 0
+        for i in 0..<40_000 {
+            let title = random(Int.random(in: 0...24, using: &rng))
+            var text: String
+            if i % 2 == 0, !title.isEmpty {
+                let bytes = Array(title.utf8)
+                let start = Int.random(in: 0..<bytes.count, using: &rng)
+                let end = Int.random(in: start...bytes.count, using: &rng)
+                // A cut of the title with its letters' case flipped at random.
+                text = String(
+                    decoding: bytes[start..<end].map { b in
+                        Bool.random(using: &rng) && (0x41...0x5A).contains(b)
+                            ? b + 0x20
+                            : Bool.random(using: &rng) && (0x61...0x7A).contains(b) ? b - 0x20 : b
+                    }, as: UTF8.self)
+            } else {
+                text = random(Int.random(in: 0...3, using: &rng))
+            }
+            let query = ViewQuery(text)
+            let expected = text.isEmpty || title.localizedStandardContains(text)
+            if query.matches(title: title) != expected { disagreements.append("\(title.debugDescription) ∋ \(text.debugDescription)") }
+            if expected { matched += 1 }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count), e.g. \(disagreements.prefix(5))")
+        #expect(matched > 15_000 && matched < 39_000, "both answers are exercised: \(matched)")
+        #expect(ViewQuery.asciiFolded("Ring") != nil || ["tr", "az"].contains(Locale.current.language.languageCode?.identifier))
+        #expect(ViewQuery("cafe").matches(title: "Café au lait"), "a title that is not ASCII goes to Foundation")
+        #expect(ViewQuery("RING").matches(title: "ring two") && !ViewQuery("ring 3").matches(title: "Ring Two"))
+    }
 
     @Test func equalQueriesMatchEveryTitleAlikeOnEveryDecomposableScalar() {
         #expect(Self.decomposable.count > 10_000)
