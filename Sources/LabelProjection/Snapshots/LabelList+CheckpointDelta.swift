@@ -50,6 +50,19 @@ extension LabelList {
         }
         var w = ByteWriter(capacity: SnapshotFormat.headerLength + numbers.count * 24 + 64)
         writeSnapshotHeader(into: &w, logID: logID, fingerprint: 0, logPosition: logPosition, extraFlags: SnapshotFormat.deltaFlag)
+        encodeDeltaBody(numbers, changes, previous: previous, into: &w) { $0 & Self.deltaStateMask != 0 }
+        return w.bytes
+    }
+
+    /// Writes a delta's body after its header (docs/SNAPSHOTS.md, "A delta"
+    /// and "A storage delta"): the previous seq, the slot, live and enabled
+    /// counts, the changed slots `numbers` (as gaps) and their `changes`
+    /// bytes, the new slots' ids, a seq back from ``lastSeq`` for each change
+    /// `hasSeq` says has one, the changed titles (lengths, then compressed),
+    /// the order's edit, and a CRC-32C of all of `w`.
+    func encodeDeltaBody(
+        _ numbers: [Int], _ changes: [UInt8], previous: LabelList, into w: inout ByteWriter, hasSeq: (UInt8) -> Bool
+    ) {
         w.varint(previous.lastSeq)
         w.varint(UInt64(slots.count))
         w.varint(UInt64(count))
@@ -61,10 +74,8 @@ extension LabelList {
             last = number
         }
         w.bytes.append(contentsOf: changes)
-        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaIDBit != 0 {
-            withUnsafeBytes(of: slots[number].id.uuid.uuid) { w.bytes.append(contentsOf: $0) }
-        }
-        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaStateMask != 0 { w.varint(lastSeq - slots[number].seq) }
+        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaIDBit != 0 { w.id(slots[number].id) }
+        for (k, number) in numbers.enumerated() where hasSeq(changes[k]) { w.varint(lastSeq - slots[number].seq) }
         for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 { w.varint(UInt64(slots[number].title.length)) }
         var changedTitles: [UInt8] = []
         for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 {
@@ -74,7 +85,6 @@ extension LabelList {
         encodeOrderEdit(from: previous, into: &w)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
-        return w.bytes
     }
 
     /// Writes this list's order as an edit of `previous`'s: a varint count of

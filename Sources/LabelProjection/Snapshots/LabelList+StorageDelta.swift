@@ -45,28 +45,8 @@ extension LabelList {
         }
         var w = ByteWriter(capacity: SnapshotFormat.headerLength + numbers.count * 24 + count + 64)
         writeSnapshotHeader(into: &w, logID: historyID, fingerprint: 0, logPosition: nil, extraFlags: SnapshotFormat.storageDeltaFlag)
-        w.varint(previous.lastSeq)
-        w.varint(UInt64(slots.count))
-        w.varint(UInt64(count))
-        w.varint(UInt64(enabledCount))
-        w.varint(UInt64(numbers.count))
-        var last = -1
-        for number in numbers {
-            w.varint(UInt64(number - last - 1))
-            last = number
-        }
-        w.bytes.append(contentsOf: changes)
-        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaIDBit != 0 { w.id(slots[number].id) }
-        for number in numbers { w.varint(lastSeq - slots[number].seq) }
-        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 { w.varint(UInt64(slots[number].title.length)) }
-        var changedTitles: [UInt8] = []
-        for (k, number) in numbers.enumerated() where changes[k] & Self.deltaTitleBit != 0 {
-            titles.withBytes(slots[number].title) { changedTitles.append(contentsOf: $0) }
-        }
-        w.compressedTitles(changedTitles)
-        encodeOrderEdit(from: previous, into: &w)
-        let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
-        w.u32(crc)
+        // Every change has a seq: a live slot's version, a removed one's removal seq.
+        encodeDeltaBody(numbers, changes, previous: previous, into: &w) { _ in true }
         return w.bytes
     }
 
