@@ -94,12 +94,8 @@ extension LabelList {
     /// Each run is as long as the two orders agree, so a move costs a run or
     /// two and an insertion one.
     func encodeOrderEdit(from previous: LabelList, into w: inout ByteWriter) {
-        var before: [UInt32] = []
-        before.reserveCapacity(previous.count)
-        previous.order.forEachLeaf { before.append(contentsOf: $0) }
-        var now: [UInt32] = []
-        now.reserveCapacity(count)
-        order.forEachLeaf { now.append(contentsOf: $0) }
+        let before = previous.order.elements
+        let now = order.elements
         var place = [Int32](repeating: -1, count: slots.count)
         for (position, number) in before.enumerated() where Int(number) < place.count { place[Int(number)] = Int32(position) }
         var runs = ByteWriter(capacity: 64)

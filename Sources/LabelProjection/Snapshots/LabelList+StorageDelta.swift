@@ -63,9 +63,9 @@ extension LabelList {
     ///   on another seq. The list is left half changed then: drop it.
     /// - Complexity: O(b + n + c) for b delta bytes, n live labels (the order is rebuilt) and c changed slots.
     package mutating func applyStorageDelta(_ bytes: UnsafeRawBufferPointer) throws(SnapshotError) -> SnapshotHeader {
-        var order = self.orderNumbers()
-        let header = try applyStorageDeltaSlots(bytes, order: &order)
-        try finishStorageDeltas(order: order)
+        var numbers = order.elements
+        let header = try applyStorageDeltaSlots(bytes, order: &numbers)
+        try finishStorageDeltas(order: numbers)
         return header
     }
 
@@ -81,30 +81,22 @@ extension LabelList {
     ///   The list is left half changed then: drop it.
     /// - Complexity: O(b + k·n + s) for b delta bytes, k deltas, n live labels and s slots.
     package mutating func applyStorageDeltas(_ images: [[UInt8]]) throws(StorageChainFailure) -> [SnapshotHeader] {
-        var order = self.orderNumbers()
+        var numbers = order.elements
         var headers: [SnapshotHeader] = []
         for (index, image) in images.enumerated() {
             do throws(SnapshotError) {
                 headers.append(
                     try image.withUnsafeBytes { raw in
-                        Result { () throws(SnapshotError) in try applyStorageDeltaSlots(raw, order: &order) }
+                        Result { () throws(SnapshotError) in try applyStorageDeltaSlots(raw, order: &numbers) }
                     }.get())
             } catch {
                 throw StorageChainFailure(index: index, error: error)
             }
         }
-        do throws(SnapshotError) { try finishStorageDeltas(order: order) } catch {
+        do throws(SnapshotError) { try finishStorageDeltas(order: numbers) } catch {
             throw StorageChainFailure(index: max(0, images.count - 1), error: error)
         }
         return headers
-    }
-
-    /// The live slots' numbers in list order.
-    private func orderNumbers() -> [UInt32] {
-        var numbers: [UInt32] = []
-        numbers.reserveCapacity(count)
-        order.forEachLeaf { numbers.append(contentsOf: $0) }
-        return numbers
     }
 
     /// One delta of a chain: its slot changes applied to ``slots`` (and the
