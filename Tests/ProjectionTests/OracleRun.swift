@@ -3,6 +3,10 @@ import Foundation
 import LabelStoreTestSupport
 import Testing
 
+#if Postgres
+import LabelStorePostgres
+#endif
+
 @testable import LabelProjection
 
 /// One seeded run of the store oracle: a store (over an in-memory or a file
@@ -30,7 +34,11 @@ final class OracleRun {
         #if Postgres
         if backing == .server {
             let server = PostgresTestServer.shared
-            return try! server.open(server.location(list: "oracle-\(seed)-\(UUID().uuidString.prefix(8))"))
+            // Checkpoints every 32 records, in chains of a full image and three deltas: time travel and
+            // every reopen read them, so the oracle checks the chains' lists too.
+            return try! PostgresEventLog(
+                location: server.location(list: "oracle-\(seed)-\(UUID().uuidString.prefix(8))"),
+                options: .init(createIfMissing: true, pollInterval: .milliseconds(50), checkpointInterval: 32, checkpointFullEvery: 4))
         }
         #endif
         return InMemoryEventLog()
