@@ -3,11 +3,11 @@ import Foundation
 import LabelStoreTestSupport
 import Testing
 
+@testable import LabelProjection
+
 #if Postgres
 import LabelStorePostgres
 #endif
-
-@testable import LabelProjection
 
 /// One seeded run of the store oracle: a store (over an in-memory or a file
 /// log) driven by random commands, batches and raw entries, watched by many
