@@ -143,7 +143,7 @@ struct TableAndDiffTests {
             for record in records[cut...] {
                 if case .removed(let id, _, let title, let isEnabled) = record.event { removedAs[id] = (title, isEnabled) }
             }
-            let changes = Diff.compare(a, b, removedAs: removedAs).map(\.jsonText)
+            let changes = Diff.compare(a, b, removedAs: { removedAs }).map(\.jsonText)
             let plain = Self.plainCompare(a, b, removedAs: removedAs).map(\.jsonText)
             #expect(changes == plain)
             if changes != plain { break }
@@ -160,7 +160,7 @@ struct TableAndDiffTests {
             #expect(
                 other.labels.map { [$0.id.description, $0.title, "\($0.isEnabled)"] }
                     == live.map { [$0.id.description, $0.title, "\($0.isEnabled)"] })
-            let otherChanges = Diff.compare(a, other, removedAs: removedAs).map(\.jsonText)
+            let otherChanges = Diff.compare(a, other, removedAs: { removedAs }).map(\.jsonText)
             #expect(otherChanges == Self.plainCompare(a, other, removedAs: removedAs).map(\.jsonText))
         }
     }

@@ -39,6 +39,34 @@ extension PostgresEventLog {
         }
     }
 
+    /// The records at `seqs` (in any order; repeats count once), in seq
+    /// order, each checked as ``records(ofLabels:after:through:kinds:)``
+    /// checks a record. A seq with no row — after the list's end, or cut off
+    /// to an archive — is left out: the caller compares what it gets with
+    /// what it asked for.
+    ///
+    /// For records whose seqs are known, e.g. the removals a checkpoint's
+    /// list names (`LabelList.removal(of:)`): a probe of the records' key
+    /// per seq, where a read through the label index visits every record of
+    /// each label.
+    ///
+    /// - Throws: `EventLogError` as ``records(ofLabels:after:through:kinds:)`` does.
+    /// - Complexity: one round trip; O(`seqs.count`) probes of the records' key.
+    public func records(atSeqs seqs: [UInt64]) throws(EventLogError) -> [EventRecord] {
+        let wanted = Set(seqs.filter { $0 >= 1 && $0 <= UInt64(Int64.max) })
+        guard !wanted.isEmpty else { return [] }
+        let values = wanted.sorted().map { PostgresValue.bigEndian(Int64($0)) }
+        return try withSession(retrying: true, doing: "read records by seq") {
+            (connection) throws(PostgresStepFailure) -> [EventRecord] in
+            let result = try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "records-at-seqs", statements.recordsAtSeqs,
+                    [.text(location.list), .array(of: PostgresValue.OID.int8, arrayType: PostgresValue.OID.int8Array, values)])
+            }
+            return try checkedRecords(result)
+        }
+    }
+
     /// The records of rows `seq, crc, payload, crc of the row before`, each
     /// checked as far as it can be alone (see ``records(ofLabels:after:through:kinds:)``).
     private func checkedRecords(_ result: PostgresResult) throws(PostgresStepFailure) -> [EventRecord] {

@@ -222,6 +222,22 @@ struct PostgresStatements {
             """
     }
 
+    /// `$1` list, `$2` seqs (distinct) → the records at those seqs, in seq
+    /// order, as ``labelRecords`` gives them (with the checksum of the row
+    /// before), a probe of the records' key per seq. (As a join with the
+    /// unnested array: with `seq = ANY($2)` the planner scans the whole
+    /// table for a few thousand seqs — 100 ms for 13,000 of 1 M rows, where
+    /// the probes take 60.)
+    var recordsAtSeqs: String {
+        let crc = version >= 2 ? "crc" : "0::bigint"
+        return """
+            SELECT r.seq, r.\(crc), r.payload, p.\(crc) FROM unnest($2::bigint[]) w(seq)
+            JOIN \(schema).records r ON r.list = $1 AND r.seq = w.seq
+            LEFT JOIN \(schema).records p ON p.list = r.list AND p.seq = r.seq - 1
+            ORDER BY r.seq
+            """
+    }
+
     /// `$1` list, `$2` kind, `$3` after, `$4` through → the records of that
     /// kind naming no label (reorders) in that range, as ``labelRecords``
     /// gives them (with the checksum of the row before), through the

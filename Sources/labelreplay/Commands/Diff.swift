@@ -33,7 +33,7 @@ enum Diff: Command {
         if from > to { throw UsageError("<from> (\(from)) must not be after <to> (\(to))") }
 
         let (before, after, removedAs) = try lists(path, from: from, to: to, console: console)
-        let changes = compare(before, after, removedAs: removedAs)
+        let changes = try compare(before, after, removedAs: removedAs.all)
 
         if arguments.flag("json") {
             console.json(ListDiff(from: from, to: to, changes: changes))
@@ -60,41 +60,88 @@ enum Diff: Command {
 
     /// The lists right after `from` and `to`, and the title and state each label removed
     /// in between had at its last removal. Each list is folded from the nearest checkpoint
-    /// at or before its seq (LOG.checkpoints) when there is one, else from seq 1; `to`'s
-    /// list is folded on from `from`'s unless a later checkpoint is nearer.
-    static func lists(_ path: String, from: UInt64, to: UInt64, console: Console) throws -> (
-        LabelList, LabelList, [LabelID: (title: String, isEnabled: Bool)]
-    ) {
+    /// at or before its seq (LOG.checkpoints, or a server list's) when there is one, else
+    /// from seq 1; `to`'s list is folded on from `from`'s unless a later checkpoint is nearer.
+    static func lists(_ path: String, from: UInt64, to: UInt64, console: Console) throws -> (LabelList, LabelList, RemovedTitles) {
         let checkpoints = try Checkpoints.open(path, console: console)
+        // A server list's checkpoint for `to`, when its rows had one after `from`, is read
+        // while `from`'s list is folded (and waited for whatever happens: the command's
+        // connection is closed when it ends).
+        let laterAside =
+            checkpoints?.seqs.contains { $0 > from && $0 <= to } == true ? checkpoints?.serverCheckpointAside(atOrBefore: to) : nil
+        defer { _ = laterAside?.result() }
         let replay = try Replay(path: path, console: console, progress: "reading \(path)")
         if let checkpoint = checkpoints?.checkpoint(atOrBefore: from, withRemovedLabels: false) { try replay.start(from: checkpoint) }
         let before = try replay.foldQuickly(through: from)
-        var removedAs: [LabelID: (title: String, isEnabled: Bool)] = [:]
+        var titles = RemovedTitles()
         let noteRemoval = { (view: EventRecordView) in
-            if case .removed(let id, _, let title, let isEnabled) = view.event { removedAs[id] = (title.string, isEnabled) }
+            if case .removed(let id, _, let title, let isEnabled) = view.event { titles.folded[id] = (title.string, isEnabled) }
         }
+        // A server list's checkpoints hold no removed label's title: they are read from the
+        // removal records, aside, once the later list is folded (see `RemovedTitles`).
+        let server = checkpoints?.serverStorage
         // A first list read through the archive folds on across the join: the log's checkpoints
         // do not hold the titles of labels removed before its base, which the diff may print.
-        guard !replay.readsArchive, checkpoints?.mayHaveCheckpoint(after: from, through: to) ?? false,
+        guard !replay.readsArchive, let checkpoints, checkpoints.mayHaveCheckpoint(after: from, through: to),
             // Only the labels live at `from` can be printed as removed.
-            let checkpoint = checkpoints?.checkpoint(atOrBefore: to, removedAmong: Set(before.ids)), checkpoint.position.seq > from
+            let checkpoint = try laterAside.map({ try checkpoints.checkpoint(readAside: $0) })
+                ?? (server == nil ? checkpoints.checkpoint(atOrBefore: to, removedAmong: Set(before.ids)) : nil),
+            checkpoint.position.seq > from
         else {
-            return (before, try replay.foldQuickly(through: to, visit: noteRemoval), removedAs)
+            let after = try replay.foldQuickly(through: to, visit: noteRemoval)
+            return (before, after, titles)
         }
         // Labels live at `from` and removed by the checkpoint: as the checkpoint says they were removed.
-        for id in checkpoint.list.removedIDs where before.label(id) != nil {
-            if let removed = checkpoint.removed[id] { removedAs[id] = (removed.title, removed.isEnabled) }
+        let tombstones = Set(checkpoint.list.removedIDs.filter { before.contains($0) })
+        if server == nil {
+            for id in tombstones {
+                if let removed = checkpoint.removed[id] { titles.checkpointed[id] = (removed.title, removed.isEnabled) }
+            }
         }
         let later = try Replay(path: path, console: console, progress: "reading \(path)")
         try later.start(from: checkpoint)
-        return (before, try later.foldQuickly(through: to, visit: noteRemoval), removedAs)
+        let after = try later.foldQuickly(through: to, visit: noteRemoval)
+        if let server, !tombstones.isEmpty {
+            let list = checkpoint.list
+            titles.reading = Aside("labelreplay removals") {
+                try ServerStorage.removals(of: tombstones, removedIn: list, in: server) ?? [:]
+            }
+        }
+        return (before, after, titles)
+    }
+
+    /// The title and state each label removed between a diff's seqs had at
+    /// its last removal, where known (a label not named is printed with its
+    /// title and state at FROM, which are then its last).
+    struct RemovedTitles {
+        /// As the records folded after the checkpoint state them (or from FROM, without one).
+        var folded: [LabelID: (title: String, isEnabled: Bool)] = [:]
+        /// As a file's checkpoint states them.
+        var checkpointed: [LabelID: (title: String, isEnabled: Bool)] = [:]
+        /// A server list's: read from the removal records the checkpoint names, on a
+        /// second thread while the diff is computed (over the command's one connection,
+        /// which nothing else then uses).
+        var reading: Aside<[LabelID: RemovedLabel]>?
+
+        /// Every title known: waits for the read aside (rethrowing its error);
+        /// a later removal (folded) wins over the checkpoint's.
+        func all() throws -> [LabelID: (title: String, isEnabled: Bool)] {
+            var all = checkpointed
+            for (id, removed) in try reading?.value() ?? [:] { all[id] = (removed.title, removed.isEnabled) }
+            all.merge(folded) { _, later in later }
+            return all
+        }
     }
 
     /// The per-label changes from `a` to `b`: for each label in `b`'s order its
     /// additions, renames, toggles and moves, then the removed labels in `a`'s order.
     /// Labels are matched by slot (``LabelList/correspondence(to:)``) and titles
     /// compared as bytes: a `String` is made only for a label that changed.
-    static func compare(_ a: LabelList, _ b: LabelList, removedAs: [LabelID: (title: String, isEnabled: Bool)]) -> [LabelDiffEntry] {
+    /// `removedAs` gives the removed labels' last titles and states; it is
+    /// called once, after the other changes are found (it may wait for a read).
+    static func compare(
+        _ a: LabelList, _ b: LabelList, removedAs titles: () throws -> [LabelID: (title: String, isEnabled: Bool)]
+    ) rethrows -> [LabelDiffEntry] {
         let match = a.correspondence(to: b)
         // The labels present at both, in `a`'s order, by their positions in `b`: those of a longest
         // increasing run stayed, the others moved.
@@ -129,6 +176,7 @@ enum Diff: Command {
                 changes.append(LabelDiffEntry(id: new.id, change: .moved, title: new.title, from: oldPosition, to: position))
             }
         }
+        let removedAs = try titles()
         for (position, slot) in match.earlierSlots.enumerated() where match.newPosition[position] < 0 {
             let id = a.id(slot: slot)
             let last =

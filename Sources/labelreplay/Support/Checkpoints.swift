@@ -109,6 +109,24 @@ final class Checkpoints {
         return checkpoint
     }
 
+    /// A server list's newest usable checkpoint at or before `seq` (as
+    /// ``checkpoint(atOrBefore:withRemovedLabels:removedAmong:)`` gives it
+    /// without removed labels), read and decoded on a second thread while the
+    /// caller goes on; `nil` for a file's checkpoints. Take it with ``checkpoint(readAside:)``,
+    /// which prints what it found wrong.
+    func serverCheckpointAside(atOrBefore seq: UInt64) -> Aside<(ListCheckpoint?, [String])>? {
+        guard let server, seq > 0 else { return nil }
+        return Aside("labelreplay checkpoint") { server.checkpoint(atOrBefore: seq) }
+    }
+
+    /// The checkpoint an ``serverCheckpointAside(atOrBefore:)`` read, with its problems reported.
+    func checkpoint(readAside aside: Aside<(ListCheckpoint?, [String])>) throws -> ListCheckpoint? {
+        let (checkpoint, problems) = try aside.value()
+        for problem in problems { report(.problem(problem)) }
+        if let checkpoint, TestHooks.alwaysUsesIndex { report(.line("(from the checkpoint at seq \(checkpoint.position.seq))")) }
+        return checkpoint
+    }
+
     /// Prints `report` (a problem once), or collects it in a lane.
     func report(_ report: Report) {
         if collected != nil {

@@ -86,16 +86,14 @@ enum HistoryCaches {
     /// failure (the index's, the checkpoints', the tree's) is thrown once all are done.
     static func update(_ path: String, rebuild: Bool, merge: Bool = false, console: Console) throws -> Written {
         let checkpointsAside = ProcessInfo.processInfo.activeProcessorCount > 1
-        let aside = CheckpointsAside()
-        if checkpointsAside {
-            aside.done.enter()
-            Thread {
-                defer { aside.done.leave() }
-                aside.result = Result { try writeCheckpoints(path, rebuild: rebuild) { seq in aside.seq.withLock { $0 = seq } } }
-            }.start()
-        }
-        /// The checkpoints' seq while they are written aside, for the progress line.
-        func slower(_ seq: UInt64) -> UInt64 { checkpointsAside ? min(seq, aside.seq.withLock { $0 }) : seq }
+        // The checkpoints' seq while they are written aside, for the progress line.
+        let asideSeq = Locked<UInt64>(0)
+        let aside =
+            checkpointsAside
+            ? Aside("labelreplay checkpoints") {
+                try writeCheckpoints(path, rebuild: rebuild) { seq in asideSeq.withLock { $0 = seq } }
+            } : nil
+        func slower(_ seq: UInt64) -> UInt64 { checkpointsAside ? min(seq, asideSeq.withLock { $0 }) : seq }
         // Each cache is tried whatever became of the others; the first failure is thrown at the end.
         let index = Result { () throws -> HistoryIndexFile.Update in
             let progress = Progress("indexing \(path)", total: nil, unit: "records", console: console)
@@ -104,12 +102,12 @@ enum HistoryCaches {
         }
         var tree = checkpointsAside ? Result { try hashTree(path, console: console, slower: slower) } : nil
         let checkpoints: Result<CheckpointFile.Update, any Error>
-        if checkpointsAside {
+        if let aside {
             // Waits, drawing the checkpoints' progress while they are still being written.
             let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
-            while aside.done.wait(timeout: .now() + .milliseconds(100)) == .timedOut { progress.update(Int64(aside.seq.withLock { $0 })) }
+            while !aside.wait(upTo: .milliseconds(100)) { progress.update(Int64(asideSeq.withLock { $0 })) }
             progress.finish()
-            checkpoints = aside.result
+            checkpoints = aside.result()
         } else {
             let progress = Progress("writing checkpoints of \(path)", total: nil, unit: "records", console: console)
             checkpoints = Result { try writeCheckpoints(path, rebuild: rebuild) { seq in progress.update(Int64(seq)) } }
@@ -134,14 +132,6 @@ enum HistoryCaches {
         let progress = Progress("hashing \(path)", total: nil, unit: "records", console: console)
         defer { progress.finish() }
         return try HistoryTreeFile.update(logPath: path) { seq in progress.update(Int64(slower(seq))) }
-    }
-
-    /// The checkpoints written on a second thread: its result and progress,
-    /// read by the calling thread once `done` is left (the seq at any time, under its lock).
-    private final class CheckpointsAside: @unchecked Sendable {
-        let done = DispatchGroup()
-        let seq = Locked<UInt64>(0)
-        var result: Result<CheckpointFile.Update, any Error> = .failure(CancellationError())
     }
 
     /// The bytes of the log `reader` reads that the index covers (the header's when there is no usable index).

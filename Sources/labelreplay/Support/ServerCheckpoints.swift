@@ -35,7 +35,7 @@ struct ServerCheckpoints {
         if let wanted = removedAmong {
             let tombstones = Set(list.removedIDs).intersection(wanted)
             do {
-                guard let found = try ServerStorage.removals(of: tombstones, through: list.lastSeq, in: storage) else {
+                guard let found = try ServerStorage.removals(of: tombstones, removedIn: list, in: storage) else {
                     return (nil, found.skipped)
                 }
                 removed = found

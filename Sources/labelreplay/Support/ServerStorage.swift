@@ -143,20 +143,33 @@ enum ServerStorage {
     }
 
     /// The title and state each of `ids` had at its last removal at or before
-    /// `seq`, read from the list's removal records only (`nil`: the storage
-    /// cannot read records by label).
-    static func removals(of ids: Set<LabelID>, through seq: UInt64, in storage: any EventStorage) throws -> [LabelID: RemovedLabel]? {
+    /// `list`'s last seq, where `list` (a checkpoint's) says that removal is
+    /// (``LabelList/removal(of:)``): the records at those seqs, read by seq
+    /// and each checked to be that label's removal; the labels whose record
+    /// is not there (cut off to an archive) or is not their removal are
+    /// read from their removal records through the label index instead.
+    /// `nil`: the storage cannot read records by seq.
+    static func removals(of ids: Set<LabelID>, removedIn list: LabelList, in storage: any EventStorage) throws -> [LabelID: RemovedLabel]? {
         #if Postgres
         guard let log = storage as? PostgresEventLog else { return nil }
         var removed: [LabelID: RemovedLabel] = [:]
-        for record in try log.records(ofLabels: ids, after: 0, through: seq, kinds: [.removed]) {
+        var expected: [UInt64: LabelID] = [:]
+        for id in ids { if let seq = list.removal(of: id), seq <= list.lastSeq { expected[seq] = id } }
+        for record in try log.records(atSeqs: Array(expected.keys)) {
+            if case .removed(let id, _, let title, let isEnabled) = record.event, expected[record.seq] == id {
+                removed[id] = RemovedLabel(title: title, isEnabled: isEnabled)
+            }
+        }
+        let unread = ids.subtracting(removed.keys)
+        guard !unread.isEmpty else { return removed }
+        for record in try log.records(ofLabels: unread, after: 0, through: list.lastSeq, kinds: [.removed]) {
             if case .removed(let id, _, let title, let isEnabled) = record.event {
                 removed[id] = RemovedLabel(title: title, isEnabled: isEnabled)
             }
         }
         return removed
         #else
-        _ = (ids, seq, storage)
+        _ = (ids, list, storage)
         return nil
         #endif
     }
