@@ -68,9 +68,25 @@ public protocol CheckpointStorage: EventStorage {
     ///   storage keeps no deltas — store the full image then).
     /// - Throws: ``EventLogError`` when the storage cannot be written.
     func storeCheckpoint(seq: UInt64, delta: [UInt8], on base: UInt64, frontier: HistoryTreeBuilder?) throws(EventLogError) -> Bool
+
+    /// The first checkpoint stored at a seq in `seqs`, as stored — its own
+    /// image: a full image, or a delta on the checkpoint at
+    /// ``CheckpointRow/deltaOn`` — whose record still has the chained
+    /// checksum it was written for; `nil` when there is none. For checking
+    /// every checkpoint against a fold of the records (`labelreplay verify`),
+    /// one at a time, each delta applied to the one before it, without
+    /// reading a chain per checkpoint as ``checkpoint(atOrBefore:)`` does.
+    ///
+    /// - Returns: `.none` when the storage cannot list its checkpoints this
+    ///   way (the default), else `.some` of the row found or `nil`.
+    /// - Throws: ``EventLogError`` when the storage cannot be asked.
+    func firstCheckpointRow(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> CheckpointRow??
 }
 
 extension CheckpointStorage {
+    /// Cannot list its checkpoints row by row: returns `.none`.
+    public func firstCheckpointRow(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> CheckpointRow?? { .none }
+
     /// Full images only.
     public var checkpointFullEvery: Int { 1 }
 
@@ -146,6 +162,29 @@ public struct StoredCheckpoint: Sendable, Hashable {
         self.image = image
         self.imageSeq = imageSeq ?? seq
         self.deltas = deltas
+    }
+}
+
+/// One checkpoint as a ``CheckpointStorage`` stores it: its own image, which
+/// is the projection's full image or a delta on an earlier checkpoint
+/// (``CheckpointStorage/firstCheckpointRow(in:)``).
+public struct CheckpointRow: Sendable, Hashable {
+    /// The seq of the record the checkpoint follows.
+    public let seq: UInt64
+    /// That record's chained checksum (now, and when the checkpoint was written).
+    public let chainValue: UInt32
+    /// The seq of the checkpoint ``image`` is a delta on; `nil`: a full image.
+    public let deltaOn: UInt64?
+    /// The image's bytes, as its writer encoded them.
+    public let image: [UInt8]
+
+    /// Creates a row; `deltaOn` must be before `seq`.
+    public init(seq: UInt64, chainValue: UInt32, deltaOn: UInt64?, image: [UInt8]) {
+        precondition(deltaOn.map { $0 < seq } ?? true, "a delta on a later checkpoint")
+        self.seq = seq
+        self.chainValue = chainValue
+        self.deltaOn = deltaOn
+        self.image = image
     }
 }
 

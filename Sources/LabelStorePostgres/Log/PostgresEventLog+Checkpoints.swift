@@ -155,6 +155,35 @@ extension PostgresEventLog: CheckpointStorage {
         return heads
     }
 
+    /// The first checkpoint with a seq in `seqs` whose record still has the
+    /// chained checksum it was written for, as stored: its own image (a full
+    /// image, or a delta on the checkpoint at its `deltaOn`), not decoded
+    /// (one round trip). `nil` when there is none; for a schema this build
+    /// reads only (whose checkpoints it does not read), `nil` too.
+    ///
+    /// - Throws: `EventLogError`: the server's failures, as a read throws them.
+    public func firstCheckpointRow(in seqs: ClosedRange<UInt64>) throws(EventLogError) -> CheckpointRow?? {
+        guard !isReadOnly, seqs.upperBound >= 1 else { return .some(nil) }
+        let rows = try withSession(retrying: true, doing: "read the list's checkpoints") {
+            (connection) throws(PostgresStepFailure) -> PostgresResult in
+            try run { () throws(PostgresFailure) in
+                try connection.execute(
+                    prepared: "first-checkpoint-row", statements.firstCheckpointRow,
+                    [.text(location.list), .int8(Int64(clamping: seqs.lowerBound)), .int8(Int64(clamping: seqs.upperBound))])
+            }
+        }
+        guard rows.rowCount > 0, let seq = rows.integer(0, 0), seq >= 1, let crc = rows.integer(0, 1) else { return .some(nil) }
+        let deltaOn = rows.integer(0, 2).flatMap { $0 >= 1 && $0 < seq ? UInt64($0) : nil }
+        if rows.integer(0, 2) != nil && deltaOn == nil {
+            throw EventLogError(
+                .corruptRecord, "\(location): the checkpoint at seq \(seq) is a delta on a checkpoint not before it",
+                path: location.description)
+        }
+        return .some(
+            CheckpointRow(
+                seq: UInt64(seq), chainValue: UInt32(truncatingIfNeeded: crc), deltaOn: deltaOn, image: Array(rows.bytes(0, 3))))
+    }
+
     /// Inserts the checkpoint at `seq` with the checksum of the list's record
     /// there (nothing when a row for that seq exists, or the record does not),
     /// then thins the list's checkpoints to ``Options-swift.struct/checkpointsKept``

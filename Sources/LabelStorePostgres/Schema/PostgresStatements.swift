@@ -322,6 +322,17 @@ struct PostgresStatements {
         """
     }
 
+    /// `$1` list, `$2` first seq, `$3` last seq → the first checkpoint in
+    /// that range whose record still has the `crc` it was written for: its
+    /// `seq`, `crc`, `delta_on` (NULL: a full image) and `image`. Version 8.
+    var firstCheckpointRow: String {
+        """
+        SELECT c.seq, c.crc, c.delta_on, c.image FROM \(schema).checkpoints c
+        JOIN \(schema).records r ON r.list = c.list AND r.seq = c.seq AND r.crc = c.crc
+        WHERE c.list = $1 AND c.seq >= $2 AND c.seq <= $3 ORDER BY c.seq LIMIT 1
+        """
+    }
+
     /// `$1` list → its checkpoints' seqs, ascending.
     var checkpointSeqs: String { "SELECT seq FROM \(schema).checkpoints WHERE list = $1 ORDER BY seq" }
 

@@ -11,11 +11,13 @@ extension Verify {
     static func checkServer(_ location: LogLocation, console: Console) -> VerifyResult {
         var result = VerifyResult(path: location.display)
         let storage: any EventStorage
+        let names: (schema: String, list: String)
         var list: LabelList
         var join: (base: LogBase, header: LogHeader)?
         do {
             let opened = try ServerStorage.open(location)
             storage = opened.storage
+            names = (opened.schema, opened.list)
             result.serverChecks = ["payloads", "seqs", "head"] + (opened.hasChecksums ? ["checksums"] : [])
             // A list whose first records were cut off is checked from its base (its list there, decoded and
             // checked), and its archive, when it is at its path, is checked to join it.
@@ -39,6 +41,9 @@ extension Verify {
         result.firstSeq = list.lastSeq + 1
         var next = result.firstSeq
         var heads = CheckpointHeadCheck(storage: storage, through: last, into: &result)
+        var checkpointProblem: VerifyResult.Problem?
+        var lists = CheckpointListCheck(
+            storage: storage, schema: names.schema, list: names.list, from: result.firstSeq, through: last, into: &result)
         reading: while true {
             let batch: [EventRecord]
             do {
@@ -78,10 +83,13 @@ extension Verify {
                     result.problem = problem
                     break reading
                 }
+                // The records are read on past a bad checkpoint (it is a cache): a problem in them comes first.
+                if checkpointProblem == nil, let problem = lists.check(list) { checkpointProblem = problem }
             }
             next = list.lastSeq + 1
             progress.update(Int64(list.lastSeq), detail: "seq \(list.lastSeq)")
         }
+        if result.problem == nil { result.problem = checkpointProblem }
         if let join, result.problem == nil {
             let origin = (try? LabelList.origin(of: join.base, logID: join.header.logID, describe: location.display)) ?? LabelList()
             checkJoin(join.base, of: join.header, origin: origin, path: location.display, into: &result, console: console)

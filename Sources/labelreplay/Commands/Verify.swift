@@ -43,7 +43,7 @@ enum Verify: Command {
             "serverChecks", "base": {"first", "last", "archive", "dropped", "joined"}} where tornTail \
             and problem are present only when found, heads and historyHead only with --head, count and enabledCount \
             not with --quick, and problem.kind is file, \
-            header, frame, seq, event, join or head; base is present for a based log.
+            header, frame, seq, event, join, head or checkpoint; base is present for a based log.
 
             A list on a server (a postgres:// LOG) is read record by record from the server, each payload decoded and \
             checked by the same parser, the seqs checked to be gapless up to the list's end and to reach the head \
@@ -51,9 +51,11 @@ enum Verify: Command {
             against its payload and the row before, and the head row's chain value against its row's (schema \
             version 2; version 1 lists have no checksums, and say so), and folded the same way; so a row changed, removed, swapped or inserted by hand is named by \
             its seq. Every history tree head the list keeps with a checkpoint (schema version 6) is checked against \
-            the head of the records through its seq. It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
+            the head of the records through its seq, and every list a checkpoint holds against the fold of the records \
+            there (problem.kind checkpoint: one that does not decode, or holds another list, which a store opening \
+            from it would start from; the records are sound, and the message says which checkpoints to delete). It has no header, bytes or tail of its own (header absent; fileSize and validLength 0); \
             "serverChecks" lists what was checked: payloads, seqs, head, checksums when the schema has them, and \
-            checkpoint heads when the list keeps any.
+            checkpoint heads and checkpoint lists when the list keeps any.
             """,
         arguments: [
             .positional("log", "The label log file."),
@@ -275,6 +277,7 @@ enum Verify: Command {
                         ? "ok: every row's payload, seq continuity up to the list's end and past the head row's committed length, every row's chained checksum, the head row's chain value and every event are sound"
                             + (checks.contains("checkpoint heads")
                                 ? ", and every history tree head its checkpoints keep is the head of its records" : "")
+                            + (checks.contains("checkpoint lists") ? "; every list its checkpoints hold is the fold of its records" : "")
                         : "ok: every row's payload, seq continuity up to the list's end and past the head row and every event are sound (schema version 1: its rows have no checksums; 'labelreplay upgrade' adds them)"
                 )
                 return
@@ -296,7 +299,7 @@ enum Verify: Command {
         if let seq = problem.seq { location += (location.isEmpty ? "" : ", ") + "seq \(seq)" }
         let what = [
             "header": "bad header", "frame": "damaged record", "seq": "seq out of order",
-            "event": "event contradicts the state before it"
+            "event": "event contradicts the state before it", "checkpoint": "bad checkpoint"
         ][problem.kind]
         let sound = result.header != nil && result.lastSeq > 0 ? "; seq 1…\(result.lastSeq) before it are sound" : ""
         let lead = what.map { $0 + (location.isEmpty ? "" : " at \(location)") + ": " } ?? ""
@@ -324,7 +327,7 @@ struct VerifyResult: Encodable {
         let firstDifferentSeq: UInt64?
     }
     struct Problem: Encodable {
-        /// `file`, `header`, `frame`, `seq`, `event`, `join` or `head`.
+        /// `file`, `header`, `frame`, `seq`, `event`, `join`, `head` or `checkpoint`.
         let kind: String
         /// The EventLogError or ProjectionError code, e.g. `corruptRecord`, `titleMismatch`.
         let code: String

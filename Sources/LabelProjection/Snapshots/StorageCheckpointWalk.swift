@@ -1,0 +1,76 @@
+import EventLog
+
+/// A storage's checkpoints decoded one after another in seq order, as
+/// ``CheckpointStorage/firstCheckpointRow(in:)`` hands them out: a full image
+/// decoded, a delta applied to the list of the checkpoint before it — each
+/// image read once, where a reader reads a whole chain per checkpoint. What
+/// `labelreplay verify` compares with its fold at each checkpoint's seq.
+///
+/// Each list is checked as a reader checks it (``LabelStore/storageCheckpoint(of:atOrBefore:)``):
+/// its image decodes, names this history and the row's seq, and a delta is on
+/// the checkpoint decoded just before it. Not thread-safe: a value one
+/// thread uses.
+package struct StorageCheckpointWalk {
+    /// Why a checkpoint's list could not be had, naming it.
+    package struct Failure: Error {
+        package var message: String
+    }
+
+    /// The id the images must name (the storage's ``CheckpointStorage/checkpointHistoryID``).
+    let historyID: LabelID
+    /// The list of the last checkpoint that decoded (a delta on it applies to it in place
+    /// once the caller has let go of its copy).
+    private var last: LabelList?
+
+    /// A walk over the checkpoints of the history `historyID`.
+    package init(historyID: LabelID) {
+        self.historyID = historyID
+    }
+
+    /// The list `row` holds. A failure leaves no list to apply the next delta
+    /// to: a delta on the checkpoint that failed fails too, naming it.
+    ///
+    /// - Complexity: O(b) for a full image's b bytes; O(b + n) for a delta on a
+    ///   list of n live labels (its order is rebuilt).
+    package mutating func list(of row: CheckpointRow) -> Result<LabelList, Failure> {
+        // Moved out, so a delta changes the list in place (no copy).
+        var previous = last
+        last = nil
+        let list: LabelList
+        let header: SnapshotHeader
+        if let base = row.deltaOn {
+            guard previous?.lastSeq == base, var delta = previous.take() else {
+                return .failure(
+                    Failure(
+                        message:
+                            "the checkpoint at seq \(row.seq) is a delta on the checkpoint at seq \(base), which \(previous.map { "is not the one before it (seq \($0.lastSeq))" } ?? "did not decode")"
+                    ))
+            }
+            do throws(SnapshotError) {
+                header = try row.image.withUnsafeBytes { raw in
+                    Result { () throws(SnapshotError) in try delta.applyStorageDelta(raw) }
+                }.get()
+            } catch {
+                return .failure(Failure(message: "the checkpoint at seq \(row.seq) does not decode (a delta): \(error.message)"))
+            }
+            list = delta
+        } else {
+            do throws(SnapshotError) {
+                (list, header) = try row.image.withUnsafeBytes { raw in
+                    Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
+                }.get()
+            } catch {
+                return .failure(Failure(message: "the checkpoint at seq \(row.seq) does not decode: \(error.message)"))
+            }
+        }
+        guard header.logID == historyID, list.lastSeq == row.seq else {
+            return .failure(
+                Failure(
+                    message:
+                        "the checkpoint at seq \(row.seq) holds the list of history \(header.logID) at seq \(list.lastSeq), not this history's at seq \(row.seq)"
+                ))
+        }
+        last = list
+        return .success(list)
+    }
+}

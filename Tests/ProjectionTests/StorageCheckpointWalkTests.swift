@@ -1,0 +1,85 @@
+import EventLog
+import LabelStoreTestSupport
+import Testing
+
+@testable import LabelProjection
+
+/// The walk `verify` takes over a server list's checkpoint rows (each image
+/// read once, a delta applied to the list of the row before it) gives the
+/// fold at every row, refuses what a reader refuses, and `firstDifference`
+/// names how a list differs from the one expected — or nothing for an equal one.
+@Suite struct StorageCheckpointWalkTests {
+    let historyID = StorageDeltaTests.historyID
+
+    /// Rows of chains over the lists after every `step` events: a full image every `fullEvery`, deltas between.
+    func rows(_ lists: [LabelList], fullEvery: Int) -> [CheckpointRow] {
+        lists.enumerated().map { k, list in
+            k % fullEvery == 0
+                ? CheckpointRow(
+                    seq: list.lastSeq, chainValue: 0, deltaOn: nil, image: list.snapshotBytes(logID: historyID, fingerprint: 0))
+                : CheckpointRow(
+                    seq: list.lastSeq, chainValue: 0, deltaOn: lists[k - 1].lastSeq,
+                    image: list.storageDeltaBytes(from: lists[k - 1], historyID: historyID))
+        }
+    }
+
+    @Test(arguments: [(11, 3), (12, 1), (13, 5)] as [(UInt64, Int)])
+    func theWalkGivesTheFoldAtEveryRow(seed: UInt64, fullEvery: Int) throws {
+        let lists = try StorageDeltaTests.lists(seed: seed, events: 40 * 10, step: 40, target: 60)
+        var walk = StorageCheckpointWalk(historyID: historyID)
+        for (row, expected) in zip(rows(lists, fullEvery: fullEvery), lists) {
+            let list = try walk.list(of: row).get()
+            #expect(list == expected && list.firstDifference(from: expected) == nil, "the row at seq \(row.seq)")
+        }
+    }
+
+    @Test func aDeltaNotOnTheRowBeforeItAndAnotherHistoryAreRefused() throws {
+        let lists = try StorageDeltaTests.lists(seed: 14, events: 120, step: 40, target: 30)
+        let chain = rows(lists, fullEvery: 3)
+        var skipping = StorageCheckpointWalk(historyID: historyID)
+        _ = try skipping.list(of: chain[0]).get()
+        let skipped = try #require(throws: StorageCheckpointWalk.Failure.self) { try skipping.list(of: chain[2]).get() }
+        #expect(skipped.message.contains("is a delta on the checkpoint at seq \(lists[1].lastSeq)"), "\(skipped.message)")
+        // After a failure there is no list to apply a delta to: the next one fails too, naming why.
+        let after = try #require(throws: StorageCheckpointWalk.Failure.self) { try skipping.list(of: chain[1]).get() }
+        #expect(after.message.contains("did not decode"), "\(after.message)")
+
+        var foreign = StorageCheckpointWalk(historyID: testID(7))
+        let refused = try #require(throws: StorageCheckpointWalk.Failure.self) { try foreign.list(of: chain[0]).get() }
+        #expect(refused.message.contains("history \(historyID)"), "\(refused.message)")
+        var damaged = StorageCheckpointWalk(historyID: historyID)
+        var bytes = chain[0].image
+        bytes[bytes.count / 2] ^= 0x40
+        let broken = CheckpointRow(seq: chain[0].seq, chainValue: 0, deltaOn: nil, image: bytes)
+        #expect(throws: StorageCheckpointWalk.Failure.self) { try damaged.list(of: broken).get() }
+    }
+
+    @Test func theFirstDifferenceNamesTheLabelThePositionOrTheCount() throws {
+        let a = testID(1), b = testID(2), c = testID(3)
+        func list(_ events: [LabelEvent]) throws -> LabelList {
+            var list = LabelList()
+            for (i, event) in events.enumerated() { try list.apply(record(UInt64(i + 1), event)) }
+            return list
+        }
+        let base: [LabelEvent] = [
+            .added(id: a, title: "Alpha", isEnabled: true, index: 0), .added(id: b, title: "Beta", isEnabled: false, index: 1)
+        ]
+        let expected = try list(base + [.removed(id: b, index: 1, title: "Beta", isEnabled: false)])
+        #expect(expected.firstDifference(from: expected) == nil)
+        let renamed = try list(base + [.renamed(id: a, oldTitle: "Alpha", newTitle: "Other")])
+        let title = try #require(renamed.firstDifference(from: expected))
+        #expect(title.contains("label \(a)") && title.contains("\"Other\"") && title.contains("\"Alpha\""), "\(title)")
+        let other = try list(
+            [.added(id: c, title: "Gamma", isEnabled: true, index: 0)] + base.dropFirst() + [.toggled(id: b, isEnabled: true)])
+        let position = try #require(other.firstDifference(from: expected))
+        #expect(position.contains("position 0 holds label \(c)") && position.contains("label \(a)"), "\(position)")
+        let longer = try list(base + [.added(id: c, title: "Gamma", isEnabled: true, index: 2)])
+        #expect(try #require(longer.firstDifference(from: expected)).contains("holds 3 live labels where the records give 1"))
+        let shorter = try list([
+            .added(id: a, title: "Alpha", isEnabled: true, index: 0), .added(id: c, title: "x", isEnabled: true, index: 1),
+            .removed(id: c, index: 1, title: "x", isEnabled: true)
+        ])
+        let removal = try #require(shorter.firstDifference(from: expected))
+        #expect(removal.contains("label \(b) was removed at seq 3 by the records"), "\(removal)")
+    }
+}
