@@ -38,11 +38,33 @@ import Testing
         return (json.status, object, text.output + text.errors)
     }
 
+    /// Two hosts writing in turn (each writes its deltas on the checkpoint it
+    /// wrote or opened from, so some are on an earlier row than the one
+    /// before them): every list is the fold, and verify says it checked them.
     @Test func verifyComparesEveryCheckpointsListWithTheFold() throws {
-        let (location, log, url) = try makeList()
-        defer { log.close() }
+        let location = server.location(list: "verify-\(UUID().uuidString.prefix(8))")
+        let first = try helpers.open(location, interval: 16, fullEvery: 4)
+        defer { first.close() }
+        let second = try helpers.open(location, interval: 16, fullEvery: 4)
+        defer { second.close() }
+        try chains.warmUp(first, count: 60)
+        let a = try LabelStore(storage: first)
+        try helpers.write(40, to: a, seed: 200)
+        a.waitForHistoryFiles()
+        // The second host opens from the first's newest checkpoint, and writes its deltas on it.
+        let b = try LabelStore(storage: second)
+        for round in 1..<9 {
+            let store = round % 2 == 0 ? a : b
+            try store.refresh()
+            try helpers.write(23, to: store, seed: 200 + UInt64(round))
+            store.waitForHistoryFiles()
+        }
+        let url = CLIOverServerTests.url(list: location.list)
         let rows = try chains.rows(location)
         #expect(rows.contains { $0.deltaOn != nil } && rows.contains { $0.deltaOn == nil }, "\(rows)")
+        #expect(
+            zip(rows.dropFirst(), rows).contains { row, before in row.deltaOn != nil && row.deltaOn != before.seq },
+            "a delta on an earlier row than the one before it: \(rows)")
         let sound = try verify(url)
         #expect(sound.status == 0, "\(sound.text)")
         #expect((sound.json["serverChecks"] as? [String])?.contains("checkpoint lists") == true, "\(sound.json)")

@@ -7,24 +7,29 @@ import EventLog
 /// `labelreplay verify` compares with its fold at each checkpoint's seq.
 ///
 /// Each list is checked as a reader checks it (``LabelStore/storageCheckpoint(of:atOrBefore:)``):
-/// its image decodes, names this history and the row's seq, and a delta is on
-/// the checkpoint decoded just before it. Not thread-safe: a value one
-/// thread uses.
+/// its image decodes, names this history and the row's seq, and a delta
+/// applies to the checkpoint it is on. That is usually the one decoded just
+/// before it; when it is an earlier one (hosts writing in turn each write on
+/// the checkpoint they wrote or opened from), its chain is read from the
+/// storage as a reader reads it. Not thread-safe: a value one thread uses.
 package struct StorageCheckpointWalk {
     /// Why a checkpoint's list could not be had, naming it.
     package struct Failure: Error {
         package var message: String
     }
 
+    /// The storage whose checkpoints these are (for a delta on an earlier one).
+    let storage: any CheckpointStorage
     /// The id the images must name (the storage's ``CheckpointStorage/checkpointHistoryID``).
     let historyID: LabelID
     /// The list of the last checkpoint that decoded (a delta on it applies to it in place
     /// once the caller has let go of its copy).
     private var last: LabelList?
 
-    /// A walk over the checkpoints of the history `historyID`.
-    package init(historyID: LabelID) {
-        self.historyID = historyID
+    /// A walk over the checkpoints of `storage`.
+    package init(storage: any CheckpointStorage) {
+        self.storage = storage
+        self.historyID = storage.checkpointHistoryID
     }
 
     /// The list `row` holds. A failure leaves no list to apply the next delta
@@ -39,12 +44,21 @@ package struct StorageCheckpointWalk {
         let list: LabelList
         let header: SnapshotHeader
         if let base = row.deltaOn {
-            guard previous?.lastSeq == base, var delta = previous.take() else {
-                return .failure(
-                    Failure(
-                        message:
-                            "the checkpoint at seq \(row.seq) is a delta on the checkpoint at seq \(base), which \(previous.map { "is not the one before it (seq \($0.lastSeq))" } ?? "did not decode")"
-                    ))
+            var delta: LabelList
+            if previous?.lastSeq == base {
+                delta = previous.take()!
+            } else {
+                // A delta on an earlier checkpoint of its chain: that one as a reader has it.
+                let found = try? LabelStore.storageCheckpoint(of: storage, atOrBefore: base)
+                guard let list = found?.list, list.lastSeq == base else {
+                    let why = found.map { $0.skipped.joined(separator: "; ") } ?? "the storage cannot be asked"
+                    return .failure(
+                        Failure(
+                            message:
+                                "the checkpoint at seq \(row.seq) is a delta on the checkpoint at seq \(base), which cannot be read\(why.isEmpty ? "" : " (\(why))")"
+                        ))
+                }
+                delta = list
             }
             do throws(SnapshotError) {
                 header = try row.image.withUnsafeBytes { raw in
