@@ -35,6 +35,18 @@ import Testing
         try log.append((0..<count).map { LogEntry(.added(id: LabelID(), title: "warm-up \($0)", isEnabled: $0 % 2 == 0, index: $0)) })
     }
 
+    /// Writes 23 random commands a round through `stores[round % 2]`, each
+    /// store catching up first and waiting for the checkpoints it writes.
+    func writeInTurn(_ stores: [LabelStore], rounds: Range<Int>, seed: UInt64) throws {
+        for round in rounds {
+            let store = stores[round % 2]
+            try store.refresh()
+            try helpers.write(23, to: store, seed: seed + UInt64(round))
+            store.waitForHistoryFiles()
+            #expect(store.snapshotReport.lastWriteError == nil)
+        }
+    }
+
     /// Every checkpoint row, looked up by its own seq, gives the fold from seq 1 there.
     func expectEveryCheckpointIsTheFold(_ log: PostgresEventLog, _ location: PostgresLocation) throws {
         for row in try rows(location) {
@@ -55,13 +67,7 @@ import Testing
         let a = try LabelStore(storage: first)
         try helpers.write(30, to: a, seed: 31)
         let b = try LabelStore(storage: second)
-        for round in 0..<8 {
-            let store = round % 2 == 0 ? a : b
-            try store.refresh()
-            try helpers.write(23, to: store, seed: 100 + UInt64(round))
-            store.waitForHistoryFiles()
-            #expect(store.snapshotReport.lastWriteError == nil)
-        }
+        try writeInTurn([a, b], rounds: 0..<8, seed: 100)
         let rows = try rows(location)
         let deltas = rows.filter { $0.deltaOn != nil }, fulls = rows.filter { $0.deltaOn == nil }
         #expect(deltas.count >= 4 && fulls.count >= 2, "\(rows)")

@@ -53,12 +53,7 @@ import Testing
         a.waitForHistoryFiles()
         // The second host opens from the first's newest checkpoint, and writes its deltas on it.
         let b = try LabelStore(storage: second)
-        for round in 1..<9 {
-            let store = round % 2 == 0 ? a : b
-            try store.refresh()
-            try helpers.write(23, to: store, seed: 200 + UInt64(round))
-            store.waitForHistoryFiles()
-        }
+        try chains.writeInTurn([a, b], rounds: 1..<9, seed: 200)
         let url = CLIOverServerTests.url(list: location.list)
         let rows = try chains.rows(location)
         #expect(rows.contains { $0.deltaOn != nil } && rows.contains { $0.deltaOn == nil }, "\(rows)")
