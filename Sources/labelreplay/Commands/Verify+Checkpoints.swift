@@ -85,3 +85,78 @@ extension Verify {
         }
     }
 }
+
+/// `verify LOG --checkpoints`: every checkpoint of `LOG.checkpoints` (a
+/// cache `index` and the store write) compared with the fold of the records
+/// at its seq, read as a reader reads it (its chain decoded, bound to the
+/// record's chained checksum). A checkpoint that does not check out is one
+/// the readers skip; one that holds another list is one `show --at`, `diff`
+/// and `trace` would answer from. Either is the problem, with the remedy:
+/// `index --rebuild` writes the file again from the log.
+extension Verify {
+    struct FileCheckpointCheck {
+        private let path: String
+        private let directory: CheckpointFile.Directory?
+        /// A reader of its own, for the checkpoints' lookups (the verify pass has its own).
+        private let reader: LogReader?
+        /// The seqs of the checkpoints not compared yet.
+        private var pending: ArraySlice<UInt64> = []
+        /// How many were compared.
+        private(set) var checked = 0
+        /// A problem with the file itself (it cannot be used, or its tail is damaged).
+        private(set) var fileProblem: VerifyResult.Problem?
+
+        /// The checkpoints of the log at `path` (a based log's starting from `origin`).
+        init(path: String, origin: LabelList) {
+            self.path = path
+            let reader = try? LogReader(path: path)
+            self.reader = reader
+            switch reader.map({ CheckpointFile.load(for: $0, origin: origin) }) {
+            case .usable(let directory)?:
+                self.directory = directory
+                pending = directory.entries.map(\.seq)[...]
+                if let tail = directory.tail { fileProblem = Self.problem(.corruptRecord, seq: nil, tail.description, path: path) }
+            case .ignored(let problem)?:
+                directory = nil
+                fileProblem = Self.problem(.corruptRecord, seq: nil, problem.description, path: path)
+            case .missing?, nil:
+                directory = nil
+            }
+        }
+
+        /// Compares the checkpoint at `folded.lastSeq`, if there is one, with `folded`.
+        mutating func check(_ folded: LabelList) -> VerifyResult.Problem? {
+            guard let seq = pending.first, seq == folded.lastSeq, let directory, let reader else { return nil }
+            pending.removeFirst()
+            let (checkpoint, problems) = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false)
+            guard let checkpoint, checkpoint.position.seq == seq else {
+                let why = problems.map(\.reason).joined(separator: "; ")
+                return Self.problem(
+                    .corruptRecord, seq: seq, "the checkpoint at seq \(seq) cannot be used\(why.isEmpty ? "" : ": \(why)")", path: path)
+            }
+            checked += 1
+            if checkpoint.list != folded, let difference = checkpoint.list.firstDifference(from: folded) {
+                return Self.problem(
+                    .historyDiverged, seq: seq,
+                    "the checkpoint at seq \(seq) holds a list that is not the records' fold there: \(difference); 'show --at', 'diff' and 'trace' start from that list",
+                    path: path)
+            }
+            return nil
+        }
+
+        /// A problem once every record was read: a checkpoint past the log's last record (none of its records).
+        func leftover(lastSeq: UInt64) -> VerifyResult.Problem? {
+            guard let seq = pending.first, seq > lastSeq else { return nil }
+            return Self.problem(
+                .seqGap, seq: seq,
+                "the checkpoint at seq \(seq) is past the log's last record (seq \(lastSeq)): the log lost records it was written for",
+                path: path)
+        }
+
+        private static func problem(_ code: EventLogError.Code, seq: UInt64?, _ message: String, path: String) -> VerifyResult.Problem {
+            .init(
+                kind: "checkpoint", code: code.rawValue, offset: nil, seq: seq,
+                message: "\(message). The log is sound: '\(Tool.name) index --rebuild \(path)' writes the checkpoints again from it")
+        }
+    }
+}

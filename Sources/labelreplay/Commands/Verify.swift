@@ -9,7 +9,7 @@ enum Verify: Command {
         discussion: """
             Reads the whole log without locking or changing it, and folds every record with the projection's own fold, \
             so an event that contradicts the state before it (a rename from a title the label does not have, a removal \
-            at the wrong index, …) is found as well as damaged bytes. It never uses LOG.index, LOG.checkpoints or \
+            at the wrong index, …) is found as well as damaged bytes. It never reads the log through LOG.index, LOG.checkpoints or \
             snapshots: 'log', 'show --at', 'diff' and 'trace' read through those and skip records they do not need, \
             so damage in a skipped record is found only here (see 'help index').
 
@@ -24,6 +24,12 @@ enum Verify: Command {
             the log's own head now is printed either way. When LOG.tree ('index' writes it) was written before the \
             change and its leaves give the head, the first record that differs is named (problem.seq); a log that \
             ends before the head's seq names the first missing one.
+
+            With --checkpoints, it also compares every checkpoint of LOG.checkpoints (which 'index' and the store write) \
+            with the fold of the records at its seq, reading each as 'show --at' reads it: one that does not check out \
+            (the readers skip it) or holds another list (they would answer from it) is problem.kind checkpoint naming \
+            its seq and the first label or counter that differs, the records are checked on to the end, and \
+            'labelreplay index --rebuild LOG' writes the file again (checkpointsChecked in --json counts those compared).
 
             With --quick, the records are checked as every read checks them (framing, each frame's chained checksum, \
             seq continuity, the torn tail) and hashed for --head, but not decoded or folded: the event checks are left \
@@ -61,6 +67,7 @@ enum Verify: Command {
             .positional("log", "The label log file."),
             .option("head", value: "seq:hex", repeating: true, "Also prove that the log extends this head (from 'labelreplay head')."),
             .flag("quick", "Check framing, checksums and seqs (and --head) without folding the events; a log file only."),
+            .flag("checkpoints", "Also compare every checkpoint of LOG.checkpoints with the fold at its seq (a server list's: always)."),
             .flag("json", "Print one JSON object instead of text.")
         ],
         examples: [
@@ -70,6 +77,9 @@ enum Verify: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let quick = arguments.flag("quick")
+        if quick, arguments.flag("checkpoints") {
+            throw UsageError("--checkpoints compares the checkpoints with the fold, which --quick leaves out: drop one of them")
+        }
         if quick, LogLocation.isServer(arguments.positional("log")) {
             throw UsageError(
                 "--quick checks a log file's frames; '\(LogLocation.display(arguments.positional("log")))' is a server list, whose rows verify checks one by one (drop --quick)"
@@ -83,7 +93,8 @@ enum Verify: Command {
         var hashed: (now: HistoryHead, failures: [EventLogError?])?
         var result =
             location == .file(path)
-            ? check(path, heads: heads, quick: quick, hashed: &hashed, console: console) : checkServer(location, console: console)
+            ? check(path, heads: heads, quick: quick, checkpoints: arguments.flag("checkpoints"), hashed: &hashed, console: console)
+            : checkServer(location, console: console)
         if !heads.isEmpty, result.ok { checkHeads(heads, of: path, into: &result, hashed: hashed, console: console) }
         if arguments.flag("json") {
             console.line(try JSONLines().line(result))
@@ -99,7 +110,7 @@ enum Verify: Command {
     /// `verify --head` reads the log once. `quick`: the records are checked
     /// and hashed but not decoded or folded (``quickPass(_:from:hasher:into:progress:)``).
     static func check(
-        _ path: String, heads: [HistoryHead] = [], quick: Bool = false,
+        _ path: String, heads: [HistoryHead] = [], quick: Bool = false, checkpoints: Bool = false,
         hashed: inout (now: HistoryHead, failures: [EventLogError?])?, console: Console
     ) -> VerifyResult {
         var result = VerifyResult(path: path)
@@ -136,6 +147,9 @@ enum Verify: Command {
             ? ChunkedTreeHasher(start: start ?? HistoryTreeBuilder(), wanted: Set(heads.map(\.seq))) : nil
         // One pass over the records decoded in place (the fold's fast path, with every check of a record's).
         struct Refused: Error {}
+        // With --checkpoints, LOG.checkpoints compared as the fold passes each one (the records read on past a bad one).
+        var cached = checkpoints ? FileCheckpointCheck(path: path, origin: origin) : nil
+        var checkpointProblem = cached?.fileProblem
         if quick {
             quickPass(reader, from: origin, hasher: hasher, into: &result, progress: progress)
         } else {
@@ -150,11 +164,16 @@ enum Verify: Command {
                             message: error.message)
                         throw Refused()
                     }
+                    if checkpointProblem == nil, let problem = cached?.check(list) { checkpointProblem = problem }
                     progress.update(reader.offset, detail: "seq \(view.seq)")
                 }
             } catch is Refused {
             } catch {
                 result.problem = readProblem(error, at: reader.offset, nextSeq: list.lastSeq + 1)
+            }
+            if let cached {
+                result.checkpointsChecked = cached.checked
+                if result.problem == nil { result.problem = checkpointProblem ?? cached.leftover(lastSeq: list.lastSeq) }
             }
             result.lastSeq = list.lastSeq
             result.count = list.count
@@ -287,7 +306,12 @@ enum Verify: Command {
                     ? "ok: framing, checksums and seq continuity are sound"
                     : "ok: framing, checksums, seq continuity and every event are sound")
                     + (result.tornTail == nil ? "" : " (apart from the torn tail)")
-                    + (result.heads == nil ? "" : ", and the log extends every head given"))
+                    + (result.heads == nil ? "" : ", and the log extends every head given")
+                    + (result.checkpointsChecked.map {
+                        $0 == 0
+                            ? "; LOG.checkpoints holds no checkpoint"
+                            : "; each of the \($0) checkpoints of LOG.checkpoints is the fold of the records at its seq"
+                    } ?? ""))
             return
         }
         if problem.kind == "head" {
@@ -356,12 +380,14 @@ struct VerifyResult: Encodable {
     var problem: Problem?
     /// What was checked of a server list (absent for a file).
     var serverChecks: [String]?
+    /// With `--checkpoints`: how many checkpoints of `LOG.checkpoints` were compared with the fold.
+    var checkpointsChecked: Int?
 
     init(path: String) { self.path = path }
 
     enum CodingKeys: String, CodingKey {
         case path, ok, header, records, lastSeq, fileSize, validLength, count, enabledCount, tornTail, heads, historyHead, problem
-        case serverChecks, firstSeq, base
+        case serverChecks, firstSeq, base, checkpointsChecked
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -381,6 +407,7 @@ struct VerifyResult: Encodable {
         try c.encodeIfPresent(historyHead, forKey: .historyHead)
         try c.encodeIfPresent(problem, forKey: .problem)
         try c.encodeIfPresent(serverChecks, forKey: .serverChecks)
+        try c.encodeIfPresent(checkpointsChecked, forKey: .checkpointsChecked)
         try c.encodeIfPresent(base, forKey: .base)
     }
 }
