@@ -102,6 +102,14 @@ import Testing
         var foreign = walk(chain, historyID: testID(7))
         let refused = try #require(throws: StorageCheckpointWalk.Failure.self) { try foreign.list(of: chain[0]).get() }
         #expect(refused.message.contains("history \(historyID)"), "\(refused.message)")
+        // A delta that applies but names another history, after this history's full image.
+        var mixed = walk(chain)
+        _ = try mixed.list(of: chain[0]).get()
+        let otherDelta = CheckpointRow(
+            seq: chain[1].seq, chainValue: 0, deltaOn: chain[0].seq,
+            image: lists[1].storageDeltaBytes(from: lists[0], historyID: testID(7)))
+        let mixedRefusal = try #require(throws: StorageCheckpointWalk.Failure.self) { try mixed.list(of: otherDelta).get() }
+        #expect(mixedRefusal.message.contains("holds a delta of history \(testID(7))"), "\(mixedRefusal.message)")
         var damaged = walk(chain)
         var bytes = chain[0].image
         bytes[bytes.count / 2] ^= 0x40

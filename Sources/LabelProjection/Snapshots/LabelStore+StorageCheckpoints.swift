@@ -75,8 +75,9 @@ extension LabelStore {
         var piece: UInt64
     }
 
-    /// The list a stored checkpoint gives: its image, then its deltas.
-    private static func decodeChain(_ checkpoint: StoredCheckpoint, historyID: LabelID) -> Result<LabelList, ChainFailure> {
+    /// The list a stored checkpoint gives: its image, then its deltas, each
+    /// checked to name `historyID` and its own seq.
+    static func decodeChain(_ checkpoint: StoredCheckpoint, historyID: LabelID) -> Result<LabelList, ChainFailure> {
         var list: LabelList
         let header: SnapshotHeader
         do throws(SnapshotError) {

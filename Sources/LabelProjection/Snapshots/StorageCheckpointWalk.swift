@@ -41,47 +41,47 @@ package struct StorageCheckpointWalk {
         // Moved out, so a delta changes the list in place (no copy).
         var previous = last
         last = nil
-        let list: LabelList
-        let header: SnapshotHeader
-        if let base = row.deltaOn {
-            var delta: LabelList
-            if previous?.lastSeq == base {
-                delta = previous.take()!
-            } else {
-                // A delta on an earlier checkpoint of its chain: that one as a reader has it.
-                let found = try? LabelStore.storageCheckpoint(of: storage, atOrBefore: base)
-                guard let list = found?.list, list.lastSeq == base else {
-                    let why = found.map { $0.skipped.joined(separator: "; ") } ?? "the storage cannot be asked"
-                    return .failure(
-                        Failure(
-                            message:
-                                "the checkpoint at seq \(row.seq) is a delta on the checkpoint at seq \(base), which cannot be read\(why.isEmpty ? "" : " (\(why))")"
-                        ))
-                }
-                delta = list
-            }
-            do throws(SnapshotError) {
-                header = try row.image.withUnsafeBytes { raw in
-                    Result { () throws(SnapshotError) in try delta.applyStorageDelta(raw) }
-                }.get()
-            } catch {
-                return .failure(Failure(message: "the checkpoint at seq \(row.seq) does not decode (a delta): \(error.message)"))
-            }
-            list = delta
-        } else {
-            do throws(SnapshotError) {
-                (list, header) = try row.image.withUnsafeBytes { raw in
-                    Result { () throws(SnapshotError) in try LabelList.decodeSnapshot(raw) }
-                }.get()
-            } catch {
-                return .failure(Failure(message: "the checkpoint at seq \(row.seq) does not decode: \(error.message)"))
+        guard let base = row.deltaOn else {
+            // A full image: decoded and checked as a reader decodes a chain's image.
+            let chain = StoredCheckpoint(seq: row.seq, chainValue: row.chainValue, image: row.image)
+            switch LabelStore.decodeChain(chain, historyID: historyID) {
+            case .success(let list):
+                last = list
+                return .success(list)
+            case .failure(let failure):
+                return .failure(Failure(message: failure.message))
             }
         }
-        guard header.logID == historyID, list.lastSeq == row.seq else {
+        var list: LabelList
+        if previous?.lastSeq == base {
+            list = previous.take()!
+        } else {
+            // A delta on an earlier checkpoint of its chain: that one as a reader has it.
+            let found = try? LabelStore.storageCheckpoint(of: storage, atOrBefore: base)
+            guard let earlier = found?.list, earlier.lastSeq == base else {
+                let why = found.map { $0.skipped.joined(separator: "; ") } ?? "the storage cannot be asked"
+                return .failure(
+                    Failure(
+                        message:
+                            "the checkpoint at seq \(row.seq) is a delta on the checkpoint at seq \(base), which cannot be read\(why.isEmpty ? "" : " (\(why))")"
+                    ))
+            }
+            list = earlier
+        }
+        let header: SnapshotHeader
+        do throws(SnapshotError) {
+            header = try row.image.withUnsafeBytes { raw in
+                Result { () throws(SnapshotError) in try list.applyStorageDelta(raw) }
+            }.get()
+        } catch {
+            return .failure(Failure(message: "the checkpoint at seq \(row.seq) does not decode (a delta): \(error.message)"))
+        }
+        // Checked as a reader checks each delta of a chain.
+        guard header.logID == historyID, header.seq == row.seq else {
             return .failure(
                 Failure(
                     message:
-                        "the checkpoint at seq \(row.seq) holds the list of history \(header.logID) at seq \(list.lastSeq), not this history's at seq \(row.seq)"
+                        "the checkpoint at seq \(row.seq) holds a delta of history \(header.logID) at seq \(header.seq), not this history's at seq \(row.seq)"
                 ))
         }
         last = list
