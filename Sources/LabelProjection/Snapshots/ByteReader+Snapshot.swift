@@ -60,6 +60,22 @@ extension ByteReader {
         return numbers
     }
 
+    /// `count` seqs, each written as how far it lies before `seq` (a varint),
+    /// each at least 1; `what` names the `k`th in errors (`changed slot 4`)
+    /// and `field` what the seq is to it (`seq`, `version`).
+    mutating func seqsBefore(
+        _ seq: UInt64, count: Int, naming what: (Int) -> String, field: String
+    ) throws(SnapshotError) -> [UInt64] {
+        var seqs: [UInt64] = []
+        seqs.reserveCapacity(count)
+        for k in 0..<count {
+            let back = try varint("the \(field) of \(what(k))")
+            guard back < seq else { throw SnapshotError(.invalidContent, "\(what(k)) has a \(field) before seq 1") }
+            seqs.append(seq - back)
+        }
+        return seqs
+    }
+
     /// A string's bytes, checked to be valid UTF-8, borrowed from the input
     /// (no copy, no allocation).
     mutating func utf8(_ what: @autoclosure () -> String, maxBytes: Int) throws(SnapshotError) -> UnsafeRawBufferPointer {

@@ -175,13 +175,7 @@ extension CheckpointState {
         guard idCount * 16 <= r.remaining else { throw SnapshotError(.invalidContent, "the ids of the delta run past the end") }
         let idsStart = r.position
         r.position += idCount * 16
-        var versions: [UInt64] = []
-        versions.reserveCapacity(liveChanges)
-        for index in 0..<liveChanges {
-            let back = try r.varint("the version of changed live slot \(index)")
-            guard back < seq else { throw SnapshotError(.invalidContent, "changed live slot \(index) has a version before seq 1") }
-            versions.append(seq - back)
-        }
+        let versions = try r.seqsBefore(seq, count: liveChanges, naming: { "changed live slot \($0)" }, field: "version")
         var titleOffset: Int
         let lengths: [Int]
         (lengths, titleOffset) = try LabelList.decodeCompressedTitles(

@@ -157,13 +157,7 @@ extension LabelList {
         }
         let idsStart = r.position
         r.position += idCount * 16
-        var seqs: [UInt64] = []
-        seqs.reserveCapacity(changeCount)
-        for k in 0..<changeCount {
-            let back = try r.varint("the seq of changed slot \(numbers[k])")
-            guard back < seq else { throw SnapshotError(.invalidContent, "changed slot \(numbers[k]) has a seq before seq 1") }
-            seqs.append(seq - back)
-        }
+        let seqs = try r.seqsBefore(seq, count: changeCount, naming: { "changed slot \(numbers[$0])" }, field: "seq")
         var titleOffset: Int
         let lengths: [Int]
         (lengths, titleOffset) = try LabelList.decodeCompressedTitles(&r, count: titleCount, naming: "changed title", into: &titles)
