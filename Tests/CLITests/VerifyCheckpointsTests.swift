@@ -101,4 +101,65 @@ import Testing
         #expect(try await CLI.run(["index", log, "--rebuild"], environment: index).status == 0)
         #expect(try await report(log)["ok"] as? Bool == true, "mended by the rebuild")
     }
+
+    /// A checkpoint file whose checkpoint keeps, for a label removed before
+    /// it, a title that label's removal never stated: its list is the fold,
+    /// so only the removed titles tell it apart. `verify` compares each
+    /// label removed since the checkpoint before with its removal.
+    @Test func aCheckpointKeepingAnotherTitleForARemovedLabelIsNamed() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("r.labellog")
+        // Adds at 1–20, renames at 21–26, removals at 27–36, adds at 37–48: checkpoints at 16, 32 and 48.
+        try makeLog(at: log) { store in
+            for n in 0..<20 { _ = try store.add("Label \(n)") }
+            for label in store.labels.prefix(6) { try store.rename(label.id, to: label.title + " renamed") }
+            for label in store.labels.prefix(10) { try store.remove(label.id) }
+            for n in 20..<32 { _ = try store.add("Label \(n)") }
+        }
+        #expect(try await CLI.run(["index", log], environment: index).status == 0)
+        let sound = try await report(log)
+        #expect(sound["ok"] as? Bool == true && sound["checkpointsChecked"] as? Int == 3, "\(sound)")
+
+        // The checkpoint at 32 as index writes it, but for the label removed at seq 29 a title no record gave.
+        let reader = try LogReader(path: log)
+        var list = LabelList()
+        var tree = HistoryTreeBuilder()
+        var removals = CheckpointFile.PendingRemovals()
+        var position: LogPosition?
+        var victim: (id: LabelID, title: String)?
+        while let record = try reader.next(), record.seq <= 32 {
+            try list.replay(record)
+            tree.append(payload: try record.storedPayload())
+            position = reader.lastPosition
+            if case .removed(let id, _, let title, let isEnabled) = record.event, let slot = list.slot(of: id) {
+                if record.seq == 29 { victim = (id, title) }
+                removals.append(slot: slot, id: id, seq: record.seq, title: record.seq == 29 ? "never given" : title, isEnabled: isEnabled)
+            }
+        }
+        let at = try #require(position)
+        let (id, title) = try #require(victim)
+        let path = CheckpointFile.path(for: log)
+        try FileManager.default.removeItem(atPath: path)
+        let (file, _) = try SystemFile.openCreating(path)
+        let header = CheckpointFile.encodeHeader(logID: reader.header.logID, interval: 16, firstSeq: 1)
+        try header.withUnsafeBytes { try file.write($0, at: 0) }
+        _ = try CheckpointFile.append(
+            seq: at.seq, image: list.checkpointImageBytes(logID: reader.header.logID, logPosition: at), isDelta: false,
+            frontier: tree.frontier, removals: removals, removalCount: UInt64(removals.count), to: file,
+            at: CheckpointFile.headerLength)
+        file.close()
+
+        let diffed = try await CLI.run(["diff", log, "20", "32"], environment: index)
+        #expect(diffed.stdout.contains("never given"), "a reader prints it: \(diffed)")
+        let found = try await report(log)
+        let problem = found["problem"] as? [String: Any]
+        #expect(problem?["kind"] as? String == "checkpoint" && problem?["seq"] as? Int == 32, "\(found)")
+        #expect(problem?["code"] as? String == "historyDiverged", "\(found)")
+        let message = problem?["message"] as? String ?? ""
+        #expect(
+            message.contains("label \(id)") && message.contains("\"never given\"") && message.contains("\"\(title)\"")
+                && message.contains("removed at seq 29"), "\(message)")
+        #expect(try await CLI.run(["index", log, "--rebuild"], environment: index).status == 0)
+        #expect(try await report(log)["ok"] as? Bool == true, "mended by the rebuild")
+    }
 }

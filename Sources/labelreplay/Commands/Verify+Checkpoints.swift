@@ -103,6 +103,11 @@ extension Verify {
         private var pending: ArraySlice<UInt64> = []
         /// How many were compared.
         private(set) var checked = 0
+        /// The labels the records removed since the last checkpoint compared,
+        /// as each one's last removal states it: the titles the next one must
+        /// keep for them (those removed earlier were compared at an earlier
+        /// one, from the same removal blocks).
+        private var removedSince: [LabelID: RemovedLabel] = [:]
         /// A problem with the file itself (it cannot be used, or its tail is damaged).
         private(set) var fileProblem: VerifyResult.Problem?
 
@@ -124,11 +129,22 @@ extension Verify {
             }
         }
 
-        /// Compares the checkpoint at `folded.lastSeq`, if there is one, with `folded`.
+        /// Notes what `view` removes, for the next checkpoint's titles of removed labels.
+        mutating func note(_ view: EventRecordView) {
+            guard directory != nil, !pending.isEmpty, case .removed(let id, _, let title, let isEnabled) = view.event else { return }
+            removedSince[id] = RemovedLabel(title: title.string, isEnabled: isEnabled)
+        }
+
+        /// Compares the checkpoint at `folded.lastSeq`, if there is one, with
+        /// `folded`, and the titles it keeps for the labels removed since the
+        /// one before with what their removals state.
         mutating func check(_ folded: LabelList) -> VerifyResult.Problem? {
             guard let seq = pending.first, seq == folded.lastSeq, let directory, let reader else { return nil }
             pending.removeFirst()
-            let (checkpoint, problems) = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false)
+            let removed = removedSince.filter { folded.removal(of: $0.key) != nil }
+            removedSince = [:]
+            let (checkpoint, problems) = CheckpointFile.checkpoint(
+                atOrBefore: seq, in: directory, reader: reader, decodingRemoved: !removed.isEmpty, removedAmong: Set(removed.keys))
             guard let checkpoint, checkpoint.position.seq == seq else {
                 let why = problems.map(\.reason).joined(separator: "; ")
                 return Self.problem(
@@ -141,7 +157,19 @@ extension Verify {
                     "the checkpoint at seq \(seq) holds a list that is not the records' fold there: \(difference); 'show --at', 'diff' and 'trace' start from that list",
                     path: path)
             }
+            // In id order, so the label named is the same every run.
+            for (id, expected) in removed.sorted(by: { $0.key < $1.key }) where checkpoint.removed[id] != expected {
+                let kept = checkpoint.removed[id].map { "as \(Self.describe($0))" } ?? "no title"
+                return Self.problem(
+                    .historyDiverged, seq: seq,
+                    "the checkpoint at seq \(seq) keeps \(kept) for label \(id), removed at seq \(folded.removal(of: id) ?? 0) as \(Self.describe(expected)); 'diff' and 'trace' print removed labels from it",
+                    path: path)
+            }
             return nil
+        }
+
+        private static func describe(_ label: RemovedLabel) -> String {
+            "\"\(label.title)\" (\(label.isEnabled ? "on" : "off"))"
         }
 
         /// A problem once every record was read: a checkpoint past the log's last record (none of its records).

@@ -27,8 +27,9 @@ enum Verify: Command {
 
             With --checkpoints, it also compares every checkpoint of LOG.checkpoints (which 'index' and the store write) \
             with the fold of the records at its seq, reading each as 'show --at' reads it: one that does not check out \
-            (the readers skip it) or holds another list (they would answer from it) is problem.kind checkpoint naming \
-            its seq and the first label or counter that differs, the records are checked on to the end, and \
+            (the readers skip it), holds another list (they would answer from it) or keeps another title for a label \
+            removed since the checkpoint before than its removal states (diff and trace print it) is problem.kind \
+            checkpoint naming its seq and the first label or counter that differs, the records are checked on to the end, and \
             'labelreplay index --rebuild LOG' writes the file again (checkpointsChecked in --json counts those compared).
 
             With --quick, the records are checked as every read checks them (framing, each frame's chained checksum, \
@@ -164,7 +165,10 @@ enum Verify: Command {
                             message: error.message)
                         throw Refused()
                     }
-                    if checkpointProblem == nil, let problem = cached?.check(list) { checkpointProblem = problem }
+                    if checkpointProblem == nil {
+                        cached?.note(view)
+                        if let problem = cached?.check(list) { checkpointProblem = problem }
+                    }
                     progress.update(reader.offset, detail: "seq \(view.seq)")
                 }
             } catch is Refused {
