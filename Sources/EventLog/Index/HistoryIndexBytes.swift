@@ -40,6 +40,17 @@ final class HistoryIndexBytes: @unchecked Sendable {
         raw = whole[range]
     }
 
+    /// The record offsets of the pieces read last, checked, by where they
+    /// start in ``raw`` (``HistoryIndexPart/pieceOffsets(_:)``): a pure
+    /// function of these immutable bytes, kept so that reads of records near
+    /// one another check and decode a piece once. At most
+    /// ``checkedOffsetsLimit`` pieces; behind a lock, as readers on several
+    /// threads may share the bytes.
+    let checkedOffsets = Locked<[Int: [UInt32]]>([:])
+
+    /// How many pieces' offsets ``checkedOffsets`` keeps (each 4 KiB at most).
+    static let checkedOffsetsLimit = 64
+
     /// Bytes `range`.
     subscript(range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: raw[range]) }
 

@@ -113,11 +113,24 @@ extension HistoryIndexPart {
 
     /// The record offsets of piece `j` (relative to its first frame,
     /// ``farRecord`` when too far), once they match the piece's checksum and
-    /// ascend from 0.
+    /// ascend from 0; checked once for the last pieces asked for
+    /// (``HistoryIndexBytes/checkedOffsets``), as reads near one another ask
+    /// for the same piece many times.
     func pieceOffsets(_ j: Int) throws(HistoryIndexFile.Problem) -> [UInt32] {
         let seqs = self.seqs(ofPiece: j)
         let count = Int(seqs.upperBound - seqs.lowerBound + 1)
         let start = layout.offsetsStart + Int(seqs.lowerBound - firstSeq) * 4
+        if let known = bytes.checkedOffsets.withLock({ $0[start] }) { return known }
+        let checked = try checkPieceOffsets(j, count: count, start: start)
+        bytes.checkedOffsets.withLock { memo in
+            if memo.count >= HistoryIndexBytes.checkedOffsetsLimit { memo.removeAll(keepingCapacity: true) }
+            memo[start] = checked
+        }
+        return checked
+    }
+
+    /// ``pieceOffsets(_:)`` read from the bytes: `count` offsets at byte `start`.
+    private func checkPieceOffsets(_ j: Int, count: Int, start: Int) throws(HistoryIndexFile.Problem) -> [UInt32] {
         let raw = bytes[start..<start + count * 4]
         let entry = layout.blocksStart + j * Self.blockEntryLength
         let k = firstBlock + j

@@ -32,8 +32,16 @@ extension Log {
         }
         records = records.filter(selection.selects)
         if let last { records = Array(records.suffix(last)) }
-        var needs = records.flatMap { record in EventText.labelsShown(by: record.event).map { (id: $0, seq: record.seq) } }
+        // A record that states its label's title (an add, a rename, a removal) names the label itself: no read for it.
         var titles = IndexedHistory.Titles()
+        var statesOwnTitle: [UInt64: LabelID] = [:]
+        for record in records {
+            titles.note(record)
+            if let (id, _) = Replay.statedTitle(record.event) { statesOwnTitle[record.seq] = id }
+        }
+        var needs = records.flatMap { record in
+            EventText.labelsShown(by: record.event).filter { statesOwnTitle[record.seq] != $0 }.map { (id: $0, seq: record.seq) }
+        }
         for part in parts.reversed() where !needs.isEmpty {
             titles.absorb(try part.titles(for: needs))
             needs = needs.filter { titles.title(of: $0.id, atOrBefore: $0.seq) == nil }
