@@ -27,6 +27,34 @@ import Testing
         try await CLI.run(["verify", log, "--checkpoints", "--json"]).json()
     }
 
+    /// The message of `verify --checkpoints --json` on `log`, checked to be a
+    /// checkpoint problem at `seq` of code `historyDiverged`.
+    func divergedCheckpointMessage(_ log: String, seq: Int) async throws -> String {
+        let found = try await report(log)
+        let problem = found["problem"] as? [String: Any]
+        #expect(problem?["kind"] as? String == "checkpoint" && problem?["seq"] as? Int == seq, "\(found)")
+        #expect(problem?["code"] as? String == "historyDiverged", "\(found)")
+        return problem?["message"] as? String ?? ""
+    }
+
+    /// Replaces `LOG.checkpoints` with a file of one full checkpoint, as a
+    /// writer writes one: `list` after the record at `position`, with the
+    /// removed labels' titles `removals`.
+    func replaceCheckpoints(
+        of log: String, logID: LabelID, with list: LabelList, at position: LogPosition, frontier: [HistoryHash],
+        removals: CheckpointFile.PendingRemovals = CheckpointFile.PendingRemovals()
+    ) throws {
+        let path = CheckpointFile.path(for: log)
+        try FileManager.default.removeItem(atPath: path)
+        let (file, _) = try SystemFile.openCreating(path)
+        defer { file.close() }
+        let header = CheckpointFile.encodeHeader(logID: logID, interval: 16, firstSeq: 1)
+        try header.withUnsafeBytes { try file.write($0, at: 0) }
+        _ = try CheckpointFile.append(
+            seq: position.seq, image: list.checkpointImageBytes(logID: logID, logPosition: position), isDelta: false,
+            frontier: frontier, removals: removals, removalCount: UInt64(removals.count), to: file, at: CheckpointFile.headerLength)
+    }
+
     @Test func theCheckpointsIndexWritesAreEachTheFold() async throws {
         let scratch = try Scratch()
         let log = try await indexedLog(scratch)
@@ -77,26 +105,12 @@ import Testing
             tree.append(payload: try record.storedPayload())
             position = reader.lastPosition
         }
-        let at = try #require(position)
         let id = try #require(victim)
-        let path = CheckpointFile.path(for: log)
-        try FileManager.default.removeItem(atPath: path)
-        let (file, _) = try SystemFile.openCreating(path)
-        let header = CheckpointFile.encodeHeader(logID: reader.header.logID, interval: 16, firstSeq: 1)
-        try header.withUnsafeBytes { try file.write($0, at: 0) }
-        _ = try CheckpointFile.append(
-            seq: at.seq, image: list.checkpointImageBytes(logID: reader.header.logID, logPosition: at), isDelta: false,
-            frontier: tree.frontier, removals: CheckpointFile.PendingRemovals(), removalCount: 0, to: file,
-            at: CheckpointFile.headerLength)
-        file.close()
+        try replaceCheckpoints(of: log, logID: reader.header.logID, with: list, at: try #require(position), frontier: tree.frontier)
 
         let shown = try await CLI.run(["show", log, "--at", "32", "--json"], environment: index)
         #expect(shown.stdout.contains("never given"), "a reader starts from it: \(shown)")
-        let found = try await report(log)
-        let problem = found["problem"] as? [String: Any]
-        #expect(problem?["kind"] as? String == "checkpoint" && problem?["seq"] as? Int == 32, "\(found)")
-        #expect(problem?["code"] as? String == "historyDiverged", "\(found)")
-        let message = problem?["message"] as? String ?? ""
+        let message = try await divergedCheckpointMessage(log, seq: 32)
         #expect(message.contains("label \(id)") && message.contains("never given") && message.contains("index --rebuild"), "\(message)")
         #expect(try await CLI.run(["index", log, "--rebuild"], environment: index).status == 0)
         #expect(try await report(log)["ok"] as? Bool == true, "mended by the rebuild")
@@ -136,26 +150,13 @@ import Testing
                 removals.append(slot: slot, id: id, seq: record.seq, title: record.seq == 29 ? "never given" : title, isEnabled: isEnabled)
             }
         }
-        let at = try #require(position)
         let (id, title) = try #require(victim)
-        let path = CheckpointFile.path(for: log)
-        try FileManager.default.removeItem(atPath: path)
-        let (file, _) = try SystemFile.openCreating(path)
-        let header = CheckpointFile.encodeHeader(logID: reader.header.logID, interval: 16, firstSeq: 1)
-        try header.withUnsafeBytes { try file.write($0, at: 0) }
-        _ = try CheckpointFile.append(
-            seq: at.seq, image: list.checkpointImageBytes(logID: reader.header.logID, logPosition: at), isDelta: false,
-            frontier: tree.frontier, removals: removals, removalCount: UInt64(removals.count), to: file,
-            at: CheckpointFile.headerLength)
-        file.close()
+        try replaceCheckpoints(
+            of: log, logID: reader.header.logID, with: list, at: try #require(position), frontier: tree.frontier, removals: removals)
 
         let diffed = try await CLI.run(["diff", log, "20", "32"], environment: index)
         #expect(diffed.stdout.contains("never given"), "a reader prints it: \(diffed)")
-        let found = try await report(log)
-        let problem = found["problem"] as? [String: Any]
-        #expect(problem?["kind"] as? String == "checkpoint" && problem?["seq"] as? Int == 32, "\(found)")
-        #expect(problem?["code"] as? String == "historyDiverged", "\(found)")
-        let message = problem?["message"] as? String ?? ""
+        let message = try await divergedCheckpointMessage(log, seq: 32)
         #expect(
             message.contains("label \(id)") && message.contains("\"never given\"") && message.contains("\"\(title)\"")
                 && message.contains("removed at seq 29"), "\(message)")
