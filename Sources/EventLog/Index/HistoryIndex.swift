@@ -128,6 +128,20 @@ public struct HistoryIndex: Sendable, Hashable {
         }
     }
 
+    /// The ids of the labels the covered records name whose hex digits start
+    /// with `nibbles` (each 0–15, at most 32), ascending by their bytes: what
+    /// an id prefix can mean, without reading every id.
+    ///
+    /// - Throws: ``HistoryIndexFile/Problem`` when a chunk of a label directory read is damaged.
+    /// - Complexity: O(p · log labels + m) for m matches in the p parts, plus
+    ///   checking the chunks of 256 directory entries that can hold them.
+    package func labelIDs(startingWith nibbles: [UInt8]) throws(HistoryIndexFile.Problem) -> [LabelID] {
+        if parts.count == 1 { return try parts[0].labelIDs(startingWith: nibbles) }
+        var ids = Set<LabelID>()
+        for part in parts { ids.formUnion(try part.labelIDs(startingWith: nibbles)) }
+        return ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+    }
+
     /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).
     ///
     /// - Throws: ``HistoryIndexFile/Problem`` when the part of a directory or a seq list read is damaged.

@@ -99,6 +99,39 @@ struct HistoryIndexPart: Sendable, Hashable {
         }
     }
 
+    /// The ids the directory names whose first hex digits are `nibbles`
+    /// (each 0–15), ascending: the chunks that can hold them, found among the
+    /// fences, each checked.
+    func labelIDs(startingWith nibbles: [UInt8]) throws(HistoryIndexFile.Problem) -> [LabelID] {
+        guard layout.fenceCount > 0, nibbles.count <= 32 else { return [] }
+        // The least and the greatest 16 bytes that start with the digits.
+        var low = [UInt8](repeating: 0, count: 16)
+        var high = [UInt8](repeating: 0xFF, count: 16)
+        for (i, nibble) in nibbles.enumerated() {
+            let shift: UInt8 = i.isMultiple(of: 2) ? 4 : 0
+            low[i / 2] = low[i / 2] & ~(0x0F << shift) | nibble << shift
+            high[i / 2] = high[i / 2] & ~(0x0F << shift) | nibble << shift
+        }
+        let base = bytes.raw.baseAddress!
+        // The first chunk that can hold `low`: the one before the first fence above it.
+        var above = 0
+        var end = layout.fenceCount
+        while above < end {
+            let mid = (above + end) / 2
+            if memcmp(base + layout.fencesStart + mid * Self.fenceEntryLength, low, 16) <= 0 { above = mid + 1 } else { end = mid }
+        }
+        var ids: [LabelID] = []
+        var chunk = max(above - 1, 0)
+        while chunk < layout.fenceCount, memcmp(base + layout.fencesStart + chunk * Self.fenceEntryLength, high, 16) <= 0 {
+            for k in try checkedChunk(chunk) {
+                let at = base + layout.labelsStart + k * Self.labelEntryLength
+                if memcmp(at, low, 16) >= 0, memcmp(at, high, 16) <= 0 { ids.append(labelEntry(k).id) }
+            }
+            chunk += 1
+        }
+        return ids
+    }
+
     /// The seqs (ascending) of this part's records whose event names `id`.
     func seqs(ofLabel id: LabelID) throws(HistoryIndexFile.Problem) -> [UInt64] {
         guard let k = try entryIndex(of: id) else { return [] }

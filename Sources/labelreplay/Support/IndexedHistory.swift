@@ -98,21 +98,26 @@ final class IndexedHistory {
         }
     }
 
-    /// Every label id the log names (read from the log when the index's directory is damaged).
-    var knownIDs: Set<LabelID> {
-        get throws {
-            do throws(HistoryIndexFile.Problem) {
-                return Set(try index.labelIDs).union(tailIDs)
-            } catch {
-                report(error)
-                var ids = Set<LabelID>()
-                try LogReader(path: path).forEachRecord(matching: HistoryQuery(), using: nil) { record in
-                    if let id = record.event.labelID { ids.insert(id) }
-                    return true
-                }
-                return ids
-            }
+    /// The label ids the log names that start with the hex digits `nibbles`
+    /// (an id prefix): from the index's directory, only the chunks that can
+    /// hold them (read from the log when a chunk is damaged).
+    func knownIDs(startingWith nibbles: [UInt8]) throws -> Set<LabelID> {
+        do throws(HistoryIndexFile.Problem) {
+            return Set(try index.labelIDs(startingWith: nibbles)).union(tailIDs.filter { LabelIDArgument.hasPrefix($0, nibbles) })
+        } catch {
+            report(error)
+            return try idsReadFromTheLog().filter { LabelIDArgument.hasPrefix($0, nibbles) }
         }
+    }
+
+    /// Every label id the log's records name, read from the log.
+    private func idsReadFromTheLog() throws -> Set<LabelID> {
+        var ids = Set<LabelID>()
+        try LogReader(path: path).forEachRecord(matching: HistoryQuery(), using: nil) { record in
+            if let id = record.event.labelID { ids.insert(id) }
+            return true
+        }
+        return ids
     }
 
     /// The records from `seq` through `last` that `query` matches, in seq order;

@@ -38,7 +38,10 @@ enum LabelFilter {
         var origin: LabelList?
         var server: (any EventStorage)?
         if hasPrefix, let history {
-            known = try history.knownIDs
+            // The ids each prefix can mean, from the chunks of the index's directory that hold them.
+            for case (_, .prefix(let digits)) in patterns {
+                known.formUnion(try history.knownIDs(startingWith: digits.compactMap(\.hexDigitValue).map(UInt8.init)))
+            }
             if TestHooks.alwaysUsesIndex { console.errorLine("(label ids from the history index)") }
         } else if hasPrefix, LogLocation.isServer(path),
             let storage = try? ServerStorage.openForReading(LogLocation.resolve(path)).storage,
