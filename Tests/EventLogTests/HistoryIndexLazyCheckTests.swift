@@ -12,6 +12,8 @@ import Testing
     /// Everything an index says that a query can read, part by part (`nil`: that part threw).
     struct Contents: Equatable {
         var labelIDs: [LabelID]?
+        /// The ids of each single hex digit prefix (between them, every chunk of the directory).
+        var prefixed: [[LabelID]?]
         var labelSeqs: [[UInt64]?]
         var actorSeqs: [[UInt64]?]
         var reorders: [UInt64]?
@@ -20,6 +22,7 @@ import Testing
 
         init(_ index: HistoryIndex, ids: [LabelID], actors: [String?]) {
             labelIDs = try? index.labelIDs
+            prefixed = (0..<16).map { digit in try? index.labelIDs(startingWith: [UInt8(digit)]) }
             labelSeqs = ids.map { try? index.seqs(ofLabel: $0) }
             actorSeqs = actors.map { try? index.seqs(ofActor: $0) }
             reorders = try? index.reorders
@@ -33,7 +36,8 @@ import Testing
         /// Whether every part read here is the good index's (a part that threw is never used).
         func agrees(with good: Contents) -> Bool {
             func same<T: Equatable>(_ a: T?, _ b: T?) -> Bool { a == nil || a == b }
-            return same(labelIDs, good.labelIDs) && zip(labelSeqs, good.labelSeqs).allSatisfy { same($0, $1) }
+            return same(labelIDs, good.labelIDs) && zip(prefixed, good.prefixed).allSatisfy { same($0, $1) }
+                && zip(labelSeqs, good.labelSeqs).allSatisfy { same($0, $1) }
                 && zip(actorSeqs, good.actorSeqs).allSatisfy { same($0, $1) } && same(reorders, good.reorders)
                 && zip(offsets, good.offsets).allSatisfy { same($0, $1) } && blocks == good.blocks
         }

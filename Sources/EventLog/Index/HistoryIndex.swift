@@ -124,7 +124,7 @@ public struct HistoryIndex: Sendable, Hashable {
             if parts.count == 1 { return try parts[0].labelIDs }
             var ids = Set<LabelID>()
             for part in parts { ids.formUnion(try part.labelIDs) }
-            return ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+            return Self.ascendingByBytes(ids)
         }
     }
 
@@ -139,7 +139,12 @@ public struct HistoryIndex: Sendable, Hashable {
         if parts.count == 1 { return try parts[0].labelIDs(startingWith: nibbles) }
         var ids = Set<LabelID>()
         for part in parts { ids.formUnion(try part.labelIDs(startingWith: nibbles)) }
-        return ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+        return Self.ascendingByBytes(ids)
+    }
+
+    /// `ids` in the order of their bytes (the directories' order).
+    private static func ascendingByBytes(_ ids: Set<LabelID>) -> [LabelID] {
+        ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
     }
 
     /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).

@@ -46,25 +46,29 @@ extension HistoryIndexPart {
         return entries
     }
 
+    /// How many fences have a first id at or below the 16 bytes at `key`
+    /// (binary search; the fences were checked when the index was opened):
+    /// the chunk that can hold `key` is the one before.
+    func fencesAtOrBelow(_ key: UnsafeRawPointer) -> Int {
+        let base = bytes.raw.baseAddress!
+        var low = 0
+        var high = layout.fenceCount
+        while low < high {
+            let mid = (low + high) / 2
+            if memcmp(base + layout.fencesStart + mid * Self.fenceEntryLength, key, 16) <= 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     /// The directory entry of `id`, found by binary search among the fences
     /// (checked when the index was opened), then in the one chunk checked.
     func entryIndex(of id: LabelID) throws(HistoryIndexFile.Problem) -> Int? {
         guard layout.fenceCount > 0 else { return nil }
         return try withUnsafeBytes(of: id.uuid.uuid) { (key) throws(HistoryIndexFile.Problem) -> Int? in
             let base = bytes.raw.baseAddress!
-            // The last fence whose first id is at or below the key.
-            var low = 0
-            var high = layout.fenceCount
-            while low < high {
-                let mid = (low + high) / 2
-                if memcmp(base + layout.fencesStart + mid * Self.fenceEntryLength, key.baseAddress!, 16) <= 0 {
-                    low = mid + 1
-                } else {
-                    high = mid
-                }
-            }
-            guard low > 0 else { return nil }
-            var entries = try checkedChunk(low - 1)
+            let fences = fencesAtOrBelow(key.baseAddress!)
+            guard fences > 0 else { return nil }
+            var entries = try checkedChunk(fences - 1)
             while !entries.isEmpty {
                 let mid = (entries.lowerBound + entries.upperBound) / 2
                 let order = memcmp(base + layout.labelsStart + mid * Self.labelEntryLength, key.baseAddress!, 16)

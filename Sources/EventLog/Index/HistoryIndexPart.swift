@@ -113,15 +113,9 @@ struct HistoryIndexPart: Sendable, Hashable {
             high[i / 2] = high[i / 2] & ~(0x0F << shift) | nibble << shift
         }
         let base = bytes.raw.baseAddress!
-        // The first chunk that can hold `low`: the one before the first fence above it.
-        var above = 0
-        var end = layout.fenceCount
-        while above < end {
-            let mid = (above + end) / 2
-            if memcmp(base + layout.fencesStart + mid * Self.fenceEntryLength, low, 16) <= 0 { above = mid + 1 } else { end = mid }
-        }
         var ids: [LabelID] = []
-        var chunk = max(above - 1, 0)
+        // From the chunk that can hold `low` on, while a chunk's first id is at or below `high`.
+        var chunk = max(fencesAtOrBelow(low) - 1, 0)
         while chunk < layout.fenceCount, memcmp(base + layout.fencesStart + chunk * Self.fenceEntryLength, high, 16) <= 0 {
             for k in try checkedChunk(chunk) {
                 let at = base + layout.labelsStart + k * Self.labelEntryLength
