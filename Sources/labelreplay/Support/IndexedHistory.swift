@@ -98,26 +98,25 @@ final class IndexedHistory {
         }
     }
 
-    /// The label ids the log names that start with the hex digits `nibbles`
-    /// (an id prefix): from the index's directory, only the chunks that can
-    /// hold them (read from the log when a chunk is damaged).
-    func knownIDs(startingWith nibbles: [UInt8]) throws -> Set<LabelID> {
+    /// The label ids the log names that start with the hex digits of one of
+    /// `prefixes` (each a list of digit values): from the index's directory,
+    /// only the chunks that can hold them; read from the log once, with the
+    /// problem reported once, when a chunk is damaged.
+    func knownIDs(startingWithAnyOf prefixes: [[UInt8]]) throws -> Set<LabelID> {
+        func matches(_ id: LabelID) -> Bool { prefixes.contains { LabelIDArgument.hasPrefix(id, $0) } }
         do throws(HistoryIndexFile.Problem) {
-            return Set(try index.labelIDs(startingWith: nibbles)).union(tailIDs.filter { LabelIDArgument.hasPrefix($0, nibbles) })
+            var ids = tailIDs.filter(matches)
+            for nibbles in prefixes { ids.formUnion(try index.labelIDs(startingWith: nibbles)) }
+            return ids
         } catch {
             report(error)
-            return try idsReadFromTheLog().filter { LabelIDArgument.hasPrefix($0, nibbles) }
+            var ids = Set<LabelID>()
+            try LogReader(path: path).forEachRecord(matching: HistoryQuery(), using: nil) { record in
+                if let id = record.event.labelID, matches(id) { ids.insert(id) }
+                return true
+            }
+            return ids
         }
-    }
-
-    /// Every label id the log's records name, read from the log.
-    private func idsReadFromTheLog() throws -> Set<LabelID> {
-        var ids = Set<LabelID>()
-        try LogReader(path: path).forEachRecord(matching: HistoryQuery(), using: nil) { record in
-            if let id = record.event.labelID { ids.insert(id) }
-            return true
-        }
-        return ids
     }
 
     /// The records from `seq` through `last` that `query` matches, in seq order;

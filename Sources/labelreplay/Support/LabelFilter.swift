@@ -38,10 +38,10 @@ enum LabelFilter {
         var origin: LabelList?
         var server: (any EventStorage)?
         if hasPrefix, let history {
-            // The ids each prefix can mean, from the chunks of the index's directory that hold them.
-            for case (_, .prefix(let digits)) in patterns {
-                known.formUnion(try history.knownIDs(startingWith: digits.compactMap(\.hexDigitValue).map(UInt8.init)))
-            }
+            // The ids the prefixes can mean, from the chunks of the index's directory that hold them.
+            var prefixes: [[UInt8]] = []
+            for case (_, .prefix(let digits)) in patterns { prefixes.append(LabelIDArgument.nibbles(digits)) }
+            known = try history.knownIDs(startingWithAnyOf: prefixes)
             if TestHooks.alwaysUsesIndex { console.errorLine("(label ids from the history index)") }
         } else if hasPrefix, LogLocation.isServer(path),
             let storage = try? ServerStorage.openForReading(LogLocation.resolve(path)).storage,
@@ -87,7 +87,7 @@ enum LabelFilter {
     private static func serverIDs(_ patterns: [(String, LabelIDArgument.Pattern)], in storage: any EventStorage) throws -> Set<LabelID>? {
         var ids = Set<LabelID>()
         for case (_, .prefix(let digits)) in patterns {
-            guard let found = try ServerStorage.labelIDs(startingWith: digits.compactMap(\.hexDigitValue).map(UInt8.init), in: storage)
+            guard let found = try ServerStorage.labelIDs(startingWith: LabelIDArgument.nibbles(digits), in: storage)
             else { return nil }
             ids.formUnion(found)
         }

@@ -44,7 +44,7 @@ enum LabelIDArgument {
             if allowUnknown || known.contains(id) { return id }
             throw Failure("\(path): no label has id \(id)")
         case .prefix(let digits):
-            let nibbles = digits.compactMap(\.hexDigitValue).map(UInt8.init)
+            let nibbles = Self.nibbles(digits)
             let matches = known.filter { hasPrefix($0, nibbles) }.sorted()
             switch matches.count {
             case 1:
@@ -62,6 +62,9 @@ enum LabelIDArgument {
             }
         }
     }
+
+    /// The values (0–15) of a prefix's hex digits.
+    static func nibbles(_ digits: String) -> [UInt8] { digits.compactMap(\.hexDigitValue).map(UInt8.init) }
 
     /// Whether `id`'s hex digits start with `nibbles` (compared on the UUID's bytes: no string per id).
     static func hasPrefix(_ id: LabelID, _ nibbles: [UInt8]) -> Bool {
