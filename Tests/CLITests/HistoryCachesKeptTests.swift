@@ -27,9 +27,16 @@ import Testing
         // Caches are worth it from the size of this history on.
         let environment = ["LABELREPLAY_CACHE_BYTES": String(try Self.size(source) / 2)]
         let imported = dir.file("imported.labellog")
-        let result = try await CLI.run(["import", imported, jsonl], environment: environment)
-        #expect(result.status == 0 && result.stderr.contains("note: updating"), "\(result)")
+        let result = try await CLI.run(
+            ["import", imported, jsonl], environment: environment.merging(["LABELREPLAY_TEST_INDEX": "always"]) { $1 })
+        // Written as the records were, not by reading the log again after.
+        #expect(result.status == 0 && result.stderr.contains("note: wrote") && !result.stderr.contains("note: updating"), "\(result)")
         #expect(Self.exist(imported))
+        // The same bytes as 'index --rebuild' writes from the log (a checkpoint every 16 records: deltas, full images, removals).
+        let written = try Self.caches(imported).map { try bytes($0) }
+        let rebuilt = try await CLI.run(["index", imported, "--rebuild"], environment: ["LABELREPLAY_TEST_INDEX": "always"])
+        #expect(rebuilt.status == 0, "\(rebuilt)")
+        for (path, before) in zip(Self.caches(imported), written) { #expect(try bytes(path) == before, "\(path)") }
         let through = try await CLI.run(
             ["log", imported, "--label", ids[7].description, "--json"],
             environment: environment.merging(["LABELREPLAY_TEST_INDEX": "always"]) { $1 })

@@ -17,7 +17,7 @@ struct HistoryIndexBuilder {
     /// Every record's frame offset, relative to its piece's first frame (``HistoryIndexPart/farRecord``: 4 GiB or more).
     var recordOffsets: [UInt32] = []
     /// The labels, numbered in the order they were first seen.
-    private(set) var labels = Numbering<LabelID>()
+    private(set) var labels = LabelNumbering()
     /// By record (seq − ``firstSeq``), its label's number, or ``noNumber``:
     /// 4 bytes a record, where a seq list per label held 8 and an array each
     /// (the lists are made when the part is encoded).
@@ -223,8 +223,29 @@ struct HistoryIndexBuilder {
     }
 }
 
+/// Label ids numbered in the order they were first seen (a history index
+/// part's labels), found through a ``SlotIndex``: a few cycles a lookup,
+/// where a `Dictionary` hashes the 16 bytes with SipHash.
+struct LabelNumbering {
+    private var index = SlotIndex()
+    /// By number, each id.
+    private(set) var keys: [LabelID] = []
+
+    /// The number of `id`, given it if it has none yet.
+    mutating func number(of id: LabelID) -> UInt32 {
+        if let number = keys.withUnsafeBufferPointer({ keys in index.find(id) { keys[Int($0)] } }) { return number }
+        let number = UInt32(keys.count)
+        keys.append(id)
+        keys.withUnsafeBufferPointer { keys in index.insert(id, slot: number) { keys[Int($0)] } }
+        return number
+    }
+
+    /// Forgets the table that finds an id's number (the ids stay, by number); ``number(of:)`` must not be called after.
+    mutating func dropLookup() { index = SlotIndex() }
+}
+
 /// Keys numbered in the order they were first seen: a history index part's
-/// labels or actors, so that each record holds a 4-byte number.
+/// actors, so that each record holds a 4-byte number.
 struct Numbering<Key: Hashable> {
     private var numbers: [Key: UInt32] = [:]
     /// By number, each key.

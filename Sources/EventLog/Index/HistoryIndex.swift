@@ -144,7 +144,7 @@ public struct HistoryIndex: Sendable, Hashable {
 
     /// `ids` in the order of their bytes (the directories' order).
     private static func ascendingByBytes(_ ids: Set<LabelID>) -> [LabelID] {
-        ids.map { ($0.bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+        ids.map { ($0.byteOrderKey, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// The seqs (ascending) of the covered records whose event names `id` (``LabelEventOf/labelID``).

@@ -35,7 +35,7 @@ extension HistoryIndexBuilder {
             }
             return numbers.count <= Int(UInt32.max) ? lists(as: UInt32.self) : lists(as: UInt64.self)
         }
-        let sortedLabels = labels.keys.indices.map { (labels.keys[$0].bytes, $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        let sortedLabels = labels.keys.indices.map { (labels.keys[$0].byteOrderKey, $0) }.sorted { $0.0 < $1.0 }
         let labelLists = listsByNumber(takeRecordLabels(), in: sortedLabels.map(\.1), count: labels.keys.count)
         // No actor first, then by name.
         let actorKeys = actors.keys.indices.sorted { a, b in

@@ -124,13 +124,30 @@ extension HistoryIndexFile {
         return Update(index: written, previous: previous, added: added, change: .appendedSegment)
     }
 
+    /// Writes `base`, the encoded base of a whole log's index (from its first
+    /// seq, ``HistoryIndexBuilder/encoded()``), in place of the log's index,
+    /// under the update lock, as a rebuild by
+    /// ``update(logPath:rebuild:merge:progress:)`` would (``StagedIndexAndTree``).
+    ///
+    /// - Throws: ``EventLogError/Code/ioError`` when it cannot be written (what was there stays).
+    static func writeBuilt(_ base: [UInt8], logID: LabelID, logPath: String) throws(EventLogError) -> HistoryIndex {
+        let lock = try SystemFile.openLockedReplaceable(HistoryIndexDelta.path(for: logPath))
+        defer { lock.close() }
+        return try writeBase(base, logID: logID, logPath: logPath)
+    }
+
     /// Writes `builder`'s base atomically and durably, then an empty delta
     /// file naming it (atomically too: a crash between the two leaves a delta
     /// file that names the old base, which is not used and is rewritten).
     private static func writeBase(_ builder: consuming HistoryIndexBuilder, logPath: String) throws(EventLogError) -> HistoryIndex {
         let logID = builder.logID
+        return try writeBase((consume builder).encoded(), logID: logID, logPath: logPath)
+    }
+
+    /// Writes the encoded base `bytes` atomically and durably, then an empty delta file naming it.
+    private static func writeBase(_ bytes: [UInt8], logID: LabelID, logPath: String) throws(EventLogError) -> HistoryIndex {
         let path = path(for: logPath)
-        try SystemFile.writeAtomically((consume builder).encoded(), to: path)
+        try SystemFile.writeAtomically(bytes, to: path)
         // Read back in place, as a loaded index file is (its lists checked as they are read), not copied beside the bytes.
         let written = try HistoryIndexBytes(mapping: path)
         let base: HistoryIndexPart

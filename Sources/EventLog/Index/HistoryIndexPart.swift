@@ -217,4 +217,15 @@ struct HistoryIndexPart: Sendable, Hashable {
 extension LabelID {
     /// The id's 16 bytes, in order (the index's directory sorts by them).
     var bytes: [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+
+    /// A key that sorts ids as their 16 bytes do (the directory's order),
+    /// with no array made per id: the two halves, read big-endian.
+    var byteOrderKey: (UInt64, UInt64) {
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+    }
 }

@@ -116,6 +116,8 @@ public enum HistoryTreeFile {
         let reader = try LogReader(path: logPath)
         // A based log's leaves before its first record are gone: its cache holds its own records' (flag bit 0).
         let firstSeq = reader.header.firstSeq
+        // What an import killed while it wrote the file aside left (``StagedIndexAndTree``).
+        SystemFile.removeStaleTemporaries(of: path(for: logPath))
         let (file, _) = try SystemFile.openCreating(path(for: logPath))
         defer { file.close() }
         var writer = ChunkWriter(file: file, batchChunks: batchChunks)

@@ -65,13 +65,28 @@ extension LogWriter {
         ///   ``EventLogError/Code/ioError`` when the write fails. After any of these the
         ///   staged append fails as a whole.
         package func write(_ records: [EventRecord]) throws(EventLogError) {
-            guard !records.isEmpty else { return }
+            _ = try write(records, keepingFrames: false)
+        }
+
+        /// Writes `records` as ``write(_:)`` does and returns their frames as
+        /// they will lie in the log once committed (for a reader that follows
+        /// the append as it is written, ``StagedFrameReader``); `nil` when
+        /// `records` is empty.
+        ///
+        /// - Throws: What ``write(_:)`` throws.
+        package func writeKeepingFrames(_ records: [EventRecord]) throws(EventLogError) -> StagedFrames? {
+            try write(records, keepingFrames: true)
+        }
+
+        private func write(_ records: [EventRecord], keepingFrames: Bool) throws(EventLogError) -> StagedFrames? {
+            guard !records.isEmpty else { return nil }
             for (i, record) in records.enumerated() where record.seq != nextSeq + UInt64(i) {
                 throw EventLogError(
                     .invalidEvent, "staged record has seq \(record.seq) where seq \(nextSeq + UInt64(i)) was expected", path: writer.path)
             }
-            try writer.stage(records, token: token)
+            let frames = try writer.stage(records, token: token, keepingFrames: keepingFrames)
             nextSeq += UInt64(records.count)
+            return frames
         }
     }
 
@@ -141,8 +156,8 @@ extension LogWriter {
     }
 
     /// Writes one part of the staged append `token`.
-    fileprivate func stage(_ records: [EventRecord], token: UInt64) throws(EventLogError) {
-        try state.withLock { (s) throws(EventLogError) in
+    fileprivate func stage(_ records: [EventRecord], token: UInt64, keepingFrames: Bool) throws(EventLogError) -> StagedFrames? {
+        try state.withLock { (s) throws(EventLogError) -> StagedFrames? in
             var (staging, file) = try staging(s, token)
             let first = staging.lastSeq < staging.firstSeq
             let batch: FrameBatch
@@ -187,8 +202,10 @@ extension LogWriter {
             staging.lastPosition = LogPosition(
                 seq: staging.lastSeq, offset: lastOffset, length: staging.end + length - lastOffset, checksum: batch.lastChecksum)
             staging.lastChecksum = batch.lastChecksum
+            let frames = keepingFrames ? StagedFrames(offset: staging.end, bytes: Array(batch.bytes)) : nil
             staging.end += length
             s.staging = staging
+            return frames
         }
     }
 

@@ -53,15 +53,15 @@ extension CheckpointFile {
         // A log is there: no checkpoint file is created beside anything else.
         _ = try LogReader(path: logPath)
         SystemFile.removeStaleTemporaries(of: path)
-        let (file, created) = try SystemFile.openCreating(path)
+        // Locked as a file that is also replaced by a rename (``StagedHistoryCaches/finish()``).
+        let file = try SystemFile.openLockedReplaceable(path)
         defer { file.close() }
-        try file.lockExclusive()
-        if created { try SystemFile.syncDirectory(containing: path) }
         // Opened under the lock: the log as it is now (a repair may have replaced it while this one waited).
         let reader = try LogReader(path: logPath)
         // Created here, or by another updater that has not written it yet: there was none.
         let empty = try file.size() == 0
-        let previous: Lookup = created || empty ? .missing : lookup(file, path: path, header: reader.header, logPath: logPath)
+        if empty { try SystemFile.syncDirectory(containing: path) }
+        let previous: Lookup = empty ? .missing : lookup(file, path: path, header: reader.header, logPath: logPath)
         var list = try LabelList.origin(of: reader.header, path: logPath)
         var tree = HistoryTreeBuilder()
         if let base = reader.header.base {
@@ -70,16 +70,9 @@ extension CheckpointFile {
             }
             tree = builder
         }
-        // The list at the checkpoint before (a delta is written on it), the
-        // deltas since the last full image, and that image's size.
-        var last: LabelList?
-        var deltas = 0
-        var fullSize = 0
-        var removalCount: UInt64 = 0
+        var appender = Appender(logID: reader.header.logID, fullEvery: fullEvery, tree: tree, end: headerLength)
         var dropped: [HistoryIndexFile.Problem] = []
         var extendedFrom: UInt64?
-        var seqs: [UInt64] = []
-        var end = headerLength
         if !rebuild, let directory = previous.directory, directory.interval == interval {
             let found = checkpoint(atOrBefore: .max, in: directory, reader: reader, decodingRemoved: false)
             dropped = (directory.tail.map { [$0] } ?? []) + found.problems
@@ -87,30 +80,26 @@ extension CheckpointFile {
                 let entry = directory.entries.last(where: { $0.seq == start.position.seq })
             {
                 let kept = directory.entries.filter { $0.seq <= entry.seq }
-                seqs = kept.map(\.seq)
-                last = start.list
-                deltas = kept.reversed().prefix { $0.isDelta }.count
-                fullSize = kept.last { !$0.isDelta }?.imageLength ?? 0
-                end = entry.end
+                appender.resume(
+                    after: start.list, tree: startTree, seqs: kept.map(\.seq), deltas: kept.reversed().prefix { $0.isDelta }.count,
+                    fullSize: kept.last { !$0.isDelta }?.imageLength ?? 0, removalCount: entry.removalCount, end: entry.end)
                 list = start.list
-                tree = startTree
-                removalCount = entry.removalCount
                 extendedFrom = entry.seq
                 try reader.seek(
                     toSeq: start.position.seq + 1, atOffset: start.position.end, previousChecksum: start.position.checksum ?? 0)
             }
-            if try file.size() != Int64(end) { try file.truncate(to: Int64(end)) }
+            if try file.size() != Int64(appender.end) { try file.truncate(to: Int64(appender.end)) }
         } else {
             try file.truncate(to: 0)
             try encodeHeader(logID: reader.header.logID, interval: interval, firstSeq: reader.header.firstSeq).withUnsafeBytes { raw in
                 Result { () throws(EventLogError) in try file.write(raw, at: 0) }
             }.get()
         }
-        var pending = PendingRemovals()
         var foldFailure: String?
         do {
             try reader.forEachView(from: reader.nextSeq) { view in
-                tree.append(payload: view.payload)
+                appender.tree.append(payload: view.payload)
+                appender.note(view.event)
                 do throws(ProjectionError) {
                     try list.replay(view)
                 } catch {
@@ -119,28 +108,10 @@ extension CheckpointFile {
                     throw error
                 }
                 if case .removed(let id, _, let title, let isEnabled) = view.event, let slot = list.slot(of: id) {
-                    pending.append(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled)
+                    appender.pending.append(slot: slot, id: id, seq: view.seq, title: title.string, isEnabled: isEnabled)
                 }
                 if view.seq % interval == 0, let position = reader.lastPosition {
-                    var delta: [UInt8]?
-                    if let last, deltas + 1 < fullEvery {
-                        let bytes = list.checkpointDeltaBytes(from: last, logID: reader.header.logID, logPosition: position)
-                        if bytes.count <= fullSize / 2 { delta = bytes }
-                    }
-                    let image = delta ?? list.checkpointImageBytes(logID: reader.header.logID, logPosition: position)
-                    if delta == nil {
-                        fullSize = image.count
-                        deltas = 0
-                    } else {
-                        deltas += 1
-                    }
-                    removalCount += UInt64(pending.count)
-                    end = try append(
-                        seq: view.seq, image: image, isDelta: delta != nil, frontier: tree.frontier, removals: pending,
-                        removalCount: removalCount, to: file, at: end)
-                    pending = PendingRemovals()
-                    seqs.append(view.seq)
-                    last = list
+                    try appender.append(list, at: position, to: file)
                 }
                 if view.seq % 4_096 == 0 { progress?(view.seq) }
             }
@@ -148,7 +119,8 @@ extension CheckpointFile {
         }
         try file.syncAll()
         return Update(
-            seqs: seqs, byteCount: end, previous: previous, extendedFrom: extendedFrom, dropped: dropped, foldFailure: foldFailure)
+            seqs: appender.seqs, byteCount: appender.end, previous: previous, extendedFrom: extendedFrom, dropped: dropped,
+            foldFailure: foldFailure)
     }
 
     /// Appends one checkpoint (a delta image when `isDelta`) at `end`, after the removal block of the labels

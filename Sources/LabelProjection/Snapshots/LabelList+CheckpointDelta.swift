@@ -15,31 +15,29 @@ extension LabelList {
     static let deltaIDBit: UInt8 = 0b1000
 
     /// The delta image of this list after the record at `logPosition` on
-    /// `previous`, the list at the checkpoint before it (at seq
-    /// `previous.lastSeq`): the snapshot header (flag
+    /// `base`, the list at the checkpoint before it (at seq `base.lastSeq`,
+    /// with every record since noted): the snapshot header (flag
     /// ``SnapshotFormat/deltaFlag``), the previous seq, the slot, live and
     /// enabled counts, the changed slots (numbers as gaps, change bytes, ids,
     /// versions, titles compressed), the order's edit, and a CRC-32C of all of it.
     ///
     /// - Complexity: O(s + n) for s slots and n live labels, plus the bytes of the titles that changed.
-    func checkpointDeltaBytes(from previous: LabelList, logID: LabelID, logPosition: LogPosition) -> [UInt8] {
+    func checkpointDeltaBytes(from base: CheckpointDeltaBase, logID: LabelID, logPosition: LogPosition) -> [UInt8] {
         var numbers: [Int] = []
         var changes: [UInt8] = []
-        let previousSlots = previous.slots.count
+        let previousSlots = base.words.count
         for number in slots.indices {
             let slot = slots[number]
-            let before = number < previousSlots ? previous.slots[number] : nil
-            let wasLive = before?.isLive == true
+            let before = number < previousSlots ? base.words[number] : nil
+            let wasLive = before.map { $0 & Slot.liveBit != 0 } ?? false
             if slot.isLive {
                 let state: UInt8 = slot.isEnabled ? 2 : 1
                 if !wasLive {
                     numbers.append(number)
                     changes.append(state | Self.deltaTitleBit | Self.deltaIDBit)
-                } else if let before, before.word != slot.word {
-                    // The same version is the same last change: only a changed label can have another title.
-                    let renamed = !previous.titles.withBytes(before.title) { old in
-                        titles.withBytes(slot.title) { TitleArena.bytesEqual(old, $0) }
-                    }
+                } else if before != slot.word {
+                    // The same word is the same last change: only a changed label can have another title.
+                    let renamed = titles.withBytes(slot.title) { base.titleChanged(slot.id, now: $0) }
                     numbers.append(number)
                     changes.append(state | (renamed ? Self.deltaTitleBit : 0))
                 }
@@ -50,7 +48,9 @@ extension LabelList {
         }
         var w = ByteWriter(capacity: SnapshotFormat.headerLength + numbers.count * 24 + 64)
         writeSnapshotHeader(into: &w, logID: logID, fingerprint: 0, logPosition: logPosition, extraFlags: SnapshotFormat.deltaFlag)
-        encodeDeltaBody(numbers, changes, previous: previous, into: &w) { $0 & Self.deltaStateMask != 0 }
+        encodeDeltaBody(numbers, changes, previousSeq: base.lastSeq, previousOrder: base.order, into: &w) {
+            $0 & Self.deltaStateMask != 0
+        }
         return w.bytes
     }
 
@@ -61,9 +61,10 @@ extension LabelList {
     /// `hasSeq` says has one, the changed titles (lengths, then compressed),
     /// the order's edit, and a CRC-32C of all of `w`.
     func encodeDeltaBody(
-        _ numbers: [Int], _ changes: [UInt8], previous: LabelList, into w: inout ByteWriter, hasSeq: (UInt8) -> Bool
+        _ numbers: [Int], _ changes: [UInt8], previousSeq: UInt64, previousOrder: [UInt32], into w: inout ByteWriter,
+        hasSeq: (UInt8) -> Bool
     ) {
-        w.varint(previous.lastSeq)
+        w.varint(previousSeq)
         w.varint(UInt64(slots.count))
         w.varint(UInt64(count))
         w.varint(UInt64(enabledCount))
@@ -82,19 +83,18 @@ extension LabelList {
             titles.withBytes(slots[number].title) { changedTitles.append(contentsOf: $0) }
         }
         w.compressedTitles(changedTitles)
-        encodeOrderEdit(from: previous, into: &w)
+        encodeOrderEdit(from: previousOrder, into: &w)
         let crc = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         w.u32(crc)
     }
 
-    /// Writes this list's order as an edit of `previous`'s: a varint count of
+    /// Writes this list's order as an edit of `before`, an earlier order: a varint count of
     /// runs, then each run as a varint `n << 1 | 1` and the zigzag varint of
     /// its start in the previous order minus where the run before it ended
     /// (`n` slots copied from there), or `n << 1` and `n` varint slot numbers.
     /// Each run is as long as the two orders agree, so a move costs a run or
     /// two and an insertion one.
-    func encodeOrderEdit(from previous: LabelList, into w: inout ByteWriter) {
-        let before = previous.order.elements
+    func encodeOrderEdit(from before: [UInt32], into w: inout ByteWriter) {
         let now = order.elements
         var place = [Int32](repeating: -1, count: slots.count)
         for (position, number) in before.enumerated() where Int(number) < place.count { place[Int(number)] = Int32(position) }

@@ -46,7 +46,7 @@ extension LabelList {
         var w = ByteWriter(capacity: SnapshotFormat.headerLength + numbers.count * 24 + count + 64)
         writeSnapshotHeader(into: &w, logID: historyID, fingerprint: 0, logPosition: nil, extraFlags: SnapshotFormat.storageDeltaFlag)
         // Every change has a seq: a live slot's version, a removed one's removal seq.
-        encodeDeltaBody(numbers, changes, previous: previous, into: &w) { _ in true }
+        encodeDeltaBody(numbers, changes, previousSeq: previous.lastSeq, previousOrder: previous.order.elements, into: &w) { _ in true }
         return w.bytes
     }
 

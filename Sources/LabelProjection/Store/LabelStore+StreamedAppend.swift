@@ -35,7 +35,14 @@ extension LabelStore {
     ///   is appended and the projection is as it was.
     /// - Complexity: O(e) folds for e entries, written in parts, then two syncs;
     ///   with subscribers, O(e) more to apply and publish the records.
-    package func appendStreamed(_ next: () throws -> [LogEntry]?, beforeCommit: () throws -> Void = {}) throws -> ClosedRange<UInt64>? {
+    ///
+    /// With `caches`, the frames of every part staged are handed to them, and
+    /// so is the list after each record whose seq is a multiple of their
+    /// interval (a chunk is folded and staged in parts that end there). The
+    /// caller finishes or abandons them after.
+    package func appendStreamed(
+        _ next: () throws -> [LogEntry]?, building caches: StagedHistoryCaches? = nil, beforeCommit: () throws -> Void = {}
+    ) throws -> ClosedRange<UInt64>? {
         guard let writer = storage as? LogWriter else { return try appendCollected(next, beforeCommit: beforeCommit) }
         let (seqs, checkpoint) = try state.withLock { (s) throws -> (ClosedRange<UInt64>?, PendingSnapshot?) in
             if s.closed { throw StoreError.closedStore }
@@ -47,9 +54,21 @@ extension LabelStore {
             do {
                 (_, staged) = try writer.appendStaged(expectedLastSeq: s.list.lastSeq) { stage in
                     while let chunk = try next() {
-                        let records = try Self.fold(chunk, into: &work, now: now, firstSeq: firstSeq)
-                        try stage.write(records)
+                        guard let caches else {
+                            try stage.write(try Self.fold(chunk[...], into: &work, now: now, firstSeq: firstSeq))
+                            continue
+                        }
+                        var start = 0
+                        while start < chunk.count {
+                            // Up to the next checkpoint's record at most.
+                            let count = min(chunk.count - start, Int(caches.interval - work.lastSeq % caches.interval))
+                            let records = try Self.fold(chunk[start..<start + count], into: &work, now: now, firstSeq: firstSeq)
+                            if let frames = try stage.writeKeepingFrames(records) { caches.staged(frames) }
+                            if work.lastSeq % caches.interval == 0 { caches.checkpoint(work) }
+                            start += count
+                        }
                     }
+                    caches?.endOfRecords()
                     try beforeCommit()
                 }
             } catch let error as EventLogError {
@@ -76,7 +95,8 @@ extension LabelStore {
 
     /// Folds `chunk` into `work` (on trial: `work` is a copy) and returns its records,
     /// numbered after `work`'s last seq; a refusal names the entry's position since `firstSeq`.
-    private static func fold(_ chunk: [LogEntry], into work: inout LabelList, now: EventTimestamp, firstSeq: UInt64) throws(StoreError)
+    private static func fold(_ chunk: ArraySlice<LogEntry>, into work: inout LabelList, now: EventTimestamp, firstSeq: UInt64)
+        throws(StoreError)
         -> [EventRecord]
     {
         var records: [EventRecord] = []

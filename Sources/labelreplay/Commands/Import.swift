@@ -60,7 +60,8 @@ enum Import: Command {
     }
 
     /// Imports the records and closes the store (`storeOpened` says whether
-    /// it was opened); ``run(_:console:)`` keeps the caches after.
+    /// it was opened); ``run(_:console:)`` keeps the caches after (a new
+    /// log's are written as the records are, and are then up to date).
     private static func importRecords(_ arguments: ParsedArguments, into log: String, storeOpened: inout Bool, console: Console) throws
         -> Int32
     {
@@ -84,6 +85,9 @@ enum Import: Command {
             }()
         storeOpened = true
         defer { Writing.close(store, path: log) }
+        // A new log's history caches are built from what the import writes and folds, not by reading it all again after.
+        let caches = basedOn == nil && store.lastSeq == 0 ? stagedCaches(store, log: log) : nil
+        defer { caches?.abandon() }
         let before = store.lastSeq
         let name = opened.name
         var matcher: ResumeMatcher?
@@ -94,7 +98,7 @@ enum Import: Command {
             defer { progress.finish() }
             let lineCount = arguments.flag("resume") ? try ImportInput.lineCount(source) : nil
             // The input is read and decoded on a second thread, while this one checks and writes.
-            let pipeline = ImportPipeline(opened, chunkSize: chunkSize)
+            let pipeline = ImportPipeline(opened, chunkSize: chunkSize, depth: 8)
             pipeline.start()
             defer { pipeline.stop() }
             var next: () throws -> [LogEntry]? = {
@@ -115,7 +119,9 @@ enum Import: Command {
                     try Platform.checkInterrupt()  // the last point where stopping leaves the list as it was
                 }
             } else {
-                seqs = try appendStreamed(next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher) {
+                seqs = try appendStreamed(
+                    next, to: store, log: log, input: opened, pipeline: pipeline, matcher: matcher, caches: caches
+                ) {
                     TestHooks.pause(at: "import-before-commit", console: console)
                     try Platform.checkInterrupt()  // the last point where stopping leaves the log as it was
                     progress.message("committing")
@@ -153,6 +159,7 @@ enum Import: Command {
             console.line(Escape.text("nothing to import: " + why))
             return ExitStatus.success
         }
+        if let caches { keep(caches, log: log, console: console) }
         TestHooks.pause(at: "import-after-commit", console: console)
         let imported = Int(seqs.count)
         let range = Self.range(seqs)
@@ -170,11 +177,11 @@ enum Import: Command {
     /// Appends what `next` yields as one streamed, all-or-nothing write; a refusal names the input line.
     private static func appendStreamed(
         _ next: () throws -> [LogEntry]?, to store: LabelStore, log: String, input: ImportInput, pipeline: ImportPipeline,
-        matcher: ResumeMatcher?,
+        matcher: ResumeMatcher?, caches: StagedHistoryCaches?,
         beforeCommit: () throws -> Void
     ) throws -> ClosedRange<UInt64>? {
         do {
-            return try store.appendStreamed(next, beforeCommit: beforeCommit)
+            return try store.appendStreamed(next, building: caches, beforeCommit: beforeCommit)
         } catch let error as StoreError {
             var reason = ErrorText.describe(error)
             if case .inconsistentEvent(let refusal) = error.code { reason = "the record does not apply to the log: " + refusal.message }
@@ -186,6 +193,34 @@ enum Import: Command {
         } catch let failure as Failure {
             // A line that does not decode (from the reading thread): the staged append is abandoned.
             throw Failure(failure.message + "; nothing was imported", details: failure.details)
+        }
+    }
+
+    /// The history caches of the new (or empty) file log `store` writes, built
+    /// as the records are written; `nil` for a server list or a based log, or when a temporary
+    /// file cannot be created (the caches are then built after the import,
+    /// as for any log).
+    private static func stagedCaches(_ store: LabelStore, log: String) -> StagedHistoryCaches? {
+        guard !LogLocation.isServer(log), let writer = store.storage as? LogWriter, writer.header.firstSeq == 1 else { return nil }
+        return try? StagedHistoryCaches(logPath: log, header: writer.header, interval: TestHooks.checkpointInterval)
+    }
+
+    /// Puts the caches built during the import in place once the records are
+    /// committed, when the log is large enough to keep history caches for
+    /// (``HistoryCaches/worthwhileBytes``); else they are dropped, as no
+    /// caches are kept for a small log. A failure is a warning: the caches
+    /// are then built from the log (``HistoryCaches/keep(_:console:occasion:)``).
+    private static func keep(_ caches: StagedHistoryCaches, log: String, console: Console) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? NSNumber)?.int64Value ?? 0
+        guard size >= HistoryCaches.worthwhileBytes else { return caches.abandon() }
+        do {
+            _ = try caches.finish()
+            let names = "\(HistoryIndexFile.path(for: log)), \(CheckpointFile.path(for: log)) and \(HistoryTreeFile.path(for: log))"
+            console.errorLine(Escape.text("note: wrote \(names) as the records were written; later commands read through them"))
+        } catch {
+            console.warning(
+                "\(log): the history caches built during the import could not be written: \(ErrorText.describe(error)); they are built from the log instead"
+            )
         }
     }
 

@@ -1,7 +1,6 @@
-import EventLog
-
-/// The id → slot hash table of a ``LabelList``: open addressing with linear
-/// probing over one array of 8-byte buckets.
+/// An id → number hash table (a `LabelList`'s id → slot, a history index's
+/// label numbering): open addressing with linear probing over one array of
+/// 8-byte buckets.
 ///
 /// A bucket is `0` (empty) or `(hash tag << 32) | (slot + 1)`; the key itself
 /// is read from the list's slot storage, so a bucket costs 8 bytes (about
@@ -15,7 +14,7 @@ import EventLog
 ///
 /// Complexity: ``find(_:ids:)`` and ``insert(_:slot:ids:)`` are expected O(1);
 /// growth rehashes in O(n), amortized O(1) per insert.
-struct SlotIndex: Sendable {
+package struct SlotIndex: Sendable {
     /// The per-process random keys of ``hash(_:)``.
     private static let keys: (UInt64, UInt64) = {
         var rng = SystemRandomNumberGenerator()
@@ -25,7 +24,7 @@ struct SlotIndex: Sendable {
     /// The id's 64-bit hash: its two 64-bit halves, each xored with a key,
     /// multiplied to 128 bits, folded by xor (the "mum" mix of wyhash).
     @inline(__always)
-    static func hash(_ id: LabelID) -> UInt64 {
+    package static func hash(_ id: LabelID) -> UInt64 {
         let (a, b) = withUnsafeBytes(of: id.uuid.uuid) { raw in
             (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
@@ -35,12 +34,15 @@ struct SlotIndex: Sendable {
     }
 
     private var buckets: [UInt64] = []
+
+    /// An empty table.
+    package init() {}
     /// The number of ids in the table.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// The slot of `id`, or `nil`. `ids(slot)` gives the id stored at a slot.
     @inline(__always)
-    func find(_ id: LabelID, ids: (UInt32) -> LabelID) -> UInt32? {
+    package func find(_ id: LabelID, ids: (UInt32) -> LabelID) -> UInt32? {
         guard !buckets.isEmpty else { return nil }
         let hash = Self.hash(id)
         let tag = hash >> 32
@@ -60,7 +62,7 @@ struct SlotIndex: Sendable {
     }
 
     /// Adds `id` (not yet in the table) at `slot`.
-    mutating func insert(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) {
+    package mutating func insert(_ id: LabelID, slot: UInt32, ids: (UInt32) -> LabelID) {
         if (count + 1) * 8 > buckets.count * 7 { grow(ids: ids) }
         place(hash: Self.hash(id), slot: slot)
         count += 1
@@ -68,7 +70,7 @@ struct SlotIndex: Sendable {
 
     /// Removes `id` (which must be in the table), shifting later entries of its
     /// probe run back so that every lookup still finds them (no tombstones).
-    mutating func remove(_ id: LabelID, ids: (UInt32) -> LabelID) {
+    package mutating func remove(_ id: LabelID, ids: (UInt32) -> LabelID) {
         let mask = buckets.count - 1
         let hash = Self.hash(id)
         var hole = Int(truncatingIfNeeded: hash) & mask
@@ -98,7 +100,7 @@ struct SlotIndex: Sendable {
 
     /// A table of slots `0..<n` (``build(count:ids:)``) and a slot whose id an
     /// earlier slot already has, if any.
-    static func built(count n: Int, ids: (UInt32) -> LabelID) -> (index: SlotIndex, duplicate: UInt32?) {
+    package static func built(count n: Int, ids: (UInt32) -> LabelID) -> (index: SlotIndex, duplicate: UInt32?) {
         var index = SlotIndex()
         let duplicate = index.build(count: n, ids: ids)
         return (index, duplicate)
@@ -108,7 +110,7 @@ struct SlotIndex: Sendable {
     /// placed in bucket order (a counting sort on the bucket's high bits), so
     /// the table is written nearly sequentially instead of at random. Returns
     /// a slot whose id an earlier slot already has, or `nil` when all are distinct.
-    mutating func build(count n: Int, ids: (UInt32) -> LabelID) -> UInt32? {
+    package mutating func build(count n: Int, ids: (UInt32) -> LabelID) -> UInt32? {
         var capacity = 16
         while n * 8 > capacity * 7 { capacity *= 2 }
         buckets = [UInt64](repeating: 0, count: capacity)
@@ -178,7 +180,7 @@ struct SlotIndex: Sendable {
     }
 
     /// Traps unless the table holds exactly `slots` ids, each findable at its own slot (debug only).
-    func _checkInvariants(slotCount: Int, ids: (UInt32) -> LabelID) {
+    package func _checkInvariants(slotCount: Int, ids: (UInt32) -> LabelID) {
         #if DEBUG
         precondition(count == slotCount, "the index holds \(count) ids for \(slotCount) slots")
         precondition(buckets.isEmpty || count * 8 <= buckets.count * 7, "the index is over its load factor")
