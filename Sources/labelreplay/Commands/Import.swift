@@ -85,8 +85,10 @@ enum Import: Command {
             }()
         storeOpened = true
         defer { Writing.close(store, path: log) }
-        // A new log's history caches are built from what the import writes and folds, not by reading it all again after.
-        let caches = basedOn == nil && store.lastSeq == 0 ? stagedCaches(store, log: log) : nil
+        // A new log's history caches are built from what the import writes and folds, not by reading it all again
+        // after; not for an input too small to make a log worth them (a log's record is smaller than its JSON line).
+        let worthCaches = opened.size.map { $0 >= HistoryCaches.worthwhileBytes } ?? true
+        let caches = basedOn == nil && store.lastSeq == 0 && worthCaches ? stagedCaches(store, log: log) : nil
         defer { caches?.abandon() }
         let before = store.lastSeq
         let name = opened.name
