@@ -36,6 +36,17 @@ import Glibc
 
     static func temporaries(_ scratch: Scratch) -> [String] { scratch.files.filter { $0.contains(SystemFile.temporaryMarker) } }
 
+    /// `import LOG JSONL` into the new log `new.labellog`, stopped at `point` (it says so, then waits for a signal).
+    static func importPaused(at point: String, in scratch: Scratch) async throws -> (
+        running: RunningCLI, log: String, environment: [String: String]
+    ) {
+        let (jsonl, environment) = try await export(in: scratch)
+        let log = scratch.path("new.labellog")
+        let running = try CLI.start(["import", log, jsonl], environment: environment.merging(["LABELREPLAY_TEST_PAUSE": point]) { $1 })
+        #expect(try await running.waitFor(stderrContaining: "paused at \(point)"), "\(running.stderrSoFar)")
+        return (running, log, environment)
+    }
+
     /// The caches of `log` as they are, then as `index --rebuild` writes them.
     static func cachesAndRebuilt(_ log: String, environment: [String: String]) async throws -> (now: [[UInt8]?], rebuilt: [[UInt8]]) {
         let now = caches.map { try? bytes(log + $0) }
@@ -46,11 +57,7 @@ import Glibc
 
     @Test func killedJustBeforeTheCommitTheTemporariesAreRemovedAndNothingIsCached() async throws {
         let scratch = try Scratch()
-        let (jsonl, environment) = try await Self.export(in: scratch)
-        let log = scratch.path("new.labellog")
-        let running = try CLI.start(
-            ["import", log, jsonl], environment: environment.merging(["LABELREPLAY_TEST_PAUSE": "import-before-commit"]) { $1 })
-        #expect(try await running.waitFor(stderrContaining: "paused at import-before-commit"), "\(running.stderrSoFar)")
+        let (running, log, environment) = try await Self.importPaused(at: "import-before-commit", in: scratch)
         // Every record is staged and handed to the caches' thread, which writes aside.
         #expect(!Self.temporaries(scratch).isEmpty, "\(scratch.files)")
         running.send(SIGKILL)
@@ -67,11 +74,7 @@ import Glibc
 
     @Test func ctrlCJustBeforeTheCommitLeavesNoTemporaries() async throws {
         let scratch = try Scratch()
-        let (jsonl, environment) = try await Self.export(in: scratch)
-        let log = scratch.path("new.labellog")
-        let running = try CLI.start(
-            ["import", log, jsonl], environment: environment.merging(["LABELREPLAY_TEST_PAUSE": "import-before-commit"]) { $1 })
-        #expect(try await running.waitFor(stderrContaining: "paused at import-before-commit"), "\(running.stderrSoFar)")
+        let (running, _, _) = try await Self.importPaused(at: "import-before-commit", in: scratch)
         running.send(SIGINT)
         let result = try await running.wait(atMost: .seconds(60))
         #expect(result.status == 130 && result.stderr.contains("the new log was removed"), "\(result)")
@@ -80,11 +83,7 @@ import Glibc
 
     @Test func killedAfterTheCommitTheCachesAreThoseOfARebuild() async throws {
         let scratch = try Scratch()
-        let (jsonl, environment) = try await Self.export(in: scratch)
-        let log = scratch.path("new.labellog")
-        let running = try CLI.start(
-            ["import", log, jsonl], environment: environment.merging(["LABELREPLAY_TEST_PAUSE": "import-after-commit"]) { $1 })
-        #expect(try await running.waitFor(stderrContaining: "paused at import-after-commit"), "\(running.stderrSoFar)")
+        let (running, log, environment) = try await Self.importPaused(at: "import-after-commit", in: scratch)
         running.send(SIGKILL)
         _ = try await running.wait(atMost: .seconds(60))
         #expect(Self.temporaries(scratch).isEmpty, "\(scratch.files)")
