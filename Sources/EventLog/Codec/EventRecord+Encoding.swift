@@ -45,35 +45,45 @@ extension EventRecord {
                 throw EventLogError(.invalidEvent, "\(what) \(i) is out of range 0...\(LogLimits.maxIndex) (seq \(seq))")
             }
         }
+        typealias W = UnsafeByteWriter
+        /// The bytes `s` takes in the payload, once it is checked.
+        func text(_ s: String, _ limit: Int, _ what: String) throws(EventLogError) -> Int {
+            try check(s, limit, what)
+            return W.stringLength(utf8Count: s.utf8.count)
+        }
         guard seq >= 1 else { throw EventLogError(.invalidEvent, "seq must be at least 1") }
-        if let actor { try check(actor, LogLimits.maxActorBytes, "actor") }
-        if let note { try check(note, LogLimits.maxNoteBytes, "note") }
+        // The length is added up as the fields are checked: one pass over the event (``payloadLength`` is the same sum).
+        var length = W.varintLength(seq) + W.varintLength(W.zigzag(timestamp.millisecondsSince1970)) + 2
+        if let actor { length += try text(actor, LogLimits.maxActorBytes, "actor") }
+        if let note { length += try text(note, LogLimits.maxNoteBytes, "note") }
         switch event {
         case .added(_, let title, _, let i):
-            try check(title, LogLimits.maxTitleBytes, "title")
+            length += 16 + W.varintLength(UInt64(max(i, 0))) + 1 + (try text(title, LogLimits.maxTitleBytes, "title"))
             try index(i, "index")
         case .renamed(_, let old, let new):
-            try check(old, LogLimits.maxTitleBytes, "old title")
-            try check(new, LogLimits.maxTitleBytes, "title")
+            length += 16 + (try text(old, LogLimits.maxTitleBytes, "old title")) + (try text(new, LogLimits.maxTitleBytes, "title"))
         case .toggled:
-            break
+            length += 17
         case .removed(_, let i, let title, _):
-            try check(title, LogLimits.maxTitleBytes, "title")
+            length += 16 + W.varintLength(UInt64(max(i, 0))) + 1 + (try text(title, LogLimits.maxTitleBytes, "title"))
             try index(i, "index")
         case .moved(_, let from, let to):
             try index(from, "from index")
             try index(to, "to index")
+            length += 16 + W.varintLength(UInt64(from)) + W.varintLength(UInt64(to))
         case .reordered(let order):
             if order.count > LogLimits.maxReorderCount {
                 throw EventLogError(.invalidEvent, "reorder of \(order.count) ids exceeds the limit \(LogLimits.maxReorderCount)")
             }
-        case .rejected(_, let command, let reason):
-            try check(command, LogLimits.maxReasonBytes, "rejected command")
-            try check(reason, LogLimits.maxReasonBytes, "rejection reason")
+            length += W.varintLength(UInt64(order.count)) + 16 * order.count
+        case .rejected(let id, let command, let reason):
+            length +=
+                1 + (id == nil ? 0 : 16) + (try text(command, LogLimits.maxReasonBytes, "rejected command"))
+                + (try text(reason, LogLimits.maxReasonBytes, "rejection reason"))
         }
         // Each field within its limit can still add up to more than a frame may hold
         // (a maximal reorder plus an actor and a note): readers would refuse the frame.
-        let length = payloadLength
+        assert(length == payloadLength, "the checked length is the payload's")
         if length > LogLimits.maxPayloadBytes {
             throw EventLogError(
                 .invalidEvent, "the record's payload is \(length) bytes; a record holds at most \(LogLimits.maxPayloadBytes) (seq \(seq))")
@@ -147,7 +157,9 @@ extension EventRecord {
     func writePayload(to w: inout UnsafeByteWriter) {
         w.varint(seq)
         w.varint(UnsafeByteWriter.zigzag(timestamp.millisecondsSince1970))
-        w.u8(event.kind.code)
+        // The kind's byte is written with the event's fields (one pass over the event): its place is kept.
+        let kindByte = w.position
+        w.u8(0)
         var flags: UInt8 = 0
         switch actor {
         case .some: flags |= Self.actorFlag
@@ -168,30 +180,37 @@ extension EventRecord {
         }
         switch event {
         case .added(let id, let title, let isEnabled, let index):
+            kindByte.storeBytes(of: EventKind.added.code, as: UInt8.self)
             w.id(id)
             w.varint(UInt64(index))
             w.u8(isEnabled ? 1 : 0)
             w.string(title)
         case .renamed(let id, let old, let new):
+            kindByte.storeBytes(of: EventKind.renamed.code, as: UInt8.self)
             w.id(id)
             w.string(old)
             w.string(new)
         case .toggled(let id, let isEnabled):
+            kindByte.storeBytes(of: EventKind.toggled.code, as: UInt8.self)
             w.id(id)
             w.u8(isEnabled ? 1 : 0)
         case .removed(let id, let index, let title, let isEnabled):
+            kindByte.storeBytes(of: EventKind.removed.code, as: UInt8.self)
             w.id(id)
             w.varint(UInt64(index))
             w.u8(isEnabled ? 1 : 0)
             w.string(title)
         case .moved(let id, let from, let to):
+            kindByte.storeBytes(of: EventKind.moved.code, as: UInt8.self)
             w.id(id)
             w.varint(UInt64(from))
             w.varint(UInt64(to))
         case .reordered(let order):
+            kindByte.storeBytes(of: EventKind.reordered.code, as: UInt8.self)
             w.varint(UInt64(order.count))
             for id in order { w.id(id) }
         case .rejected(let id, let command, let reason):
+            kindByte.storeBytes(of: EventKind.rejected.code, as: UInt8.self)
             if let id {
                 w.u8(1)
                 w.id(id)
