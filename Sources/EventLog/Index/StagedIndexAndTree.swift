@@ -39,7 +39,7 @@ package final class StagedIndexAndTree {
         index = HistoryIndexBuilder(logID: header.logID)
         let path = HistoryTreeFile.path(for: logPath)
         SystemFile.removeStaleTemporaries(of: path)
-        treeTemporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        treeTemporary = SystemFile.temporaryPath(for: path)
         treeFile = try SystemFile.open(treeTemporary, .createExclusive)
         // 128 chunks (512 KiB of leaves) at a time: the import holds its own buffers meanwhile.
         tree = HistoryTreeFile.ChunkWriter(file: treeFile, batchChunks: 128)

@@ -41,7 +41,7 @@ package final class ArchiveFileWriter {
                 LogHeader(logID: logID, createdAt: createdAt)
             }
         self.path = path
-        self.temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        self.temporary = SystemFile.temporaryPath(for: path)
         self.file = try SystemFile.open(temporary, .createExclusive)
         self.format = FrameFormat(header: header)
         self.nextSeq = header.firstSeq

@@ -253,7 +253,7 @@ public enum LogCut {
         from source: any LogFile, range: Range<Int64>, header: [UInt8]?, then trailing: [UInt8] = [], beside path: String,
         paced: Bool = false, fileSystem: any LogFileSystem
     ) throws(EventLogError) -> TemporaryCopy {
-        let temporary = "\(path)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = SystemFile.temporaryPath(for: path)
         var copy = TemporaryCopy(file: try fileSystem.open(temporary, .createExclusive), path: temporary, length: 0)
         do throws(EventLogError) {
             if let header {

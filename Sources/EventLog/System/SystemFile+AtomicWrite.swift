@@ -13,7 +13,7 @@ extension SystemFile {
     /// - Throws: ``EventLogError/Code/ioError`` when creating, writing, syncing or renaming fails.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, durably: Bool = true) throws(EventLogError) {
         removeStaleTemporaries(of: path)
-        let temporary = "\(path)\(temporaryMarker)\(processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = temporaryPath(for: path)
         let file = try open(temporary, .createExclusive)
         do throws(EventLogError) {
             try bytes.withUnsafeBytes { raw in Result { () throws(EventLogError) in try file.write(raw, at: 0) } }.get()

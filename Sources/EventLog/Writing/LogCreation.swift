@@ -4,7 +4,7 @@ enum LogCreation {
     /// place (never replacing an existing file) and syncs the directory.
     /// Returns `false` if another process created the log first.
     static func createAtomically(path: String, header: LogHeader, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
-        let temporary = "\(path)\(temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = SystemFile.temporaryPath(for: path)
         let file = try fileSystem.open(temporary, .createExclusive)
         defer { fileSystem.unlink(temporary) }
         do {

@@ -80,8 +80,7 @@ package final class StagedHistoryCaches: @unchecked Sendable {
         self.interval = interval
         checkpointPath = CheckpointFile.path(for: logPath)
         SystemFile.removeStaleTemporaries(of: checkpointPath)
-        checkpointTemporary =
-            "\(checkpointPath)\(SystemFile.temporaryMarker)\(SystemFile.processID)-\(UInt32.random(in: 0...UInt32.max))"
+        checkpointTemporary = SystemFile.temporaryPath(for: checkpointPath)
         reader = StagedFrameReader(header: header, path: logPath)
         indexAndTree = try StagedIndexAndTree(header: header, logPath: logPath)
         appender = CheckpointFile.Appender(
@@ -118,7 +117,15 @@ package final class StagedHistoryCaches: @unchecked Sendable {
     /// checkpoint is written: the thread has let go of it, so the caller's
     /// next edit copies nothing.
     package func checkpoint(_ list: LabelList) {
-        handOver(list)
+        condition.withLock {
+            while running && jobs.count >= Self.queueDepth { condition.wait() }
+            guard running else { return }
+            let ticket = listsHanded + 1
+            listsHanded = ticket
+            jobs.append(.checkpoint(list))
+            condition.broadcast()
+            while running && listsReleased < ticket { condition.wait() }
+        }
     }
 
     /// Says that every record was handed over: the thread ends the index and
@@ -186,21 +193,6 @@ package final class StagedHistoryCaches: @unchecked Sendable {
             guard running else { return }
             jobs.append(job)
             condition.broadcast()
-        }
-    }
-
-    /// Hands over `list` and waits until the thread has written its
-    /// checkpoint and let go of it, so the caller's next edit of its list
-    /// copies nothing (the list is not shared any more).
-    private func handOver(_ list: LabelList) {
-        condition.withLock {
-            while running && jobs.count >= Self.queueDepth { condition.wait() }
-            guard running else { return }
-            let ticket = listsHanded + 1
-            listsHanded = ticket
-            jobs.append(.checkpoint(list))
-            condition.broadcast()
-            while running && listsReleased < ticket { condition.wait() }
         }
     }
 

@@ -213,8 +213,7 @@ enum Import: Command {
     /// caches are kept for a small log. A failure is a warning: the caches
     /// are then built from the log (``HistoryCaches/keep(_:console:occasion:)``).
     private static func keep(_ caches: StagedHistoryCaches, log: String, console: Console) {
-        let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? NSNumber)?.int64Value ?? 0
-        guard size >= HistoryCaches.worthwhileBytes else { return caches.abandon() }
+        guard let size = HistoryCaches.fileSize(log), size >= HistoryCaches.worthwhileBytes else { return caches.abandon() }
         do {
             _ = try caches.finish()
             let names = "\(HistoryIndexFile.path(for: log)), \(CheckpointFile.path(for: log)) and \(HistoryTreeFile.path(for: log))"

@@ -142,7 +142,8 @@ enum HistoryCaches {
         return Int64(reader.header.length)
     }
 
-    private static func fileSize(_ path: String) -> Int64? {
+    /// The size of the file at `path`, or `nil` when it cannot be read.
+    static func fileSize(_ path: String) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
     }
 
