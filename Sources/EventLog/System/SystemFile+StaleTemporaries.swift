@@ -11,11 +11,12 @@ extension SystemFile {
     /// What follows `PATH` in an atomic write's temporary file name.
     package static let temporaryMarker = ".tmp-"
 
-    /// A new temporary beside `path`, `PATH.tmp-<pid>-<random>`: named for
-    /// this process, so ``removeStaleTemporaries(of:)`` removes it only once
-    /// the process is gone.
-    package static func temporaryPath(for path: String) -> String {
-        "\(path)\(temporaryMarker)\(processID)-\(UInt32.random(in: 0...UInt32.max))"
+    /// A new temporary beside `path`, `PATH<marker><pid>-<random>`
+    /// (`PATH.tmp-…` unless given another marker): named for this process,
+    /// so ``removeStaleTemporaries(of:marker:fileSystem:)`` removes it only
+    /// once the process is gone.
+    package static func temporaryPath(for path: String, marker: String = temporaryMarker) -> String {
+        "\(path)\(marker)\(processID)-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// The pid in the name of a temporary `name` of the file named `base`

@@ -4,7 +4,7 @@ enum LogCreation {
     /// place (never replacing an existing file) and syncs the directory.
     /// Returns `false` if another process created the log first.
     static func createAtomically(path: String, header: LogHeader, fileSystem: any LogFileSystem) throws(EventLogError) -> Bool {
-        let temporary = SystemFile.temporaryPath(for: path)
+        let temporary = SystemFile.temporaryPath(for: path, marker: temporaryMarker)
         let file = try fileSystem.open(temporary, .createExclusive)
         defer { fileSystem.unlink(temporary) }
         do {
