@@ -314,8 +314,15 @@ final class FaultyFileSystem: LogFileSystem {
         state.withLock { s in s.files[Self.name(of: path, in: s), default: FileHistory(contents: [])].coverage(nextSerial: s.nextSerial) }
     }
 
-    func syncSucceeded(path: String, _ coverage: FileHistory.Coverage) {
-        state.withLock { s in s.files[Self.name(of: path, in: s)]?.syncSucceeded(coverage) }
+    /// Records a sync's success; `false` when the process crashed while it
+    /// ran (a power loss during a sync: it never returns, so the caller must
+    /// not take it as a success; a sync on another thread can straddle the crash).
+    func syncSucceeded(path: String, _ coverage: FileHistory.Coverage) -> Bool {
+        state.withLock { s in
+            guard s.crashed == nil else { return false }
+            s.files[Self.name(of: path, in: s)]?.syncSucceeded(coverage)
+            return true
+        }
     }
 
     /// Drops what the failed sync covered; returns the byte ranges the real file must revert to.

@@ -60,7 +60,9 @@ final class FaultyFile: LogFile {
         if fs.performsRealSyncs {
             if op == .syncData { try inner.syncData() } else { try inner.syncAll() }
         }
-        fs.syncSucceeded(path: path, coverage)
+        guard fs.syncSucceeded(path: path, coverage) else {
+            throw EventLogError(.ioError, "injected: the process crashed during the sync", path: path, errno: EIO)
+        }
     }
 
     func truncate(to length: Int64) throws(EventLogError) {

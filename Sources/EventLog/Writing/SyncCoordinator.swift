@@ -113,6 +113,29 @@ final class SyncCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Blocks until `seq` is durable, without syncing: some other thread (a
+    /// pipelined append's sync) is bound to run the sync that covers it.
+    ///
+    /// - Throws: the poison, once a sync failed before `seq` was durable;
+    ///   `cutBeforeDurable` if the record was cut since it was written in `epoch`.
+    func awaitDurable(_ seq: UInt64, epoch writtenIn: UInt64, cutBeforeDurable: () -> EventLogError) throws(EventLogError) {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if epoch != writtenIn { throw cutBeforeDurable() }
+            if durableSeq >= seq { return }
+            if let failure { throw failure }
+            condition.wait()
+        }
+    }
+
+    /// Whether `seq`, written in `epoch`, is durable (`false` once a cut removed it).
+    func isDurable(_ seq: UInt64, writtenIn: UInt64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return epoch == writtenIn && durableSeq >= seq
+    }
+
     /// Runs `sync` with the condition held on entry and exit (released during the sync).
     private func runClaimedSync(
         _ sync: () throws(EventLogError) -> Void, covering cap: UInt64? = nil, poisonFor: (EventLogError, UInt64) -> EventLogError

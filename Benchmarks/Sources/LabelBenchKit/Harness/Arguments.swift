@@ -46,7 +46,8 @@ enum Arguments {
         (replay-fold-200k with --quick), replay-fold-10m (--big), apply-1m-<kind> (apply-200k-*
         with --quick; kinds: added, renamed, toggled, moved, removed, reordered), naive-100k,
         dispatch-subscribers, cold-open, audit-label, audit-actor, audit-window (and -10m with
-        --big), memory-1m (Linux), batch-append-disk (batch appends vs the disk's limit);
+        --big), memory-1m (Linux), batch-append-disk (batch appends vs the disk's limit),
+        batch-append-pipelined (the same, two appends pending);
         long history (1m, 200k with --quick, 10m with --big): state-at-<size>-early, -middle,
         -late, -worst (LabelStore.state(atSeq:) vs a fold from seq 1); labelreplay as a child
         process (not at 10m): cli-show, cli-diff, cli-trace, cli-log-label, cli-log-actor (vs

@@ -12,6 +12,7 @@ enum WorkloadCatalog {
             SingleAppendWorkload(settings: settings),
             BatchAppendWorkload(settings: settings),
             DiskLimitWorkload(settings: settings),
+            DiskLimitWorkload(settings: settings, pipelined: true),
             ConcurrentWritersWorkload(settings: settings),
             ReplayWorkload<DecodeOnlyConsumer>(eventCount: settings.size(full: 1_000_000, quick: 200_000), settings: settings)
         ]
