@@ -7,6 +7,13 @@ protocol Command {
     /// Runs with parsed arguments and returns the exit status. Throws
     /// ``UsageError`` (exit 64) or anything else (exit 1, `error: …`).
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32
+    /// What the allocator does with the large blocks the command frees
+    /// (default: ``Platform/LargeBlockUse/returnedToTheSystem``).
+    static var largeBlocks: Platform.LargeBlockUse { get }
+}
+
+extension Command {
+    static var largeBlocks: Platform.LargeBlockUse { .returnedToTheSystem }
 }
 
 /// The `labelreplay` tool: dispatch to subcommands, help, version, exit statuses.

@@ -1,5 +1,6 @@
 import Foundation
 
 // labelreplay: replay, inspect and edit a label log. See docs/CLI.md.
-Platform.returnLargeBlocksToTheSystem()
-exit(Tool.run(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+Platform.useLargeBlocks(arguments.first.flatMap(Tool.command(named:))?.largeBlocks ?? .returnedToTheSystem)
+exit(Tool.run(arguments))

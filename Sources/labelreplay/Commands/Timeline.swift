@@ -11,6 +11,9 @@ import LabelProjection
 /// each subscription received is embedded per event. The list at any seq is
 /// folded in the page from checkpoints the real fold wrote (``TimelineData``).
 enum Timeline: Command {
+    /// It makes and drops one list after another: freed lists' memory is reused, not faulted in anew.
+    static var largeBlocks: Platform.LargeBlockUse { .keptForReuse }
+
     static let spec = CommandSpec(
         name: "timeline",
         abstract: "Write a self-contained HTML page to explore the log in a browser.",

@@ -10,6 +10,9 @@ import LabelProjection
 /// the filtered view, the enabled count), and what those subscriptions
 /// receive is printed. The projection's own dispatch decides.
 enum Trace: Command {
+    /// It makes and drops one list after another: freed lists' memory is reused, not faulted in anew.
+    static var largeBlocks: Platform.LargeBlockUse { .keptForReuse }
+
     static let spec = CommandSpec(
         name: "trace",
         abstract: "Replay step by step, showing which subscribers each event notifies.",
