@@ -15,12 +15,15 @@ import Testing
 /// releasing the store, and reopening (from snapshots, for a file).
 ///
 /// The default run takes a few seconds; `LABELSTORE_SOAK=1` runs 20 seeds
-/// per backing with longer epochs. The runs go one at a time (they share the
+/// per backing with longer epochs, and `LABELSTORE_ORACLE_SEED=N` seed N alone. The runs go one at a time (they share the
 /// main actor anyway), so a soak run holds one history in memory at a time.
 @MainActor
 @Suite(.serialized) struct StoreOracleTests {
     nonisolated static let soak = ProcessInfo.processInfo.environment["LABELSTORE_SOAK"] != nil
-    nonisolated static let seeds: [UInt64] = soak ? Array(1...20) : [1, 2]
+    /// `LABELSTORE_ORACLE_SEED=N` runs seed N alone (to replay a soak run's failure).
+    nonisolated static let seeds: [UInt64] =
+        ProcessInfo.processInfo.environment["LABELSTORE_ORACLE_SEED"].flatMap(UInt64.init).map { [$0] }
+        ?? (soak ? Array(1...20) : [1, 2])
 
     func directory() throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("oracle-\(UUID().uuidString)")
