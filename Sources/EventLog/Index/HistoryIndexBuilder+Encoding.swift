@@ -13,7 +13,10 @@ extension HistoryIndexBuilder {
         dropLookups()
         // The seq lists first, in a region of their own; the sections point into it.
         var lists = ByteWriter(capacity: 1 << 16)
-        func list(_ seqs: some Collection<UInt64>) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
+        // The writers are passed `inout`, never captured by a local function: a captured `var` is
+        // boxed and each access to it checked for exclusivity at run time (a third of this encoding).
+        let firstSeq = firstSeq
+        func list(_ seqs: some Collection<UInt64>, into lists: inout ByteWriter) -> (offset: UInt64, length: UInt32, checksum: UInt32) {
             let at = lists.bytes.count
             lists.varint(UInt64(seqs.count))
             var last: UInt64 = 0
@@ -26,17 +29,25 @@ extension HistoryIndexBuilder {
         }
         /// The lists of `numbers` (each record's label or actor number) in the order of `keys`, their
         /// records sorted out and dropped once written (the labels' and the actors' are not held at once).
-        func listsByNumber(_ numbers: [UInt32], in keys: [Int], count: Int) -> [(offset: UInt64, length: UInt32, checksum: UInt32)] {
-            func lists<Record: FixedWidthInteger & UnsignedInteger>(as type: Record.Type) -> [(
-                offset: UInt64, length: UInt32, checksum: UInt32
-            )] {
+        func listsByNumber(
+            _ numbers: [UInt32], in keys: [Int], count: Int, into lists: inout ByteWriter
+        ) -> [(offset: UInt64, length: UInt32, checksum: UInt32)] {
+            func sortedLists<Record: FixedWidthInteger & UnsignedInteger>(
+                as type: Record.Type, into writer: inout ByteWriter
+            ) -> [(offset: UInt64, length: UInt32, checksum: UInt32)] {
                 let (records, starts) = Self.recordLists(numbers, count: count, as: type)
-                return keys.map { key in list(records[starts[key]..<starts[key + 1]].lazy.map { firstSeq + UInt64($0) }) }
+                var result: [(offset: UInt64, length: UInt32, checksum: UInt32)] = []
+                result.reserveCapacity(keys.count)
+                for key in keys {
+                    result.append(list(records[starts[key]..<starts[key + 1]].lazy.map { firstSeq + UInt64($0) }, into: &writer))
+                }
+                return result
             }
-            return numbers.count <= Int(UInt32.max) ? lists(as: UInt32.self) : lists(as: UInt64.self)
+            return numbers.count <= Int(UInt32.max)
+                ? sortedLists(as: UInt32.self, into: &lists) : sortedLists(as: UInt64.self, into: &lists)
         }
         let sortedLabels = labels.keys.indices.map { (labels.keys[$0].byteOrderKey, $0) }.sorted { $0.0 < $1.0 }
-        let labelLists = listsByNumber(takeRecordLabels(), in: sortedLabels.map(\.1), count: labels.keys.count)
+        let labelLists = listsByNumber(takeRecordLabels(), in: sortedLabels.map(\.1), count: labels.keys.count, into: &lists)
         // No actor first, then by name.
         let actorKeys = actors.keys.indices.sorted { a, b in
             switch (actors.keys[a], actors.keys[b]) {
@@ -45,8 +56,8 @@ extension HistoryIndexBuilder {
             case (let a?, let b?): a < b
             }
         }
-        let actorLists = listsByNumber(takeRecordActors(), in: actorKeys, count: actors.keys.count)
-        let reordersList = list(reorders)
+        let actorLists = listsByNumber(takeRecordActors(), in: actorKeys, count: actors.keys.count, into: &lists)
+        let reordersList = list(reorders, into: &lists)
         var actorSection = ByteWriter(capacity: 64)
         actorSection.varint(UInt64(actorKeys.count))
         for (number, list) in zip(actorKeys, actorLists) {
@@ -73,10 +84,6 @@ extension HistoryIndexBuilder {
         let listsStart = actorsStart + actorSection.bytes.count
         let fileLength = listsStart + lists.bytes.count
         var out = ByteWriter(capacity: fileLength)
-        func checksum(_ range: Range<Int>) -> UInt32 { out.bytes[range].withUnsafeBytes { CRC32C.checksum($0) } }
-        func put(_ value: some FixedWidthInteger, at offset: Int) {
-            out.bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: type(of: value)) }
-        }
 
         out.bytes.append(contentsOf: HistoryIndexPart.magic)
         out.u16(HistoryIndexPart.formatVersion)
@@ -118,11 +125,11 @@ extension HistoryIndexBuilder {
                 out.u32(offset)
             }
             let entry = blocksStart + j * HistoryIndexPart.blockEntryLength
-            put(UInt64(bitPattern: blocks[j].offset), at: entry)
-            put(blocks[j].previousChecksum, at: entry + 8)
-            put(UInt64(bitPattern: blocks[j].minTime), at: entry + 12)
-            put(UInt64(bitPattern: blocks[j].maxTime), at: entry + 20)
-            put(checksum(start..<out.bytes.count), at: entry + 28)
+            out.put(UInt64(bitPattern: blocks[j].offset), at: entry)
+            out.put(blocks[j].previousChecksum, at: entry + 8)
+            out.put(UInt64(bitPattern: blocks[j].minTime), at: entry + 12)
+            out.put(UInt64(bitPattern: blocks[j].maxTime), at: entry + 20)
+            out.put(out.checksum(start..<out.bytes.count), at: entry + 28)
         }
         precondition(out.bytes.count == fencesStart, "every record's offset is in a block's piece")
 
@@ -142,18 +149,28 @@ extension HistoryIndexBuilder {
                         UnsafeMutableRawBufferPointer(rebasing: $0[fence..<fence + 16]).copyMemory(from: id)
                     }
                 }
-                put(checksum(chunkStart..<out.bytes.count), at: fence + 16)
+                out.put(out.checksum(chunkStart..<out.bytes.count), at: fence + 16)
             }
         }
         out.bytes.append(contentsOf: actorSection.bytes)
         out.bytes.append(contentsOf: lists.bytes)
         precondition(out.bytes.count == fileLength, "the index sections add up to the file's length")
 
-        put(checksum(blocksStart..<offsetsStart), at: headerChecksums)
-        put(checksum(fencesStart..<directoryStart), at: headerChecksums + 4)
-        put(checksum(actorsStart..<listsStart), at: headerChecksums + 8)
-        put(checksum(blocksStart..<fileLength), at: headerChecksums + 12)
-        put(checksum(0..<HistoryIndexPart.headerLength - 4), at: HistoryIndexPart.headerLength - 4)
+        out.put(out.checksum(blocksStart..<offsetsStart), at: headerChecksums)
+        out.put(out.checksum(fencesStart..<directoryStart), at: headerChecksums + 4)
+        out.put(out.checksum(actorsStart..<listsStart), at: headerChecksums + 8)
+        out.put(out.checksum(blocksStart..<fileLength), at: headerChecksums + 12)
+        out.put(out.checksum(0..<HistoryIndexPart.headerLength - 4), at: HistoryIndexPart.headerLength - 4)
         return out.bytes
+    }
+}
+
+extension ByteWriter {
+    /// The CRC-32C of the bytes in `range`.
+    fileprivate func checksum(_ range: Range<Int>) -> UInt32 { bytes[range].withUnsafeBytes { CRC32C.checksum($0) } }
+
+    /// Writes `value` (little-endian) over the bytes at `offset`, which are already there.
+    fileprivate mutating func put(_ value: some FixedWidthInteger, at offset: Int) {
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: type(of: value)) }
     }
 }
