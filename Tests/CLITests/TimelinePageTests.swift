@@ -196,6 +196,41 @@ import Testing
         #expect(try TimelineDocument(html: piped.stdout).events.count == 7 && piped.stdout.count == written.count)
     }
 
+    /// `-o` names a device or a pipe (`/dev/null`): the page is written into
+    /// it, never renamed over it (which replaced `/dev/null` with a regular
+    /// file); through a symbolic link, the file it names is replaced and the
+    /// link kept; a directory is refused, naming it.
+    @Test func anOutputThatIsAPipeALinkOrADirectoryIsWrittenThroughOrRefused() async throws {
+        let scratch = try Scratch()
+        let log = scratch.path("labels.labellog")
+        try TraceAndRevertTests.history(at: log)
+        let expected = try await CLI.run(["timeline", log, "-o", "-"]).stdout
+
+        let fifo = scratch.path("page.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The reader blocks in `open` until a writer comes; should the pipe be
+        // renamed over instead, none comes, so it is waited for with a timeout.
+        let reader = PipeReader(path: fifo)
+        let piped = try await CLI.run(["timeline", log, "-o", fifo])
+        #expect(piped.status == 0, "\(piped)")
+        let page = await Task.detached { reader.text(within: .seconds(30)) }.value
+        #expect(page == expected, "the page did not come through the pipe")
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the pipe was replaced by another kind of file")
+
+        let target = scratch.path("real.html"), link = scratch.path("link.html")
+        try "old".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let linked = try await CLI.run(["timeline", log, "-o", link])
+        #expect(linked.status == 0, "\(linked)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == expected)
+
+        let directory = try await CLI.run(["timeline", log, "-o", scratch.url.path])
+        #expect(directory.status == 1 && directory.stderr.contains("\(scratch.url.path): is a directory"), "\(directory)")
+        #expect(!directory.stderr.contains(".tmp"), "\(directory)")
+    }
+
     /// The same history makes the same page, byte for byte, run after run (the
     /// embedded JSON's keys were in hash order, which changes per process).
     @Test func theSameHistoryMakesTheSamePageEveryRun() async throws {
@@ -234,5 +269,26 @@ import Testing
         #expect(document.events.count == events)
         #expect((document.object["checkpoints"] as? [Any])?.count ?? 0 >= events / 1024 - 1, "a checkpoint every 1,024 events or so")
         #expect(Double(size) / Double(events) <= 100, "\(size) bytes for \(events) events")
+    }
+}
+
+/// Reads a FIFO to its end on a thread of its own, started at once.
+private final class PipeReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var read: String?
+
+    init(path: String) {
+        Thread.detachNewThread { [self] in
+            let text = FileHandle(forReadingAtPath: path).flatMap { try? $0.readToEnd() }.map { String(decoding: $0, as: UTF8.self) }
+            lock.withLock { read = text }
+            done.signal()
+        }
+    }
+
+    /// What was read, once the writer closed the pipe; `nil` if that takes longer than `timeout`.
+    func text(within timeout: Duration) -> String? {
+        guard done.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success else { return nil }
+        return lock.withLock { read }
     }
 }

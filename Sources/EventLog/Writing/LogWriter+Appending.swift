@@ -100,14 +100,7 @@ extension LogWriter {
     ) throws(EventLogError) -> WrittenFrames {
         let syncsLater = !syncsNow && (leaseForSync || options.durability == .groupCommit)
         return try state.withLock { (s) throws(EventLogError) -> WrittenFrames in
-            guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = syncs.poison { throw poisoned }
-            try refuseWhileStaging(s)
-            if let expectedLastSeq, expectedLastSeq != s.lastSeq {
-                throw EventLogError(
-                    .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path,
-                    lastGoodSeq: s.lastSeq)
-            }
+            let file = try appendableFile(s, expectedLastSeq: expectedLastSeq)
             let firstSeq = s.lastSeq + 1
             // A frame written while an earlier record is not yet durable says so (the
             // continuation flag): recovery then knows damage before it can be a lost write.
@@ -149,6 +142,23 @@ extension LogWriter {
             return WrittenFrames(
                 records: batch.records, leased: syncsLater ? file : nil, epoch: epoch, pendingMark: pendingMark, lastSeq: s.lastSeq)
         }
+    }
+
+    /// The file, when an append may start (call under the writer's lock).
+    ///
+    /// - Throws: ``EventLogError/Code/closed``, the poison, a staged append in
+    ///   progress, or ``EventLogError/Code/seqConflict`` when the log does not end
+    ///   at `expectedLastSeq`.
+    func appendableFile(_ s: State, expectedLastSeq: UInt64?) throws(EventLogError) -> any LogFile {
+        guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
+        if let poisoned = syncs.poison { throw poisoned }
+        try refuseWhileStaging(s)
+        if let expectedLastSeq, expectedLastSeq != s.lastSeq {
+            throw EventLogError(
+                .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path,
+                lastGoodSeq: s.lastSeq)
+        }
+        return file
     }
 
     /// Waits until `written`'s records are durable, running a sync of `file`

@@ -90,8 +90,10 @@ public struct PendingAppend: Sendable {
     ///   cut them before a sync made them durable.
     public func waitUntilDurable() throws(EventLogError) {
         let path = writer.path
-        try writer.syncs.awaitDurable(lastSeq, epoch: epoch) {
-            EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
-        }
+        try writer.syncs.waitDurable(
+            lastSeq, epoch: epoch, sync: nil, poisonFor: { error, _ in error },
+            cutBeforeDurable: {
+                EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
+            })
     }
 }

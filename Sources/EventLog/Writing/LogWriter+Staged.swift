@@ -113,14 +113,7 @@ extension LogWriter {
         result: R, seqs: ClosedRange<UInt64>?
     ) {
         let (token, firstSeq) = try state.withLock { (s) throws(EventLogError) -> (UInt64, UInt64) in
-            guard s.file != nil else { throw EventLogError(.closed, "the log writer is closed", path: path) }
-            if let poisoned = syncs.poison { throw poisoned }
-            try refuseWhileStaging(s)
-            if let expectedLastSeq, expectedLastSeq != s.lastSeq {
-                throw EventLogError(
-                    .seqConflict, "expected the log to end at seq \(expectedLastSeq) but it ends at seq \(s.lastSeq)", path: path,
-                    lastGoodSeq: s.lastSeq)
-            }
+            _ = try appendableFile(s, expectedLastSeq: expectedLastSeq)
             s.stagingTokens += 1
             s.staging = Staging(
                 token: s.stagingTokens, start: s.end, end: s.end, firstSeq: s.lastSeq + 1, lastSeq: s.lastSeq,

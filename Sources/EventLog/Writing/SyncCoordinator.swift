@@ -89,13 +89,15 @@ final class SyncCoordinator: @unchecked Sendable {
     /// Blocks until `seq` is durable. If no sync is in flight, this caller
     /// runs one at once, covering every seq written so far (group commit: a
     /// lone appender never waits for company; appenders arriving during a
-    /// sync are covered by the next one).
+    /// sync are covered by the next one). Without `sync`, it never syncs:
+    /// some other thread (a pipelined append's sync) is bound to run the
+    /// sync that covers `seq`.
     ///
     /// - Throws: as ``runSync(_:poisonFor:)``; the poison also reaches every
     ///   waiter whose seq a failed sync was to cover. `cutBeforeDurable` if
     ///   the record was cut (``cut(to:)``) since it was written in `epoch`.
     func waitDurable(
-        _ seq: UInt64, epoch writtenIn: UInt64, sync: () throws(EventLogError) -> Void,
+        _ seq: UInt64, epoch writtenIn: UInt64, sync: (() throws(EventLogError) -> Void)?,
         poisonFor: (EventLogError, UInt64) -> EventLogError, cutBeforeDurable: () -> EventLogError
     ) throws(EventLogError) {
         condition.lock()
@@ -105,27 +107,11 @@ final class SyncCoordinator: @unchecked Sendable {
             // A sync that succeeded before any failure made it durable: acknowledge it.
             if durableSeq >= seq { return }
             if let failure { throw failure }
-            if syncing {
+            guard let sync, !syncing else {
                 condition.wait()
                 continue
             }
             try runClaimedSync(sync, poisonFor: poisonFor)
-        }
-    }
-
-    /// Blocks until `seq` is durable, without syncing: some other thread (a
-    /// pipelined append's sync) is bound to run the sync that covers it.
-    ///
-    /// - Throws: the poison, once a sync failed before `seq` was durable;
-    ///   `cutBeforeDurable` if the record was cut since it was written in `epoch`.
-    func awaitDurable(_ seq: UInt64, epoch writtenIn: UInt64, cutBeforeDurable: () -> EventLogError) throws(EventLogError) {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if epoch != writtenIn { throw cutBeforeDurable() }
-            if durableSeq >= seq { return }
-            if let failure { throw failure }
-            condition.wait()
         }
     }
 

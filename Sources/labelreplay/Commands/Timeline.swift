@@ -98,7 +98,22 @@ enum Timeline: Command {
             return ExitStatus.success
         }
         do {
-            try Data(page).write(to: URL(fileURLWithPath: output), options: .atomic)
+            switch Platform.outputTarget(output) {
+            case .directory:
+                throw Failure("\(output): is a directory; give the page's file name (e.g. \(output)/\(defaultOutput(for: path)))")
+            case .special:
+                // A device or a pipe (`-o /dev/null`): written into, never renamed over.
+                guard let handle = FileHandle(forWritingAtPath: output) else {
+                    throw Failure("\(output): cannot write the page: cannot open it for writing")
+                }
+                defer { try? handle.close() }
+                try handle.write(contentsOf: Data(page))
+            case .replaceable:
+                // Written aside and renamed over the file (through a symbolic link, over the file it names).
+                try Data(page).write(to: URL(fileURLWithPath: output).resolvingSymlinksInPath(), options: .atomic)
+            }
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw Failure("\(output): cannot write the page: \(ErrorText.describe(error, path: output))")
         }

@@ -29,6 +29,28 @@ extension Platform {
         return st.st_mode & S_IFMT == S_IFDIR ? "a directory" : nil
     }
 
+    /// What an output path names now, following symbolic links.
+    enum OutputTarget: Equatable, Sendable {
+        /// Nothing, or a regular file: written aside and renamed over it.
+        case replaceable
+        /// A directory: nothing can be written there.
+        case directory
+        /// A device, a FIFO or a socket (`/dev/null`, `/dev/stdout`, a pipe):
+        /// written into as it is; renaming over it would replace the node.
+        case special
+    }
+
+    /// What `path` names now, for writing an output there (``OutputTarget``).
+    static func outputTarget(_ path: String) -> OutputTarget {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return .replaceable }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .replaceable
+        case S_IFDIR: return .directory
+        default: return .special
+        }
+    }
+
     /// Opens `path` for reading; standard input is descriptor 0 and needs no opening.
     static func openForReading(_ path: String) throws(SystemError) -> Int32 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
