@@ -75,7 +75,7 @@ extension LogWriter {
         return written.records
     }
 
-    /// What ``writeFrames(count:expectedLastSeq:syncsNow:_:)`` wrote.
+    /// What ``writeFrames(count:expectedLastSeq:syncsNow:leaseForSync:_:)`` wrote.
     struct WrittenFrames {
         /// The batch's records (empty for a batch that keeps none).
         let records: [EventRecord]
