@@ -57,6 +57,28 @@ import Testing
         }
     }
 
+    // The "Pipelined appends" block of EventLog.docc/DurabilityAndRecovery.md.
+    @Test func pipelinedAppendsAreAllDurableOnceWaitedFor() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/labels.labellog"
+            let log = try LogWriter.open(path: path, options: LogWriter.Options(createIfMissing: true))
+            let batches = (0..<5).map { batch in
+                (0..<3).map { entry in LogEntry(.added(id: LabelID(), title: "b\(batch) e\(entry)", isEnabled: true, index: 0)) }
+            }
+            // snippet: durability-pipelined
+            var pending: [PendingAppend] = []
+            for batch in batches {
+                pending.append(try log.appendPipelined(batch))
+                if pending.count > 2 { try pending.removeFirst().waitUntilDurable() }
+            }
+            for append in pending { try append.waitUntilDurable() }
+            // end snippet
+            #expect(pending.allSatisfy { $0.isDurable })
+            log.close()
+            #expect(try LogReader.readAll(path: path).records.map(\.seq) == Array(1...15))
+        }
+    }
+
     // The ```swift block of EventLog.docc/TheHistoryIndex.md.
     @Test func answersAnAuditQuestionThroughTheHistoryIndex() async throws {
         try await withTemporaryDirectory { directory in
