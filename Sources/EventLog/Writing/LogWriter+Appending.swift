@@ -28,9 +28,15 @@ extension LogWriter {
     @discardableResult
     public func append(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> [EventRecord] {
         guard !entries.isEmpty else { return [] }
+        return try appendFrames(count: entries.count, expectedLastSeq: expectedLastSeq, batchEncoding(entries))
+    }
+
+    /// The encoding of `entries` as the log's next frames, stamped now
+    /// where an entry has no time: what ``writeFrames(count:expectedLastSeq:syncsNow:leaseForSync:_:)``
+    /// calls under the writer's lock, for plain and pipelined appends alike.
+    func batchEncoding(_ entries: [LogEntry]) -> (UInt64, FrameFormat, UInt32, Bool) throws(EventLogError) -> FrameBatch {
         let now = options.clock()
-        return try appendFrames(count: entries.count, expectedLastSeq: expectedLastSeq) {
-            (firstSeq, format, previous, continues) throws(EventLogError) in
+        return { (firstSeq, format, previous, continues) throws(EventLogError) in
             try FrameBatch(entries, firstSeq: firstSeq, now: now, format: format, previous: previous, firstContinues: continues)
         }
     }

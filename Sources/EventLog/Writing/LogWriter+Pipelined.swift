@@ -32,7 +32,6 @@ extension LogWriter {
     /// - Complexity: O(k + b) for k entries of b bytes: one `pwrite`; the sync
     ///   runs on another thread.
     public func appendPipelined(_ entries: [LogEntry], expectedLastSeq: UInt64? = nil) throws(EventLogError) -> PendingAppend {
-        let now = options.clock()
         if entries.isEmpty {
             // Nothing to write: the ticket stands for every record written so far.
             let written = try state.withLock { (s) throws(EventLogError) -> WrittenFrames in
@@ -42,10 +41,8 @@ extension LogWriter {
             }
             return appendPipelinedSync(written)
         }
-        let written = try writeFrames(count: entries.count, expectedLastSeq: expectedLastSeq, syncsNow: false, leaseForSync: true) {
-            (firstSeq, format, previous, continues) throws(EventLogError) in
-            try FrameBatch(entries, firstSeq: firstSeq, now: now, format: format, previous: previous, firstContinues: continues)
-        }
+        let written = try writeFrames(
+            count: entries.count, expectedLastSeq: expectedLastSeq, syncsNow: false, leaseForSync: true, batchEncoding(entries))
         return appendPipelinedSync(written)
     }
 

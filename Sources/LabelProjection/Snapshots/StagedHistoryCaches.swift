@@ -118,12 +118,9 @@ package final class StagedHistoryCaches: @unchecked Sendable {
     /// next edit copies nothing.
     package func checkpoint(_ list: LabelList) {
         condition.withLock {
-            while running && jobs.count >= Self.queueDepth { condition.wait() }
-            guard running else { return }
-            let ticket = listsHanded + 1
-            listsHanded = ticket
-            jobs.append(.checkpoint(list))
-            condition.broadcast()
+            guard queueLocked(.checkpoint(list)) else { return }
+            listsHanded += 1
+            let ticket = listsHanded
             while running && listsReleased < ticket { condition.wait() }
         }
     }
@@ -188,12 +185,18 @@ package final class StagedHistoryCaches: @unchecked Sendable {
     }
 
     private func enqueue(_ job: Job) {
-        condition.withLock {
-            while running && jobs.count >= Self.queueDepth { condition.wait() }
-            guard running else { return }
-            jobs.append(job)
-            condition.broadcast()
-        }
+        condition.withLock { _ = queueLocked(job) }
+    }
+
+    /// Under `condition`'s lock: waits for room in the queue, then queues
+    /// `job` and wakes the thread. Returns false, queueing nothing, when the
+    /// thread has ended.
+    private func queueLocked(_ job: Job) -> Bool {
+        while running && jobs.count >= Self.queueDepth { condition.wait() }
+        guard running else { return false }
+        jobs.append(job)
+        condition.broadcast()
+        return true
     }
 
     /// The thread: the jobs in order, until the end or a failure (after
