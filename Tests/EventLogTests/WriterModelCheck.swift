@@ -15,7 +15,8 @@ import Darwin
 /// what it reads against ``WriterModel``, then runs random steps — appends
 /// (small, long, records holding a frame of the log, > 10 MB reorders), explicit `sync()`,
 /// `discardRecords(after:)`, bursts of concurrent appenders under group
-/// commit, injected write/sync/preallocation failures — and crashes, at an
+/// commit, pipelined appends (up to three written before the first one's
+/// sync returned, each waited for in turn), injected write/sync/preallocation failures — and crashes, at an
 /// armed I/O call or between steps, as a process crash or a power loss of
 /// any ``FaultyFileSystem/Loss``. The next life's open checks the crash.
 ///
@@ -181,6 +182,8 @@ final class WriterModelCheck {
                 explicitSync(writer, fs)
             } else if roll < 22 {
                 discard(writer, fs)
+            } else if roll < 32 {
+                pipelined(writer, fs)
             } else if threads > 1 && roll < 60 {
                 burst(writer, fs)
             } else {
@@ -234,6 +237,48 @@ final class WriterModelCheck {
         case .success(let records): return "\(what) → acknowledged seqs \(records.first!.seq)...\(records.last!.seq)"
         case .failure(let error): return "\(what) → \(error.code): \(error.message.prefix(90))"
         }
+    }
+
+    /// One to three pipelined appends, each written while the syncs of the
+    /// ones before it may still run (on the writer's sync thread), then each
+    /// waited for in turn: an acknowledged one is durable in every mode.
+    private func pipelined(_ writer: LogWriter, _ fs: FaultyFileSystem) {
+        var calls: [(index: Int, what: String, started: Result<PendingAppend, EventLogError>)] = []
+        for _ in 0..<Int.random(in: 1...3, using: &rng) {
+            let entries = makeEntries()
+            let index = model.beginAppend(entries)
+            let started = Result { () throws(EventLogError) in try writer.appendPipelined(entries) }
+            calls.append((index, "pipelined append \(entries.count) (\(entries.map(Self.describe).joined(separator: ", ")))", started))
+        }
+        var metFailure = false
+        for call in calls {
+            let result = call.started.flatMap { pending in
+                Result { () throws(EventLogError) in
+                    try pending.waitUntilDurable()
+                    return pending.records
+                }
+            }
+            model.endAppend(call.index, result, crashed: fs.hasCrashed)
+            switch result {
+            case .success(let records):
+                // Durable whatever the mode: as an explicit sync through them.
+                model.synced(through: records.last!.seq)
+                note("\(call.what) → acknowledged seqs \(records.first!.seq)...\(records.last!.seq)")
+            case .failure(let error):
+                metFailure = metFailure || error.code == .poisoned || error.code == .ioError
+                note("\(call.what) → \(error.code): \(error.message.prefix(90))")
+            }
+        }
+        // The syncs ran on the writer's sync thread: a failure there reached
+        // this thread through the waits (the writer is poisoned from then on).
+        if metFailure {
+            let failures = fs.failedSyncs
+            model.callReturned(
+                afterMeeting: failures.indices.filter { failures[$0].path == path && $0 >= failedSyncBaseline }.map { index in
+                    (index, (failures[index].site ?? failures[index].op).rawValue)
+                })
+        }
+        Self.returned(fs, model, path: path, baseline: failedSyncBaseline)
     }
 
     private func explicitSync(_ writer: LogWriter, _ fs: FaultyFileSystem) {
