@@ -97,7 +97,7 @@ import Testing
                 let seq = UInt64.random(in: 0...store.lastSeq, using: &rng)
                 #expect(try store.state(atSeq: seq) == LabelList(replaying: all.prefix(Int(seq))), "seq \(seq)")
                 // The fold started from the checkpoint at or before it.
-                if seq >= 97 && seq <= 1_300 { #expect(store.nearestList(atOrBefore: seq)?.lastSeq == seq / 97 * 97) }
+                if seq >= 97 && seq <= 1_300 { #expect(store.nearestList(atOrBefore: seq)?.list.lastSeq == seq / 97 * 97) }
             }
             // A damaged checkpoint file is not used, and the answer is the same.
             let checkpoints = CheckpointFile.path(for: path)

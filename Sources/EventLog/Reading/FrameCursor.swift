@@ -33,6 +33,12 @@ struct FrameCursor {
         case end(preallocated: Int64)
         /// The bytes at `offset` are not a good next record.
         case problem(FrameProblem)
+
+        /// Whether this is a ``record(_:offset:)``.
+        var isRecord: Bool {
+            if case .record = self { return true }
+            return false
+        }
     }
 
     let file: any LogFile

@@ -45,6 +45,19 @@ extension LogWriter {
     /// Thread safety, the `seq` of a based log and errors: as ``read(from:maxCount:)``.
     /// - Complexity: O(d + k) as ``read(from:maxCount:)``, for the k records visited.
     public func forEachView(from seq: UInt64, _ body: (EventRecordView) -> Bool) throws(EventLogError) {
+        try forEachView(from: seq, after: nil, body)
+    }
+
+    /// ``forEachView(from:_:)`` from right after `position`, the record
+    /// before `seq` (a checkpoint's or snapshot's, whose list the caller
+    /// folds on): the read starts there instead of at the nearest indexed
+    /// record, which, in a region an open resumed past, may be seq 1. The
+    /// frame after `position` must chain to its checksum; a position that
+    /// does not name a record of this log (`nil`, another seq, no checksum,
+    /// stale) is ignored, and the read starts as ``forEachView(from:_:)`` does.
+    ///
+    /// - Complexity: O(k) for the k records visited when `position` is used.
+    package func forEachView(from seq: UInt64, after position: LogPosition?, _ body: (EventRecordView) -> Bool) throws(EventLogError) {
         let (file, format, start, end, lastSeq, generation) = try state.withLock { (s) throws(EventLogError) in
             guard let file = s.file else { throw EventLogError(.closed, "the log writer is closed", path: path) }
             ReadLeases.acquire(self)
@@ -54,13 +67,36 @@ extension LogWriter {
         // A based log has no records before its first: a read from an earlier seq starts there.
         let first = max(seq, format.firstSeq)
         guard first <= lastSeq, let start else { return }
-        var cursor = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
+        let indexed = FrameCursor(file: file, format: format, offset: start.offset, expectedSeq: start.seq)
+        // The position is a hint: used when it is nearer than the index, dropped if its frame does not check out.
+        var hinted = position.flatMap { position in
+            position.seq + 1 == first && position.seq >= start.seq && position.end <= end && position.checksum != nil
+                ? FrameCursor(file: file, format: format, after: position) : nil
+        }
+        var cursor = hinted ?? indexed
         var passed: [(seq: UInt64, offset: Int64)] = []
         var goingOn = true
+        var visited = false
         while goingOn, cursor.offset < end {
-            switch try cursor.next() {
+            // Most records: no `Step` built (FrameCursor.nextRecord), as LogReader's reads.
+            if cursor.nextRecord({ view, position in
+                if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, position.offset)) }
+                visited = true
+                if view.seq >= first { goingOn = body(view) }
+            }) {
+                continue
+            }
+            let step = try cursor.next()
+            if hinted != nil, !visited, !step.isRecord {
+                // The position's frame is not this log's record before `seq`: read from the index instead.
+                hinted = nil
+                cursor = indexed
+                continue
+            }
+            switch step {
             case .record(let view, let offset):
                 if (view.seq - 1) % SparseIndex.stride == 0 { passed.append((view.seq, offset)) }
+                visited = true
                 if view.seq >= first { goingOn = body(view) }
             case .problem(let problem):
                 throw EventLogError(

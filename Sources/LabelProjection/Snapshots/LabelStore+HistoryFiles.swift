@@ -130,18 +130,20 @@ extension LabelStore {
     /// checkpoint; `nil` when there is none (fold from seq 1).
     /// Only the one chosen is decoded (a snapshot is chosen by its seq, before
     /// it is read; one that then fails to load falls back to older snapshots).
-    func nearestList(atOrBefore seq: UInt64) -> LabelList? {
+    /// With it, where its last record's frame is in the log file, when known:
+    /// the fold on from it reads from there (``StoreLog/fold(_:through:via:after:)``).
+    func nearestList(atOrBefore seq: UInt64) -> (list: LabelList, position: LogPosition?)? {
         if ownedWriter == nil, let checkpoints = storage as? any CheckpointStorage {
-            return (try? Self.storageCheckpoint(of: checkpoints, atOrBefore: seq))?.list
+            return (try? Self.storageCheckpoint(of: checkpoints, atOrBefore: seq))?.list.map { ($0, nil) }
         }
         let snapshotSeq = state.withLock { $0.snapshots.trusted.lazy.filter { $0.seq <= seq }.map(\.seq).max() } ?? 0
         if let writer = ownedWriter, let reader = try? LogReader(path: writer.path),
             let directory = CheckpointFile.load(for: reader, origin: origin).directory,
             let newest = directory.entries.last(where: { $0.seq <= seq }), newest.seq > snapshotSeq,
-            let list = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint?.list,
-            list.lastSeq > snapshotSeq
+            let checkpoint = CheckpointFile.checkpoint(atOrBefore: seq, in: directory, reader: reader, decodingRemoved: false).checkpoint,
+            checkpoint.list.lastSeq > snapshotSeq
         {
-            return list
+            return (checkpoint.list, checkpoint.position)
         }
         return loadSnapshot(atOrBefore: seq)
     }

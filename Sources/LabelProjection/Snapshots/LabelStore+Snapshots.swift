@@ -164,12 +164,12 @@ extension LabelStore {
     }
 
     /// The newest trusted snapshot at or before `seq`, decoded; a file that no longer reads is forgotten.
-    func loadSnapshot(atOrBefore seq: UInt64) -> LabelList? {
+    func loadSnapshot(atOrBefore seq: UInt64) -> (list: LabelList, position: LogPosition?)? {
         guard let writer = ownedWriter else { return nil }
         let candidates = state.withLock { $0.snapshots.trusted.filter { $0.seq <= seq } }
         for entry in candidates {
             if let (list, header) = try? SnapshotFiles.read(entry.path), header.seq == entry.seq, header.logID == writer.header.logID {
-                return list
+                return (list, header.logPosition)
             }
             state.withLock { $0.snapshots.trusted.removeAll { $0 == entry } }
         }

@@ -22,9 +22,10 @@ extension LabelStore {
     /// - Complexity: O(1) for the current seq and for 0. Otherwise O(r) in the records
     ///   folded (each O(log n), a `reordered` O(n)): those after the newest trusted snapshot
     ///   at or before `seq` (which is decoded first, O(its size)), else all of `1...seq`.
-    ///   An open file log finds the first of them through its sparse index (fewer than
-    ///   1,024 earlier records read); after ``close()-553o2``, the file is read sequentially up
-    ///   to it.
+    ///   An open file log reads them from the snapshot's or checkpoint's record on
+    ///   (its position in the file, checked against the frame after it), or else from the
+    ///   nearest record it has indexed (fewer than 1,024 earlier records read in a region
+    ///   it has scanned); after ``close()-553o2``, the file is read sequentially up to it.
     public func state(atSeq seq: UInt64) throws(StoreError) -> LabelList {
         let current = snapshot
         let last = current.lastSeq
@@ -73,8 +74,9 @@ extension LabelStore {
         guard seq > 0 else { return LabelList() }
         return try readingAcrossCuts { (origin) throws(StoreError) in
             guard seq >= origin.lastSeq else { return try foldAcrossArchives(through: seq) }
-            var list = nearestList(atOrBefore: seq).flatMap { $0.lastSeq >= origin.lastSeq ? $0 : nil } ?? origin
-            try log.fold(&list, through: seq, via: storage)
+            let nearest = nearestList(atOrBefore: seq).flatMap { $0.list.lastSeq >= origin.lastSeq ? $0 : nil }
+            var list = nearest?.list ?? origin
+            try log.fold(&list, through: seq, via: storage, after: nearest?.position)
             return list
         }
     }

@@ -142,16 +142,25 @@ final class StoreLog: Sendable {
     }
 
     /// Folds the records after `list.lastSeq` through `seq` into `list`, reading as ``read(from:maxCount:via:)`` does.
-    func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?) throws(StoreError) {
+    /// `position`, where the frame of the list's last record is in the log file (a
+    /// checkpoint's or snapshot's), is where the read of a log file the store writes starts
+    /// (``LogWriter/forEachView(from:after:_:)``): a region an open resumed past is not
+    /// read from the nearest record the writer indexed, which may be seq 1.
+    func fold(_ list: inout LabelList, through seq: UInt64, via storage: (any EventStorage)?, after position: LogPosition? = nil)
+        throws(StoreError)
+    {
         if let writer = (storage ?? retained) as? LogWriter {
             // A log file the store writes: the records are folded as they are decoded, in place, at most
             // `viewBatch` per read, so that a `close()` meanwhile is not held up by a long fold (a read
             // keeps the file, and its lock, open until it returns).
             var failure: ProjectionError?
+            var position = position.flatMap { $0.seq == list.lastSeq ? $0 : nil }
             while list.lastSeq < seq, failure == nil {
                 let start = list.lastSeq
                 do throws(EventLogError) {
-                    try writer.forEachView(from: start + 1) { view in
+                    // Later batches start where the last one ended: the writer indexed the records it passed.
+                    defer { position = nil }
+                    try writer.forEachView(from: start + 1, after: position) { view in
                         do throws(ProjectionError) { try list.replay(view) } catch {
                             failure = error
                             return false
