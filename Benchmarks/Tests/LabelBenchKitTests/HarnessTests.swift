@@ -31,7 +31,7 @@ import Testing
         let ids = WorkloadCatalog.workloads(for: settings).map(\.id)
         #expect(
             Array(ids.prefix(6)) == [
-                "single-append", "batch-append", "batch-append-disk", "concurrent-writers", "replay-1m", "bytes-per-event"
+                "single-append", "batch-append", "batch-append-disk", "batch-append-pipelined", "concurrent-writers", "replay-1m"
             ])
         #expect(ids.contains("replay-fold-1m") && ids.contains("apply-1m-toggled") && ids.contains("naive-100k"))
         #expect(ids.contains("dispatch-subscribers") && ids.contains("cold-open"))

@@ -37,7 +37,8 @@ import Testing
         settings.filters = ["cli"]
         #expect(
             WorkloadCatalog.workloads(for: settings).map(\.id) == [
-                "cli-verify-head-1m", "cli-show", "cli-diff", "cli-trace", "cli-show-current", "cli-log-label", "cli-log-actor",
+                "cli-verify-head-1m", "cli-verify-head-quick-1m", "cli-show", "cli-diff", "cli-trace", "cli-show-current", "cli-log-label",
+                "cli-log-actor",
                 "cli-stats", "cli-export",
                 "cli-import", "cli-import-memory"
             ])
@@ -46,8 +47,8 @@ import Testing
         settings.big = true
         #expect(
             WorkloadCatalog.workloads(for: settings).map(\.id) == [
-                "state-at-200k-early", "state-at-200k-middle", "state-at-200k-late", "state-at-200k-worst",
-                "state-at-10m-early", "state-at-10m-middle", "state-at-10m-late", "state-at-10m-worst"
+                "state-at-200k-early", "state-at-200k-middle", "state-at-200k-late", "state-at-200k-worst", "state-at-200k-after-open",
+                "state-at-10m-early", "state-at-10m-middle", "state-at-10m-late", "state-at-10m-worst", "state-at-10m-after-open"
             ])
     }
 

@@ -49,7 +49,8 @@ enum Arguments {
         --big), memory-1m (Linux), batch-append-disk (batch appends vs the disk's limit),
         batch-append-pipelined (the same, two appends pending);
         long history (1m, 200k with --quick, 10m with --big): state-at-<size>-early, -middle,
-        -late, -worst (LabelStore.state(atSeq:) vs a fold from seq 1); labelreplay as a child
+        -late, -worst, -after-open (LabelStore.state(atSeq:) vs a fold from seq 1; after-open:
+        the first call of a store just opened from a snapshot); labelreplay as a child
         process (not at 10m): cli-show, cli-diff, cli-trace, cli-log-label, cli-log-actor (vs
         the same command without the history files), cli-stats, cli-export, cli-import,
         cli-import-memory; with the Postgres trait and a server:

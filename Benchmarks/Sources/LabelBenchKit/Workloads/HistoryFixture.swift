@@ -62,7 +62,7 @@ final class HistoryFixture {
         self.directory = directory
         context.progress("    writing a \(eventCount.grouped)-event history, its history index and checkpoints (untimed)…")
         try Fixtures.writeLog(count: eventCount, stream: EventStream(seed: seed, liveLimit: Self.liveLimit), path: logPath)
-        let store = try LabelStore.open(path: logPath, options: LabelStore.Options(durability: .noSync, snapshots: .manual))
+        let store = try LabelStore.open(path: logPath, options: Self.storeOptions)
         self.store = store
         try store.updateHistoryFiles()
         liveLabels = store.snapshot.count
@@ -106,6 +106,46 @@ final class HistoryFixture {
             offset += 40 + UInt64(int(entry, 16, 8))
         }
         return (int(header, 32, 8), count, full)
+    }
+
+    /// How the fixture's stores open the log: no automatic snapshot, no update of the history files.
+    static let storeOptions = LabelStore.Options(durability: .noSync, snapshots: .manual)
+
+    /// Runs `body` with a store that has just opened the log from a snapshot
+    /// at its end (written the first time, left for the next call): its
+    /// writer has read no record before the snapshot. The fixture's own
+    /// store is closed meanwhile (one writer per log) and opened again
+    /// afterwards (from the snapshot, until ``dropSnapshots()``).
+    func withStoreJustOpened<T>(_ body: (LabelStore) throws -> T) throws -> T {
+        store?.close()
+        store = nil
+        defer { store = try? LabelStore.open(path: logPath, options: Self.storeOptions) }
+        if !hasSnapshot {
+            let writing = try LabelStore.open(path: logPath, options: Self.storeOptions)
+            defer { writing.close() }
+            _ = try writing.writeSnapshot()
+            hasSnapshot = true
+        }
+        let opened = try LabelStore.open(path: logPath, options: Self.storeOptions)
+        defer { opened.close() }
+        return try body(opened)
+    }
+
+    /// Whether ``withStoreJustOpened(_:)`` wrote its snapshot. Every store
+    /// opened after it resumes there; ``dropSnapshots()`` removes it.
+    private(set) var hasSnapshot = false
+
+    /// Removes the snapshots ``withStoreJustOpened(_:)`` wrote, and opens the
+    /// fixture's store again from seq 1 (the other workloads' conditions).
+    func dropSnapshots() throws {
+        guard hasSnapshot, let directory else { return }
+        store?.close()
+        store = nil
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(Fixtures.logName + ".snapshot") {
+            try FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
+        hasSnapshot = false
+        store = try LabelStore.open(path: logPath, options: Self.storeOptions)
     }
 
     /// Moves the history files away while `body` runs (a scan peer), then back.

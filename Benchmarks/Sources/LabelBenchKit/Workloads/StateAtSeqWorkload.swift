@@ -13,10 +13,17 @@ import LabelProjection
 /// nearest checkpoint; the peer: the same call with the checkpoint file moved
 /// away, a fold from seq 1. Both lists must be equal. Metric: ms per call,
 /// the median; the worst of the repetitions is in the notes. Target: ≤ 100 ms.
+///
+/// `after-open` is N/2 asked of a store that has just opened the log from a
+/// snapshot at its end (each repetition opens it anew, untimed): the first
+/// call of an app that opens its store and looks back, whose writer has read
+/// no record before the snapshot.
 final class StateAtSeqWorkload: Workload {
     /// Where the seq falls.
     enum Position: String, CaseIterable {
         case early, middle, late, worst
+        /// N/2, the first call of a store just opened from a snapshot at the end.
+        case afterOpen = "after-open"
     }
 
     let metric = Metric.milliseconds
@@ -41,6 +48,7 @@ final class StateAtSeqWorkload: Workload {
             case .middle: "N/2"
             case .late: "N − 1,000"
             case .worst: "just before the last checkpoint"
+            case .afterOpen: "N/2, first call after open"
             }
         return "state(atSeq:) \(position.rawValue) (\(at)), \(eventCount.grouped) events"
     }
@@ -56,7 +64,7 @@ final class StateAtSeqWorkload: Workload {
         let lastCheckpoint = interval > 0 ? n / interval * interval : n
         switch position {
         case .early: return UInt64(n / 10)
-        case .middle: return UInt64(n / 2)
+        case .middle, .afterOpen: return UInt64(n / 2)
         case .late: return UInt64(n - 1_000)
         case .worst: return UInt64(max(1, lastCheckpoint == n ? n - interval - 1 : lastCheckpoint - 1))
         }
@@ -73,13 +81,20 @@ final class StateAtSeqWorkload: Workload {
 
     func prepare(_ context: BenchContext) throws { try fixture.acquire(context) }
 
-    func finish(_ context: BenchContext) { fixture.release(context) }
+    func finish(_ context: BenchContext) {
+        if position == .afterOpen { try? fixture.dropSnapshots() }
+        fixture.release(context)
+    }
 
     func measure(_ side: Side, repetition: Int, context: BenchContext) throws -> Double {
-        guard let store = fixture.store else { throw BenchError("\(id): the history's store is not open") }
         let seq = self.seq
         var list = LabelList()
-        func call() throws -> Duration { try Statistics.time { list = try store.state(atSeq: seq) } }
+        func call(_ store: LabelStore) throws -> Duration { try Statistics.time { list = try store.state(atSeq: seq) } }
+        func call() throws -> Duration {
+            if position == .afterOpen { return try fixture.withStoreJustOpened(call) }
+            guard let store = fixture.store else { throw BenchError("\(id): the history's store is not open") }
+            return try call(store)
+        }
         let elapsed = side == .ours ? try call() : try fixture.withoutHistoryFiles(call)
         guard list.lastSeq == seq else { throw BenchError("\(id): state(atSeq: \(seq)) ended at seq \(list.lastSeq)") }
         digests[side] = ProjectionFixtures.digest(list)
