@@ -13,40 +13,12 @@ import Testing
 @Suite struct PositionedReadTests {
     let helpers = ResumeTests()
 
-    /// The real file system, noting the lowest offset read since ``reset()``.
-    final class ReadWatchingFileSystem: LogFileSystem {
-        let real = SystemFileSystem()
-        let lowest = Atomic<Int64>(.max)
-
-        func reset() { lowest.store(.max, ordering: .relaxed) }
-        func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile {
-            WatchedFile(inner: try real.open(path, mode), owner: self)
-        }
-        func exists(_ path: String) -> Bool { real.exists(path) }
-        func link(_ from: String, to: String) throws(EventLogError) { try real.link(from, to: to) }
-        func unlink(_ path: String) { real.unlink(path) }
-        func syncDirectory(containing path: String) throws(EventLogError) { try real.syncDirectory(containing: path) }
-    }
-
-    final class WatchedFile: LogFile {
-        let inner: any LogFile
-        let owner: ReadWatchingFileSystem
-        init(inner: any LogFile, owner: ReadWatchingFileSystem) {
-            self.inner = inner
-            self.owner = owner
-        }
-        var path: String { inner.path }
-        func size() throws(EventLogError) -> Int64 { try inner.size() }
-        func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
-            owner.lowest.min(offset, ordering: .relaxed)
-            return try inner.read(at: offset, into: buffer)
-        }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) { try inner.write(bytes, at: offset) }
-        func syncData() throws(EventLogError) { try inner.syncData() }
-        func syncAll() throws(EventLogError) { try inner.syncAll() }
-        func truncate(to length: Int64) throws(EventLogError) { try inner.truncate(to: length) }
-        func tryLockExclusive() throws(EventLogError) -> Bool { try inner.tryLockExclusive() }
-        func close() { inner.close() }
+    /// The lowest offset read since ``reset()`` (a ``ReadHookedFileSystem``'s hook notes it).
+    final class LowestRead: Sendable {
+        let offset = Atomic<Int64>(.max)
+        func reset() { offset.store(.max, ordering: .relaxed) }
+        func note(_ at: Int64) { offset.min(at, ordering: .relaxed) }
+        var value: Int64 { offset.load(ordering: .relaxed) }
     }
 
     /// The records `from` on that a writer's positioned read visits.
@@ -91,30 +63,30 @@ import Testing
         func position(of seq: UInt64) -> LogPosition { batchPositions[seq] ?? helpers.position(of: Int(seq), in: path) }
         let resumeAt = position(of: 2500)
         let before = position(of: 2000)
-        let fs = ReadWatchingFileSystem()
-        let options = LogWriter.Options(fileSystem: fs)
+        let lowest = LowestRead()
+        let options = LogWriter.Options(fileSystem: ReadHookedFileSystem { lowest.note($0) })
 
         // Without the position, the read starts at the first record: the open indexed nothing before 2,500.
         let plain = try LogWriter.open(path: path, options: options, replayFrom: 2500, resumeAt: resumeAt)
-        fs.reset()
+        lowest.reset()
         #expect(try visit(plain, from: 2001, after: nil) == Array(records[2000...]))
-        #expect(fs.lowest.load(ordering: .relaxed) < before.offset, "the plain read starts before record 2,000")
+        #expect(lowest.value < before.offset, "the plain read starts before record 2,000")
         plain.close()
 
         let writer = try LogWriter.open(path: path, options: options, replayFrom: 2500, resumeAt: resumeAt)
         defer { writer.close() }
-        fs.reset()
+        lowest.reset()
         #expect(try visit(writer, from: 2001, after: before) == Array(records[2000...]))
-        #expect(fs.lowest.load(ordering: .relaxed) >= before.offset, "the read starts at record 2,000's frame or after it")
+        #expect(lowest.value >= before.offset, "the read starts at record 2,000's frame or after it")
         // The records it passed are indexed: a plain read there no longer goes back to the start.
-        fs.reset()
+        lowest.reset()
         #expect(try visit(writer, from: 2049, after: nil).first == records[2048])
-        #expect(fs.lowest.load(ordering: .relaxed) >= before.offset)
+        #expect(lowest.value >= before.offset)
         // From a record inside a batch frame (format 4), or in the middle of an append (format 2).
         let inside = position(of: 1995)
-        fs.reset()
+        lowest.reset()
         #expect(try visit(writer, from: 1996, after: inside) == Array(records[1995...]))
-        #expect(fs.lowest.load(ordering: .relaxed) >= inside.offset)
+        #expect(lowest.value >= inside.offset)
     }
 
     @Test(arguments: ["wrong checksum", "no checksum", "mid-frame offset", "another seq", "past the end"])

@@ -9,48 +9,19 @@ import Testing
 /// records or reports `closed`: the writer's file is never closed under a
 /// read that holds it (no `EBADF`, no bytes of a file that reused the descriptor).
 @Suite struct ReadCloseRaceTests {
-    /// A file system whose files can hold a read until the test lets it go.
-    final class GatedFileSystem: LogFileSystem {
-        let real = SystemFileSystem()
+    /// Holds the next read, once armed, until the test lets it go.
+    final class ReadGate: Sendable {
         /// Set to make the next read wait (reads only; opening's scan is not gated).
-        let gate = Atomic<Bool>(false)
+        let armed = Atomic<Bool>(false)
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        let closes = Atomic<Int>(0)
 
-        func open(_ path: String, _ mode: SystemFile.Mode) throws(EventLogError) -> any LogFile {
-            GatedFile(inner: try real.open(path, mode), owner: self)
-        }
-        func exists(_ path: String) -> Bool { real.exists(path) }
-        func link(_ from: String, to: String) throws(EventLogError) { try real.link(from, to: to) }
-        func unlink(_ path: String) { real.unlink(path) }
-        func syncDirectory(containing path: String) throws(EventLogError) { try real.syncDirectory(containing: path) }
-    }
-
-    final class GatedFile: LogFile {
-        let inner: any LogFile
-        let owner: GatedFileSystem
-        init(inner: any LogFile, owner: GatedFileSystem) {
-            self.inner = inner
-            self.owner = owner
-        }
-        var path: String { inner.path }
-        func size() throws(EventLogError) -> Int64 { try inner.size() }
-        func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(EventLogError) -> Int {
-            if owner.gate.exchange(false, ordering: .acquiringAndReleasing) {
-                owner.entered.signal()
-                owner.proceed.wait()
+        /// Called before each read: waits there if armed.
+        func pass() {
+            if armed.exchange(false, ordering: .acquiringAndReleasing) {
+                entered.signal()
+                proceed.wait()
             }
-            return try inner.read(at: offset, into: buffer)
-        }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(EventLogError) { try inner.write(bytes, at: offset) }
-        func syncData() throws(EventLogError) { try inner.syncData() }
-        func syncAll() throws(EventLogError) { try inner.syncAll() }
-        func truncate(to length: Int64) throws(EventLogError) { try inner.truncate(to: length) }
-        func tryLockExclusive() throws(EventLogError) -> Bool { try inner.tryLockExclusive() }
-        func close() {
-            owner.closes.add(1, ordering: .relaxed)
-            inner.close()
         }
     }
 
@@ -66,23 +37,24 @@ import Testing
 
     @Test func aReadHeldWhileTheWriterClosesCompletesAndTheFileIsClosedAfterIt() throws {
         let directory = TemporaryDirectory()
-        let fs = GatedFileSystem()
+        let gate = ReadGate()
+        let fs = ReadHookedFileSystem { _ in gate.pass() }
         let writer = try makeLog(directory.file(), fs: fs, count: 50)
         let result = Locked<Result<[EventRecord], EventLogError>?>(nil)
-        fs.gate.store(true, ordering: .releasing)
+        gate.armed.store(true, ordering: .releasing)
         let reader = Thread {
             let outcome: Result<[EventRecord], EventLogError>
             do throws(EventLogError) { outcome = .success(try writer.read(from: 1, maxCount: 50)) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
         }
         reader.start()
-        fs.entered.wait()  // the read holds the file
+        gate.entered.wait()  // the read holds the file
         let closesBefore = fs.closes.load(ordering: .relaxed)  // opening closed its creation file
         writer.close()  // ... while the writer closes
         // Open other files, so a descriptor closed under the read would be reused by one of them.
         let others = try (0..<4).map { try SystemFile.open(directory.file("other-\($0)"), .createExclusive) }
         let closedWhileReading = fs.closes.load(ordering: .relaxed)
-        fs.proceed.signal()
+        gate.proceed.signal()
         while result.withLock({ $0 == nil }) { Thread.sleep(forTimeInterval: 0.001) }
         others.forEach { $0.close() }
 
