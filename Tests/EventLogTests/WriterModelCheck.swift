@@ -41,11 +41,13 @@ final class WriterModelCheck {
     /// Injected sync failures of earlier writers of this life's file system (a failed open).
     private var failedSyncBaseline = 0
 
-    /// Tells the model that a call of this thread returned: the sync failures it met are known to the writer.
-    private static func returned(_ fs: FaultyFileSystem, _ model: WriterModel, path: String, baseline: Int) {
+    /// Tells the model that a call of this thread returned: the sync failures it met are known to the writer
+    /// (`ofAnyThread`: those of every thread, when the call waited for syncs that ran on another one).
+    private static func returned(_ fs: FaultyFileSystem, _ model: WriterModel, path: String, baseline: Int, ofAnyThread: Bool = false) {
         let failures = fs.failedSyncs
+        let met = ofAnyThread ? Array(failures.indices.filter { failures[$0].path == path }) : fs.failedSyncsOfCurrentThread(path: path)
         model.callReturned(
-            afterMeeting: fs.failedSyncsOfCurrentThread(path: path).filter { $0 >= baseline }.map { index in
+            afterMeeting: met.filter { $0 >= baseline }.map { index in
                 (index, (failures[index].site ?? failures[index].op).rawValue)
             })
     }
@@ -271,14 +273,7 @@ final class WriterModelCheck {
         }
         // The syncs ran on the writer's sync thread: a failure there reached
         // this thread through the waits (the writer is poisoned from then on).
-        if metFailure {
-            let failures = fs.failedSyncs
-            model.callReturned(
-                afterMeeting: failures.indices.filter { failures[$0].path == path && $0 >= failedSyncBaseline }.map { index in
-                    (index, (failures[index].site ?? failures[index].op).rawValue)
-                })
-        }
-        Self.returned(fs, model, path: path, baseline: failedSyncBaseline)
+        Self.returned(fs, model, path: path, baseline: failedSyncBaseline, ofAnyThread: metFailure)
     }
 
     private func explicitSync(_ writer: LogWriter, _ fs: FaultyFileSystem) {

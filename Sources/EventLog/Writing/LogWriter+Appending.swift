@@ -172,11 +172,13 @@ extension LogWriter {
     func waitDurable(_ written: WrittenFrames, file: any LogFile) throws(EventLogError) {
         try syncs.waitDurable(
             written.lastSeq, epoch: written.epoch,
-            sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError,
-            cutBeforeDurable: {
-                EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
-            })
+            sync: { () throws(EventLogError) in try file.syncData() }, poisonFor: poisonError, cutBeforeDurable: cutBeforeDurableError)
         if let (position, generation) = written.pendingMark { markDurable(through: position, generation: generation) }
+    }
+
+    /// The error of a wait for records that ``discardRecords(after:)`` cut before a sync made them durable.
+    func cutBeforeDurableError() -> EventLogError {
+        EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
     }
 
     /// The error that poisons the writer after `error`, a failed sync, when

@@ -86,11 +86,7 @@ public struct PendingAppend: Sendable {
     ///   ``EventLogError/Code/invalidEvent`` when ``LogWriter/discardRecords(after:)``
     ///   cut them before a sync made them durable.
     public func waitUntilDurable() throws(EventLogError) {
-        let path = writer.path
         try writer.syncs.waitDurable(
-            lastSeq, epoch: epoch, sync: nil, poisonFor: { error, _ in error },
-            cutBeforeDurable: {
-                EventLogError(.invalidEvent, "the records were cut (discardRecords) before a sync made them durable", path: path)
-            })
+            lastSeq, epoch: epoch, sync: nil, poisonFor: { error, _ in error }, cutBeforeDurable: writer.cutBeforeDurableError)
     }
 }
