@@ -79,6 +79,7 @@ final class FaultyFileSystem: LogFileSystem {
     struct FailedSync: Sendable {
         var op: Op
         var site: Op?
+        /// The file's name when the sync failed (the log's, for a file renamed over it).
         var path: String
         /// The thread that made the call (its error reaches the writer there).
         var thread: ObjectIdentifier
@@ -329,8 +330,11 @@ final class FaultyFileSystem: LogFileSystem {
     func syncFailed(path: String, op: Op, site: Op?, _ coverage: FileHistory.Coverage) -> [(offset: Int, bytes: [UInt8])] {
         let thread = ObjectIdentifier(Thread.current)
         return state.withLock { s in
-            s.failedSyncs.append(FailedSync(op: op, site: site, path: path, thread: thread))
-            return s.files[Self.name(of: path, in: s)]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
+            // Under the name the file has now: a file renamed over the log (a discard inside a batch
+            // frame) is the log, and its failed syncs are the log's.
+            let name = Self.name(of: path, in: s)
+            s.failedSyncs.append(FailedSync(op: op, site: site, path: name, thread: thread))
+            return s.files[name]?.syncFailed(coverage, evict: evictsDroppedPages) ?? []
         }
     }
 }
